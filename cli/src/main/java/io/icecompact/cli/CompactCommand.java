@@ -1,0 +1,50 @@
+package io.icecompact.cli;
+
+import io.icecompact.cli.runner.EmbeddedJobRunner;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobResult;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code icecompact compact}: one job against any catalog Iceberg can load. */
+@Command(name = "compact", mixinStandardHelpOptions = true,
+    description = "Plan, rewrite and commit one compaction job on this machine.")
+final class CompactCommand implements Callable<Integer> {
+  @Mixin
+  JobOptions job;
+
+  @Option(names = "--workers", defaultValue = "2",
+      description = "Groups rewritten in parallel (default: ${DEFAULT-VALUE})")
+  int workers;
+
+  @Option(names = "--json", description = "Print the result as JSON on stdout")
+  boolean json;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    JobResult result = new EmbeddedJobRunner(workers, new StderrProgress(err)).run(job.toSpec());
+    return report(result, json, spec.commandLine().getOut());
+  }
+
+  /** Prints the result; the exit code says whether the job did what it was asked. */
+  static int report(JobResult result, boolean json, PrintWriter out) {
+    if (json) {
+      out.println(JobJson.toPrettyJson(result));
+    } else {
+      ResultPrinter.print(result, out);
+    }
+    out.flush();
+    return result.status().success() && result.verification().verified()
+        ? 0
+        : IcecompactCli.EXIT_JOB_NOT_DONE;
+  }
+}

@@ -1,0 +1,162 @@
+package io.icecompact.cli.runner;
+
+import io.icecompact.committer.JobCommitter;
+import io.icecompact.core.error.IcecompactException;
+import io.icecompact.core.error.TransientException;
+import io.icecompact.core.job.CommitRequest;
+import io.icecompact.core.job.GroupFailure;
+import io.icecompact.core.job.GroupRequest;
+import io.icecompact.core.job.GroupStatus;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStatus;
+import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.planner.RewritePlanner;
+import io.icecompact.worker.GroupRewriter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs a job on one machine with the same stages the serverless pipeline runs: the planner, one
+ * worker call per group on a thread pool (transient errors retried with a new attempt number, as the
+ * Map state's Retry does), then the committer. Failures are recorded per group as the Map's Catch does.
+ */
+public final class EmbeddedJobRunner {
+  /** Attempts per group, as the state machine's Retry allows. */
+  public static final int MAX_ATTEMPTS = 3;
+
+  private final int workers;
+  private final ProgressListener progress;
+  private final GroupInterceptor interceptor;
+
+  public EmbeddedJobRunner(int workers, ProgressListener progress) {
+    this(workers, progress, GroupInterceptor.NONE);
+  }
+
+  /** With a hook between the workers and the committer, for tests of concurrent writers. */
+  public EmbeddedJobRunner(int workers, ProgressListener progress, GroupInterceptor interceptor) {
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers must be >= 1, got " + workers);
+    }
+    this.workers = workers;
+    this.progress = progress;
+    this.interceptor = interceptor;
+  }
+
+  /** Called around the stages; tests use it to commit concurrently or inject failures. */
+  public interface GroupInterceptor {
+    GroupInterceptor NONE = new GroupInterceptor() {};
+
+    /** Before a worker attempt; may throw to simulate a worker failure. */
+    default void beforeGroup(GroupRequest request) {}
+
+    /** After all workers, before the committer. */
+    default void beforeCommit(PlanSummary summary) {}
+  }
+
+  public JobResult run(JobSpec requested) {
+    long started = System.currentTimeMillis();
+    JobSpec spec = requested.withJobIdIfAbsent();
+    try (TableAccess access = new TableAccess(spec.catalogProperties())) {
+      PlanSummary summary = new RewritePlanner(access).plan(spec);
+      progress.planned(summary);
+      if (summary.status() == PlanSummary.PlanStatus.NOTHING_TO_DO) {
+        return nothingToDo(summary, started);
+      }
+      List<GroupFailure> failures = rewriteAll(access, spec, summary);
+      interceptor.beforeCommit(summary);
+      progress.committing();
+      JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, failures));
+      return withDuration(result, System.currentTimeMillis() - started);
+    }
+  }
+
+  private List<GroupFailure> rewriteAll(TableAccess access, JobSpec spec, PlanSummary summary) {
+    GroupRewriter rewriter = new GroupRewriter(access);
+    List<GroupFailure> failures = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger done = new AtomicInteger();
+    int total = summary.groupCount();
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(workers, Math.max(1, total)));
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int index : summary.groupIndexes()) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  try {
+                    GroupStatus status = rewriteWithRetries(rewriter, spec, summary, index);
+                    progress.groupDone(status, done.incrementAndGet(), total);
+                  } catch (RuntimeException e) {
+                    GroupFailure failure = failure(index, e);
+                    failures.add(failure);
+                    progress.groupFailed(failure, done.incrementAndGet(), total);
+                  }
+                }));
+      }
+      for (Future<?> future : futures) {
+        future.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while groups were being rewritten", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("A worker thread failed unexpectedly", e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+    return List.copyOf(failures);
+  }
+
+  private GroupStatus rewriteWithRetries(
+      GroupRewriter rewriter, JobSpec spec, PlanSummary summary, int index) {
+    for (int attempt = 1; ; attempt++) {
+      GroupRequest request = GroupRequest.of(spec, summary, index, attempt);
+      try {
+        interceptor.beforeGroup(request);
+        return rewriter.rewrite(request);
+      } catch (TransientException e) {
+        if (attempt >= MAX_ATTEMPTS) {
+          throw e;
+        }
+        progress.groupRetry(index, attempt + 1, e.getMessage());
+        sleep(200L << (attempt - 1));
+      }
+    }
+  }
+
+  private static GroupFailure failure(int index, RuntimeException e) {
+    String type = e instanceof IcecompactException ? e.getClass().getSimpleName() : e.getClass().getName();
+    return new GroupFailure(index, type, String.valueOf(e.getMessage()));
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static JobResult nothingToDo(PlanSummary summary, long started) {
+    return new JobResult(
+        summary.jobId(), summary.table(), JobStatus.NOTHING_TO_DO, summary.reason(), List.of(),
+        0, 0, 0, 0, 0, 0, 0, 0, 0,
+        new JobResult.Verification(true, List.of()),
+        System.currentTimeMillis() - started, List.of());
+  }
+
+  private static JobResult withDuration(JobResult r, long millis) {
+    return new JobResult(
+        r.jobId(), r.table(), r.status(), r.reason(), r.snapshotIds(), r.rewrittenDataFilesCount(),
+        r.addedDataFilesCount(), r.rewrittenBytesCount(), r.failedDataFilesCount(),
+        r.removedDeleteFilesCount(), r.rewrittenGroups(), r.failedGroups(), r.conflictedGroups(),
+        r.skippedGroups(), r.verification(), millis, r.groups());
+  }
+}

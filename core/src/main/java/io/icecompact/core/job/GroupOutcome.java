@@ -1,0 +1,25 @@
+package io.icecompact.core.job;
+
+/** How one planned group ended, with the reason when it did not end rewritten. */
+public record GroupOutcome(
+    int groupIndex,
+    String partition,
+    Status status,
+    String reason,
+    int inputFiles,
+    long inputBytes,
+    int outputFiles,
+    long outputRows,
+    Long snapshotId) {
+
+  public enum Status {
+    /** Its output is in a committed snapshot. */
+    REWRITTEN,
+    /** Its worker failed, or its result broke an invariant; nothing of it was committed. */
+    FAILED,
+    /** A concurrent commit changed its input files; its output was dropped and deleted. */
+    CONFLICTED,
+    /** Planned, but not committed because the job stopped (allow-partial=false or an unknown commit). */
+    NOT_COMMITTED
+  }
+}

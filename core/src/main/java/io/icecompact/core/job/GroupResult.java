@@ -1,0 +1,25 @@
+package io.icecompact.core.job;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+
+/**
+ * What a worker wrote for one group, stored next to the plan. Output files are Iceberg
+ * {@code ContentFileParser} JSON so the committer can add them without re-reading them.
+ */
+public record GroupResult(
+    String jobId,
+    int groupIndex,
+    int attempt,
+    long pinnedSnapshotId,
+    int schemaId,
+    int outputSpecId,
+    List<String> inputFiles,
+    List<String> appliedDeleteFiles,
+    long inputRows,
+    long deletedRows,
+    long outputRows,
+    long outputBytes,
+    List<JsonNode> outputFiles,
+    String rewritePath,
+    long durationMillis) {}

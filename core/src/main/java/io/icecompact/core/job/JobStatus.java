@@ -1,0 +1,20 @@
+package io.icecompact.core.job;
+
+/** How a whole job ended. */
+public enum JobStatus {
+  /** Every planned group was committed. */
+  COMMITTED,
+  /** Some groups were committed, others failed or conflicted (see the group outcomes). */
+  PARTIAL,
+  /** No file met a threshold; no snapshot was made. */
+  NOTHING_TO_DO,
+  /** Nothing was committed. */
+  FAILED,
+  /** A commit's outcome could not be determined; nothing was deleted. Re-run the committer. */
+  UNKNOWN;
+
+  /** Whether a CLI run with this status exits 0. */
+  public boolean success() {
+    return this == COMMITTED || this == NOTHING_TO_DO;
+  }
+}

@@ -1,0 +1,102 @@
+package io.icecompact.core.job;
+
+import io.icecompact.core.error.FailureClassifier;
+import io.icecompact.core.error.PlanIntegrityException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Optional;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+
+/**
+ * Reads and writes a job's documents in its work location through the table's FileIO. The plan is
+ * checked against the SHA-256 the planner returned, so a changed plan is refused instead of used.
+ */
+public final class JobStore {
+  private final FileIO io;
+
+  public JobStore(FileIO io) {
+    this.io = io;
+  }
+
+  /** Stores the plan and returns its SHA-256 (hex). */
+  public String writePlan(WorkLocation work, JobPlan plan) {
+    byte[] bytes = JobJson.toBytes(plan);
+    write(work.plan(), bytes);
+    return sha256(bytes);
+  }
+
+  /** Reads the plan, refusing it when its digest is not {@code expectedSha256}. */
+  public JobPlan readPlan(String planLocation, String expectedSha256) {
+    byte[] bytes =
+        read(planLocation)
+            .orElseThrow(() -> new PlanIntegrityException("Plan not found at " + planLocation));
+    String actual = sha256(bytes);
+    if (expectedSha256 == null || !expectedSha256.equalsIgnoreCase(actual)) {
+      throw new PlanIntegrityException(
+          String.format(
+              "Plan %s has SHA-256 %s but the job expects %s; refusing a changed plan",
+              planLocation, actual, expectedSha256));
+    }
+    return JobJson.fromBytes(bytes, JobPlan.class, "plan " + planLocation);
+  }
+
+  public void writeGroupResult(WorkLocation work, GroupResult result) {
+    write(work.groupResult(result.groupIndex()), JobJson.toBytes(result));
+  }
+
+  public Optional<GroupResult> readGroupResult(WorkLocation work, int groupIndex) {
+    String location = work.groupResult(groupIndex);
+    return read(location).map(bytes -> JobJson.fromBytes(bytes, GroupResult.class, location));
+  }
+
+  public <T> void writeDocument(String location, T document) {
+    write(location, JobJson.toBytes(document));
+  }
+
+  public <T> Optional<T> readDocument(String location, Class<T> type) {
+    return read(location).map(bytes -> JobJson.fromBytes(bytes, type, location));
+  }
+
+  private void write(String location, byte[] bytes) {
+    OutputFile file = io.newOutputFile(location);
+    try (OutputStream out = file.createOrOverwrite()) {
+      out.write(bytes);
+    } catch (IOException | RuntimeException e) {
+      throw FailureClassifier.classify(
+          e, "Cannot write " + location, PlanIntegrityException::new);
+    }
+  }
+
+  private Optional<byte[]> read(String location) {
+    InputFile file = io.newInputFile(location);
+    try {
+      if (!file.exists()) {
+        return Optional.empty();
+      }
+      try (InputStream in = file.newStream()) {
+        return Optional.of(in.readAllBytes());
+      }
+    } catch (NotFoundException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw FailureClassifier.classify(
+          new UncheckedIOException(e), "Cannot read " + location, PlanIntegrityException::new);
+    }
+  }
+
+  static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JRE", e);
+    }
+  }
+}

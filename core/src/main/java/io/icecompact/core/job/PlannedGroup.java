@@ -1,0 +1,18 @@
+package io.icecompact.core.job;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+
+/**
+ * One file group of the plan: the files one worker rewrites together, as Iceberg scan tasks serialized
+ * by {@code ScanTaskParser} (each carries its data file and the delete files that apply to it).
+ */
+public record PlannedGroup(
+    int index,
+    String partition,
+    int inputFiles,
+    long inputBytes,
+    long inputRows,
+    int deleteFiles,
+    long maxOutputFileSize,
+    List<JsonNode> tasks) {}

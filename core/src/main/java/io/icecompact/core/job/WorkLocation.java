@@ -1,0 +1,41 @@
+package io.icecompact.core.job;
+
+import java.util.Locale;
+
+/**
+ * Where one job keeps its artefacts: the plan, one result per group, commit intents and the final
+ * result. Outside the table's {@code data/} and {@code metadata/} folders so that nothing here is ever
+ * mistaken for table content.
+ */
+public record WorkLocation(String jobDirectory) {
+  /** Default base when the job names none: a sibling of the table's data and metadata folders. */
+  public static final String DEFAULT_FOLDER = "_icecompact";
+
+  public static WorkLocation of(String base, String tableLocation, String table, String jobId) {
+    String root =
+        base == null || base.isBlank()
+            ? stripSlash(tableLocation) + "/" + DEFAULT_FOLDER
+            : stripSlash(base) + "/" + table.toLowerCase(Locale.ROOT);
+    return new WorkLocation(root + "/" + jobId);
+  }
+
+  public String plan() {
+    return jobDirectory + "/plan.json";
+  }
+
+  public String groupResult(int groupIndex) {
+    return String.format("%s/results/group-%05d.json", jobDirectory, groupIndex);
+  }
+
+  public String commitIntent(int commitIndex) {
+    return String.format("%s/commits/commit-%03d.json", jobDirectory, commitIndex);
+  }
+
+  public String jobResult() {
+    return jobDirectory + "/result.json";
+  }
+
+  private static String stripSlash(String location) {
+    return location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
+  }
+}

@@ -1,0 +1,208 @@
+package io.icecompact.core.options;
+
+import io.icecompact.core.error.InvalidJobInputException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
+import org.apache.iceberg.actions.RewriteDataFiles;
+import org.apache.iceberg.actions.SizeBasedFileRewritePlanner;
+
+/**
+ * The rewrite options of a job: Iceberg's planner options under Iceberg's names, plus the options that
+ * Iceberg implements only inside its Spark action and icecompact implements itself.
+ *
+ * <p>Iceberg's {@code init()} silently accepts unknown keys, so a typo such as {@code min-input-file}
+ * would quietly run with the default. Here every key is checked against {@link #validOptionNames()} and
+ * every value of ours against its rule; Iceberg checks the values of its own options when planning.
+ */
+public final class RewriteOptions {
+  // Iceberg planner options, by Iceberg's constants so a rename upstream breaks the build.
+  public static final String TARGET_FILE_SIZE_BYTES = SizeBasedFileRewritePlanner.TARGET_FILE_SIZE_BYTES;
+  public static final String MIN_FILE_SIZE_BYTES = SizeBasedFileRewritePlanner.MIN_FILE_SIZE_BYTES;
+  public static final String MAX_FILE_SIZE_BYTES = SizeBasedFileRewritePlanner.MAX_FILE_SIZE_BYTES;
+  public static final String MIN_INPUT_FILES = SizeBasedFileRewritePlanner.MIN_INPUT_FILES;
+  public static final String REWRITE_ALL = SizeBasedFileRewritePlanner.REWRITE_ALL;
+  public static final String MAX_FILE_GROUP_SIZE_BYTES =
+      SizeBasedFileRewritePlanner.MAX_FILE_GROUP_SIZE_BYTES;
+  public static final String MAX_FILE_GROUP_INPUT_FILES =
+      SizeBasedFileRewritePlanner.MAX_FILE_GROUP_INPUT_FILES;
+  public static final String MAX_FILES_TO_REWRITE = BinPackRewriteFilePlanner.MAX_FILES_TO_REWRITE;
+  public static final String DELETE_FILE_THRESHOLD = BinPackRewriteFilePlanner.DELETE_FILE_THRESHOLD;
+  public static final String DELETE_RATIO_THRESHOLD = BinPackRewriteFilePlanner.DELETE_RATIO_THRESHOLD;
+  public static final String REWRITE_JOB_ORDER = RewriteDataFiles.REWRITE_JOB_ORDER;
+  public static final String OUTPUT_SPEC_ID = RewriteDataFiles.OUTPUT_SPEC_ID;
+
+  /**
+   * One worker is one Lambda invocation: at most 15 minutes, 10 GB of memory and /tmp. The generic
+   * rewrite path runs at about 10 MB/s per thread, so 2 GiB takes ~3.5 minutes, leaving room for slow
+   * object storage before the timeout. Spark's default (100 GB) assumes a cluster.
+   */
+  public static final long MAX_FILE_GROUP_SIZE_BYTES_DEFAULT = 2L * 1024 * 1024 * 1024;
+
+  // Options Iceberg implements only in its Spark action; same names and defaults as Spark's.
+  public static final String PARTIAL_PROGRESS_ENABLED = RewriteDataFiles.PARTIAL_PROGRESS_ENABLED;
+  public static final boolean PARTIAL_PROGRESS_ENABLED_DEFAULT =
+      RewriteDataFiles.PARTIAL_PROGRESS_ENABLED_DEFAULT;
+  public static final String PARTIAL_PROGRESS_MAX_COMMITS =
+      RewriteDataFiles.PARTIAL_PROGRESS_MAX_COMMITS;
+  public static final int PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT =
+      RewriteDataFiles.PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT;
+  public static final String USE_STARTING_SEQUENCE_NUMBER =
+      RewriteDataFiles.USE_STARTING_SEQUENCE_NUMBER;
+  public static final boolean USE_STARTING_SEQUENCE_NUMBER_DEFAULT =
+      RewriteDataFiles.USE_STARTING_SEQUENCE_NUMBER_DEFAULT;
+
+  // icecompact's own options.
+  /** Groups beyond this many are left for the next run and reported as skipped. */
+  public static final String MAX_GROUPS_PER_JOB = "max-groups-per-job";
+  /**
+   * Bounds the planner's summary and the Step Functions Map input (one small item per group) and the
+   * number of results the committer reads.
+   */
+  public static final int MAX_GROUPS_PER_JOB_DEFAULT = 1000;
+  /** When false, one failed or conflicted group means nothing is committed. */
+  public static final String ALLOW_PARTIAL = "allow-partial";
+  public static final boolean ALLOW_PARTIAL_DEFAULT = true;
+
+  private static final Set<String> ICEBERG_PLANNER_OPTIONS =
+      Set.of(
+          TARGET_FILE_SIZE_BYTES,
+          MIN_FILE_SIZE_BYTES,
+          MAX_FILE_SIZE_BYTES,
+          MIN_INPUT_FILES,
+          REWRITE_ALL,
+          MAX_FILE_GROUP_SIZE_BYTES,
+          MAX_FILE_GROUP_INPUT_FILES,
+          MAX_FILES_TO_REWRITE,
+          DELETE_FILE_THRESHOLD,
+          DELETE_RATIO_THRESHOLD,
+          REWRITE_JOB_ORDER,
+          OUTPUT_SPEC_ID);
+
+  private static final Set<String> OWN_OPTIONS =
+      Set.of(
+          PARTIAL_PROGRESS_ENABLED,
+          PARTIAL_PROGRESS_MAX_COMMITS,
+          USE_STARTING_SEQUENCE_NUMBER,
+          MAX_GROUPS_PER_JOB,
+          ALLOW_PARTIAL);
+
+  private final Map<String, String> given;
+  private final boolean partialProgressEnabled;
+  private final int partialProgressMaxCommits;
+  private final boolean useStartingSequenceNumber;
+  private final int maxGroupsPerJob;
+  private final boolean allowPartial;
+
+  private RewriteOptions(Map<String, String> given) {
+    this.given = Collections.unmodifiableMap(new LinkedHashMap<>(given));
+    this.partialProgressEnabled =
+        booleanOption(PARTIAL_PROGRESS_ENABLED, PARTIAL_PROGRESS_ENABLED_DEFAULT);
+    this.partialProgressMaxCommits =
+        positiveInt(PARTIAL_PROGRESS_MAX_COMMITS, PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT);
+    this.useStartingSequenceNumber =
+        booleanOption(USE_STARTING_SEQUENCE_NUMBER, USE_STARTING_SEQUENCE_NUMBER_DEFAULT);
+    this.maxGroupsPerJob = positiveInt(MAX_GROUPS_PER_JOB, MAX_GROUPS_PER_JOB_DEFAULT);
+    this.allowPartial = booleanOption(ALLOW_PARTIAL, ALLOW_PARTIAL_DEFAULT);
+  }
+
+  /** Checks names and the values of icecompact's own options; fails naming the first bad one. */
+  public static RewriteOptions parse(Map<String, String> options) {
+    Map<String, String> given = options == null ? Map.of() : options;
+    for (Map.Entry<String, String> option : given.entrySet()) {
+      if (!validOptionNames().contains(option.getKey())) {
+        throw new InvalidJobInputException(
+            String.format(
+                "Unknown rewrite option '%s'. Valid options: %s",
+                option.getKey(), String.join(", ", validOptionNames())));
+      }
+      if (option.getValue() == null || option.getValue().isBlank()) {
+        throw new InvalidJobInputException(
+            String.format("Rewrite option '%s' has no value", option.getKey()));
+      }
+    }
+    return new RewriteOptions(given);
+  }
+
+  /** Every accepted option name, sorted. */
+  public static Set<String> validOptionNames() {
+    Set<String> names = new TreeSet<>(ICEBERG_PLANNER_OPTIONS);
+    names.addAll(OWN_OPTIONS);
+    return Collections.unmodifiableSet(names);
+  }
+
+  static Set<String> icebergPlannerOptionNames() {
+    return ICEBERG_PLANNER_OPTIONS;
+  }
+
+  /** The options as given, for the record of the job. */
+  public Map<String, String> asMap() {
+    return given;
+  }
+
+  /** What Iceberg's planner receives: its own options, with our default group size filled in. */
+  public Map<String, String> plannerOptions() {
+    Map<String, String> planner = new LinkedHashMap<>();
+    planner.put(MAX_FILE_GROUP_SIZE_BYTES, Long.toString(MAX_FILE_GROUP_SIZE_BYTES_DEFAULT));
+    given.forEach(
+        (name, value) -> {
+          if (ICEBERG_PLANNER_OPTIONS.contains(name)) {
+            planner.put(name, value);
+          }
+        });
+    return planner;
+  }
+
+  public boolean partialProgressEnabled() {
+    return partialProgressEnabled;
+  }
+
+  public int partialProgressMaxCommits() {
+    return partialProgressMaxCommits;
+  }
+
+  public boolean useStartingSequenceNumber() {
+    return useStartingSequenceNumber;
+  }
+
+  public int maxGroupsPerJob() {
+    return maxGroupsPerJob;
+  }
+
+  public boolean allowPartial() {
+    return allowPartial;
+  }
+
+  private boolean booleanOption(String name, boolean defaultValue) {
+    String value = given.get(name);
+    if (value == null) {
+      return defaultValue;
+    }
+    if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+      throw new InvalidJobInputException(
+          String.format("'%s' is set to %s but must be true or false", name, value));
+    }
+    return Boolean.parseBoolean(value);
+  }
+
+  private int positiveInt(String name, int defaultValue) {
+    String value = given.get(name);
+    if (value == null) {
+      return defaultValue;
+    }
+    try {
+      int parsed = Integer.parseInt(value.trim());
+      if (parsed <= 0) {
+        throw new InvalidJobInputException(
+            String.format("'%s' is set to %s but must be > 0", name, value));
+      }
+      return parsed;
+    } catch (NumberFormatException e) {
+      throw new InvalidJobInputException(
+          String.format("'%s' is set to %s but must be an integer > 0", name, value));
+    }
+  }
+}

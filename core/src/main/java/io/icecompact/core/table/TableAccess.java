@@ -1,0 +1,166 @@
+package io.icecompact.core.table;
+
+import io.icecompact.core.error.FailureClassifier;
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.error.PlanIntegrityException;
+import io.icecompact.core.job.PinnedSnapshot;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.StaticTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.LocationProviders;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * How every stage reaches a table. The planner and committer go through the catalog; a worker loads
+ * the pinned metadata file directly with a FileIO built from the same properties, so it needs storage
+ * permissions only.
+ */
+public final class TableAccess implements AutoCloseable {
+  private static final String CATALOG_NAME = "icecompact";
+  private static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
+  private static final String RESOLVING_FILE_IO = "org.apache.iceberg.io.ResolvingFileIO";
+
+  private final Map<String, String> catalogProperties;
+  private Catalog catalog;
+  private FileIO fileIO;
+
+  public TableAccess(Map<String, String> catalogProperties) {
+    this.catalogProperties = catalogProperties == null ? Map.of() : Map.copyOf(catalogProperties);
+  }
+
+  /** The catalog, created on first use and kept open until {@link #close()}. */
+  public synchronized Catalog catalog() {
+    if (catalog == null) {
+      catalog = newCatalog();
+    }
+    return catalog;
+  }
+
+  private Catalog newCatalog() {
+    if (!catalogProperties.containsKey(CatalogUtil.ICEBERG_CATALOG_TYPE)
+        && !catalogProperties.containsKey(CatalogProperties.CATALOG_IMPL)) {
+      throw new InvalidJobInputException(
+          "Catalog properties must set 'type' (glue, rest, jdbc, hive, nessie, hadoop) or"
+              + " 'catalog-impl'; got keys "
+              + catalogProperties.keySet());
+    }
+    try {
+      return CatalogUtil.buildIcebergCatalog(CATALOG_NAME, catalogProperties, null);
+    } catch (RuntimeException e) {
+      throw FailureClassifier.classify(
+          e, "Cannot create the catalog", InvalidJobInputException::new);
+    }
+  }
+
+  /** Loads the table through the catalog; an unknown or malformed identifier is bad input. */
+  public Table loadTable(String identifier) {
+    if (identifier == null || identifier.isBlank()) {
+      throw new InvalidJobInputException("Table identifier is missing (e.g. 'analytics.orders')");
+    }
+    TableIdentifier id;
+    try {
+      id = TableIdentifier.parse(identifier);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidJobInputException("Malformed table identifier '" + identifier + "'", e);
+    }
+    Catalog catalog = catalog();
+    try {
+      return catalog.loadTable(id);
+    } catch (NoSuchTableException e) {
+      throw new InvalidJobInputException("Table not found: " + identifier, e);
+    } catch (RuntimeException e) {
+      throw FailureClassifier.classify(
+          e, "Cannot load table " + identifier, InvalidJobInputException::new);
+    }
+  }
+
+  /**
+   * Loads the table exactly as it was at {@code pinned}, from its metadata file, with no catalog call.
+   * Fails when that metadata's current snapshot is not the pinned one.
+   */
+  public Table loadPinned(String tableName, PinnedSnapshot pinned) {
+    Table table;
+    try {
+      // Without a location provider a static table cannot name new data files.
+      TableMetadata metadata = TableMetadataParser.read(fileIO(), pinned.metadataLocation());
+      table =
+          new BaseTable(
+              new StaticTableOperations(
+                  metadata,
+                  fileIO(),
+                  LocationProviders.locationsFor(metadata.location(), metadata.properties())),
+              tableName);
+    } catch (RuntimeException e) {
+      throw FailureClassifier.classify(
+          e,
+          "Cannot read pinned metadata " + pinned.metadataLocation(),
+          PlanIntegrityException::new);
+    }
+    if (table.currentSnapshot() == null
+        || table.currentSnapshot().snapshotId() != pinned.snapshotId()) {
+      throw new PlanIntegrityException(
+          String.format(
+              "Metadata %s has current snapshot %s, but the job pinned %d",
+              pinned.metadataLocation(),
+              table.currentSnapshot() == null ? "none" : table.currentSnapshot().snapshotId(),
+              pinned.snapshotId()));
+    }
+    return table;
+  }
+
+  /** The FileIO named by {@code io-impl}, else S3FileIO for AWS catalogs and S3 warehouses. */
+  public synchronized FileIO fileIO() {
+    if (fileIO == null) {
+      fileIO = newFileIO();
+    }
+    return fileIO;
+  }
+
+  private FileIO newFileIO() {
+    String impl = catalogProperties.get(CatalogProperties.FILE_IO_IMPL);
+    if (impl == null) {
+      String type = catalogProperties.getOrDefault(CatalogUtil.ICEBERG_CATALOG_TYPE, "");
+      String warehouse = catalogProperties.getOrDefault(CatalogProperties.WAREHOUSE_LOCATION, "");
+      boolean onS3 =
+          type.equalsIgnoreCase(CatalogUtil.ICEBERG_CATALOG_TYPE_GLUE)
+              || warehouse.toLowerCase(Locale.ROOT).startsWith("s3");
+      impl = onS3 ? S3_FILE_IO : RESOLVING_FILE_IO;
+    }
+    try {
+      return CatalogUtil.loadFileIO(impl, catalogProperties, null);
+    } catch (RuntimeException e) {
+      throw new InvalidJobInputException("Cannot create FileIO '" + impl + "': " + e.getMessage(), e);
+    }
+  }
+
+  /** The metadata file the table's current state was read from. */
+  public static String metadataLocation(Table table) {
+    return ((HasTableOperations) table).operations().current().metadataFileLocation();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (catalog instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception ignored) {
+        // closing releases connections only; nothing of the job depends on it
+      }
+    }
+    if (fileIO != null) {
+      fileIO.close();
+    }
+    catalog = null;
+    fileIO = null;
+  }
+}

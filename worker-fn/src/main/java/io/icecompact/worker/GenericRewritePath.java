@@ -1,0 +1,225 @@
+package io.icecompact.worker;
+
+import io.icecompact.core.error.CorruptInputFileException;
+import io.icecompact.core.error.FailureClassifier;
+import io.icecompact.core.error.GroupRewriteException;
+import io.icecompact.core.error.IcecompactException;
+import io.icecompact.core.error.RowCountMismatchException;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntConsumer;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DataWriteResult;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.util.PartitionUtil;
+
+/**
+ * The generic rewrite: decode each row with Iceberg's Parquet reader, drop deleted rows with Iceberg's
+ * delete filter (v2 position and equality deletes, v3 deletion vectors), and encode the rest with
+ * Iceberg's writer, rolling files at the group's maximum output size. Rows stream through; nothing is
+ * buffered beyond the writer's open row group.
+ *
+ * <p>On a v3 table the row lineage columns are read (stored value, or derived from the file's first row
+ * id and position) and written, so {@code _row_id} and {@code _last_updated_sequence_number} survive.
+ * The job's filter is never applied to rows: it selects files, and every row of a file is kept.
+ */
+final class GenericRewritePath {
+  static final String NAME = "generic";
+
+  private final Table table;
+  private final int outputSpecId;
+  private final long targetFileSize;
+
+  GenericRewritePath(Table table, int outputSpecId, long targetFileSize) {
+    this.table = table;
+    this.outputSpecId = outputSpecId;
+    this.targetFileSize = targetFileSize;
+  }
+
+  RewriteOutput rewrite(
+      List<FileScanTask> tasks, OutputFileFactory files, IntConsumer progress) {
+    Schema projection =
+        formatVersion() >= 3
+            ? MetadataColumns.schemaWithRowLineage(table.schema())
+            : table.schema();
+    PartitionSpec spec = table.specs().get(outputSpecId);
+    PartitionKey partitionKey = new PartitionKey(spec, projection);
+    InternalRecordWrapper wrapper = new InternalRecordWrapper(projection.asStruct());
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(table)
+            .dataFileFormat(FileFormat.PARQUET)
+            .dataSchema(projection)
+            .build();
+    FanoutDataWriter<Record> writer =
+        new FanoutDataWriter<>(writers, files, table.io(), targetFileSize);
+
+    long rowsRead = 0;
+    long rowsKept = 0;
+    boolean failed = true;
+    try {
+      int done = 0;
+      for (FileScanTask task : tasks) {
+        long[] counts = copyFile(task, projection, writer, spec, partitionKey, wrapper);
+        rowsRead += counts[0];
+        rowsKept += counts[1];
+        progress.accept(++done);
+      }
+      failed = false;
+    } finally {
+      closeWriter(writer, failed);
+    }
+    DataWriteResult result = writer.result();
+    RewriteOutput output =
+        new RewriteOutput(List.copyOf(result.dataFiles()), rowsRead, rowsRead - rowsKept, NAME);
+    if (output.rowsWritten() != rowsKept) {
+      deleteAll(output.dataFiles());
+      throw new RowCountMismatchException(
+          String.format(
+              "Wrote %d rows but read %d and deleted %d (expected %d written)",
+              output.rowsWritten(), rowsRead, rowsRead - rowsKept, rowsKept));
+    }
+    return output;
+  }
+
+  /** Copies one file's live rows; returns {rows read, rows kept}. */
+  private long[] copyFile(
+      FileScanTask task,
+      Schema projection,
+      FanoutDataWriter<Record> writer,
+      PartitionSpec spec,
+      PartitionKey partitionKey,
+      InternalRecordWrapper wrapper) {
+    String location = task.file().location();
+    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projection);
+    Schema readSchema = deletes.requiredSchema();
+    Map<Integer, ?> constants =
+        PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+    boolean aligned = RecordAlignment.isPrefix(projection, readSchema);
+    long[] read = {0};
+    long kept = 0;
+    try (CloseableIterable<Record> rows =
+            Parquet.read(table.io().newInputFile(location))
+                .project(readSchema)
+                .createReaderFunc(
+                    fileSchema -> GenericParquetReaders.buildReader(readSchema, fileSchema, constants))
+                .split(task.start(), task.length())
+                .build();
+        CloseableIterable<Record> counted =
+            CloseableIterable.transform(
+                rows,
+                row -> {
+                  read[0]++;
+                  return row;
+                });
+        CloseableIterable<Record> live = deletes.filter(counted)) {
+      for (Record row : live) {
+        Record out = aligned ? row : RecordAlignment.project(row, projection);
+        write(writer, out, spec, partitionKey, wrapper);
+        kept++;
+      }
+    } catch (IcecompactException e) {
+      throw e;
+    } catch (RuntimeException | IOException e) {
+      throw FailureClassifier.classify(
+          e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
+    }
+    if (read[0] != task.file().recordCount()) {
+      throw new RowCountMismatchException(
+          String.format(
+              "Read %d rows from %s but its metadata says %d",
+              read[0], location, task.file().recordCount()));
+    }
+    return new long[] {read[0], kept};
+  }
+
+  /** Write failures are about the output, not the input file: typed apart from read failures. */
+  private static void write(
+      FanoutDataWriter<Record> writer,
+      Record row,
+      PartitionSpec spec,
+      PartitionKey partitionKey,
+      InternalRecordWrapper wrapper) {
+    try {
+      partitionKey.partition(wrapper.wrap(row));
+      writer.write(row, spec, partitionKey);
+    } catch (RuntimeException e) {
+      throw FailureClassifier.classify(e, "Cannot write output file", GroupRewriteException::new);
+    }
+  }
+
+  private void closeWriter(FanoutDataWriter<Record> writer, boolean failed) {
+    try {
+      writer.close();
+    } catch (IOException | RuntimeException e) {
+      if (!failed) {
+        throw FailureClassifier.classify(e, "Cannot finish output files", GroupRewriteException::new);
+      }
+    }
+    if (failed) {
+      try {
+        deleteAll(writer.result().dataFiles());
+      } catch (RuntimeException ignored) {
+        // the writer never closed: its partial files are orphans for remove_orphan_files
+      }
+    }
+  }
+
+  private void deleteAll(List<DataFile> dataFiles) {
+    for (DataFile file : dataFiles) {
+      try {
+        table.io().deleteFile(file.location());
+      } catch (RuntimeException ignored) {
+        // an undeletable orphan is left for remove_orphan_files; the failure being raised matters more
+      }
+    }
+  }
+
+  private int formatVersion() {
+    return ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion();
+  }
+
+  /** Rows read with extra columns (e.g. {@code _pos}) must be narrowed before writing. */
+  static final class RecordAlignment {
+    private RecordAlignment() {}
+
+    static boolean isPrefix(Schema projection, Schema readSchema) {
+      var wanted = projection.columns();
+      var read = readSchema.columns();
+      if (read.size() < wanted.size()) {
+        return false;
+      }
+      for (int i = 0; i < wanted.size(); i++) {
+        if (wanted.get(i).fieldId() != read.get(i).fieldId()) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    static Record project(Record row, Schema projection) {
+      GenericRecord copy = GenericRecord.create(projection);
+      for (int i = 0; i < projection.columns().size(); i++) {
+        copy.set(i, row.getField(projection.columns().get(i).name()));
+      }
+      return copy;
+    }
+  }
+}

@@ -1,0 +1,138 @@
+package io.icecompact.worker;
+
+import io.icecompact.core.error.PlanIntegrityException;
+import io.icecompact.core.job.GroupRequest;
+import io.icecompact.core.job.GroupResult;
+import io.icecompact.core.job.GroupStatus;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobPlan;
+import io.icecompact.core.job.JobStore;
+import io.icecompact.core.job.PlannedGroup;
+import io.icecompact.core.job.PlannedTasks;
+import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.table.TableAccess;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.IntConsumer;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.ContentFileParser;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.ExpressionParser;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker stage: rewrites one planned group and stores its result next to the plan.
+ *
+ * <p>It talks to storage only (never to the catalog): the plan is read and its digest checked, the
+ * table is loaded from the pinned metadata file, and the group's delete files are re-derived from
+ * that snapshot. Output files are named {@code <group>-<attempt>-<job id>-<n>.parquet}, so every
+ * attempt writes new files and all of a job's outputs can be found by its id.
+ *
+ * <p>A retry of a group whose earlier attempt already stored a result returns that result: the
+ * earlier attempt finished, only its answer was lost.
+ */
+public final class GroupRewriter {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupRewriter.class);
+
+  private final TableAccess access;
+
+  public GroupRewriter(TableAccess access) {
+    this.access = access;
+  }
+
+  public GroupStatus rewrite(GroupRequest request) {
+    return rewrite(request, done -> {});
+  }
+
+  /** Rewrites the group; {@code progress} receives the number of input files done so far. */
+  public GroupStatus rewrite(GroupRequest request, IntConsumer progress) {
+    long started = System.currentTimeMillis();
+    JobStore store = new JobStore(access.fileIO());
+    WorkLocation work = new WorkLocation(request.workLocation());
+    JobPlan plan = store.readPlan(request.planLocation(), request.planSha256());
+    if (!plan.jobId().equals(request.jobId())) {
+      throw new PlanIntegrityException(
+          "Plan " + request.planLocation() + " belongs to job " + plan.jobId() + ", not " + request.jobId());
+    }
+    PlannedGroup group = plan.group(request.groupIndex());
+
+    Optional<GroupResult> earlier = store.readGroupResult(work, group.index());
+    if (earlier.isPresent() && earlier.get().jobId().equals(plan.jobId())) {
+      LOG.info(
+          "[{} {} worker group {}] attempt {} found the result of attempt {}; returning it",
+          plan.table(), plan.jobId(), group.index(), request.attempt(), earlier.get().attempt());
+      return status(earlier.get(), work);
+    }
+
+    Table table = access.loadPinned(plan.table(), plan.pinned());
+    if (table.schema().schemaId() != plan.pinned().schemaId()) {
+      throw new PlanIntegrityException(
+          String.format(
+              "Pinned metadata has schema %d but the plan was made with schema %d",
+              table.schema().schemaId(), plan.pinned().schemaId()));
+    }
+    List<FileScanTask> tasks =
+        LiveTaskResolver.resolve(
+            table,
+            plan.pinned().snapshotId(),
+            ExpressionParser.fromJson(plan.filter(), table.schema()),
+            PlannedTasks.fromJson(group));
+
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, group.index(), request.attempt())
+            .operationId(plan.jobId())
+            .format(FileFormat.PARQUET)
+            .defaultSpec(table.specs().get(plan.pinned().outputSpecId()))
+            .build();
+    RewriteOutput output =
+        new GenericRewritePath(table, plan.pinned().outputSpecId(), group.maxOutputFileSize())
+            .rewrite(tasks, files, progress);
+
+    GroupResult result =
+        new GroupResult(
+            plan.jobId(),
+            group.index(),
+            request.attempt(),
+            plan.pinned().snapshotId(),
+            table.schema().schemaId(),
+            plan.pinned().outputSpecId(),
+            tasks.stream().map(task -> task.file().location()).toList(),
+            tasks.stream()
+                .flatMap(task -> task.deletes().stream())
+                .map(ContentFile::location)
+                .distinct()
+                .toList(),
+            output.rowsRead(),
+            output.rowsDeleted(),
+            output.rowsWritten(),
+            output.bytesWritten(),
+            output.dataFiles().stream()
+                .map(file -> JobJson.tree(ContentFileParser.toJson(file, table.specs().get(file.specId()))))
+                .toList(),
+            output.path(),
+            System.currentTimeMillis() - started);
+    store.writeGroupResult(work, result);
+    LOG.info(
+        "[{} {} worker group {}] {} files ({} rows, {} deleted) -> {} files in {} ms",
+        plan.table(), plan.jobId(), group.index(), tasks.size(), output.rowsRead(),
+        output.rowsDeleted(), output.dataFiles().size(), result.durationMillis());
+    return status(result, work);
+  }
+
+  private static GroupStatus status(GroupResult result, WorkLocation work) {
+    return new GroupStatus(
+        result.jobId(),
+        result.groupIndex(),
+        result.attempt(),
+        result.inputRows(),
+        result.deletedRows(),
+        result.outputRows(),
+        result.outputFiles().size(),
+        result.outputBytes(),
+        work.groupResult(result.groupIndex()));
+  }
+}

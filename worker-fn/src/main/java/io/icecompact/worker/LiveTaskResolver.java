@@ -1,0 +1,75 @@
+package io.icecompact.worker;
+
+import io.icecompact.core.error.FileNotLiveException;
+import io.icecompact.core.error.PlanIntegrityException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * Re-derives, from the pinned snapshot's own metadata, the scan task (data file plus the delete files
+ * that apply to it) of every file a group names. The worker trusts the plan for which files to
+ * rewrite, but not for which deletes apply: a file that is not live is refused rather than read blind,
+ * and delete files that differ from the plan's mean the plan does not describe this snapshot.
+ */
+final class LiveTaskResolver {
+  private LiveTaskResolver() {}
+
+  static List<FileScanTask> resolve(
+      Table pinnedTable, long snapshotId, Expression filter, List<FileScanTask> planned) {
+    Map<String, FileScanTask> wanted = new HashMap<>();
+    planned.forEach(task -> wanted.put(task.file().location(), task));
+    Map<String, FileScanTask> live = new HashMap<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        pinnedTable.newScan().useSnapshot(snapshotId).filter(filter).ignoreResiduals().planFiles()) {
+      for (FileScanTask task : tasks) {
+        if (wanted.containsKey(task.file().location())) {
+          live.put(task.file().location(), task);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+
+    Set<String> missing = new TreeSet<>(wanted.keySet());
+    missing.removeAll(live.keySet());
+    if (!missing.isEmpty()) {
+      throw new FileNotLiveException(
+          String.format(
+              "%d requested file(s) are not live in pinned snapshot %d; refusing to read them: %s",
+              missing.size(), snapshotId, missing));
+    }
+
+    List<FileScanTask> resolved = new ArrayList<>(planned.size());
+    for (FileScanTask plannedTask : planned) {
+      FileScanTask liveTask = live.get(plannedTask.file().location());
+      Set<String> plannedDeletes = deletePaths(plannedTask);
+      Set<String> liveDeletes = deletePaths(liveTask);
+      if (!plannedDeletes.equals(liveDeletes)) {
+        throw new PlanIntegrityException(
+            String.format(
+                "Delete files of %s differ from the plan: snapshot %d has %s, the plan has %s",
+                plannedTask.file().location(), snapshotId, liveDeletes, plannedDeletes));
+      }
+      resolved.add(liveTask);
+    }
+    return resolved;
+  }
+
+  private static Set<String> deletePaths(FileScanTask task) {
+    return task.deletes().stream()
+        .map(ContentFile::location)
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+}
