@@ -46,16 +46,13 @@ public final class RewritePlanner {
     this.access = access;
   }
 
-  public PlanSummary plan(JobSpec spec) {
-    return plan(spec, true);
-  }
-
   /** Plans without storing anything: the dry run. The summary's plan location is then null. */
   public PlannedJob dryRun(JobSpec spec) {
     return prepare(spec.withJobIdIfAbsent());
   }
 
-  private PlanSummary plan(JobSpec requested, boolean store) {
+  /** Plans the job and stores the plan in its work location. */
+  public PlanSummary plan(JobSpec requested) {
     long started = System.currentTimeMillis();
     JobSpec spec = requested.withJobIdIfAbsent();
     PlannedJob planned = prepare(spec);
@@ -63,7 +60,7 @@ public final class RewritePlanner {
     if (planned.plan() == null) {
       return nothingToDo(spec, planned, planningMillis);
     }
-    String sha256 = store ? new JobStore(access.fileIO()).writePlan(planned.work(), planned.plan()) : null;
+    String sha256 = new JobStore(access.fileIO()).writePlan(planned.work(), planned.plan());
     List<PlannedGroup> groups = planned.plan().groups();
     LOG.info(
         "[{} {} planner] planned {} groups of {} files pinned at snapshot {}",

@@ -16,6 +16,7 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.GenericFileWriterFactory;
@@ -71,13 +72,14 @@ final class GenericRewritePath {
     FanoutDataWriter<Record> writer =
         new FanoutDataWriter<>(writers, files, table.io(), targetFileSize);
 
+    GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
     long rowsRead = 0;
     long rowsKept = 0;
     boolean failed = true;
     try {
       int done = 0;
       for (FileScanTask task : tasks) {
-        long[] counts = copyFile(task, projection, writer, spec, partitionKey, wrapper);
+        long[] counts = copyFile(task, projection, deleteLoader, writer, spec, partitionKey, wrapper);
         rowsRead += counts[0];
         rowsKept += counts[1];
         progress.accept(++done);
@@ -103,12 +105,15 @@ final class GenericRewritePath {
   private long[] copyFile(
       FileScanTask task,
       Schema projection,
+      GroupDeleteLoader deleteLoader,
       FanoutDataWriter<Record> writer,
       PartitionSpec spec,
       PartitionKey partitionKey,
       InternalRecordWrapper wrapper) {
     String location = task.file().location();
-    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, table.schema(), projection);
+    GenericDeleteFilter deletes = deleteLoader.filterFor(table.io(), task, table.schema(), projection);
+    // A file written under the output spec holds rows of its own partition only: no per-row transform.
+    StructLike filePartition = task.file().specId() == spec.specId() ? task.file().partition() : null;
     Schema readSchema = deletes.requiredSchema();
     Map<Integer, ?> constants =
         PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
@@ -132,7 +137,7 @@ final class GenericRewritePath {
         CloseableIterable<Record> live = deletes.filter(counted)) {
       for (Record row : live) {
         Record out = aligned ? row : RecordAlignment.project(row, projection);
-        write(writer, out, spec, partitionKey, wrapper);
+        write(writer, out, spec, filePartition, partitionKey, wrapper);
         kept++;
       }
     } catch (IcecompactException e) {
@@ -155,11 +160,16 @@ final class GenericRewritePath {
       FanoutDataWriter<Record> writer,
       Record row,
       PartitionSpec spec,
+      StructLike filePartition,
       PartitionKey partitionKey,
       InternalRecordWrapper wrapper) {
     try {
-      partitionKey.partition(wrapper.wrap(row));
-      writer.write(row, spec, partitionKey);
+      if (filePartition != null) {
+        writer.write(row, spec, filePartition);
+      } else {
+        partitionKey.partition(wrapper.wrap(row));
+        writer.write(row, spec, partitionKey);
+      }
     } catch (RuntimeException e) {
       throw FailureClassifier.classify(e, "Cannot write output file", GroupRewriteException::new);
     }

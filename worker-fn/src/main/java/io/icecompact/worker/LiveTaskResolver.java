@@ -15,6 +15,7 @@ import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
@@ -32,7 +33,12 @@ final class LiveTaskResolver {
     planned.forEach(task -> wanted.put(task.file().location(), task));
     Map<String, FileScanTask> live = new HashMap<>();
     try (CloseableIterable<FileScanTask> tasks =
-        pinnedTable.newScan().useSnapshot(snapshotId).filter(filter).ignoreResiduals().planFiles()) {
+        pinnedTable
+            .newScan()
+            .useSnapshot(snapshotId)
+            .filter(Expressions.and(filter, GroupScanFilter.of(planned)))
+            .ignoreResiduals()
+            .planFiles()) {
       for (FileScanTask task : tasks) {
         if (wanted.containsKey(task.file().location())) {
           live.put(task.file().location(), task);

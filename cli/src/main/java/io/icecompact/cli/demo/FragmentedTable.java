@@ -78,7 +78,7 @@ public final class FragmentedTable {
 
     /** The streaming table of the docs: 150 files of ~60 KB in 30 day partitions, a few deletes. */
     public static Shape demo(int formatVersion) {
-      return new Shape(30, 5, 4000, formatVersion, 6, 40, true);
+      return new Shape(30, 5, 2500, formatVersion, 6, 40, true);
     }
   }
 
@@ -110,7 +110,7 @@ public final class FragmentedTable {
       for (int day = 0; day < Math.max(1, shape.days()); day++) {
         List<Record> rows = new ArrayList<>(shape.rowsPerFile());
         for (int i = 0; i < shape.rowsPerFile(); i++) {
-          rows.add(order(orderId++, day, batch, random));
+          rows.add(order(orderId++, day, batch, shape.filesPerDay(), random));
         }
         DataFile file = writeDataFile(table, rows, batch * 1000 + day);
         table.newAppend().appendFile(file).commit();
@@ -122,7 +122,9 @@ public final class FragmentedTable {
     return table;
   }
 
-  private static Record order(long orderId, int day, int batch, Random random) {
+  /** An order of {@code day}, in the batch's slice of that day so the file holds one day only. */
+  private static Record order(long orderId, int day, int batch, int batchesPerDay, Random random) {
+    int slice = 24 * 3600 / Math.max(1, batchesPerDay);
     GenericRecord row = GenericRecord.create(SCHEMA);
     row.setField("order_id", orderId);
     row.setField("customer_id", (long) random.nextInt(50_000));
@@ -131,8 +133,13 @@ public final class FragmentedTable {
         "amount", BigDecimal.valueOf(random.nextInt(1_000_000), 2).setScale(2, RoundingMode.UNNECESSARY));
     row.setField(
         "ordered_at",
-        FIRST_DAY.plusDays(day).plusHours(batch * 4L).plusSeconds(random.nextInt(4 * 3600)));
-    row.setField("note", random.nextInt(10) == 0 ? null : "order " + orderId + " batch " + batch);
+        FIRST_DAY.plusDays(day).plusSeconds((long) batch * slice + random.nextInt(slice)));
+    // a random token keeps rows about as incompressible as real order notes
+    row.setField(
+        "note",
+        random.nextInt(10) == 0
+            ? null
+            : "order " + orderId + " ref " + Long.toHexString(random.nextLong()) + Long.toHexString(random.nextLong()));
     return row;
   }
 
@@ -285,6 +292,6 @@ public final class FragmentedTable {
 
   /** A new order row for {@code day}, for tests that append. */
   public static Record newOrder(long orderId, int day) {
-    return order(orderId, day, 0, new Random(orderId));
+    return order(orderId, day, 0, 1, new Random(orderId));
   }
 }
