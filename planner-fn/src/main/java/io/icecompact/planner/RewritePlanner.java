@@ -25,7 +25,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
 import org.apache.iceberg.actions.RewriteFileGroup;
 import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.expressions.ExpressionParser;
 import org.apache.iceberg.io.CloseableIterable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,7 +101,9 @@ public final class RewritePlanner {
     try {
       planner.init(options.plannerOptions());
     } catch (IllegalArgumentException e) {
-      throw new InvalidJobInputException("Invalid rewrite option: " + e.getMessage(), e);
+      // Iceberg's message may not name the option (e.g. a NumberFormatException): list what was given
+      throw new InvalidJobInputException(
+          "Invalid rewrite option: " + e.getMessage() + " (options given: " + options.asMap() + ")", e);
     }
     PinnedSnapshot pinned =
         new PinnedSnapshot(
@@ -137,7 +138,7 @@ public final class RewritePlanner {
             spec.table(),
             pinned,
             options.asMap(),
-            ExpressionParser.toJson(filter),
+            JobFilter.toJson(filter, table.schema()),
             System.currentTimeMillis(),
             plannedGroups,
             groups.size() - kept);

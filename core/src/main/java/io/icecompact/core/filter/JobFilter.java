@@ -41,4 +41,15 @@ public final class JobFilter {
     }
     return expression;
   }
+
+  /**
+   * The filter as a job stores it in its plan, for workers and the committer to read back with
+   * {@code ExpressionParser.fromJson(json, schema)}. Serialized bound, so that each value is written in
+   * its column's JSON form (ISO text for dates and timestamps, the column's scale for decimals): an
+   * unbound expression holding converted values writes e.g. a timestamp as a number of microseconds,
+   * which {@code fromJson} with a schema refuses.
+   */
+  public static String toJson(Expression expression, Schema schema) {
+    return ExpressionParser.toJson(Binder.bind(schema.asStruct(), expression, false));
+  }
 }

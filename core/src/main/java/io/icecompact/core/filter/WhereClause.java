@@ -165,10 +165,7 @@ public final class WhereClause {
         literal = Literal.of(normalizeTemporal(token.text, type));
         break;
       case NUMBER:
-        literal =
-            token.text.matches("-?\\d+")
-                ? Literal.of(Long.parseLong(token.text))
-                : Literal.of(new BigDecimal(token.text));
+        literal = numberLiteral(token.text, type);
         break;
       case WORD:
         String word = token.text.toLowerCase(Locale.ROOT);
@@ -180,12 +177,45 @@ public final class WhereClause {
       default:
         throw error("expected a value for '" + field.name() + "' but found '" + token.text + "'");
     }
-    Literal<?> converted = type.isPrimitiveType() ? literal.to(type) : null;
-    if (converted == null) {
+    Object value = null;
+    if (literal != null && type.isPrimitiveType()) {
+      try {
+        Literal<?> converted = literal.to(type);
+        // value() of an out-of-range result (above the type's max or below its min) throws
+        value = converted == null ? null : converted.value();
+      } catch (RuntimeException e) { // unparsable date or timestamp text, out of range
+        value = null;
+      }
+    }
+    if (value == null) {
       throw error(
           String.format("cannot use %s as a value of column '%s' (%s)", token.text, field.name(), type));
     }
-    return converted.value();
+    return value;
+  }
+
+  /**
+   * A number in the column's terms: floating point for float and double columns, the column's scale
+   * for decimals (when exact), long or decimal otherwise. Null when the text is not a number.
+   */
+  private static Literal<?> numberLiteral(String text, Type type) {
+    try {
+      if (text.matches("-?\\d+")) {
+        return Literal.of(Long.parseLong(text));
+      }
+      BigDecimal decimal = new BigDecimal(text);
+      switch (type.typeId()) {
+        case FLOAT:
+        case DOUBLE:
+          return Literal.of(decimal.doubleValue());
+        case DECIMAL:
+          return Literal.of(decimal.setScale(((Types.DecimalType) type).scale()));
+        default:
+          return Literal.of(decimal);
+      }
+    } catch (NumberFormatException | ArithmeticException e) {
+      return null; // e.g. 1.2.3, too many digits for a long, or more decimals than the column has
+    }
   }
 
   /** Lets users write dates where timestamps are stored: '2026-06-01' means its midnight (UTC). */

@@ -1,0 +1,153 @@
+package io.icecompact.core.options;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icecompact.core.error.InvalidJobInputException;
+import java.io.IOException;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.inmemory.InMemoryCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+
+class RewriteOptionsTest {
+
+  @Test
+  void unknownOptionIsRejectedNamingTheKeyAndListingValidOptions() {
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("min-input-file", "5")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage(
+            "Unknown rewrite option 'min-input-file'. Valid options: "
+                + String.join(", ", RewriteOptions.validOptionNames()));
+    // the list really names the options, among them the one the user meant
+    assertThat(RewriteOptions.validOptionNames())
+        .contains(
+            "min-input-files",
+            "target-file-size-bytes",
+            "partial-progress.max-commits",
+            "allow-partial",
+            "max-groups-per-job");
+  }
+
+  @Test
+  void zeroMaxCommitsNamesOptionValueAndRule() {
+    assertThatThrownBy(
+            () -> RewriteOptions.parse(Map.of("partial-progress.max-commits", "0")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'partial-progress.max-commits' is set to 0 but must be > 0");
+  }
+
+  @Test
+  void negativeMaxGroupsNamesOptionValueAndRule() {
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("max-groups-per-job", "-3")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'max-groups-per-job' is set to -3 but must be > 0");
+  }
+
+  @Test
+  void nonBooleanAllowPartialNamesOptionValueAndRule() {
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("allow-partial", "maybe")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'allow-partial' is set to maybe but must be true or false");
+  }
+
+  @Test
+  void nonIntegerMaxGroupsNamesOptionValueAndRule() {
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("max-groups-per-job", "abc")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'max-groups-per-job' is set to abc but must be an integer > 0");
+  }
+
+  @Test
+  void blankValueIsRejected() {
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("min-input-files", " ")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("Rewrite option 'min-input-files' has no value");
+  }
+
+  @Test
+  void defaultsAndParsedValuesOfOwnOptions() {
+    RewriteOptions defaults = RewriteOptions.parse(null);
+    assertThat(defaults.partialProgressEnabled()).isFalse();
+    assertThat(defaults.partialProgressMaxCommits()).isEqualTo(10);
+    assertThat(defaults.useStartingSequenceNumber()).isTrue();
+    assertThat(defaults.maxGroupsPerJob()).isEqualTo(1000);
+    assertThat(defaults.allowPartial()).isTrue();
+    assertThat(defaults.asMap()).isEmpty();
+
+    RewriteOptions given =
+        RewriteOptions.parse(
+            Map.of(
+                "partial-progress.enabled", "TRUE",
+                "partial-progress.max-commits", "3",
+                "use-starting-sequence-number", "false",
+                "max-groups-per-job", "7",
+                "allow-partial", "False"));
+    assertThat(given.partialProgressEnabled()).isTrue();
+    assertThat(given.partialProgressMaxCommits()).isEqualTo(3);
+    assertThat(given.useStartingSequenceNumber()).isFalse();
+    assertThat(given.maxGroupsPerJob()).isEqualTo(7);
+    assertThat(given.allowPartial()).isFalse();
+  }
+
+  @Test
+  void plannerOptionsDefaultTheGroupSizeToTwoGibAndCarryOnlyIcebergOptions() {
+    RewriteOptions options =
+        RewriteOptions.parse(Map.of("min-input-files", "3", "allow-partial", "false"));
+    assertThat(options.plannerOptions())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("max-file-group-size-bytes", "2147483648", "min-input-files", "3"));
+    assertThat(RewriteOptions.parse(Map.of()).plannerOptions())
+        .containsExactlyInAnyOrderEntriesOf(Map.of("max-file-group-size-bytes", "2147483648"));
+  }
+
+  @Test
+  void givenGroupSizeOverridesTheDefault() {
+    RewriteOptions options =
+        RewriteOptions.parse(Map.of("max-file-group-size-bytes", "1048576"));
+    assertThat(options.plannerOptions())
+        .containsExactlyInAnyOrderEntriesOf(Map.of("max-file-group-size-bytes", "1048576"));
+  }
+
+  /** If Iceberg adds, renames or removes a planner option, this fails and RewriteOptions must follow. */
+  @Test
+  void icebergPlannerOptionNamesMatchIcebergsPlanner() throws IOException {
+    try (InMemoryCatalog catalog = new InMemoryCatalog()) {
+      catalog.initialize("test", Map.of());
+      catalog.createNamespace(Namespace.of("db"));
+      Schema schema =
+          new Schema(
+              Types.NestedField.required(1, "id", Types.LongType.get()),
+              Types.NestedField.optional(2, "data", Types.StringType.get()));
+      Table table =
+          catalog.createTable(
+              TableIdentifier.of("db", "t"), schema, PartitionSpec.unpartitioned());
+      Set<String> expected = new HashSet<>(new BinPackRewriteFilePlanner(table).validOptions());
+      expected.add("output-spec-id");
+      assertThat(RewriteOptions.icebergPlannerOptionNames())
+          .containsExactlyInAnyOrderElementsOf(expected);
+    }
+  }
+
+  @Test
+  void validOptionNamesAreThePlannerOptionsPlusOurOwn() {
+    Set<String> expected = new HashSet<>(RewriteOptions.icebergPlannerOptionNames());
+    expected.addAll(
+        Set.of(
+            "partial-progress.enabled",
+            "partial-progress.max-commits",
+            "use-starting-sequence-number",
+            "max-groups-per-job",
+            "allow-partial"));
+    assertThat(RewriteOptions.validOptionNames())
+        .containsExactlyElementsOf(new java.util.TreeSet<>(expected));
+  }
+}
