@@ -42,9 +42,12 @@ class DemoAndPlanCommandTest {
 
   static TestTables.State referenceState() {
     TestTables.State state = referenceBuild.join();
-    // 150 files of 4000 rows, minus every 50th row of 6 files and up to 40 equality-deleted ids
+    // 150 files, minus every 50th row of the position-deleted files and up to N equality-deleted ids
+    FragmentedTable.Shape shape = FragmentedTable.Shape.demo(2);
+    long written = 150L * shape.rowsPerFile();
+    long byPosition = (long) shape.positionDeletedFiles() * ((shape.rowsPerFile() + 49) / 50);
     assertThat(LiveRows.count(state.rows()))
-        .isBetween(150L * 4000 - 6 * 80 - 40, 150L * 4000 - 6 * 80 - 1);
+        .isBetween(written - byPosition - shape.equalityDeletedRows(), written - byPosition - 1);
     return state;
   }
 
