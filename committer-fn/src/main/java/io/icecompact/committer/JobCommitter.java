@@ -374,7 +374,12 @@ public final class JobCommitter {
       for (FileScanTask task : group.tasks()) {
         for (DeleteFile delete : task.deletes()) {
           if (delete.content() == FileContent.POSITION_DELETES && ContentFileUtil.isFileScoped(delete)) {
-            removable.putIfAbsent(delete.location(), delete);
+            // DVs of several data files can share one Puffin file: a DV is its location and offset
+            String key =
+                delete.contentOffset() == null
+                    ? delete.location()
+                    : delete.location() + "@" + delete.contentOffset();
+            removable.putIfAbsent(key, delete);
           }
         }
       }

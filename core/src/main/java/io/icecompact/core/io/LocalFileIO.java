@@ -13,6 +13,7 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
@@ -27,9 +28,53 @@ public class LocalFileIO implements FileIO, SupportsPrefixOperations {
     return org.apache.iceberg.Files.localInput(toFile(location));
   }
 
+  /**
+   * Iceberg's local output file checks for its folder and then calls {@code mkdirs()}, which fails when
+   * another thread created the folder in between (two workers writing their first result, or two
+   * groups of one partition). The folder is created here first, in a way that tolerates a concurrent
+   * creation.
+   */
   @Override
   public OutputFile newOutputFile(String location) {
-    return org.apache.iceberg.Files.localOutput(toFile(location));
+    File file = toFile(location);
+    OutputFile local = org.apache.iceberg.Files.localOutput(file);
+    return new OutputFile() {
+      @Override
+      public PositionOutputStream create() {
+        createParent(file);
+        return local.create();
+      }
+
+      @Override
+      public PositionOutputStream createOrOverwrite() {
+        createParent(file);
+        return local.createOrOverwrite();
+      }
+
+      @Override
+      public String location() {
+        return local.location();
+      }
+
+      @Override
+      public InputFile toInputFile() {
+        return local.toInputFile();
+      }
+
+      @Override
+      public String toString() {
+        return local.toString();
+      }
+    };
+  }
+
+  private static void createParent(File file) {
+    File parent = file.getAbsoluteFile().getParentFile();
+    try {
+      Files.createDirectories(parent.toPath());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create directory " + parent, e);
+    }
   }
 
   @Override
