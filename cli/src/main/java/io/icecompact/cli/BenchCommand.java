@@ -12,8 +12,7 @@ import io.icecompact.core.table.TableAccess;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
+import java.lang.management.MemoryMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -73,13 +72,14 @@ final class BenchCommand implements Callable<Integer> {
     err.printf(Locale.ROOT, "generated %d files in %.1f s%n", partitions * perPartition, (System.nanoTime() - genStart) / 1e9);
 
     PhaseClock clock = new PhaseClock();
-    resetPeakHeap();
+    System.gc();
+    HeapSampler heap = HeapSampler.start();
     long start = System.nanoTime();
     JobResult result =
         new EmbeddedJobRunner(workers, clock)
             .run(new JobSpec(null, "bench.orders", catalog, Map.of(), null, null, null));
     long end = System.nanoTime();
-    long peakHeap = peakHeap();
+    long peakHeap = heap.stop();
 
     double planner = (clock.planned.get() - start) / 1e9;
     double rewrite = (clock.committing.get() - clock.planned.get()) / 1e9;
@@ -99,17 +99,44 @@ final class BenchCommand implements Callable<Integer> {
     return result.status().success() ? 0 : IcecompactCli.EXIT_JOB_NOT_DONE;
   }
 
-  private static void resetPeakHeap() {
-    System.gc();
-    ManagementFactory.getMemoryPoolMXBeans().forEach(MemoryPoolMXBean::resetPeakUsage);
-  }
+  /**
+   * Samples the heap in use every 10 ms: the highest reading, garbage included, bounds the job's
+   * working set from above. Run with a small -Xmx to show the job fits in it.
+   */
+  private static final class HeapSampler implements Runnable {
+    private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    private final Thread thread = new Thread(this, "heap-sampler");
+    private volatile boolean running = true;
+    private long peak;
 
-  /** Sum of the heap pools' peaks: an upper bound of the heap in use at any one time. */
-  private static long peakHeap() {
-    return ManagementFactory.getMemoryPoolMXBeans().stream()
-        .filter(pool -> pool.getType() == MemoryType.HEAP)
-        .mapToLong(pool -> pool.getPeakUsage().getUsed())
-        .sum();
+    static HeapSampler start() {
+      HeapSampler sampler = new HeapSampler();
+      sampler.thread.setDaemon(true);
+      sampler.thread.start();
+      return sampler;
+    }
+
+    @Override
+    public void run() {
+      while (running) {
+        peak = Math.max(peak, memory.getHeapMemoryUsage().getUsed());
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    long stop() {
+      running = false;
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return Math.max(peak, memory.getHeapMemoryUsage().getUsed());
+    }
   }
 
   /** Marks when planning ended and committing began. */

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.stream.IntStream;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.FileScanTask;
@@ -174,8 +175,15 @@ public final class RewritePlanner {
     if (spec.isUnpartitioned()) {
       return spec.specId() == table.spec().specId() ? "(unpartitioned)" : "(unpartitioned, spec " + spec.specId() + ")";
     }
-    String path = spec.partitionToPath(first.file().partition());
-    return spec.specId() == table.spec().specId() ? path : path + " (spec " + spec.specId() + ")";
+    TreeSet<String> paths = new TreeSet<>();
+    tasks.forEach(task -> paths.add(spec.partitionToPath(task.file().partition())));
+    String suffix = spec.specId() == table.spec().specId() ? "" : " (spec " + spec.specId() + ")";
+    if (paths.size() > 1) {
+      // files of an older spec are grouped together and repartitioned by the output spec
+      return String.format(
+          "%d partitions from %s to %s%s", paths.size(), paths.first(), paths.last(), suffix);
+    }
+    return paths.first() + suffix;
   }
 
   private static int outputSpecId(Table table, RewriteOptions options) {

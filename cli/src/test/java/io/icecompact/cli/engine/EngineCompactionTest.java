@@ -234,6 +234,11 @@ class EngineCompactionTest extends EngineTestBase {
     assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1);
     // the old spec's 20 files form one group (Iceberg groups files of another spec together)
     assertThat(result.groups()).extracting(GroupOutcome::inputFiles).containsExactlyInAnyOrder(20, 5);
+    assertThat(result.groups())
+        .extracting(GroupOutcome::partition)
+        .containsExactlyInAnyOrder(
+            "4 partitions from ordered_at_day=2026-06-01 to ordered_at_day=2026-06-04 (spec " + oldSpecId + ")",
+            "ordered_at_day=2026-06-01/region=eu");
     assertAllOutcomes(result, GroupOutcome.Status.REWRITTEN);
     List<DataFile> after = liveDataFiles(table);
     assertThat(after).allSatisfy(f -> assertThat(f.specId()).isEqualTo(newSpecId));
