@@ -75,11 +75,7 @@ public final class JobCommitter {
     long started = System.currentTimeMillis();
     JobStore store = new JobStore(access.fileIO());
     WorkLocation work = new WorkLocation(request.workLocation());
-    JobPlan plan = store.readPlan(request.planLocation(), request.planSha256());
-    if (!plan.jobId().equals(request.jobId())) {
-      throw new PlanIntegrityException(
-          "Plan " + request.planLocation() + " belongs to job " + plan.jobId() + ", not " + request.jobId());
-    }
+    JobPlan plan = store.readPlan(request.jobId(), request.planLocation(), request.planSha256());
     Optional<JobResult> stored = store.readDocument(work.jobResult(), JobResult.class);
     if (stored.isPresent() && stored.get().status() != JobStatus.UNKNOWN) {
       LOG.info("[{} {} committer] already finished as {}; returning the stored result",

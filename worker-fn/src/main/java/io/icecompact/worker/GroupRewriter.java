@@ -53,11 +53,7 @@ public final class GroupRewriter {
     long started = System.currentTimeMillis();
     JobStore store = new JobStore(access.fileIO());
     WorkLocation work = new WorkLocation(request.workLocation());
-    JobPlan plan = store.readPlan(request.planLocation(), request.planSha256());
-    if (!plan.jobId().equals(request.jobId())) {
-      throw new PlanIntegrityException(
-          "Plan " + request.planLocation() + " belongs to job " + plan.jobId() + ", not " + request.jobId());
-    }
+    JobPlan plan = store.readPlan(request.jobId(), request.planLocation(), request.planSha256());
     PlannedGroup group = plan.group(request.groupIndex());
 
     Optional<GroupResult> earlier = store.readGroupResult(work, group.index());

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.LongStream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -34,7 +35,6 @@ import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.io.DataWriter;
-import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
 
@@ -117,7 +117,7 @@ public final class FragmentedTable {
         written.add(file);
       }
     }
-    addPositionDeletes(table, written, shape, random);
+    addPositionDeletes(table, written, shape);
     addEqualityDeletes(table, shape, orderId, random);
     return table;
   }
@@ -168,44 +168,16 @@ public final class FragmentedTable {
   }
 
   /** Deletes every 50th row of a few files: a position delete file (v2) or a deletion vector (v3). */
-  private static void addPositionDeletes(Table table, List<DataFile> files, Shape shape, Random random) {
+  private static void addPositionDeletes(Table table, List<DataFile> files, Shape shape) {
     if (shape.positionDeletedFiles() == 0) {
       return;
     }
-    OutputFileFactory outputs =
-        OutputFileFactory.builderFor(table, 2, 0).format(FileFormat.PARQUET).build();
     RowDelta delta = table.newRowDelta();
     int step = Math.max(1, files.size() / shape.positionDeletedFiles());
     for (int i = 0, done = 0; i < files.size() && done < shape.positionDeletedFiles(); i += step, done++) {
       DataFile target = files.get(i);
-      if (shape.formatVersion() >= 3) {
-        DVFileWriter dvs = new BaseDVFileWriter(outputs, path -> null);
-        try (dvs) {
-          for (long pos = 0; pos < target.recordCount(); pos += 50) {
-            dvs.delete(target.location(), pos, table.spec(), target.partition());
-          }
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-        dvs.result().deleteFiles().forEach(delta::addDeletes);
-      } else {
-        EncryptedOutputFile out = outputs.newOutputFile(table.spec(), target.partition());
-        PositionDeleteWriter<Record> writer =
-            new GenericFileWriterFactory.Builder(table)
-                .deleteFileFormat(FileFormat.PARQUET)
-                .build()
-                .newPositionDeleteWriter(out, table.spec(), target.partition());
-        PositionDelete<Record> delete = PositionDelete.create();
-        try (writer) {
-          for (long pos = 0; pos < target.recordCount(); pos += 50) {
-            writer.write(delete.set(target.location(), pos));
-          }
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-        DeleteWriteResult result = writer.result();
-        result.deleteFiles().forEach(delta::addDeletes);
-      }
+      long[] positions = LongStream.iterate(0, p -> p < target.recordCount(), p -> p + 50).toArray();
+      delta.addDeletes(positionDelete(table, target, positions));
     }
     delta.commit();
   }
@@ -253,7 +225,7 @@ public final class FragmentedTable {
     delta.commit();
   }
 
-  /** For callers that write their own deletes (tests of concurrent writers). */
+  /** Deletes {@code positions} of {@code target}: a position delete file (v2) or a deletion vector (v3). */
   public static DeleteFile positionDelete(Table table, DataFile target, long... positions) {
     OutputFileFactory outputs =
         OutputFileFactory.builderFor(table, 4, System.nanoTime() % 100000).format(FileFormat.PARQUET).build();

@@ -156,7 +156,7 @@ abstract class EngineTestBase {
   // ---- reading the job back ----
 
   JobPlan plan(PlanSummary summary) {
-    return new JobStore(access.fileIO()).readPlan(summary.planLocation(), summary.planSha256());
+    return new JobStore(access.fileIO()).readPlan(summary.jobId(), summary.planLocation(), summary.planSha256());
   }
 
   List<DataFile> groupInputs(PlanSummary summary, int groupIndex) {

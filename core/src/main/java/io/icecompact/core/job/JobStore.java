@@ -33,8 +33,11 @@ public final class JobStore {
     return sha256(bytes);
   }
 
-  /** Reads the plan, refusing it when its digest is not {@code expectedSha256}. */
-  public JobPlan readPlan(String planLocation, String expectedSha256) {
+  /**
+   * Reads the plan of job {@code jobId}, refusing it when its digest is not {@code expectedSha256}
+   * or it belongs to another job.
+   */
+  public JobPlan readPlan(String jobId, String planLocation, String expectedSha256) {
     byte[] bytes =
         read(planLocation)
             .orElseThrow(() -> new PlanIntegrityException("Plan not found at " + planLocation));
@@ -45,7 +48,12 @@ public final class JobStore {
               "Plan %s has SHA-256 %s but the job expects %s; refusing a changed plan",
               planLocation, actual, expectedSha256));
     }
-    return JobJson.fromBytes(bytes, JobPlan.class, "plan " + planLocation);
+    JobPlan plan = JobJson.fromBytes(bytes, JobPlan.class, "plan " + planLocation);
+    if (!plan.jobId().equals(jobId)) {
+      throw new PlanIntegrityException(
+          "Plan " + planLocation + " belongs to job " + plan.jobId() + ", not " + jobId);
+    }
+    return plan;
   }
 
   public void writeGroupResult(WorkLocation work, GroupResult result) {
