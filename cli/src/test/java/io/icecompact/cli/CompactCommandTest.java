@@ -44,7 +44,7 @@ class CompactCommandTest {
     assertThat(run.exitCode()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT).isEqualTo(2);
     assertThat(run.err())
         .isEqualTo(
-            "error: Unknown rewrite option 'min-input-file'. Valid options: "
+            "error: Unknown rewrite option 'min-input-file' (did you mean 'min-input-files'?). Valid options: "
                 + String.join(", ", RewriteOptions.validOptionNames())
                 + System.lineSeparator());
     assertThat(run.out()).isEmpty();

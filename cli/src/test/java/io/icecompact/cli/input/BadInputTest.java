@@ -61,7 +61,7 @@ class BadInputTest {
     assertThatThrownBy(() -> run(Map.of("min-input-file", "2"), null, null))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessage(
-            "Unknown rewrite option 'min-input-file'. Valid options: "
+            "Unknown rewrite option 'min-input-file' (did you mean 'min-input-files'?). Valid options: "
                 + String.join(", ", RewriteOptions.validOptionNames()))
         .hasMessageContaining("min-input-files");
     assertTableUnchanged();

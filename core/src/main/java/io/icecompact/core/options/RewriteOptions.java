@@ -116,8 +116,10 @@ public final class RewriteOptions {
       if (!validOptionNames().contains(option.getKey())) {
         throw new InvalidJobInputException(
             String.format(
-                "Unknown rewrite option '%s'. Valid options: %s",
-                option.getKey(), String.join(", ", validOptionNames())));
+                "Unknown rewrite option '%s'%s. Valid options: %s",
+                option.getKey(),
+                closest(option.getKey()).map(name -> " (did you mean '" + name + "'?)").orElse(""),
+                String.join(", ", validOptionNames())));
       }
       if (option.getValue() == null || option.getValue().isBlank()) {
         throw new InvalidJobInputException(
@@ -125,6 +127,32 @@ public final class RewriteOptions {
       }
     }
     return new RewriteOptions(given);
+  }
+
+  /** The valid name within two edits of a typo, if there is one. */
+  private static java.util.Optional<String> closest(String typo) {
+    return validOptionNames().stream()
+        .filter(name -> editDistance(name, typo) <= 2)
+        .min(java.util.Comparator.comparingInt(name -> editDistance(name, typo)));
+  }
+
+  private static int editDistance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[b.length()];
   }
 
   /** Every accepted option name, sorted. */

@@ -21,11 +21,20 @@ import org.junit.jupiter.api.Test;
 class RewriteOptionsTest {
 
   @Test
+  void unknownOptionFarFromEveryNameGetsNoSuggestion() {
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("compression-codec", "zstd")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage(
+            "Unknown rewrite option 'compression-codec'. Valid options: "
+                + String.join(", ", RewriteOptions.validOptionNames()));
+  }
+
+  @Test
   void unknownOptionIsRejectedNamingTheKeyAndListingValidOptions() {
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("min-input-file", "5")))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessage(
-            "Unknown rewrite option 'min-input-file'. Valid options: "
+            "Unknown rewrite option 'min-input-file' (did you mean 'min-input-files'?). Valid options: "
                 + String.join(", ", RewriteOptions.validOptionNames()));
     // the list really names the options, among them the one the user meant
     assertThat(RewriteOptions.validOptionNames())
