@@ -37,6 +37,9 @@ final class LiveTaskResolver {
             .newScan()
             .useSnapshot(snapshotId)
             .filter(Expressions.and(filter, GroupScanFilter.of(planned)))
+            // The partition filter leaves a few manifests: reading them on this thread avoids
+            // Iceberg's shared pool, whose waiter polls every 10 ms.
+            .planWith(new CallingThreadExecutor())
             .ignoreResiduals()
             .planFiles()) {
       for (FileScanTask task : tasks) {
