@@ -120,7 +120,7 @@ public final class JobCommitter {
     }
 
     boolean stopped = false;
-    for (List<ReadyGroup> batch : batches(pending, options)) {
+    for (List<ReadyGroup> batch : batches(pending, options, committed.size())) {
       if (stopped) {
         batch.forEach(group -> ledger.notCommitted(group.index(), "not committed: an earlier commit of the job did not succeed"));
         continue;
@@ -171,11 +171,17 @@ public final class JobCommitter {
     return next;
   }
 
-  private static List<List<ReadyGroup>> batches(List<ReadyGroup> groups, RewriteOptions options) {
+  /**
+   * Splits {@code groups} into at most the commits {@code partial-progress.max-commits} has left after
+   * the {@code earlierCommits} an earlier run of the job made (always at least one).
+   */
+  private static List<List<ReadyGroup>> batches(
+      List<ReadyGroup> groups, RewriteOptions options, int earlierCommits) {
     if (groups.isEmpty()) {
       return List.of();
     }
-    int commits = options.partialProgressEnabled() ? Math.min(options.partialProgressMaxCommits(), groups.size()) : 1;
+    int left = Math.max(1, options.partialProgressMaxCommits() - earlierCommits);
+    int commits = options.partialProgressEnabled() ? Math.min(left, groups.size()) : 1;
     List<List<ReadyGroup>> batches = new ArrayList<>();
     int size = (groups.size() + commits - 1) / commits;
     for (int from = 0; from < groups.size(); from += size) {
