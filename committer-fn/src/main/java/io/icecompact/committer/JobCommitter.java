@@ -133,9 +133,12 @@ public final class JobCommitter {
     if (!ledger.anyUnknown()) {
       // With an unknown commit, any output may be live: keep everything until a re-run decides.
       deleteOutputs(
+          table,
+          plan,
           validated.ready().values().stream()
               .filter(group -> !ledger.isRewritten(group.index()))
-              .toList());
+              .toList(),
+          problems);
     }
     JobResult result = result(plan, ledger, problems, committed, started);
     store.writeDocument(work.jobResult(), result);
@@ -168,6 +171,11 @@ public final class JobCommitter {
       LOG.info("[{} {} committer] found commit {} of an earlier run: snapshot {}",
           plan.table(), plan.jobId(), commit.getKey(), commit.getValue().snapshotId());
     }
+    // An intent without a snapshot belongs to an attempt whose outcome was unknown: its index is
+    // never reused, so a commit that lands late cannot be mistaken for another group list.
+    while (store.readDocument(work.commitIntent(next), CommitIntent.class).isPresent()) {
+      next++;
+    }
     return next;
   }
 
@@ -190,9 +198,28 @@ public final class JobCommitter {
     return batches;
   }
 
-  private void deleteOutputs(List<ReadyGroup> groups) {
+  /**
+   * Deletes the outputs of groups that were not committed, except any file that one of this job's
+   * snapshots made live (an earlier attempt whose commit landed late): those are table data now.
+   */
+  private void deleteOutputs(Table table, JobPlan plan, List<ReadyGroup> groups, List<String> problems) {
+    if (groups.isEmpty()) {
+      return;
+    }
+    table.refresh();
+    java.util.Set<String> liveByThisJob = new java.util.HashSet<>();
+    for (Snapshot snapshot :
+        SnapshotStamp.commitsOf(table, plan.jobId(), plan.pinned().snapshotId()).values()) {
+      snapshot.addedDataFiles(table.io()).forEach(file -> liveByThisJob.add(file.location()));
+    }
     for (ReadyGroup group : groups) {
       for (DataFile file : group.outputs()) {
+        if (liveByThisJob.contains(file.location())) {
+          problems.add(String.format(
+              "group %d was not committed by this run, but its output %s is in one of the job's"
+                  + " snapshots; it was kept", group.index(), file.location()));
+          continue;
+        }
         try {
           access.fileIO().deleteFile(file.location());
         } catch (RuntimeException e) {
@@ -201,6 +228,7 @@ public final class JobCommitter {
       }
     }
   }
+
 
   private JobResult result(
       JobPlan plan, GroupLedger ledger, List<String> problems, Map<Long, Snapshot> committed, long started) {
