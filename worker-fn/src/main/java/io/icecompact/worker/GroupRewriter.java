@@ -13,6 +13,7 @@ import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ContentFileParser;
@@ -39,6 +40,15 @@ public final class GroupRewriter {
   private static final Logger LOG = LoggerFactory.getLogger(GroupRewriter.class);
 
   private final TableAccess access;
+  // The plan (checked by digest) and the pinned metadata file never change, and a warm worker (a
+  // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
+  // keep the last of each instead of parsing them again for every group.
+  private final AtomicReference<CachedPlan> lastPlan = new AtomicReference<>();
+  private final AtomicReference<CachedTable> lastTable = new AtomicReference<>();
+
+  private record CachedPlan(String location, String sha256, JobPlan plan) {}
+
+  private record CachedTable(String metadataLocation, Table table) {}
 
   public GroupRewriter(TableAccess access) {
     this.access = access;
@@ -53,7 +63,7 @@ public final class GroupRewriter {
     long started = System.currentTimeMillis();
     JobStore store = new JobStore(access.fileIO());
     WorkLocation work = new WorkLocation(request.workLocation());
-    JobPlan plan = store.readPlan(request.jobId(), request.planLocation(), request.planSha256());
+    JobPlan plan = plan(store, request);
     PlannedGroup group = plan.group(request.groupIndex());
 
     Optional<GroupResult> earlier = store.readGroupResult(work, group.index());
@@ -64,7 +74,7 @@ public final class GroupRewriter {
       return status(earlier.get(), work);
     }
 
-    Table table = access.loadPinned(plan.table(), plan.pinned());
+    Table table = pinnedTable(plan);
     if (table.schema().schemaId() != plan.pinned().schemaId()) {
       throw new PlanIntegrityException(
           String.format(
@@ -117,6 +127,29 @@ public final class GroupRewriter {
         plan.table(), plan.jobId(), group.index(), tasks.size(), output.rowsRead(),
         output.rowsDeleted(), output.dataFiles().size(), result.durationMillis());
     return status(result, work);
+  }
+
+  private JobPlan plan(JobStore store, GroupRequest request) {
+    CachedPlan cached = lastPlan.get();
+    if (cached != null
+        && cached.location().equals(request.planLocation())
+        && cached.sha256().equalsIgnoreCase(String.valueOf(request.planSha256()))
+        && cached.plan().jobId().equals(request.jobId())) {
+      return cached.plan();
+    }
+    JobPlan plan = store.readPlan(request.jobId(), request.planLocation(), request.planSha256());
+    lastPlan.set(new CachedPlan(request.planLocation(), request.planSha256(), plan));
+    return plan;
+  }
+
+  private Table pinnedTable(JobPlan plan) {
+    CachedTable cached = lastTable.get();
+    if (cached != null && cached.metadataLocation().equals(plan.pinned().metadataLocation())) {
+      return cached.table();
+    }
+    Table table = access.loadPinned(plan.table(), plan.pinned());
+    lastTable.set(new CachedTable(plan.pinned().metadataLocation(), table));
+    return table;
   }
 
   private static GroupStatus status(GroupResult result, WorkLocation work) {
