@@ -66,9 +66,15 @@ public final class JobCommitter {
   private static final int MAX_CONFLICT_ROUNDS = 5;
 
   private final TableAccess access;
+  private final CommitGuard guard;
 
   public JobCommitter(TableAccess access) {
+    this(access, CommitGuard.NONE);
+  }
+
+  public JobCommitter(TableAccess access, CommitGuard guard) {
     this.access = access;
+    this.guard = guard;
   }
 
   public JobResult commit(CommitRequest request) {
@@ -366,6 +372,7 @@ public final class JobCommitter {
       rewrite.set(SnapshotStamp.JOB_ID, plan.jobId());
       rewrite.set(SnapshotStamp.COMMIT_INDEX, Integer.toString(commitIndex));
       rewrite.set(SnapshotStamp.GROUPS, Integer.toString(groups.size()));
+      guard.check();
       rewrite.commit();
     }
 

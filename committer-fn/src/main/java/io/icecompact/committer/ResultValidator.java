@@ -65,7 +65,10 @@ final class ResultValidator {
       }
       var result = store.readGroupResult(work, group.index());
       if (result.isEmpty()) {
-        GroupFailure failure = failureByGroup.get(group.index());
+        GroupFailure failure =
+            failureByGroup.containsKey(group.index())
+                ? failureByGroup.get(group.index())
+                : store.readGroupFailure(work, group.index()).orElse(null);
         failed.put(
             group.index(),
             failure == null

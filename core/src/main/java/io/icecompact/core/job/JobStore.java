@@ -65,6 +65,15 @@ public final class JobStore {
     return read(location).map(bytes -> JobJson.fromBytes(bytes, GroupResult.class, location));
   }
 
+  public void writeGroupFailure(WorkLocation work, GroupFailure failure) {
+    write(work.groupFailure(failure.groupIndex()), JobJson.toBytes(failure));
+  }
+
+  public Optional<GroupFailure> readGroupFailure(WorkLocation work, int groupIndex) {
+    String location = work.groupFailure(groupIndex);
+    return read(location).map(bytes -> JobJson.fromBytes(bytes, GroupFailure.class, location));
+  }
+
   public <T> void writeDocument(String location, T document) {
     write(location, JobJson.toBytes(document));
   }

@@ -27,6 +27,11 @@ public record WorkLocation(String jobDirectory) {
     return String.format("%s/results/group-%05d.json", jobDirectory, groupIndex);
   }
 
+  /** Where a group's failure is recorded when its worker gave up (the Map state's Catch). */
+  public String groupFailure(int groupIndex) {
+    return String.format("%s/results/group-%05d.failed.json", jobDirectory, groupIndex);
+  }
+
   public String commitIntent(int commitIndex) {
     return String.format("%s/commits/commit-%03d.json", jobDirectory, commitIndex);
   }

@@ -1,0 +1,33 @@
+package io.icecompact.planner.lambda;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.planner.RewritePlanner;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+
+/**
+ * Lambda entry point of the {@code PlanRewrite} state: reads {@code {"job": JobSpec}} from the
+ * execution state and returns the small {@code PlanSummary}. Errors are thrown as icecompact's typed
+ * exceptions, whose class names the state machine's Retry and Catch match.
+ */
+public final class PlanRewriteHandler implements RequestStreamHandler {
+  /** The part of the execution state this step reads. */
+  record Input(JobSpec job) {}
+
+  @Override
+  public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
+    Input input = JobJson.mapper().readValue(in, Input.class);
+    if (input.job() == null) {
+      throw new InvalidJobInputException("PlanRewrite input has no 'job'");
+    }
+    try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
+      JobJson.mapper().writeValue(out, new RewritePlanner(access).plan(input.job()));
+    }
+  }
+}
