@@ -1,0 +1,255 @@
+package io.icecompact.lease;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
+
+/**
+ * At most one compaction job per Iceberg table at a time: a lease in DynamoDB with a fencing token.
+ *
+ * <p>The lease is the item {@code pk=<table>, sk="lease"} with attributes {@code owner}, {@code token}
+ * (number), {@code expires_at} (epoch millis), {@code acquired_at} (epoch millis of the owner's latest
+ * acquire) and {@code holder}, a map {@code {<owner>: 0}} that lets one write tell a new owner from the
+ * current one (below). Expiry is decided by comparing {@code expires_at} with this instance's clock inside
+ * the condition of each write; DynamoDB's TTL deletion plays no part (it may run days late, and deleting
+ * the item would reset the token).
+ *
+ * <p>{@link #acquire} is ONE conditional UpdateItem, so two owners racing for a table cannot both win:
+ * it succeeds when there is no lease item, when the lease expired ({@code expires_at < now}), or when the
+ * requesting owner is the one recorded (an idempotent retry of the acquire step, which also renews the
+ * expiry). The token is {@code if_not_exists(token, 0) + if_not_exists(holder.<owner>, 1)}, computed by
+ * DynamoDB from the item as it was before the write: +1 for every new acquisition, +0 when the recorded
+ * owner acquires again, and it never goes back (release keeps it).
+ *
+ * <p>The token fences stale holders: a job checks {@link #checkHeld} with its token right before it changes
+ * the table (the Iceberg commit), and a job whose lease expired and was taken over fails that check even
+ * if it still thinks it owns the table.
+ */
+public final class TableLease {
+  static final String LEASE_SK = "lease";
+  static final String OWNER = "owner";
+  static final String TOKEN = "token";
+  static final String EXPIRES_AT = "expires_at";
+  static final String ACQUIRED_AT = "acquired_at";
+  static final String RELEASED_AT = "released_at";
+  static final String HOLDER = "holder";
+
+  private final DynamoDbClient dynamo;
+  private final String tableName;
+  private final Clock clock;
+
+  /**
+   * @param dynamo a client; its HTTP client and retries are the caller's
+   * @param tableName the DynamoDB table (see {@link LeaseTableSchema})
+   * @param clock decides when a lease has expired (leases compare {@code expires_at} with it)
+   */
+  public TableLease(DynamoDbClient dynamo, String tableName, Clock clock) {
+    this.dynamo = Objects.requireNonNull(dynamo, "dynamo");
+    this.tableName = Objects.requireNonNull(tableName, "tableName");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * Acquires the lease on {@code table} for {@code owner} until now + {@code ttl}, or tells who holds it.
+   *
+   * @param table the Iceberg table identifier, e.g. {@code analytics.orders}
+   * @param owner who asks, e.g. the Step Functions execution id; the same owner asking again while it holds
+   *     the lease gets the same token and a renewed expiry
+   * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
+   * @throws LeaseStoreException when DynamoDB refuses the request otherwise
+   */
+  public LeaseGrant acquire(String table, String owner, Duration ttl) {
+    requireText(table, "table");
+    requireText(owner, "owner");
+    if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+      throw new IllegalArgumentException("ttl must be positive: " + ttl);
+    }
+    for (int attempt = 1; ; attempt++) {
+      long now = clock.millis();
+      Map<String, AttributeValue> holder;
+      try {
+        return tryAcquire(table, owner, now, now + ttl.toMillis());
+      } catch (ConditionalCheckFailedException refused) {
+        // DynamoDB returns the item that failed the condition; DynamoDB stand-ins may not: read it then.
+        holder = refused.hasItem() && !refused.item().isEmpty() ? refused.item() : readItem(table, owner);
+      } catch (SdkException e) {
+        throw DynamoFailures.classify(e, "acquiring the lease on " + table + " for " + owner);
+      }
+      // A lease read after the refusal may have been released or expired meanwhile: then try again.
+      if (holder != null && isHeld(holder, clock.millis()) || attempt == 3) {
+        return new LeaseGrant(
+            false,
+            table,
+            owner,
+            0,
+            0,
+            holder == null ? null : stringOf(holder, OWNER),
+            holder == null ? 0 : longOf(holder, EXPIRES_AT));
+      }
+    }
+  }
+
+  private LeaseGrant tryAcquire(String table, String owner, long now, long expiresAt) {
+    UpdateItemResponse response =
+        dynamo.updateItem(
+            b ->
+                b.tableName(tableName)
+                    .key(key(table))
+                    .updateExpression(
+                        "SET #owner = :owner, #expires = :expires, #acquired = :now, "
+                            + "#token = if_not_exists(#token, :zero) + if_not_exists(#holder.#me, :one), "
+                            + "#holder = :holder "
+                            + "REMOVE #released")
+                    .conditionExpression("attribute_not_exists(#pk) OR #expires < :now OR #owner = :owner")
+                    .expressionAttributeNames(
+                        Map.of(
+                            "#pk", LeaseTableSchema.PK,
+                            "#owner", OWNER,
+                            "#expires", EXPIRES_AT,
+                            "#acquired", ACQUIRED_AT,
+                            "#token", TOKEN,
+                            "#holder", HOLDER,
+                            "#me", owner,
+                            "#released", RELEASED_AT))
+                    .expressionAttributeValues(
+                        Map.of(
+                            ":owner", AttributeValue.fromS(owner),
+                            ":expires", number(expiresAt),
+                            ":now", number(now),
+                            ":zero", number(0),
+                            ":one", number(1),
+                            ":holder", AttributeValue.fromM(Map.of(owner, number(0)))))
+                    .returnValues(ReturnValue.ALL_NEW)
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD));
+    Map<String, AttributeValue> item = response.attributes();
+    long expires = longOf(item, EXPIRES_AT);
+    return new LeaseGrant(true, table, owner, longOf(item, TOKEN), expires, owner, expires);
+  }
+
+  /** Whether the lease item is held by someone at {@code now}: not released, not expired. */
+  private static boolean isHeld(Map<String, AttributeValue> item, long now) {
+    return item.containsKey(OWNER) && !item.containsKey(RELEASED_AT) && longOf(item, EXPIRES_AT) >= now;
+  }
+
+  /**
+   * Returns normally when {@code owner} still holds the lease on {@code table} with {@code token} and it has
+   * not expired by this instance's clock (a strongly consistent read).
+   *
+   * @throws LeaseLostException otherwise, saying who holds the lease now
+   * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
+   */
+  public void checkHeld(String table, String owner, long token) {
+    Map<String, AttributeValue> item = readItem(table, owner);
+    long now = clock.millis();
+    String caller = owner + " (token " + token + ")";
+    if (item == null || !item.containsKey(OWNER)) {
+      throw new LeaseLostException(
+          "lease on " + table + " lost: nobody holds it; " + caller + " does not");
+    }
+    String heldBy = stringOf(item, OWNER);
+    long heldToken = longOf(item, TOKEN);
+    long expiresAt = longOf(item, EXPIRES_AT);
+    if (heldBy.equals(owner) && heldToken == token && isHeld(item, now)) {
+      return;
+    }
+    String recorded = heldBy + " (token " + heldToken + ")";
+    if (item.containsKey(RELEASED_AT)) {
+      throw new LeaseLostException(
+          "lease on " + table + " lost: nobody holds it, " + recorded + " released it at "
+              + Instant.ofEpochMilli(longOf(item, RELEASED_AT)) + "; " + caller + " does not hold it");
+    }
+    if (expiresAt < now) {
+      throw new LeaseLostException(
+          "lease on " + table + " lost: nobody holds it, the lease of " + recorded + " expired at "
+              + Instant.ofEpochMilli(expiresAt) + " (now " + Instant.ofEpochMilli(now) + "); " + caller
+              + " does not hold it");
+    }
+    throw new LeaseLostException(
+        "lease on " + table + " lost: held by " + recorded + " until " + Instant.ofEpochMilli(expiresAt)
+            + "; " + caller + " does not hold it");
+  }
+
+  /**
+   * Releases the lease on {@code table} if {@code owner} holds it with {@code token} (expired or not).
+   * The token is kept, so the next acquisition gets token + 1.
+   *
+   * @return true when released; false, changing nothing, when the lease is someone else's, has another
+   *     token, or was already released
+   * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
+   */
+  public boolean release(String table, String owner, long token) {
+    try {
+      dynamo.updateItem(
+          b ->
+              b.tableName(tableName)
+                  .key(key(table))
+                  .updateExpression("SET #expires = :zero, #released = :now REMOVE #holder")
+                  .conditionExpression(
+                      "#owner = :owner AND #token = :token AND attribute_not_exists(#released)")
+                  .expressionAttributeNames(
+                      Map.of(
+                          "#owner", OWNER,
+                          "#token", TOKEN,
+                          "#expires", EXPIRES_AT,
+                          "#released", RELEASED_AT,
+                          "#holder", HOLDER))
+                  .expressionAttributeValues(
+                      Map.of(
+                          ":owner", AttributeValue.fromS(owner),
+                          ":token", number(token),
+                          ":zero", number(0),
+                          ":now", number(clock.millis()))));
+      return true;
+    } catch (ConditionalCheckFailedException notHeld) {
+      return false;
+    } catch (SdkException e) {
+      throw DynamoFailures.classify(e, "releasing the lease on " + table + " for " + owner);
+    }
+  }
+
+  /** The lease item (strongly consistent read), or null when there is none. */
+  private Map<String, AttributeValue> readItem(String table, String owner) {
+    try {
+      Map<String, AttributeValue> item =
+          dynamo.getItem(b -> b.tableName(tableName).key(key(table)).consistentRead(true)).item();
+      return item == null || item.isEmpty() ? null : item;
+    } catch (SdkException e) {
+      throw DynamoFailures.classify(e, "reading the lease on " + table + " for " + owner);
+    }
+  }
+
+  private static Map<String, AttributeValue> key(String table) {
+    return Map.of(
+        LeaseTableSchema.PK, AttributeValue.fromS(table),
+        LeaseTableSchema.SK, AttributeValue.fromS(LEASE_SK));
+  }
+
+  static AttributeValue number(long value) {
+    return AttributeValue.fromN(Long.toString(value));
+  }
+
+  static long longOf(Map<String, AttributeValue> item, String name) {
+    AttributeValue value = item.get(name);
+    return value == null || value.n() == null ? 0 : Long.parseLong(value.n());
+  }
+
+  static String stringOf(Map<String, AttributeValue> item, String name) {
+    AttributeValue value = item.get(name);
+    return value == null ? null : value.s();
+  }
+
+  private static void requireText(String value, String name) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(name + " must not be blank");
+    }
+  }
+}

@@ -1,0 +1,94 @@
+package io.icecompact.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobStatus;
+import io.icecompact.testkit.LocalDynamoDb;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class JobLogTest {
+  static final String LEASES = "icecompact-leases";
+  private static LocalDynamoDb dynamo;
+
+  @BeforeAll
+  static void startDynamo() {
+    dynamo = new LocalDynamoDb();
+    LeaseTableSchema.create(dynamo.client(), LEASES);
+    LeaseTableSchema.create(dynamo.client(), LEASES); // idempotent
+  }
+
+  @AfterAll
+  static void stopDynamo() {
+    dynamo.close();
+  }
+
+  static JobLogEntry entry(String table, String jobId, long startedAt, String status) {
+    return new JobLogEntry(
+        table, jobId, startedAt, status, Map.of("rewritten_data_files_count", startedAt % 1000),
+        List.of(), 1000, null);
+  }
+
+  @Test
+  void recentReturnsTheNewestJobsOfOneTableNewestFirst() {
+    JobLog log = new JobLog(dynamo.client(), LEASES);
+    // Written out of order; 999 has fewer digits than the others (zero padding keeps the order numeric).
+    log.record(entry("db.a", "job-2", 2_000_000_000_000L, "PARTIAL"));
+    log.record(entry("db.a", "job-0", 999L, "FAILED"));
+    log.record(entry("db.a", "job-3", 3_000_000_000_000L, "COMMITTED"));
+    log.record(entry("db.a", "job-1", 1_000_000_000_000L, "COMMITTED"));
+    log.record(entry("db.b", "job-9", 9_000_000_000_000L, "COMMITTED"));
+    // The lease item shares the partition and must not show up.
+    new TableLease(dynamo.client(), LEASES, Clock.systemUTC()).acquire("db.a", "exec", Duration.ofMinutes(1));
+
+    assertThat(log.recent("db.a", 2))
+        .extracting(JobLogEntry::jobId)
+        .containsExactly("job-3", "job-2");
+    assertThat(log.recent("db.a", 10))
+        .extracting(JobLogEntry::jobId)
+        .containsExactly("job-3", "job-2", "job-1", "job-0");
+    assertThat(log.recent("db.b", 10)).containsExactly(entry("db.b", "job-9", 9_000_000_000_000L, "COMMITTED"));
+    assertThat(log.recent("db.none", 10)).isEmpty();
+  }
+
+  @Test
+  void anEntryRoundTripsWithCountsSnapshotIdsAndError() {
+    JobLog log = new JobLog(dynamo.client(), LEASES);
+    JobResult result =
+        new JobResult(
+            "job-3f1c", "demo.orders", JobStatus.PARTIAL, "group 4 failed: corrupt footer",
+            List.of(5969364612895262437L, -12L), 150, 30, 7_654_321L, 5, 6, 29, 1, 0, 2,
+            new JobResult.Verification(true, List.of()), 5310, List.of());
+    JobLogEntry entry = JobLogEntry.of(result, 1_764_000_000_123L);
+
+    log.record(entry);
+    log.record(entry); // the same job again replaces it
+
+    List<JobLogEntry> recent = log.recent("demo.orders", 5);
+    assertThat(recent).containsExactly(entry);
+    JobLogEntry read = recent.get(0);
+    assertThat(read.status()).isEqualTo("PARTIAL");
+    assertThat(read.error()).isEqualTo("group 4 failed: corrupt footer");
+    assertThat(read.snapshotIds()).containsExactly(5969364612895262437L, -12L);
+    assertThat(read.durationMillis()).isEqualTo(5310);
+    assertThat(read.counts())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "rewritten_data_files_count", 150L,
+                "added_data_files_count", 30L,
+                "rewritten_bytes_count", 7_654_321L,
+                "failed_data_files_count", 5L,
+                "removed_delete_files_count", 6L,
+                "rewritten_groups", 29L,
+                "failed_groups", 1L,
+                "conflicted_groups", 0L,
+                "skipped_groups", 2L));
+    assertThat(JobLog.sortKey(1_764_000_000_123L, "job-3f1c")).isEqualTo("job#001764000000123#job-3f1c");
+  }
+}

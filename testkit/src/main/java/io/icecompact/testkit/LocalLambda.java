@@ -1,0 +1,319 @@
+package io.icecompact.testkit;
+
+import com.amazonaws.services.lambda.runtime.ClientContext;
+import com.amazonaws.services.lambda.runtime.CognitoIdentity;
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.LambdaLogger;
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The Lambda Invoke API ({@code POST /2015-03-31/functions/{FunctionName}/invocations}) inside the test
+ * JVM, so that a state machine run by {@link LocalStateMachine} — or any AWS SDK Lambda client — calls the
+ * project's real handler classes. {@code FunctionName} may be a name, a full ARN
+ * ({@code arn:aws:lambda:us-east-1:123456789012:function:name[:qualifier]}) or a partial ARN.
+ *
+ * <p>A handler that returns answers 200 with its output. A handler that throws answers 200 with header
+ * {@code X-Amz-Function-Error: Unhandled} and the body Lambda's Java runtime sends,
+ * {@code {"errorMessage": <message, or the class name when null>, "errorType": <fully qualified class
+ * name>, "stackTrace": ["<frame>", ...]}}, so that {@code Retry}/{@code Catch} {@code ErrorEquals} match on
+ * the exception's class name as in AWS. Invocations run concurrently, each with a fresh request id.
+ */
+public final class LocalLambda implements AutoCloseable {
+  public static final String REGION = "us-east-1";
+  public static final String ACCOUNT = "123456789012";
+  /** Lambda's maximum, reported by {@link Context#getRemainingTimeInMillis()}. */
+  private static final Duration TIMEOUT = Duration.ofMinutes(15);
+
+  private static final Pattern INVOKE_PATH =
+      Pattern.compile("^/2015-03-31/functions/([^/]+)/invocations/?$");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Map<String, RequestStreamHandler> handlers = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> invocations = new ConcurrentHashMap<>();
+  private final Map<String, List<String>> payloads = new ConcurrentHashMap<>();
+  private HttpServer server;
+  private ExecutorService executor;
+  private URI endpoint;
+
+  /** Starts the server on a free port of 127.0.0.1; every accessor calls this. */
+  public synchronized LocalLambda start() {
+    if (server != null) {
+      return this;
+    }
+    try {
+      HttpServer created =
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+      executor =
+          Executors.newCachedThreadPool(
+              runnable -> {
+                Thread thread = new Thread(runnable, "local-lambda");
+                thread.setDaemon(true);
+                return thread;
+              });
+      created.setExecutor(executor);
+      created.createContext("/", this::handle);
+      created.start();
+      server = created;
+      endpoint = URI.create("http://127.0.0.1:" + created.getAddress().getPort());
+      return this;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the local Lambda endpoint", e);
+    }
+  }
+
+  /** {@code http://127.0.0.1:<port>}: the endpoint to give an AWS SDK Lambda client. */
+  public URI endpoint() {
+    start();
+    return endpoint;
+  }
+
+  /**
+   * Makes invocations of {@code functionName} (a name, or an ARN whose name is taken) run {@code handler},
+   * replacing an earlier registration; starts the server.
+   */
+  public LocalLambda register(String functionName, RequestStreamHandler handler) {
+    Objects.requireNonNull(handler, "handler");
+    String name = functionName(functionName);
+    handlers.put(name, handler);
+    invocations.computeIfAbsent(name, n -> new AtomicInteger());
+    payloads.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>());
+    start();
+    return this;
+  }
+
+  /** The ARN under which a state machine's Task state names {@code functionName}. */
+  public static String arn(String functionName) {
+    return "arn:aws:lambda:" + REGION + ":" + ACCOUNT + ":function:" + functionName;
+  }
+
+  /** How many times {@code functionName} was invoked, failed invocations included. */
+  public int invocations(String functionName) {
+    AtomicInteger count = invocations.get(functionName(functionName));
+    return count == null ? 0 : count.get();
+  }
+
+  /** The payloads {@code functionName} was invoked with, in arrival order. */
+  public List<String> payloads(String functionName) {
+    List<String> received = payloads.get(functionName(functionName));
+    return received == null ? List.of() : List.copyOf(received);
+  }
+
+  /** Forgets the invocation counts and payloads (handlers stay registered). */
+  public void resetCounts() {
+    invocations.values().forEach(count -> count.set(0));
+    payloads.values().forEach(List::clear);
+  }
+
+  /**
+   * The function name in a FunctionName parameter: {@code name}, {@code name:qualifier},
+   * {@code account:function:name[:qualifier]} or {@code arn:aws:lambda:region:account:function:name[:qualifier]}.
+   */
+  static String functionName(String functionNameOrArn) {
+    String value = Objects.requireNonNull(functionNameOrArn, "functionName");
+    int marker = value.indexOf(":function:");
+    if (marker >= 0) {
+      value = value.substring(marker + ":function:".length());
+    }
+    int qualifier = value.indexOf(':');
+    return qualifier >= 0 ? value.substring(0, qualifier) : value;
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      Matcher matcher = INVOKE_PATH.matcher(exchange.getRequestURI().getRawPath());
+      if (!"POST".equals(exchange.getRequestMethod()) || !matcher.matches()) {
+        sendServiceError(
+            exchange, 404, "UnknownOperationException", "Unknown operation " + exchange.getRequestURI());
+        return;
+      }
+      String name = functionName(URLDecoder.decode(matcher.group(1), StandardCharsets.UTF_8));
+      RequestStreamHandler handler = handlers.get(name);
+      if (handler == null) {
+        sendServiceError(
+            exchange,
+            404,
+            "ResourceNotFoundException",
+            "Function not found: " + arn(name));
+        return;
+      }
+      byte[] payload = exchange.getRequestBody().readAllBytes();
+      invocations.get(name).incrementAndGet();
+      payloads.get(name).add(new String(payload, StandardCharsets.UTF_8));
+      String invocationType = exchange.getRequestHeaders().getFirst("X-Amz-Invocation-Type");
+      if ("Event".equals(invocationType)) {
+        executor.execute(() -> invoke(name, handler, payload));
+        exchange.sendResponseHeaders(202, -1);
+        return;
+      }
+      Outcome outcome = invoke(name, handler, payload);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.getResponseHeaders().set("X-Amz-Executed-Version", "$LATEST");
+      exchange.getResponseHeaders().set("X-Amzn-RequestId", outcome.requestId());
+      if (outcome.error()) {
+        exchange.getResponseHeaders().set("X-Amz-Function-Error", "Unhandled");
+      }
+      exchange.sendResponseHeaders(200, outcome.body().length == 0 ? -1 : outcome.body().length);
+      if (outcome.body().length > 0) {
+        exchange.getResponseBody().write(outcome.body());
+      }
+    }
+  }
+
+  private record Outcome(String requestId, boolean error, byte[] body) {}
+
+  private Outcome invoke(String name, RequestStreamHandler handler, byte[] payload) {
+    String requestId = UUID.randomUUID().toString();
+    ByteArrayOutputStream output = new ByteArrayOutputStream();
+    try (InputStream input = new ByteArrayInputStream(payload)) {
+      handler.handleRequest(input, output, new LocalContext(name, requestId, System.nanoTime()));
+      return new Outcome(requestId, false, output.toByteArray());
+    } catch (Throwable t) { // the Lambda runtime reports Errors (StackOverflowError, ...) the same way
+      return new Outcome(requestId, true, errorBody(t));
+    }
+  }
+
+  /** The error document of Lambda's Java runtime for an exception a handler threw. */
+  static byte[] errorBody(Throwable t) {
+    ObjectNode body = JSON.createObjectNode();
+    String message = t.getLocalizedMessage();
+    body.put("errorMessage", message == null ? t.getClass().getName() : message);
+    body.put("errorType", t.getClass().getName());
+    ArrayNode trace = body.putArray("stackTrace");
+    for (StackTraceElement frame : t.getStackTrace()) {
+      trace.add(frame.toString());
+    }
+    try {
+      return JSON.writeValueAsBytes(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void sendServiceError(HttpExchange exchange, int status, String type, String message)
+      throws IOException {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("Type", "User");
+    body.put("message", message);
+    byte[] bytes = JSON.writeValueAsBytes(body);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.getResponseHeaders().set("X-Amzn-ErrorType", type);
+    exchange.sendResponseHeaders(status, bytes.length);
+    exchange.getResponseBody().write(bytes);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (server != null) {
+      server.stop(0);
+      server = null;
+      executor.shutdownNow();
+      executor = null;
+    }
+  }
+
+  /** The context a handler gets: the fields a handler reads, with a fresh request id per invocation. */
+  private static final class LocalContext implements Context {
+    private final String functionName;
+    private final String requestId;
+    private final long startNanos;
+
+    LocalContext(String functionName, String requestId, long startNanos) {
+      this.functionName = functionName;
+      this.requestId = requestId;
+      this.startNanos = startNanos;
+    }
+
+    @Override
+    public String getAwsRequestId() {
+      return requestId;
+    }
+
+    @Override
+    public String getLogGroupName() {
+      return "/aws/lambda/" + functionName;
+    }
+
+    @Override
+    public String getLogStreamName() {
+      return "local/[$LATEST]" + requestId.replace("-", "");
+    }
+
+    @Override
+    public String getFunctionName() {
+      return functionName;
+    }
+
+    @Override
+    public String getFunctionVersion() {
+      return "$LATEST";
+    }
+
+    @Override
+    public String getInvokedFunctionArn() {
+      return arn(functionName);
+    }
+
+    @Override
+    public CognitoIdentity getIdentity() {
+      return null;
+    }
+
+    @Override
+    public ClientContext getClientContext() {
+      return null;
+    }
+
+    @Override
+    public int getRemainingTimeInMillis() {
+      long elapsed = (System.nanoTime() - startNanos) / 1_000_000L;
+      return (int) Math.max(0, TIMEOUT.toMillis() - elapsed);
+    }
+
+    @Override
+    public int getMemoryLimitInMB() {
+      return 1024;
+    }
+
+    @Override
+    public LambdaLogger getLogger() {
+      return new LambdaLogger() {
+        @Override
+        public void log(String message) {
+          System.err.print(message);
+        }
+
+        @Override
+        public void log(byte[] message) {
+          System.err.write(message, 0, message.length);
+        }
+      };
+    }
+  }
+}
