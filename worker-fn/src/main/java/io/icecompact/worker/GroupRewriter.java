@@ -54,6 +54,11 @@ public final class GroupRewriter {
     this.access = access;
   }
 
+  /** The next attempt number of a group, for callers that cannot count attempts themselves. */
+  public int claimAttempt(String workLocation, int groupIndex) {
+    return new JobStore(access.fileIO()).claimAttempt(new WorkLocation(workLocation), groupIndex);
+  }
+
   public GroupStatus rewrite(GroupRequest request) {
     return rewrite(request, done -> {});
   }

@@ -74,6 +74,22 @@ public final class JobStore {
     return read(location).map(bytes -> JobJson.fromBytes(bytes, GroupFailure.class, location));
   }
 
+  /**
+   * Numbers a worker attempt when the caller cannot (a Step Functions retry re-sends the same input):
+   * the first attempt number without a marker, marked as taken. Attempts of one group run one after
+   * another, so a marker per attempt suffices.
+   */
+  public int claimAttempt(WorkLocation work, int groupIndex) {
+    for (int attempt = 1; attempt < 10_000; attempt++) {
+      String marker = work.attemptMarker(groupIndex, attempt);
+      if (read(marker).isEmpty()) {
+        write(marker, new byte[0]);
+        return attempt;
+      }
+    }
+    throw new PlanIntegrityException("Group " + groupIndex + " has been attempted 10000 times");
+  }
+
   public <T> void writeDocument(String location, T document) {
     write(location, JobJson.toBytes(document));
   }

@@ -32,6 +32,11 @@ public record WorkLocation(String jobDirectory) {
     return String.format("%s/results/group-%05d.failed.json", jobDirectory, groupIndex);
   }
 
+  /** Marks that attempt {@code attempt} of a group started (see {@code JobStore#claimAttempt}). */
+  public String attemptMarker(int groupIndex, int attempt) {
+    return String.format("%s/attempts/group-%05d.attempt-%d", jobDirectory, groupIndex, attempt);
+  }
+
   public String commitIntent(int commitIndex) {
     return String.format("%s/commits/commit-%03d.json", jobDirectory, commitIndex);
   }

@@ -22,7 +22,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * for the next group of the same job.
  */
 public final class RewriteGroupHandler implements RequestStreamHandler {
-  /** {@code group}: the Map item; {@code retry_count}: {@code $$.State.RetryCount}. */
+  /**
+   * {@code group}: the Map item; {@code retry_count}: {@code $$.State.RetryCount} when the caller
+   * passes it, else the attempt is numbered from markers in the work location.
+   */
   record Input(GroupRequest group, Integer retryCount) {}
 
   private static final Map<Map<String, String>, GroupRewriter> REWRITERS = new ConcurrentHashMap<>();
@@ -33,14 +36,17 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
     if (input.group() == null) {
       throw new InvalidJobInputException("RewriteGroup input has no 'group'");
     }
-    int attempt = input.retryCount() == null ? 1 : input.retryCount() + 1;
     GroupRequest group = input.group();
-    GroupRequest request =
-        new GroupRequest(group.jobId(), group.table(), group.catalogProperties(), group.workLocation(),
-            group.planLocation(), group.planSha256(), group.groupIndex(), attempt);
     GroupRewriter rewriter =
         REWRITERS.computeIfAbsent(
             group.catalogProperties(), properties -> new GroupRewriter(new TableAccess(properties)));
+    int attempt =
+        input.retryCount() != null
+            ? input.retryCount() + 1
+            : rewriter.claimAttempt(group.workLocation(), group.groupIndex());
+    GroupRequest request =
+        new GroupRequest(group.jobId(), group.table(), group.catalogProperties(), group.workLocation(),
+            group.planLocation(), group.planSha256(), group.groupIndex(), attempt);
     JobJson.mapper().writeValue(out, rewriter.rewrite(request));
   }
 }

@@ -1,0 +1,52 @@
+package io.icecompact.committer.lambda;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import io.icecompact.committer.JobCommitter;
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.CommitRequest;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.lease.LeaseGrant;
+import io.icecompact.lease.TableLease;
+import io.icecompact.lease.lambda.LeaseSteps;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+
+/**
+ * Lambda entry point of {@code CommitSnapshot}: runs the committer, which reads the plan, the group
+ * results and the recorded failures from the work location, and checks right before each Iceberg
+ * commit that this execution still holds the table's lease (owner and fencing token).
+ */
+public final class CommitSnapshotHandler implements RequestStreamHandler {
+  record Input(JobSpec job, PlanSummary plan, LeaseGrant lease) {}
+
+  private final TableLease lease;
+
+  public CommitSnapshotHandler() {
+    this(LeaseSteps.fromEnvironment().lease());
+  }
+
+  public CommitSnapshotHandler(TableLease lease) {
+    this.lease = lease;
+  }
+
+  @Override
+  public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
+    Input input = JobJson.mapper().readValue(in, Input.class);
+    if (input.job() == null || input.plan() == null || input.lease() == null) {
+      throw new InvalidJobInputException("CommitSnapshot input needs 'job', 'plan' and 'lease'");
+    }
+    LeaseGrant held = input.lease();
+    try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
+      JobCommitter committer =
+          new JobCommitter(access, () -> lease.checkHeld(held.table(), held.owner(), held.token()));
+      JobJson.mapper()
+          .writeValue(out, committer.commit(CommitRequest.of(input.job(), input.plan(), List.of())));
+    }
+  }
+}

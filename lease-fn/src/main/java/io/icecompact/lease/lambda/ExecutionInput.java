@@ -1,0 +1,74 @@
+package io.icecompact.lease.lambda;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobSpec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The execution input of the state machine, checked against {@code execution-input.schema.json} (the
+ * documented contract, bundled from {@code state-machine/}) so that a malformed input fails in the
+ * first state with a message naming the bad field, before anything is written.
+ */
+public record ExecutionInput(
+    String table,
+    Map<String, String> catalogProperties,
+    Map<String, String> options,
+    String where,
+    String filter,
+    String workLocation,
+    String jobId,
+    Integer maxConcurrency,
+    Integer leaseTtlSeconds) {
+
+  public static final int MAX_CONCURRENCY_DEFAULT = 40;
+  public static final int LEASE_TTL_SECONDS_DEFAULT = 7200;
+  private static final JsonSchema SCHEMA = loadSchema();
+
+  public static ExecutionInput parse(JsonNode input) {
+    if (input == null || !input.isObject()) {
+      throw new InvalidJobInputException("Execution input must be a JSON object, got: " + input);
+    }
+    Set<ValidationMessage> problems = SCHEMA.validate(input);
+    if (!problems.isEmpty()) {
+      throw new InvalidJobInputException(
+          "Execution input is invalid: "
+              + problems.stream().map(ValidationMessage::getMessage).sorted().collect(Collectors.joining("; ")));
+    }
+    return JobJson.mapper().convertValue(input, ExecutionInput.class);
+  }
+
+  public JobSpec jobSpec() {
+    return new JobSpec(jobId, table, catalogProperties, options, filter, where, workLocation)
+        .withJobIdIfAbsent();
+  }
+
+  public int maxConcurrencyOrDefault() {
+    return maxConcurrency == null ? MAX_CONCURRENCY_DEFAULT : maxConcurrency;
+  }
+
+  public int leaseTtlSecondsOrDefault() {
+    return leaseTtlSeconds == null ? LEASE_TTL_SECONDS_DEFAULT : leaseTtlSeconds;
+  }
+
+  private static JsonSchema loadSchema() {
+    try (InputStream in = ExecutionInput.class.getResourceAsStream("execution-input.schema.json")) {
+      if (in == null) {
+        throw new IllegalStateException("execution-input.schema.json is missing from the jar");
+      }
+      return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package io.icecompact.lease.lambda;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.lease.JobLog;
+import io.icecompact.lease.JobLogEntry;
+import io.icecompact.lease.LeaseGrant;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Lambda entry point of {@code ReleaseLease} and {@code ReleaseLeaseAfterFailure}: writes the job's
+ * record to the job log (its result, or the error of the step that failed) and releases the lease,
+ * conditional on owner and token, so a lease taken over meanwhile is left to its new holder.
+ */
+public final class ReleaseLeaseHandler implements RequestStreamHandler {
+  /** Step Functions' error object, present on the failure path. */
+  record CaughtError(@JsonProperty("Error") String error, @JsonProperty("Cause") String cause) {}
+
+  record Input(JobSpec job, LeaseGrant lease, LeaseSettings settings, JobResult result, CaughtError error) {}
+
+  record Output(boolean released) {}
+
+  private final LeaseSteps steps;
+
+  public ReleaseLeaseHandler() {
+    this(LeaseSteps.fromEnvironment());
+  }
+
+  public ReleaseLeaseHandler(LeaseSteps steps) {
+    this.steps = steps;
+  }
+
+  @Override
+  public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
+    Input input = JobJson.mapper().readValue(in, Input.class);
+    LeaseGrant lease = input.lease();
+    long started = input.settings() == null ? steps.clock().millis() : input.settings().startedAtMillis();
+    steps.jobLog().record(entry(input, started, steps.clock().millis() - started));
+    boolean released =
+        lease != null && lease.acquired() && steps.lease().release(lease.table(), lease.owner(), lease.token());
+    JobJson.mapper().writeValue(out, new Output(released));
+  }
+
+  private static JobLogEntry entry(Input input, long startedAt, long durationMillis) {
+    if (input.result() != null && input.result().status() != null) {
+      JobLogEntry fromResult = JobLogEntry.of(input.result(), startedAt);
+      return new JobLogEntry(fromResult.table(), fromResult.jobId(), startedAt, fromResult.status(),
+          fromResult.counts(), fromResult.snapshotIds(), durationMillis, fromResult.error());
+    }
+    String error =
+        input.error() == null ? "unknown error" : input.error().error() + ": " + input.error().cause();
+    return new JobLogEntry(
+        input.job().table(), input.job().jobId(), startedAt, "FAILED", Map.of(), List.of(), durationMillis, error);
+  }
+}
