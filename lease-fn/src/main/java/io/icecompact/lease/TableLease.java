@@ -18,17 +18,15 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  *
  * <p>The lease is the item {@code pk=<table>, sk="lease"} with attributes {@code owner}, {@code token}
  * (number), {@code expires_at} (epoch millis), {@code acquired_at} (epoch millis of the owner's latest
- * acquire) and {@code holder}, a map {@code {<owner>: 0}} that lets one write tell a new owner from the
- * current one (below). Expiry is decided by comparing {@code expires_at} with this instance's clock inside
- * the condition of each write; DynamoDB's TTL deletion plays no part (it may run days late, and deleting
- * the item would reset the token).
+ * acquire) and {@code released_at} once released. Expiry is decided by comparing {@code expires_at} with
+ * this instance's clock inside the condition of each write; DynamoDB's TTL deletion plays no part (it
+ * may run days late, and deleting the item would reset the token).
  *
- * <p>{@link #acquire} is ONE conditional UpdateItem, so two owners racing for a table cannot both win:
- * it succeeds when there is no lease item, when the lease expired ({@code expires_at < now}), or when the
- * requesting owner is the one recorded (an idempotent retry of the acquire step, which also renews the
- * expiry). The token is {@code if_not_exists(token, 0) + if_not_exists(holder.<owner>, 1)}, computed by
- * DynamoDB from the item as it was before the write: +1 for every new acquisition, +0 when the recorded
- * owner acquires again, and it never goes back (release keeps it).
+ * <p>{@link #acquire} is at most two conditional UpdateItems, each atomic: the recorded owner asking
+ * again while its lease is not released renews it with the same token (an idempotent retry of the
+ * acquire step); otherwise a lease that is absent, expired ({@code expires_at < now}) or released is
+ * taken with {@code token + 1}. Two owners racing for a free lease cannot both win: the first take-over
+ * makes the condition false for the second. The token never goes back (release keeps it).
  *
  * <p>The token fences stale holders: a job checks {@link #checkHeld} with its token right before it changes
  * the table (the Iceberg commit), and a job whose lease expired and was taken over fails that check even
@@ -41,7 +39,6 @@ public final class TableLease {
   static final String EXPIRES_AT = "expires_at";
   static final String ACQUIRED_AT = "acquired_at";
   static final String RELEASED_AT = "released_at";
-  static final String HOLDER = "holder";
 
   private final DynamoDbClient dynamo;
   private final String tableName;
@@ -84,6 +81,11 @@ public final class TableLease {
       } catch (SdkException e) {
         throw DynamoFailures.classify(e, "acquiring the lease on " + table + " for " + owner);
       }
+      // Our own concurrent retry may have won the take-over: then the lease is ours.
+      if (holder != null && isHeld(holder, clock.millis()) && owner.equals(stringOf(holder, OWNER))) {
+        long expires = longOf(holder, EXPIRES_AT);
+        return new LeaseGrant(true, table, owner, longOf(holder, TOKEN), expires, owner, expires);
+      }
       // A lease read after the refusal may have been released or expired meanwhile: then try again.
       if (holder != null && isHeld(holder, clock.millis()) || attempt == 3) {
         return new LeaseGrant(
@@ -98,41 +100,64 @@ public final class TableLease {
     }
   }
 
+  /**
+   * Two conditional writes, each atomic: the owner renewing its own unreleased lease keeps its token;
+   * otherwise a free (absent, expired or released) lease is taken with token + 1. Of several callers
+   * racing for a free lease, exactly one take-over condition holds.
+   */
   private LeaseGrant tryAcquire(String table, String owner, long now, long expiresAt) {
-    UpdateItemResponse response =
-        dynamo.updateItem(
+    Map<String, AttributeValue> item;
+    try {
+      item =
+          update(
+              table,
+              "SET #expires = :expires, #acquired = :now",
+              "#owner = :owner AND attribute_not_exists(#released)",
+              Map.of("#owner", OWNER, "#expires", EXPIRES_AT, "#acquired", ACQUIRED_AT, "#released", RELEASED_AT),
+              Map.of(":owner", AttributeValue.fromS(owner), ":expires", number(expiresAt), ":now", number(now)));
+    } catch (ConditionalCheckFailedException notOurs) {
+      item =
+          update(
+              table,
+              "SET #owner = :owner, #expires = :expires, #acquired = :now, "
+                  + "#token = if_not_exists(#token, :zero) + :one REMOVE #released",
+              "attribute_not_exists(#pk) OR #expires < :now OR attribute_exists(#released)",
+              Map.of(
+                  "#pk", LeaseTableSchema.PK,
+                  "#owner", OWNER,
+                  "#expires", EXPIRES_AT,
+                  "#acquired", ACQUIRED_AT,
+                  "#token", TOKEN,
+                  "#released", RELEASED_AT),
+              Map.of(
+                  ":owner", AttributeValue.fromS(owner),
+                  ":expires", number(expiresAt),
+                  ":now", number(now),
+                  ":zero", number(0),
+                  ":one", number(1)));
+    }
+    long expires = longOf(item, EXPIRES_AT);
+    return new LeaseGrant(true, table, owner, longOf(item, TOKEN), expires, owner, expires);
+  }
+
+  private Map<String, AttributeValue> update(
+      String table,
+      String updateExpression,
+      String condition,
+      Map<String, String> names,
+      Map<String, AttributeValue> values) {
+    return dynamo
+        .updateItem(
             b ->
                 b.tableName(tableName)
                     .key(key(table))
-                    .updateExpression(
-                        "SET #owner = :owner, #expires = :expires, #acquired = :now, "
-                            + "#token = if_not_exists(#token, :zero) + if_not_exists(#holder.#me, :one), "
-                            + "#holder = :holder "
-                            + "REMOVE #released")
-                    .conditionExpression("attribute_not_exists(#pk) OR #expires < :now OR #owner = :owner")
-                    .expressionAttributeNames(
-                        Map.of(
-                            "#pk", LeaseTableSchema.PK,
-                            "#owner", OWNER,
-                            "#expires", EXPIRES_AT,
-                            "#acquired", ACQUIRED_AT,
-                            "#token", TOKEN,
-                            "#holder", HOLDER,
-                            "#me", owner,
-                            "#released", RELEASED_AT))
-                    .expressionAttributeValues(
-                        Map.of(
-                            ":owner", AttributeValue.fromS(owner),
-                            ":expires", number(expiresAt),
-                            ":now", number(now),
-                            ":zero", number(0),
-                            ":one", number(1),
-                            ":holder", AttributeValue.fromM(Map.of(owner, number(0)))))
+                    .updateExpression(updateExpression)
+                    .conditionExpression(condition)
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(values)
                     .returnValues(ReturnValue.ALL_NEW)
-                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD));
-    Map<String, AttributeValue> item = response.attributes();
-    long expires = longOf(item, EXPIRES_AT);
-    return new LeaseGrant(true, table, owner, longOf(item, TOKEN), expires, owner, expires);
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+        .attributes();
   }
 
   /** Whether the lease item is held by someone at {@code now}: not released, not expired. */
@@ -192,7 +217,7 @@ public final class TableLease {
           b ->
               b.tableName(tableName)
                   .key(key(table))
-                  .updateExpression("SET #expires = :zero, #released = :now REMOVE #holder")
+                  .updateExpression("SET #expires = :zero, #released = :now")
                   .conditionExpression(
                       "#owner = :owner AND #token = :token AND attribute_not_exists(#released)")
                   .expressionAttributeNames(
@@ -200,8 +225,7 @@ public final class TableLease {
                           "#owner", OWNER,
                           "#token", TOKEN,
                           "#expires", EXPIRES_AT,
-                          "#released", RELEASED_AT,
-                          "#holder", HOLDER))
+                          "#released", RELEASED_AT))
                   .expressionAttributeValues(
                       Map.of(
                           ":owner", AttributeValue.fromS(owner),
