@@ -7,7 +7,8 @@
 //                                  [--input-file <file>] (default: stdin) [--retry-interval-ms <n>]
 //                                  [--execution-name <name>]
 // Prints one JSON line on stdout:
-//   {"status": "SUCCEEDED"|"FAILED"|"TIMED_OUT", "output": <JSON value or null>, "error": ..., "cause": ...}
+//   {"status": "SUCCEEDED"|"FAILED"|"TIMED_OUT", "output": <JSON value or null>, "error": ..., "cause": ...,
+//    "states": [<names of the top-level states entered, in order; states inside Map iterations left out>]}
 // Exit code 0 when the execution ran (whatever its outcome), 1 when it could not start (bad arguments, a
 // definition the library rejects); the reason goes to stderr.
 
@@ -145,12 +146,23 @@ async function main() {
   };
 
   const execution = stateMachine.run(input, runOptions);
+  // The execution's path: events of states inside a Map iteration carry the iteration's index.
+  const states = [];
+  const collecting = (async () => {
+    for await (const event of execution.eventLogs) {
+      if (event.type === 'StateEntered' && event.index === undefined) states.push(event.state.name);
+    }
+  })();
+  // The event log closes when the execution ends; do not wait for it longer than that.
+  const collected = () => Promise.race([collecting, new Promise((resolve) => setTimeout(resolve, 1000))]);
   try {
     const output = await execution.result;
-    print({ status: 'SUCCEEDED', output: output === undefined ? null : output, error: null, cause: null });
+    await collected();
+    print({ status: 'SUCCEEDED', output: output === undefined ? null : output, error: null, cause: null, states });
   } catch (err) {
+    await collected();
     if (err instanceof ExecutionTimeoutError) {
-      print({ status: 'TIMED_OUT', output: null, error: 'States.Timeout', cause: 'The execution timed out' });
+      print({ status: 'TIMED_OUT', output: null, error: 'States.Timeout', cause: 'The execution timed out', states });
       return;
     }
     const cause = err instanceof ExecutionError && err.cause ? err.cause : err;
@@ -159,6 +171,7 @@ async function main() {
       output: null,
       error: cause.name || 'Error',
       cause: cause.message === undefined ? null : String(cause.message),
+      states,
     });
   }
 }

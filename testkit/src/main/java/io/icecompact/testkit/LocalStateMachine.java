@@ -27,6 +27,11 @@ import java.util.concurrent.TimeoutException;
  * ({@code $$.State.RetryCount} fails the execution); inside a Map iteration {@code $$.Execution.Input} is
  * the item. JSONata, {@code Assign} variables, ItemReader/ResultWriter and tolerated failures are not
  * supported; Task resources must be plain Lambda function ARNs, not {@code arn:aws:states:::lambda:invoke}.
+ * {@code "ResultPath": "$"} stores the result under a key {@code "$"} instead of replacing the state's input
+ * (omitting ResultPath means the same and works). Numbers are JavaScript doubles: an integer above 2^53,
+ * such as an Iceberg snapshot id, comes out rounded. A Map whose {@code ProcessorConfig} has
+ * {@code Mode: DISTRIBUTED} runs its iterations inline, like an INLINE Map (no child executions);
+ * {@code MaxConcurrencyPath} and Fail states' {@code ErrorPath}/{@code CausePath} work.
  * A Lambda error's {@code Cause} is the function's error document, as in AWS (the runner patches the
  * library, which would give {@code "<errorType>: <errorMessage>"}).
  */
@@ -41,11 +46,23 @@ public final class LocalStateMachine implements AutoCloseable {
   /**
    * The outcome of one execution. {@code status} is {@code SUCCEEDED}, {@code FAILED} or {@code TIMED_OUT}
    * (the definition's own {@code TimeoutSeconds}); {@code output} is the execution's output as JSON text
-   * (null unless SUCCEEDED); {@code error} and {@code cause} are set when it did not succeed.
+   * (null unless SUCCEEDED); {@code error} and {@code cause} are set when it did not succeed;
+   * {@code states} names the top-level states the execution entered, in order (a state's retries happen
+   * within one entry; states inside Map iterations are left out).
    */
-  public record ExecutionResult(String status, String output, String error, String cause) {
+  public record ExecutionResult(
+      String status, String output, String error, String cause, List<String> states) {
+    public ExecutionResult {
+      states = states == null ? List.of() : List.copyOf(states);
+    }
+
     public boolean succeeded() {
       return "SUCCEEDED".equals(status);
+    }
+
+    /** The state the execution ended in (a Succeed or Fail state, or an End state), or null if none ran. */
+    public String lastState() {
+      return states.isEmpty() ? null : states.get(states.size() - 1);
     }
 
     /** The output parsed; fails unless the execution succeeded. */
@@ -143,11 +160,17 @@ public final class LocalStateMachine implements AutoCloseable {
       JsonNode result = JSON.readTree(line);
       JsonNode output = result.get("output");
       String status = result.get("status").asText();
+      List<String> states = new ArrayList<>();
+      JsonNode entered = result.get("states");
+      if (entered != null) {
+        entered.forEach(state -> states.add(state.asText()));
+      }
       return new ExecutionResult(
           status,
           "SUCCEEDED".equals(status) ? JSON.writeValueAsString(output) : null,
           textOrNull(result.get("error")),
-          textOrNull(result.get("cause")));
+          textOrNull(result.get("cause")),
+          states);
     } catch (IOException e) {
       throw new IllegalStateException("unexpected runner output: " + completed.stdout(), e);
     }

@@ -104,6 +104,9 @@ class LocalStateMachineTest {
         .isEqualTo(
             JSON.readTree(
                 "{\"job\":\"job-1\",\"committed\":[10,11,12,14],\"failed\":[13]}"));
+    // The path through the top-level states (retries and Map iterations are not entries of their own).
+    assertThat(result.states()).containsExactly("Plan", "Rewrite groups", "Commit");
+    assertThat(result.lastState()).isEqualTo("Commit");
     assertThat(lambda.invocations("plan")).isEqualTo(2); // failed once, retried once
     assertThat(lambda.invocations("rewrite")).isEqualTo(5); // Catch does not retry
     assertThat(lambda.invocations("commit")).isEqualTo(1);
@@ -144,6 +147,7 @@ class LocalStateMachineTest {
     assertThat(result.status()).isEqualTo("FAILED");
     assertThat(result.output()).isNull();
     assertThat(result.error()).isEqualTo(TransientFailure.class.getName());
+    assertThat(result.states()).containsExactly("Plan");
     JsonNode cause = JSON.readTree(result.cause());
     assertThat(cause.get("errorType").asText()).isEqualTo(TransientFailure.class.getName());
     assertThat(cause.get("errorMessage").asText()).isEqualTo("still throttled");

@@ -90,6 +90,23 @@ class StepFunctionsFeaturesTest {
   }
 
   @Test
+  void integersAboveTwoToThe53AreRoundedAndResultPathDollarNestsTheResult() throws Exception {
+    long snapshotId = 6080832484641370336L; // a typical Iceberg snapshot id
+    lambda.register("big", (JsonHandler) (input, context) -> java.util.Map.of("id", snapshotId));
+
+    LocalStateMachine.ExecutionResult result = stepFunctions.run(definition("quirks.json"), "{\"job\": \"j1\"}");
+
+    assertThat(result.status()).isEqualTo("SUCCEEDED");
+    JsonNode output = result.outputJson();
+    // Numbers are JavaScript doubles: the id comes back as the nearest double, printed shortest.
+    assertThat(output.get("answer").get("id").asLong()).isEqualTo(6080832484641370000L).isNotEqualTo(snapshotId);
+    // Step Functions would make {"replaced": true} the whole state; the interpreter stores the result
+    // under a key "$" and keeps the input. A definition that omits ResultPath (same meaning) avoids it.
+    assertThat(output.get("$")).isEqualTo(JSON.readTree("{\"replaced\": true}"));
+    assertThat(output.get("job").asText()).isEqualTo("j1");
+  }
+
+  @Test
   void stateRetryCountIsNotSupported() {
     lambda.register("attempt", (JsonHandler) (input, context) -> input);
 

@@ -1,6 +1,11 @@
 package io.icecompact.core.job;
 
-/** How one planned group ended, with the reason when it did not end rewritten. */
+import com.fasterxml.jackson.annotation.JsonFormat;
+
+/**
+ * How one planned group ended, with the reason when it did not end rewritten. The snapshot id is written
+ * as a JSON string (see {@link JobResult}).
+ */
 public record GroupOutcome(
     int groupIndex,
     String partition,
@@ -10,7 +15,7 @@ public record GroupOutcome(
     long inputBytes,
     int outputFiles,
     long outputRows,
-    Long snapshotId) {
+    @JsonFormat(shape = JsonFormat.Shape.STRING) Long snapshotId) {
 
   public enum Status {
     /** Its output is in a committed snapshot. */

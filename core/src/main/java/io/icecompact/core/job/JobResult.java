@@ -1,17 +1,22 @@
 package io.icecompact.core.job;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
 import java.util.List;
 
 /**
  * The result of a job. Counts use the names of Spark's {@code rewrite_data_files} result so that
  * dashboards built for Spark read it unchanged; they count only what the table's metadata confirms.
+ *
+ * <p>Snapshot ids are written as JSON strings: they are random 64-bit numbers, and a JSON number above
+ * 2^53 is rounded by every reader that parses numbers as doubles (JavaScript, so the Step Functions
+ * interpreter used in tests and any JavaScript consumer of the execution output). Both forms are read.
  */
 public record JobResult(
     String jobId,
     String table,
     JobStatus status,
     String reason,
-    List<Long> snapshotIds,
+    @JsonFormat(shape = JsonFormat.Shape.STRING) List<Long> snapshotIds,
     int rewrittenDataFilesCount,
     int addedDataFilesCount,
     long rewrittenBytesCount,

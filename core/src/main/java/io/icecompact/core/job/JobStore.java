@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -78,12 +79,16 @@ public final class JobStore {
    * Numbers a worker attempt when the caller cannot (a Step Functions retry re-sends the same input):
    * the first attempt number without a marker, marked as taken. Attempts of one group run one after
    * another, so a marker per attempt suffices.
+   *
+   * <p>Markers are only checked for existence, never read: S3FileIO reads with a ranged GET
+   * ({@code bytes=0-}), which S3 refuses on an empty object (416 InvalidRange). They hold the attempt
+   * number all the same.
    */
   public int claimAttempt(WorkLocation work, int groupIndex) {
     for (int attempt = 1; attempt < 10_000; attempt++) {
       String marker = work.attemptMarker(groupIndex, attempt);
-      if (read(marker).isEmpty()) {
-        write(marker, new byte[0]);
+      if (!exists(marker)) {
+        write(marker, Integer.toString(attempt).getBytes(StandardCharsets.UTF_8));
         return attempt;
       }
     }
@@ -108,6 +113,16 @@ public final class JobStore {
     }
   }
 
+  private boolean exists(String location) {
+    try {
+      return io.newInputFile(location).exists();
+    } catch (NotFoundException e) {
+      return false;
+    } catch (RuntimeException e) {
+      throw FailureClassifier.classify(e, "Cannot read " + location, PlanIntegrityException::new);
+    }
+  }
+
   private Optional<byte[]> read(String location) {
     InputFile file = io.newInputFile(location);
     try {
@@ -122,6 +137,9 @@ public final class JobStore {
     } catch (IOException e) {
       throw FailureClassifier.classify(
           new UncheckedIOException(e), "Cannot read " + location, PlanIntegrityException::new);
+    } catch (RuntimeException e) {
+      // e.g. an S3Exception (throttling, 5xx): typed, so that Step Functions' Retry can match it
+      throw FailureClassifier.classify(e, "Cannot read " + location, PlanIntegrityException::new);
     }
   }
 

@@ -1,0 +1,140 @@
+package io.icecompact.statemachine;
+
+import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
+import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.lease.JobLogEntry;
+import io.icecompact.lease.LeaseGrant;
+import io.icecompact.lease.lambda.AcquireLeaseHandler;
+import io.icecompact.planner.lambda.PlanRewriteHandler;
+import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/** Scenario 4: one execution per table at a time, and the lease of a crashed execution is taken over. */
+class StateMachineLeaseTest extends StateMachineTestBase {
+
+  @Test
+  void ofTwoExecutionsStartedTogetherOneCompactsAndTheOtherEndsLeaseHeldWithoutPlanning() throws Exception {
+    Map<String, String> catalog = jdbcCatalog();
+    Table table = createTable(catalog);
+    Map<String, Long> rowsBefore = LiveRows.multiset(table);
+    int snapshotsBefore = snapshots(table).size();
+
+    // Both executions take their turn at the lease before either plans, whatever their timing.
+    CountDownLatch bothAsked = new CountDownLatch(2);
+    AcquireLeaseHandler acquire = new AcquireLeaseHandler(leaseSteps);
+    lambda.register(
+        ACQUIRE_LEASE,
+        (in, out, context) -> {
+          try {
+            acquire.handleRequest(in, out, context);
+          } finally {
+            bothAsked.countDown();
+          }
+        });
+    PlanRewriteHandler plan = new PlanRewriteHandler();
+    lambda.register(
+        PLAN_REWRITE,
+        (in, out, context) -> {
+          try {
+            if (!bothAsked.await(60, TimeUnit.SECONDS)) {
+              throw new IllegalStateException("the second execution never asked for the lease");
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+          plan.handleRequest(in, out, context);
+        });
+
+    String input = json(input(catalog));
+    ExecutorService executions = Executors.newFixedThreadPool(2);
+    List<ExecutionResult> results;
+    try {
+      Future<ExecutionResult> first = executions.submit(() -> stepFunctions.run(definition, input));
+      Future<ExecutionResult> second = executions.submit(() -> stepFunctions.run(definition, input));
+      results = List.of(first.get(3, TimeUnit.MINUTES), second.get(3, TimeUnit.MINUTES));
+    } finally {
+      executions.shutdownNow();
+    }
+
+    List<ExecutionResult> compacted = results.stream().filter(r -> "Done".equals(r.lastState())).toList();
+    List<ExecutionResult> held = results.stream().filter(r -> "LeaseHeld".equals(r.lastState())).toList();
+    assertThat(compacted).as("%s", results).hasSize(1);
+    assertThat(held).as("%s", results).hasSize(1);
+    assertSucceeded(compacted.get(0), COMPACTED_PATH);
+    assertSucceeded(held.get(0), List.of("AcquireLease", "LeaseAcquired?", "LeaseHeld"));
+
+    List<String> executionIds = executionIds();
+    assertThat(executionIds).hasSize(2).doesNotHaveDuplicates();
+    JsonNode heldOutput = held.get(0).outputJson();
+    String loser = heldOutput.get("owner").asText();
+    String winner = heldOutput.get("held_by").asText();
+    assertThat(executionIds).containsExactlyInAnyOrder(loser, winner);
+    assertThat(heldOutput.get("acquired").asBoolean()).isFalse();
+    assertThat(heldOutput.get("table").asText()).isEqualTo(TABLE);
+    assertThat(heldOutput.get("token").asLong()).isZero();
+    assertThat(heldOutput.get("held_until_millis").asLong()).isGreaterThan(System.currentTimeMillis());
+
+    JsonNode output = compacted.get(0).outputJson();
+    assertJobStatus(output, "COMMITTED");
+    String jobId = output.get("job_id").asText();
+    assertInvocations(2, 1, GROUPS, 0, 1, 1);
+    List<Snapshot> added = newSnapshots(table, snapshotsBefore);
+    assertThat(added).hasSize(1);
+    assertReplaceStampedWith(added.get(0), jobId);
+    assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
+    assertThat(jobLog()).extracting(JobLogEntry::jobId).containsExactly(jobId);
+    Map<String, AttributeValue> lease = leaseItem();
+    assertThat(lease.get("owner").s()).isEqualTo(winner);
+    assertThat(number(lease, "token")).isEqualTo(1);
+    assertThat(lease).containsKey("released_at");
+  }
+
+  @Test
+  void theExpiredLeaseOfACrashedExecutionIsTakenOver() throws Exception {
+    Map<String, String> catalog = jdbcCatalog();
+    Table table = createTable(catalog);
+    Map<String, Long> rowsBefore = LiveRows.multiset(table);
+    int snapshotsBefore = snapshots(table).size();
+    LeaseGrant crashed = leaseSteps.lease().acquire(TABLE, "crashed-exec", Duration.ofMillis(1));
+    assertThat(crashed.acquired()).isTrue();
+    assertThat(crashed.token()).isEqualTo(1);
+    Thread.sleep(20); // its lease expires; it never releases it
+
+    ExecutionResult result = run(input(catalog));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    JsonNode output = result.outputJson();
+    assertJobStatus(output, "COMMITTED");
+    String jobId = output.get("job_id").asText();
+    JsonNode grant = payloads(CompactionDefinition.COMMIT_SNAPSHOT).get(0).get("lease");
+    assertThat(grant.get("acquired").asBoolean()).isTrue();
+    assertThat(grant.get("owner").asText()).isEqualTo(executionIds().get(0));
+    assertThat(grant.get("token").asLong()).isEqualTo(2); // a new acquisition fences the crashed one
+    assertInvocations(1, 1, GROUPS, 0, 1, 1);
+    List<Snapshot> added = newSnapshots(table, snapshotsBefore);
+    assertThat(added).hasSize(1);
+    assertReplaceStampedWith(added.get(0), jobId);
+    assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
+    assertThat(jobLog()).extracting(JobLogEntry::jobId).containsExactly(jobId);
+    Map<String, AttributeValue> lease = leaseItem();
+    assertThat(lease.get("owner").s()).isEqualTo(executionIds().get(0));
+    assertThat(number(lease, "token")).isEqualTo(2);
+    assertThat(lease).containsKey("released_at");
+  }
+}
