@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.metrics.JobMetrics;
 import io.icecompact.lease.JobLog;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;
@@ -18,7 +19,8 @@ import java.util.Map;
 /**
  * Lambda entry point of {@code ReleaseLease} and {@code ReleaseLeaseAfterFailure}: writes the job's
  * record to the job log (its result, or the error of the step that failed) and releases the lease,
- * conditional on owner and token, so a lease taken over meanwhile is left to its new holder.
+ * conditional on owner and token, so a lease taken over meanwhile is left to its new holder. A job
+ * that reached a result also emits its CloudWatch metrics as one Embedded Metric Format log line.
  */
 public final class ReleaseLeaseHandler implements RequestStreamHandler {
   /** Step Functions' error object, present on the failure path. */
@@ -44,6 +46,15 @@ public final class ReleaseLeaseHandler implements RequestStreamHandler {
     LeaseGrant lease = input.lease();
     long started = input.settings() == null ? steps.clock().millis() : input.settings().startedAtMillis();
     steps.jobLog().record(entry(input, started, steps.clock().millis() - started));
+    if (input.result() != null && input.result().status() != null) {
+      // one Embedded Metric Format line: CloudWatch makes the job's metrics from the log
+      String emf = JobJson.toJson(JobMetrics.emf(input.result(), steps.clock().millis()));
+      if (context != null && context.getLogger() != null) {
+        context.getLogger().log(emf + "\n");
+      } else {
+        System.out.println(emf);
+      }
+    }
     boolean released =
         lease != null && lease.acquired() && steps.lease().release(lease.table(), lease.owner(), lease.token());
     JobJson.mapper().writeValue(out, new Output(released));
