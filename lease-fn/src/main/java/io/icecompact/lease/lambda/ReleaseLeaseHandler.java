@@ -45,19 +45,30 @@ public final class ReleaseLeaseHandler implements RequestStreamHandler {
     Input input = JobJson.mapper().readValue(in, Input.class);
     LeaseGrant lease = input.lease();
     long started = input.settings() == null ? steps.clock().millis() : input.settings().startedAtMillis();
-    steps.jobLog().record(entry(input, started, steps.clock().millis() - started));
+    JobLogEntry entry = entry(input, started, steps.clock().millis() - started);
+    steps.jobLog().record(entry);
+    logOutcome(entry);
     if (input.result() != null && input.result().status() != null) {
       // one Embedded Metric Format line: CloudWatch makes the job's metrics from the log
-      String emf = JobJson.toJson(JobMetrics.emf(input.result(), steps.clock().millis()));
-      if (context != null && context.getLogger() != null) {
-        context.getLogger().log(emf + "\n");
-      } else {
-        System.out.println(emf);
-      }
+      System.out.println(JobJson.toJson(JobMetrics.emf(input.result(), steps.clock().millis())));
     }
     boolean released =
         lease != null && lease.acquired() && steps.lease().release(lease.table(), lease.owner(), lease.token());
     JobJson.mapper().writeValue(out, new Output(released));
+  }
+
+  /**
+   * One JSON line per job on stdout (the function's log group): infra/template.yaml's metric filter
+   * counts {@code "icecompact": "job"} lines whose status is UNKNOWN or PARTIAL. Keep the field names.
+   */
+  private static void logOutcome(JobLogEntry entry) throws IOException {
+    Map<String, Object> line = new java.util.LinkedHashMap<>();
+    line.put("icecompact", "job");
+    line.put("table", entry.table());
+    line.put("job_id", entry.jobId());
+    line.put("status", entry.status());
+    line.put("duration_ms", entry.durationMillis());
+    System.out.println(JobJson.mapper().writeValueAsString(line));
   }
 
   private static JobLogEntry entry(Input input, long startedAt, long durationMillis) {

@@ -1,0 +1,420 @@
+package io.icecompact.infra;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Checks infra/template.yaml against the state machine definition, the handlers and the IAM rules. */
+class TemplateTest {
+  /** The jar naming convention of the Lambda modules: one place to change when the jars are renamed. */
+  static String jarOf(String module, String version) {
+    return "../" + module + "/target/icecompact-" + module + "-" + version + "-lambda.jar";
+  }
+
+  static final Map<String, String> FUNCTIONS = Map.of(
+      "AcquireLeaseFunction", "AcquireLeaseFunctionArn",
+      "PlanRewriteFunction", "PlanRewriteFunctionArn",
+      "RewriteGroupFunction", "RewriteGroupFunctionArn",
+      "RecordGroupFailureFunction", "RecordGroupFailureFunctionArn",
+      "CommitSnapshotFunction", "CommitSnapshotFunctionArn",
+      "ReleaseLeaseFunction", "ReleaseLeaseFunctionArn");
+
+  /** Functions that run without any catalog: they get neither catalog nor lease table permissions. */
+  static final Set<String> WORKERS = Set.of("RewriteGroupFunction", "RecordGroupFailureFunction");
+
+  static final List<String> CATALOG_ACTION_PREFIXES =
+      List.of("glue:", "dynamodb:", "s3tables:", "lakeformation:", "secretsmanager:", "rds-db:");
+
+  static Path infraDir;
+  static Path rootDir;
+  static Map<String, Object> template;
+  static Map<String, Object> resources;
+
+  @BeforeAll
+  static void load() throws IOException {
+    infraDir = Path.of(System.getProperty("icecompact.infra.dir", ".")).toAbsolutePath().normalize();
+    rootDir = infraDir.getParent();
+    template = CfnYaml.load(infraDir.resolve("template.yaml"));
+    resources = map(template.get("Resources"));
+  }
+
+  @Test
+  void isASamTemplate() {
+    assertThat(template.get("Transform")).isEqualTo("AWS::Serverless-2016-10-31");
+  }
+
+  @Test
+  void everyPlaceholderOfTheDefinitionHasASubstitutionAndViceVersa() throws IOException {
+    String definition = Files.readString(definitionFile(), StandardCharsets.UTF_8);
+    Set<String> placeholders = new TreeSet<>();
+    Matcher m = Pattern.compile("\\$\\{([^}]+)}").matcher(definition);
+    while (m.find()) {
+      placeholders.add(m.group(1));
+    }
+    Map<String, Object> substitutions = map(props("CompactionStateMachine").get("DefinitionSubstitutions"));
+
+    assertThat(placeholders).isNotEmpty();
+    assertThat(new TreeSet<>(substitutions.keySet())).isEqualTo(placeholders);
+    // Each placeholder maps to the ARN of the function it names.
+    FUNCTIONS.forEach((function, placeholder) ->
+        assertThat(substitutions.get(placeholder)).as(placeholder).isEqualTo(getAtt(function, "Arn")));
+  }
+
+  @Test
+  void definitionUriPointsAtTheDefinitionFile() throws IOException {
+    assertThat(props("CompactionStateMachine").get("DefinitionUri")).isEqualTo("../state-machine/compaction.asl.json");
+    assertThat(definitionFile()).exists();
+    assertThat(new ObjectMapper().readTree(definitionFile().toFile()).get("StartAt").asText()).isEqualTo("AcquireLease");
+  }
+
+  @Test
+  void theSixFunctionsUseJava21OnArm64WithTheirHandlersAndJars() {
+    Map<String, Object> globals = map(map(template.get("Globals")).get("Function"));
+    Map<String, Object> functions = resourcesOfType("AWS::Serverless::Function");
+    assertThat(functions.keySet()).containsExactlyInAnyOrderElementsOf(FUNCTIONS.keySet());
+    String version = System.getProperty("icecompact.version", "0.1.0-SNAPSHOT");
+
+    functions.forEach((name, resource) -> {
+      Map<String, Object> p = map(map(resource).get("Properties"));
+      assertThat(p.getOrDefault("Runtime", globals.get("Runtime"))).as(name).isEqualTo("java21");
+      assertThat(p.getOrDefault("Architectures", globals.get("Architectures"))).as(name).isEqualTo(List.of("arm64"));
+      assertThat(p.get("Timeout")).as(name).isIn(60, 900);
+      assertThat(p).as(name).containsKey("MemorySize");
+
+      String handler = (String) p.get("Handler");
+      assertThat(handler).as(name).endsWith("::handleRequest");
+      String className = handler.substring(0, handler.indexOf("::"));
+      String module = (String) p.get("CodeUri");
+      module = module.substring(3, module.indexOf('/', 3));
+      assertThat(p.get("CodeUri")).as(name).isEqualTo(jarOf(module, version));
+      assertThat(rootDir.resolve(module).resolve("src/main/java")
+          .resolve(className.replace('.', '/') + ".java")).as(name + " handler source").exists();
+    });
+    assertThat(props("RewriteGroupFunction").get("EphemeralStorage")).isEqualTo(Map.of("Size", 10240));
+    assertThat(props("RewriteGroupFunction").get("Timeout")).isEqualTo(900);
+  }
+
+  @Test
+  void everyFunctionLogsToALogGroupWithTheRetentionParameter() {
+    assertThat(map(map(template.get("Parameters")).get("LogRetentionDays")).get("Default")).isEqualTo(30);
+    resourcesOfType("AWS::Serverless::Function").forEach((name, resource) -> {
+      Object logGroup = map(map(map(resource).get("Properties")).get("LoggingConfig")).get("LogGroup");
+      String logGroupName = (String) map(logGroup).get("Ref");
+      assertThat(type(logGroupName)).as(name).isEqualTo("AWS::Logs::LogGroup");
+      assertThat(props(logGroupName).get("RetentionInDays")).isEqualTo(Map.of("Ref", "LogRetentionDays"));
+    });
+  }
+
+  @Test
+  void workersHaveNoCatalogAndNoLeaseTablePermissions() {
+    for (String worker : WORKERS) {
+      Map<String, Object> p = props(worker);
+      List<String> actions = actions(p.get("Policies"));
+      assertThat(actions).as(worker).isNotEmpty().allSatisfy(action ->
+          assertThat(CATALOG_ACTION_PREFIXES).noneMatch(action::startsWith));
+      assertThat(actions).as(worker).noneMatch(action -> action.contains("*"));
+      // No managed policy (e.g. CatalogAccessPolicyArn) and no conditional statements either.
+      assertThat(strings(p.get("Policies"))).as(worker)
+          .doesNotContain("CatalogAccessPolicyArn", "LeaseTable", "IsGlue", "IsDynamoDbCatalog");
+      assertThat(p).as(worker).doesNotContainKey("Environment");
+    }
+  }
+
+  @Test
+  void onlyPlannerAndCommitterGetCatalogPermissions() {
+    Set<String> withGlue = new TreeSet<>();
+    resourcesOfType("AWS::Serverless::Function").forEach((name, resource) -> {
+      if (actions(map(map(resource).get("Properties")).get("Policies")).stream().anyMatch(a -> a.startsWith("glue:"))) {
+        withGlue.add(name);
+      }
+    });
+    assertThat(withGlue).containsExactlyInAnyOrder("PlanRewriteFunction", "CommitSnapshotFunction");
+    assertThat(actions(props("PlanRewriteFunction").get("Policies")))
+        .contains("glue:GetTable", "glue:GetDatabase").doesNotContain("glue:UpdateTable");
+    assertThat(actions(props("CommitSnapshotFunction").get("Policies"))).contains("glue:GetTable", "glue:UpdateTable");
+  }
+
+  @Test
+  void onlyTheLeaseFunctionsAndTheCommitterUseTheLeaseTable() {
+    Set<String> users = new TreeSet<>();
+    resourcesOfType("AWS::Serverless::Function").forEach((name, resource) -> {
+      if (strings(map(resource).get("Properties")).contains("LeaseTable")) {
+        users.add(name);
+      }
+    });
+    assertThat(users).containsExactlyInAnyOrder("AcquireLeaseFunction", "ReleaseLeaseFunction", "CommitSnapshotFunction");
+    for (String user : users) {
+      Map<String, Object> env = map(map(props(user).get("Environment")).get("Variables"));
+      assertThat(env.get("LEASE_TABLE")).as(user).isEqualTo(Map.of("Ref", "LeaseTable"));
+    }
+    assertThat(actions(props("CommitSnapshotFunction").get("Policies")).stream()
+        .filter(a -> a.startsWith("dynamodb:")).collect(Collectors.toSet()))
+        .as("the committer only reads the lease (DynamoDbCatalog statements are conditional)")
+        .contains("dynamodb:GetItem");
+  }
+
+  @Test
+  void theStateMachineMayInvokeOnlyItsSixFunctions() {
+    List<Map<String, Object>> statements = statements(props("CompactionStateMachine").get("Policies"));
+    List<Object> lambdaResources = new ArrayList<>();
+    for (Map<String, Object> statement : statements) {
+      List<String> actions = asStrings(statement.get("Action"));
+      if (actions.stream().anyMatch(a -> a.startsWith("lambda:"))) {
+        assertThat(actions).containsExactly("lambda:InvokeFunction");
+        lambdaResources.addAll(asList(statement.get("Resource")));
+      }
+    }
+    assertThat(lambdaResources).containsExactlyInAnyOrderElementsOf(
+        FUNCTIONS.keySet().stream().map(f -> (Object) getAtt(f, "Arn")).toList());
+
+    // DISTRIBUTED Map: child executions of this state machine only.
+    Set<String> allActions = statements.stream().flatMap(s -> asStrings(s.get("Action")).stream())
+        .collect(Collectors.toCollection(TreeSet::new));
+    assertThat(allActions).containsExactlyInAnyOrder(
+        "lambda:InvokeFunction", "states:StartExecution", "states:DescribeExecution", "states:StopExecution");
+    String name = (String) map(props("CompactionStateMachine").get("Name")).get("Fn::Sub");
+    for (Map<String, Object> statement : statements) {
+      if (asStrings(statement.get("Action")).contains("states:StartExecution")) {
+        assertThat(sub(statement.get("Resource"))).endsWith(":stateMachine:" + name);
+      }
+      if (asStrings(statement.get("Action")).contains("states:DescribeExecution")) {
+        assertThat(sub(statement.get("Resource"))).endsWith(":execution:" + name + "/*");
+      }
+    }
+    String definition = assertDoesNotThrow(() -> Files.readString(definitionFile()));
+    assertThat(definition).contains("\"Mode\": \"DISTRIBUTED\"");
+  }
+
+  @Test
+  void theLeaseTableIsOnDemandWithPointInTimeRecoveryAndStringKeys() {
+    assertThat(type("LeaseTable")).isEqualTo("AWS::DynamoDB::Table");
+    Map<String, Object> p = props("LeaseTable");
+    assertThat(p.get("BillingMode")).isEqualTo("PAY_PER_REQUEST");
+    assertThat(map(p.get("PointInTimeRecoverySpecification")).get("PointInTimeRecoveryEnabled")).isEqualTo(true);
+    assertThat(p.get("KeySchema")).isEqualTo(List.of(
+        Map.of("AttributeName", "pk", "KeyType", "HASH"), Map.of("AttributeName", "sk", "KeyType", "RANGE")));
+    assertThat(p.get("AttributeDefinitions")).isEqualTo(List.of(
+        Map.of("AttributeName", "pk", "AttributeType", "S"), Map.of("AttributeName", "sk", "AttributeType", "S")));
+  }
+
+  @Test
+  void theWorkBucketExpiresJobArtefacts() {
+    assertThat(type("WorkBucket")).isEqualTo("AWS::S3::Bucket");
+    List<Object> rules = asList(map(props("WorkBucket").get("LifecycleConfiguration")).get("Rules"));
+    assertThat(rules).anySatisfy(rule -> {
+      assertThat(map(rule).get("Status")).isEqualTo("Enabled");
+      assertThat(map(rule).get("ExpirationInDays")).isEqualTo(Map.of("Ref", "WorkArtefactRetentionDays"));
+      assertThat(map(rule).get("Prefix")).isEqualTo(Map.of("Ref", "WorkPrefix"));
+    });
+    assertThat(map(map(template.get("Parameters")).get("WorkArtefactRetentionDays")).get("Default")).isEqualTo(14);
+  }
+
+  @Test
+  void schedulesStartTheStateMachineWithAValidExecutionInput() throws IOException {
+    Map<String, Object> schedules = resourcesOfType("AWS::Scheduler::Schedule");
+    assertThat(schedules).hasSize(3);
+    JsonNode schema = new ObjectMapper().readTree(rootDir.resolve("state-machine/execution-input.schema.json").toFile());
+    Set<String> allowed = new TreeSet<>();
+    schema.get("properties").fieldNames().forEachRemaining(allowed::add);
+
+    schedules.forEach((name, resource) -> {
+      Map<String, Object> target = map(map(map(resource).get("Properties")).get("Target"));
+      assertThat(target.get("Arn")).isEqualTo(Map.of("Ref", "CompactionStateMachine"));
+      assertThat(target.get("RoleArn")).isEqualTo(getAtt("SchedulerRole", "Arn"));
+      String input = (String) asList(map(target.get("Input")).get("Fn::Sub")).get(0);
+      String filled = input
+          .replaceAll("\\$\\{Table\\d}", "analytics.orders")
+          .replace("${Catalog}", "{\"type\": \"glue\", \"warehouse\": \"s3://w/warehouse/\"}")
+          .replace("${ScheduleOptionsJson}", "{}")
+          .replace("${Bucket}", "work-bucket")
+          .replace("${WorkPrefix}", "icecompact/jobs/");
+      assertThat(filled).as(name).doesNotContain("${");
+      JsonNode json = assertDoesNotThrow(() -> new ObjectMapper().readTree(filled));
+      Set<String> fields = new TreeSet<>();
+      json.fieldNames().forEachRemaining(fields::add);
+      assertThat(fields).as(name).contains("table", "catalog_properties").isSubsetOf(allowed);
+      assertThat(json.get("table").asText()).isEqualTo("analytics.orders");
+    });
+
+    List<Map<String, Object>> statements =
+        statements(asList(map(props("SchedulerRole")).get("Policies")).stream()
+            .map(p -> map(p).get("PolicyDocument")).toList());
+    assertThat(statements).hasSize(1);
+    assertThat(asStrings(statements.get(0).get("Action"))).containsExactly("states:StartExecution");
+    assertThat(statements.get(0).get("Resource")).isEqualTo(Map.of("Ref", "CompactionStateMachine"));
+  }
+
+  @Test
+  void everyAlarmExists() throws IOException {
+    Map<String, Object> alarms = resourcesOfType("AWS::CloudWatch::Alarm");
+    assertThat(alarms).containsKeys("ExecutionsFailedAlarm", "ExecutionsTimedOutAlarm", "UnknownOrPartialJobsAlarm");
+
+    Map<String, Object> failed = props("ExecutionsFailedAlarm");
+    assertThat(failed.get("Namespace")).isEqualTo("AWS/States");
+    assertThat(failed.get("MetricName")).isEqualTo("ExecutionsFailed");
+    assertThat(failed.get("Dimensions")).isEqualTo(List.of(
+        Map.of("Name", "StateMachineArn", "Value", Map.of("Ref", "CompactionStateMachine"))));
+
+    Map<String, Object> filter = props("UnknownOrPartialJobsMetricFilter");
+    assertThat(filter.get("LogGroupName")).isEqualTo(Map.of("Ref", "ReleaseLeaseLogGroup"));
+    assertThat((String) filter.get("FilterPattern"))
+        .contains("$.icecompact = \"job\"", "$.status = \"UNKNOWN\"", "$.status = \"PARTIAL\"");
+    Map<String, Object> transformation = map(asList(filter.get("MetricTransformations")).get(0));
+    Map<String, Object> partial = props("UnknownOrPartialJobsAlarm");
+    assertThat(partial.get("Namespace")).isEqualTo(transformation.get("MetricNamespace"));
+    assertThat(partial.get("MetricName")).isEqualTo(transformation.get("MetricName"));
+    // The log line the filter reads is written by ReleaseLeaseHandler.
+    String handler = Files.readString(rootDir.resolve(
+        "lease-fn/src/main/java/io/icecompact/lease/lambda/ReleaseLeaseHandler.java"));
+    assertThat(handler).contains("line.put(\"icecompact\", \"job\")", "line.put(\"status\"");
+
+    for (Object alarm : alarms.values()) {
+      assertThat(strings(map(alarm).get("Properties"))).contains("AlarmTopicArn");
+    }
+  }
+
+  @Test
+  void cfnLintAcceptsTheTemplate() throws Exception {
+    String cfnLint = onPath("cfn-lint");
+    Assumptions.assumeTrue(cfnLint != null, "cfn-lint is not on PATH: skipping the lint of template.yaml");
+    Process process = new ProcessBuilder(cfnLint, "template.yaml")
+        .directory(infraDir.toFile()).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(process.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    assertThat(process.exitValue()).as("cfn-lint output:%n%s", output).isZero();
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  static Path definitionFile() {
+    return infraDir.resolve((String) props("CompactionStateMachine").get("DefinitionUri")).normalize();
+  }
+
+  static String onPath(String command) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+      Path candidate = Path.of(dir, command);
+      if (Files.isExecutable(candidate)) {
+        return candidate.toString();
+      }
+    }
+    return null;
+  }
+
+  static Map<String, Object> props(String logicalId) {
+    Map<String, Object> resource = map(resources.get(logicalId));
+    assertThat(resource).as(logicalId).isNotNull();
+    return map(resource.get("Properties"));
+  }
+
+  static String type(String logicalId) {
+    return (String) map(resources.get(logicalId)).get("Type");
+  }
+
+  static Map<String, Object> resourcesOfType(String type) {
+    Map<String, Object> result = new TreeMap<>();
+    resources.forEach((name, resource) -> {
+      if (type.equals(map(resource).get("Type"))) {
+        result.put(name, resource);
+      }
+    });
+    return result;
+  }
+
+  static Map<String, Object> getAtt(String logicalId, String attribute) {
+    return Map.of("Fn::GetAtt", List.of(logicalId, attribute));
+  }
+
+  static String sub(Object value) {
+    return (String) map(value).get("Fn::Sub");
+  }
+
+  /** Every policy statement under a value (Policies list, policy document, Fn::If branches). */
+  static List<Map<String, Object>> statements(Object value) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    collectStatements(value, out);
+    return out;
+  }
+
+  private static void collectStatements(Object value, List<Map<String, Object>> out) {
+    if (value instanceof Map<?, ?> m) {
+      if (m.containsKey("Effect") && m.containsKey("Action")) {
+        out.add(map(m));
+        return;
+      }
+      m.values().forEach(v -> collectStatements(v, out));
+    } else if (value instanceof List<?> l) {
+      l.forEach(v -> collectStatements(v, out));
+    }
+  }
+
+  static List<String> actions(Object policies) {
+    return statements(policies).stream().flatMap(s -> asStrings(s.get("Action")).stream()).toList();
+  }
+
+  /** Every string anywhere under a value (keys and values). */
+  static Set<String> strings(Object value) {
+    Set<String> out = new TreeSet<>();
+    collectStrings(value, out);
+    return out;
+  }
+
+  private static void collectStrings(Object value, Set<String> out) {
+    if (value instanceof String s) {
+      out.add(s);
+    } else if (value instanceof Map<?, ?> m) {
+      for (Iterator<? extends Map.Entry<?, ?>> it = m.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<?, ?> e = it.next();
+        collectStrings(e.getKey(), out);
+        collectStrings(e.getValue(), out);
+      }
+    } else if (value instanceof List<?> l) {
+      l.forEach(v -> collectStrings(v, out));
+    }
+  }
+
+  static List<String> asStrings(Object value) {
+    return asList(value).stream().map(String.class::cast).toList();
+  }
+
+  @SuppressWarnings("unchecked")
+  static List<Object> asList(Object value) {
+    return value instanceof List<?> l ? (List<Object>) l : List.of(value);
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> map(Object value) {
+    return (Map<String, Object>) value;
+  }
+
+  static <T> T assertDoesNotThrow(ThrowingSupplier<T> supplier) {
+    try {
+      return supplier.get();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  interface ThrowingSupplier<T> {
+    T get() throws Exception;
+  }
+}
