@@ -4,6 +4,7 @@ import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.job.PinnedSnapshot;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.BaseTable;
@@ -29,13 +30,23 @@ public final class TableAccess implements AutoCloseable {
   private static final String CATALOG_NAME = "icecompact";
   private static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
   private static final String RESOLVING_FILE_IO = "org.apache.iceberg.io.ResolvingFileIO";
+  /**
+   * Iceberg's {@code HttpClientProperties.CLIENT_TYPE}. The deployed functions carry only the AWS SDK's
+   * url-connection client (the Apache and Netty clients are excluded to keep the Lambda jars small), so
+   * it is the default unless the catalog properties choose another.
+   */
+  static final String HTTP_CLIENT_TYPE = "http-client.type";
+  static final String HTTP_CLIENT_TYPE_DEFAULT = "urlconnection";
 
   private final Map<String, String> catalogProperties;
   private Catalog catalog;
   private FileIO fileIO;
 
   public TableAccess(Map<String, String> catalogProperties) {
-    this.catalogProperties = catalogProperties == null ? Map.of() : Map.copyOf(catalogProperties);
+    Map<String, String> properties =
+        new HashMap<>(catalogProperties == null ? Map.of() : catalogProperties);
+    properties.putIfAbsent(HTTP_CLIENT_TYPE, HTTP_CLIENT_TYPE_DEFAULT);
+    this.catalogProperties = Map.copyOf(properties);
   }
 
   /** The catalog, created on first use and kept open until {@link #close()}. */
