@@ -2,7 +2,7 @@ package io.icecompact.lease.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
-import com.fasterxml.jackson.annotation.JsonProperty;
+import io.icecompact.core.error.CaughtError;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
@@ -23,9 +23,6 @@ import java.util.Map;
  * that reached a result also emits its CloudWatch metrics as one Embedded Metric Format log line.
  */
 public final class ReleaseLeaseHandler implements RequestStreamHandler {
-  /** Step Functions' error object, present on the failure path. */
-  record CaughtError(@JsonProperty("Error") String error, @JsonProperty("Cause") String cause) {}
-
   record Input(JobSpec job, LeaseGrant lease, LeaseSettings settings, JobResult result, CaughtError error) {}
 
   record Output(boolean released) {}
@@ -78,7 +75,7 @@ public final class ReleaseLeaseHandler implements RequestStreamHandler {
           fromResult.counts(), fromResult.snapshotIds(), durationMillis, fromResult.error());
     }
     String error =
-        input.error() == null ? "unknown error" : input.error().error() + ": " + input.error().cause();
+        input.error() == null ? "unknown error" : input.error().error() + ": " + input.error().message();
     return new JobLogEntry(
         input.job().table(), input.job().jobId(), startedAt, "FAILED", Map.of(), List.of(), durationMillis, error);
   }

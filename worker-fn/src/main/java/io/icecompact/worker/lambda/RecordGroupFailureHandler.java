@@ -2,8 +2,7 @@ package io.icecompact.worker.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.error.CaughtError;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupRequest;
@@ -21,9 +20,6 @@ import java.io.OutputStream;
  * and the Map's own output stays empty (far from Step Functions' payload limit).
  */
 public final class RecordGroupFailureHandler implements RequestStreamHandler {
-  /** Step Functions' error object: {@code {"Error": ..., "Cause": ...}}. */
-  record CaughtError(@JsonProperty("Error") String error, @JsonProperty("Cause") String cause) {}
-
   record Input(GroupRequest group, CaughtError error) {}
 
   @Override
@@ -33,31 +29,11 @@ public final class RecordGroupFailureHandler implements RequestStreamHandler {
       throw new InvalidJobInputException("RecordGroupFailure input needs 'group' and 'error'");
     }
     GroupFailure failure =
-        new GroupFailure(input.group().groupIndex(), shortName(input.error().error()), message(input.error().cause()));
+        new GroupFailure(input.group().groupIndex(), input.error().shortType(), input.error().message());
     try (TableAccess access = new TableAccess(input.group().catalogProperties())) {
       new JobStore(access.fileIO())
           .writeGroupFailure(new WorkLocation(input.group().workLocation()), failure);
     }
     JobJson.mapper().writeValue(out, failure);
-  }
-
-  private static String shortName(String errorType) {
-    return errorType == null ? "Unknown" : errorType.substring(errorType.lastIndexOf('.') + 1);
-  }
-
-  /** A Lambda error's cause is its error JSON; keep the message, not the stack trace. */
-  private static String message(String cause) {
-    if (cause == null) {
-      return "";
-    }
-    try {
-      JsonNode node = JobJson.mapper().readTree(cause);
-      if (node != null && node.hasNonNull("errorMessage")) {
-        return node.get("errorMessage").asText();
-      }
-    } catch (IOException notJson) {
-      // a cause from Step Functions itself (e.g. States.Timeout) is plain text
-    }
-    return cause;
   }
 }
