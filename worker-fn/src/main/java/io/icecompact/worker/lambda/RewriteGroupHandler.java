@@ -11,7 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Lambda entry point of the {@code RewriteGroup} state (one Map item): rewrites one group and returns
@@ -28,7 +28,12 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
    */
   record Input(GroupRequest group, Integer retryCount) {}
 
-  private static final Map<Map<String, String>, GroupRewriter> REWRITERS = new ConcurrentHashMap<>();
+  /** Catalog properties and the rewriter built for them. */
+  private record Cached(Map<String, String> catalogProperties, GroupRewriter rewriter) {}
+
+  // Only the last: a container serves groups of one job at a time, and properties that change per job
+  // (e.g. vended credentials) must not pile up rewriters for the container's life.
+  private static final AtomicReference<Cached> LAST = new AtomicReference<>();
 
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
@@ -37,9 +42,7 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
       throw new InvalidJobInputException("RewriteGroup input has no 'group'");
     }
     GroupRequest group = input.group();
-    GroupRewriter rewriter =
-        REWRITERS.computeIfAbsent(
-            group.catalogProperties(), properties -> new GroupRewriter(new TableAccess(properties)));
+    GroupRewriter rewriter = rewriterFor(group.catalogProperties());
     int attempt =
         input.retryCount() != null
             ? input.retryCount() + 1
@@ -48,5 +51,15 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
         new GroupRequest(group.jobId(), group.table(), group.catalogProperties(), group.workLocation(),
             group.planLocation(), group.planSha256(), group.groupIndex(), attempt);
     JobJson.mapper().writeValue(out, rewriter.rewrite(request));
+  }
+
+  private static GroupRewriter rewriterFor(Map<String, String> catalogProperties) {
+    Cached cached = LAST.get();
+    if (cached != null && cached.catalogProperties().equals(catalogProperties)) {
+      return cached.rewriter();
+    }
+    GroupRewriter rewriter = new GroupRewriter(new TableAccess(catalogProperties));
+    LAST.set(new Cached(catalogProperties, rewriter));
+    return rewriter;
   }
 }
