@@ -40,6 +40,7 @@ public final class GroupRewriter {
   private static final Logger LOG = LoggerFactory.getLogger(GroupRewriter.class);
 
   private final TableAccess access;
+  private final RewritePathChoice pathChoice;
   // The plan (checked by digest) and the pinned metadata file never change, and a warm worker (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
@@ -51,7 +52,12 @@ public final class GroupRewriter {
   private record CachedTable(String metadataLocation, Table table) {}
 
   public GroupRewriter(TableAccess access) {
+    this(access, RewritePathChoice.AUTO);
+  }
+
+  public GroupRewriter(TableAccess access, RewritePathChoice pathChoice) {
     this.access = access;
+    this.pathChoice = pathChoice;
   }
 
   /** The next attempt number of a group, for callers that cannot count attempts themselves. */
