@@ -83,17 +83,13 @@ public final class TableLease {
       }
       // Our own concurrent retry may have won the take-over: then the lease is ours.
       if (holder != null && isHeld(holder, clock.millis()) && owner.equals(stringOf(holder, OWNER))) {
-        long expires = longOf(holder, EXPIRES_AT);
-        return new LeaseGrant(true, table, owner, longOf(holder, TOKEN), expires, owner, expires);
+        return LeaseGrant.acquired(table, owner, longOf(holder, TOKEN), longOf(holder, EXPIRES_AT), null);
       }
       // A lease read after the refusal may have been released or expired meanwhile: then try again.
       if (holder != null && isHeld(holder, clock.millis()) || attempt == 3) {
-        return new LeaseGrant(
-            false,
+        return LeaseGrant.refused(
             table,
             owner,
-            0,
-            0,
             holder == null ? null : stringOf(holder, OWNER),
             holder == null ? 0 : longOf(holder, EXPIRES_AT));
       }
@@ -103,20 +99,22 @@ public final class TableLease {
   /**
    * Two conditional writes, each atomic: the owner renewing its own unreleased lease keeps its token;
    * otherwise a free (absent, expired or released) lease is taken with token + 1. Of several callers
-   * racing for a free lease, exactly one take-over condition holds.
+   * racing for a free lease, exactly one take-over condition holds. The take-over returns the item as it
+   * was before, to tell an expired lease (whose owner never released it) from an absent or released one.
    */
   private LeaseGrant tryAcquire(String table, String owner, long now, long expiresAt) {
-    Map<String, AttributeValue> item;
     try {
-      item =
+      Map<String, AttributeValue> renewed =
           update(
               table,
               "SET #expires = :expires, #acquired = :now",
               "#owner = :owner AND attribute_not_exists(#released)",
               Map.of("#owner", OWNER, "#expires", EXPIRES_AT, "#acquired", ACQUIRED_AT, "#released", RELEASED_AT),
-              Map.of(":owner", AttributeValue.fromS(owner), ":expires", number(expiresAt), ":now", number(now)));
+              Map.of(":owner", AttributeValue.fromS(owner), ":expires", number(expiresAt), ":now", number(now)),
+              ReturnValue.ALL_NEW);
+      return LeaseGrant.acquired(table, owner, longOf(renewed, TOKEN), longOf(renewed, EXPIRES_AT), null);
     } catch (ConditionalCheckFailedException notOurs) {
-      item =
+      Map<String, AttributeValue> before =
           update(
               table,
               "SET #owner = :owner, #expires = :expires, #acquired = :now, "
@@ -134,10 +132,16 @@ public final class TableLease {
                   ":expires", number(expiresAt),
                   ":now", number(now),
                   ":zero", number(0),
-                  ":one", number(1)));
+                  ":one", number(1)),
+              ReturnValue.ALL_OLD);
+      boolean expiredUnreleased = before != null && before.containsKey(OWNER) && !before.containsKey(RELEASED_AT);
+      return LeaseGrant.acquired(
+          table,
+          owner,
+          (before == null ? 0 : longOf(before, TOKEN)) + 1,
+          expiresAt,
+          expiredUnreleased ? stringOf(before, OWNER) : null);
     }
-    long expires = longOf(item, EXPIRES_AT);
-    return new LeaseGrant(true, table, owner, longOf(item, TOKEN), expires, owner, expires);
   }
 
   private Map<String, AttributeValue> update(
@@ -145,7 +149,8 @@ public final class TableLease {
       String updateExpression,
       String condition,
       Map<String, String> names,
-      Map<String, AttributeValue> values) {
+      Map<String, AttributeValue> values,
+      ReturnValue returnValue) {
     return dynamo
         .updateItem(
             b ->
@@ -155,7 +160,7 @@ public final class TableLease {
                     .conditionExpression(condition)
                     .expressionAttributeNames(names)
                     .expressionAttributeValues(values)
-                    .returnValues(ReturnValue.ALL_NEW)
+                    .returnValues(returnValue)
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
         .attributes();
   }

@@ -8,14 +8,14 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A clock the test moves by hand. */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
   private final AtomicLong millis;
 
-  MutableClock(Instant start) {
+  public MutableClock(Instant start) {
     this.millis = new AtomicLong(start.toEpochMilli());
   }
 
-  void advance(Duration duration) {
+  public void advance(Duration duration) {
     millis.addAndGet(duration.toMillis());
   }
 

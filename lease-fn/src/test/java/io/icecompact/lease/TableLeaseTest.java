@@ -66,7 +66,7 @@ class TableLeaseTest {
     LeaseGrant grant = lease.acquire(table, "exec-a", TTL);
 
     long expires = T0.plus(TTL).toEpochMilli();
-    assertThat(grant).isEqualTo(new LeaseGrant(true, table, "exec-a", 1, expires, "exec-a", expires));
+    assertThat(grant).isEqualTo(new LeaseGrant(true, table, "exec-a", 1, expires, "exec-a", expires, null));
     Map<String, AttributeValue> item = leaseItem();
     assertThat(item.get("owner").s()).isEqualTo("exec-a");
     assertThat(item.get("token").n()).isEqualTo("1");
@@ -82,7 +82,7 @@ class TableLeaseTest {
     LeaseGrant refused = lease.acquire(table, "exec-b", TTL);
 
     assertThat(refused)
-        .isEqualTo(new LeaseGrant(false, table, "exec-b", 0, 0, "exec-a", T0.plus(TTL).toEpochMilli()));
+        .isEqualTo(new LeaseGrant(false, table, "exec-b", 0, 0, "exec-a", T0.plus(TTL).toEpochMilli(), null));
     assertThat(leaseItem().get("owner").s()).isEqualTo("exec-a");
     assertThat(leaseItem().get("token").n()).isEqualTo("1");
   }
@@ -113,7 +113,8 @@ class TableLeaseTest {
     LeaseGrant takeover = lease.acquire(table, "exec-b", TTL);
 
     long expires = T0.plus(TTL).plusMillis(1).plus(TTL).toEpochMilli();
-    assertThat(takeover).isEqualTo(new LeaseGrant(true, table, "exec-b", 2, expires, "exec-b", expires));
+    // exec-a never released its lease: the take-over says whose it was.
+    assertThat(takeover).isEqualTo(new LeaseGrant(true, table, "exec-b", 2, expires, "exec-b", expires, "exec-a"));
     lease.checkHeld(table, "exec-b", 2);
     assertThatThrownBy(() -> lease.checkHeld(table, "exec-a", 1))
         .isInstanceOf(LeaseLostException.class)
@@ -122,7 +123,7 @@ class TableLeaseTest {
                 + "; exec-a (token 1) does not hold it");
     // The old holder's idempotent retry of acquire is refused now, and told who took over.
     assertThat(lease.acquire(table, "exec-a", TTL))
-        .isEqualTo(new LeaseGrant(false, table, "exec-a", 0, 0, "exec-b", expires));
+        .isEqualTo(new LeaseGrant(false, table, "exec-a", 0, 0, "exec-b", expires, null));
   }
 
   @Test
@@ -176,6 +177,7 @@ class TableLeaseTest {
     LeaseGrant next = lease.acquire(table, "exec-b", TTL); // before the old expiry: the lease is free
     assertThat(next.acquired()).isTrue();
     assertThat(next.token()).isEqualTo(2);
+    assertThat(next.tookOverFrom()).as("a released lease is free, not taken over").isNull();
     // The released owner acquiring again is a new acquisition too, not an idempotent retry.
     assertThat(lease.release(table, "exec-b", 2)).isTrue();
     LeaseGrant again = lease.acquire(table, "exec-a", TTL);

@@ -188,6 +188,14 @@ public final class LocalLambda implements AutoCloseable {
 
   private record Outcome(String requestId, boolean error, byte[] body) {}
 
+  /**
+   * The context an invocation of {@code functionName} gets here, for a test that calls a handler directly:
+   * request id {@code requestId}, 15 minutes to run.
+   */
+  public static Context context(String functionName, String requestId) {
+    return new LocalContext(functionName, requestId, System.nanoTime());
+  }
+
   private Outcome invoke(String name, RequestStreamHandler handler, byte[] payload) {
     String requestId = UUID.randomUUID().toString();
     ByteArrayOutputStream output = new ByteArrayOutputStream();

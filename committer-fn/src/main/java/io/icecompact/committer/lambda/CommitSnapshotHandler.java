@@ -8,6 +8,7 @@ import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.TableLease;
@@ -37,7 +38,15 @@ public final class CommitSnapshotHandler implements RequestStreamHandler {
 
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
+    InvocationLogContext.run(
+        "CommitSnapshot", context == null ? null : context.getAwsRequestId(), log -> commit(in, out, log));
+  }
+
+  private void commit(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
     Input input = JobJson.mapper().readValue(in, Input.class);
+    if (input.job() != null) {
+      log.job(input.job().jobId(), input.job().table());
+    }
     if (input.job() == null || input.plan() == null || input.lease() == null) {
       throw new InvalidJobInputException("CommitSnapshot input needs 'job', 'plan' and 'lease'");
     }

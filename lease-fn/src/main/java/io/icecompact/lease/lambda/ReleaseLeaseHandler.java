@@ -6,6 +6,7 @@ import io.icecompact.core.error.CaughtError;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.metrics.JobMetrics;
 import io.icecompact.lease.JobLog;
 import io.icecompact.lease.JobLogEntry;
@@ -15,6 +16,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Lambda entry point of {@code ReleaseLease} and {@code ReleaseLeaseAfterFailure}: writes the job's
@@ -23,6 +26,8 @@ import java.util.Map;
  * that reached a result also emits its CloudWatch metrics as one Embedded Metric Format log line.
  */
 public final class ReleaseLeaseHandler implements RequestStreamHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(ReleaseLeaseHandler.class);
+
   record Input(JobSpec job, LeaseGrant lease, LeaseSettings settings, JobResult result, CaughtError error) {}
 
   record Output(boolean released) {}
@@ -39,7 +44,15 @@ public final class ReleaseLeaseHandler implements RequestStreamHandler {
 
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
+    InvocationLogContext.run(
+        "ReleaseLease", context == null ? null : context.getAwsRequestId(), log -> release(in, out, log));
+  }
+
+  private void release(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
     Input input = JobJson.mapper().readValue(in, Input.class);
+    if (input.job() != null) {
+      log.job(input.job().jobId(), input.job().table());
+    }
     LeaseGrant lease = input.lease();
     long started = input.settings() == null ? steps.clock().millis() : input.settings().startedAtMillis();
     JobLogEntry entry = entry(input, started, steps.clock().millis() - started);
@@ -51,6 +64,10 @@ public final class ReleaseLeaseHandler implements RequestStreamHandler {
     }
     boolean released =
         lease != null && lease.acquired() && steps.lease().release(lease.table(), lease.owner(), lease.token());
+    if (lease != null && lease.acquired() && !released) {
+      LOG.warn("The lease on {} (token {}) was no longer {}'s: left to its new holder", lease.table(),
+          lease.token(), lease.owner());
+    }
     JobJson.mapper().writeValue(out, new Output(released));
   }
 

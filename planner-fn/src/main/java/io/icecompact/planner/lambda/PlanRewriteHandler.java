@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
 import java.io.IOException;
@@ -22,10 +23,16 @@ public final class PlanRewriteHandler implements RequestStreamHandler {
 
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
+    InvocationLogContext.run(
+        "PlanRewrite", context == null ? null : context.getAwsRequestId(), log -> plan(in, out, log));
+  }
+
+  private static void plan(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
     Input input = JobJson.mapper().readValue(in, Input.class);
     if (input.job() == null) {
       throw new InvalidJobInputException("PlanRewrite input has no 'job'");
     }
+    log.job(input.job().jobId(), input.job().table());
     try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
       JobJson.mapper().writeValue(out, new RewritePlanner(access).plan(input.job()));
     }

@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.JobJson;
+import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.GroupRewriter;
 import java.io.IOException;
@@ -37,11 +38,17 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
 
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
+    InvocationLogContext.run(
+        "RewriteGroup", context == null ? null : context.getAwsRequestId(), log -> rewrite(in, out, log));
+  }
+
+  private static void rewrite(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
     Input input = JobJson.mapper().readValue(in, Input.class);
     if (input.group() == null) {
       throw new InvalidJobInputException("RewriteGroup input has no 'group'");
     }
     GroupRequest group = input.group();
+    log.job(group.jobId(), group.table()).group(group.groupIndex());
     GroupRewriter rewriter = rewriterFor(group.catalogProperties());
     int attempt =
         input.retryCount() != null
