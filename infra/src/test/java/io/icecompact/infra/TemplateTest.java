@@ -125,6 +125,20 @@ class TemplateTest {
   }
 
   @Test
+  void everyFunctionLogsJsonAtTheLogLevelParameterWhichNeverDropsInfo() {
+    Map<String, Object> logLevel = map(map(template.get("Parameters")).get("LogLevel"));
+    assertThat(logLevel.get("Default")).isEqualTo("INFO");
+    // The job line and the EMF lines have no level: Lambda counts them as INFO and drops them above INFO.
+    assertThat(logLevel.get("AllowedValues")).isEqualTo(List.of("TRACE", "DEBUG", "INFO"));
+    resourcesOfType("AWS::Serverless::Function").forEach((name, resource) -> {
+      Map<String, Object> logging = map(map(map(resource).get("Properties")).get("LoggingConfig"));
+      assertThat(logging.get("LogFormat")).as(name).isEqualTo("JSON");
+      assertThat(logging.get("ApplicationLogLevel")).as(name).isEqualTo(Map.of("Ref", "LogLevel"));
+      assertThat(logging.get("SystemLogLevel")).as(name).isEqualTo("INFO");
+    });
+  }
+
+  @Test
   void workersHaveNoCatalogAndNoLeaseTablePermissions() {
     for (String worker : WORKERS) {
       Map<String, Object> p = props(worker);
