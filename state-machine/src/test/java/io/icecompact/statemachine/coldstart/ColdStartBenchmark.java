@@ -1,0 +1,237 @@
+package io.icecompact.statemachine.coldstart;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.lease.LeaseTableSchema;
+import io.icecompact.testkit.LocalDynamoDb;
+import io.icecompact.testkit.LocalS3;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * Cold and warm starts of each function, from its deployable jar, on this machine: for each of the six
+ * functions a fresh {@link ExecutionEnvironment} (Lambda's runtime interface client in a new JVM) runs init,
+ * then a first and a second real invocation, against local S3 (s3proxy) and DynamoDB (dynalite, the lease
+ * table), with Iceberg's JDBC catalog on a SQLite file (its driver added to the planner's and committer's
+ * {@code lib}, as docs/deploy.md says for JDBC catalogs; the deployed jars cannot load Iceberg's
+ * DynamoDbCatalog, which needs a Hadoop class they leave out). The functions run the way the state machine chains them, on two small fragmented tables,
+ * A and B (4 day partitions of 5 files, position and equality deletes): AcquireLease, PlanRewrite, CommitSnapshot
+ * and ReleaseLease handle job A then job B; RewriteGroup rewrites groups 0 and 1 of job A first (then the rest,
+ * not reported); RecordGroupFailure records two failures.
+ *
+ * <p>A benchmark, not a test: it prints figures and checks only that every invocation succeeded and that the
+ * functions' stdout is one JSON object per line. Run it with (from the repository root; builds the jars first):
+ *
+ * <pre>mvn -B -o verify -pl state-machine -am -DskipTests -Pcold-start</pre>
+ *
+ * The table is printed and written to {@code state-machine/target/cold-start.md}; the functions' logs are
+ * kept under a temporary folder it names.
+ */
+public final class ColdStartBenchmark {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final FragmentedTable.Shape SHAPE = new FragmentedTable.Shape(4, 5, 300, 2, 2, 10, true);
+  private static final String LEASES = "icecompact-leases";
+
+  private final Path root;
+  private final Path workDir;
+  private final LocalS3 s3;
+  private final LocalDynamoDb dynamo;
+  private final String bucket;
+
+  /** Functions that call the catalog, and so get the JDBC driver. */
+  private static final List<String> CATALOG_FUNCTIONS = List.of("PlanRewrite", "CommitSnapshot");
+
+  private ColdStartBenchmark(Path root, Path workDir, LocalS3 s3, LocalDynamoDb dynamo) {
+    this.root = root;
+    this.workDir = workDir;
+    this.s3 = s3;
+    this.dynamo = dynamo;
+    this.bucket = s3.createBucket("warehouse");
+  }
+
+  /** {@code args[0]}: the repository root; {@code args[1]}: how many rounds (default 3). */
+  public static void main(String[] args) throws Exception {
+    Path root = Path.of(args.length > 0 ? args[0] : "..").toAbsolutePath().normalize();
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+    Path workDir = Files.createTempDirectory("icecompact-cold-start");
+    Map<String, List<ExecutionEnvironment.Measured>> byFunction = new LinkedHashMap<>();
+    try (LocalS3 s3 = new LocalS3().start(); LocalDynamoDb dynamo = new LocalDynamoDb().start()) {
+      LeaseTableSchema.create(dynamo.client(), LEASES);
+      ColdStartBenchmark benchmark = new ColdStartBenchmark(root, workDir, s3, dynamo);
+      for (int round = 1; round <= rounds; round++) {
+        for (ExecutionEnvironment.Measured measured : benchmark.round(round)) {
+          byFunction.computeIfAbsent(measured.function(), f -> new ArrayList<>()).add(measured);
+        }
+      }
+    }
+    String table = ColdStartTable.markdown(byFunction, rounds);
+    System.out.println();
+    System.out.println(table);
+    Path report = root.resolve("state-machine/target/cold-start.md");
+    Files.writeString(report, table, StandardCharsets.UTF_8);
+    System.out.println("Written to " + report + "; the functions' logs are under " + workDir);
+  }
+
+  /** One job on each of two fresh tables, every function in a fresh environment. */
+  private List<ExecutionEnvironment.Measured> round(int round) throws IOException, InterruptedException {
+    Map<String, String> catalog = catalogProperties(round);
+    String tableA = "db.orders_" + round + "a";
+    String tableB = "db.orders_" + round + "b";
+    try (TableAccess access = new TableAccess(catalog)) {
+      FragmentedTable.create(access.catalog(), TableIdentifier.parse(tableA), SHAPE);
+      FragmentedTable.create(access.catalog(), TableIdentifier.parse(tableB), SHAPE);
+    }
+    Path roundDir = Files.createDirectories(workDir.resolve("round-" + round));
+    List<ExecutionEnvironment.Measured> measured = new ArrayList<>();
+
+    ExecutionEnvironment.Measured acquire = run(roundDir, "AcquireLease", "lease-fn",
+        "io.icecompact.lease.lambda.AcquireLeaseHandler",
+        List.of(acquireInput(tableA, catalog, round), acquireInput(tableB, catalog, round)));
+    measured.add(acquire);
+    List<ObjectNode> states = answers(acquire);
+
+    ExecutionEnvironment.Measured plan = run(roundDir, "PlanRewrite", "planner-fn",
+        "io.icecompact.planner.lambda.PlanRewriteHandler", each(states, state -> object("job", state.get("job"))));
+    measured.add(plan);
+    List<ObjectNode> plans = answers(plan);
+    for (int i = 0; i < states.size(); i++) {
+      states.get(i).set("plan", plans.get(i));
+    }
+
+    List<JsonNode> groups = new ArrayList<>();
+    states.forEach(state -> groups.addAll(groupRequests(state)));
+    measured.add(run(roundDir, "RewriteGroup", "worker-fn", "io.icecompact.worker.lambda.RewriteGroupHandler",
+        each(groups, group -> object("group", group))));
+
+    ExecutionEnvironment.Measured commit = run(roundDir, "CommitSnapshot", "committer-fn",
+        "io.icecompact.committer.lambda.CommitSnapshotHandler",
+        each(states, state -> select(state, "job", "plan", "lease")));
+    measured.add(commit);
+    List<ObjectNode> results = answers(commit);
+    for (int i = 0; i < states.size(); i++) {
+      states.get(i).set("result", results.get(i));
+    }
+
+    measured.add(run(roundDir, "ReleaseLease", "lease-fn", "io.icecompact.lease.lambda.ReleaseLeaseHandler",
+        each(states, state -> select(state, "job", "lease", "settings", "result"))));
+
+    ObjectNode error = JSON.createObjectNode()
+        .put("Error", "io.icecompact.core.error.TransientException")
+        .put("Cause", "{\"errorMessage\":\"benchmark\",\"errorType\":\"io.icecompact.core.error.TransientException\"}");
+    measured.add(run(roundDir, "RecordGroupFailure", "worker-fn",
+        "io.icecompact.worker.lambda.RecordGroupFailureHandler",
+        each(groups.subList(0, 2), group -> object("group", group).set("error", error))));
+    return measured;
+  }
+
+  private ExecutionEnvironment.Measured run(
+      Path roundDir, String function, String module, String handler, List<JsonNode> payloads)
+      throws IOException, InterruptedException {
+    List<byte[]> bytes = new ArrayList<>();
+    for (JsonNode payload : payloads) {
+      bytes.add(JSON.writeValueAsBytes(payload));
+    }
+    List<Path> jars = new ArrayList<>();
+    jars.add(root.resolve(module).resolve("target").resolve("icecompact-" + module + "-lambda.jar"));
+    if (CATALOG_FUNCTIONS.contains(function)) {
+      jars.add(ExecutionEnvironment.jarOnClassPath("sqlite-jdbc"));
+    }
+    ExecutionEnvironment.Measured measured =
+        ExecutionEnvironment.run(function, jars, handler + "::handleRequest", bytes, environment(), roundDir);
+    StdoutCheck.requireJsonLines(measured.stdout());
+    System.out.printf("%-20s init %5d ms, invocations %s ms%n", function, measured.initMillis(),
+        measured.invocations().stream().map(RuntimeApiStub.Invocation::millis).toList());
+    return measured;
+  }
+
+  /** The functions' environment: the template's logging settings, local endpoints, the local keys. */
+  private Map<String, String> environment() {
+    Map<String, String> env = new TreeMap<>();
+    env.put("AWS_LAMBDA_LOG_FORMAT", "JSON");
+    env.put("AWS_LAMBDA_LOG_LEVEL", "INFO");
+    env.put("AWS_REGION", LocalS3.REGION);
+    env.put("AWS_DEFAULT_REGION", LocalS3.REGION);
+    env.put("AWS_ACCESS_KEY_ID", LocalS3.ACCESS_KEY_ID);
+    env.put("AWS_SECRET_ACCESS_KEY", LocalS3.SECRET_ACCESS_KEY);
+    env.put("AWS_ENDPOINT_URL_DYNAMODB", dynamo.endpoint().toString());
+    env.put("LEASE_TABLE", LEASES);
+    return env;
+  }
+
+  /** Iceberg's JDBC catalog on a SQLite file of this round, over a warehouse on local S3. */
+  private Map<String, String> catalogProperties(int round) {
+    Map<String, String> properties = new TreeMap<>(s3.icebergProperties());
+    properties.put("type", "jdbc");
+    properties.put("uri", "jdbc:sqlite:" + workDir.resolve("catalog-" + round + ".db"));
+    properties.put("jdbc.schema-version", "V1");
+    properties.put("warehouse", "s3://" + bucket + "/warehouse");
+    properties.put("io-impl", S3FileIO.class.getName());
+    return properties;
+  }
+
+  private JsonNode acquireInput(String table, Map<String, String> catalog, int round) {
+    ObjectNode input = JSON.createObjectNode();
+    input.put("table", table);
+    input.set("catalog_properties", JSON.valueToTree(catalog));
+    input.put("work_location", "s3://" + bucket + "/work/" + table);
+    return object("input", input)
+        .put("execution_id", "arn:aws:states:us-east-1:123456789012:execution:compaction:" + table + "-" + round);
+  }
+
+  /** The Map's items for one job, as the state machine's ItemSelector builds them. */
+  private static List<JsonNode> groupRequests(ObjectNode state) {
+    JsonNode plan = state.get("plan");
+    List<JsonNode> groups = new ArrayList<>();
+    for (JsonNode index : plan.get("group_indexes")) {
+      ObjectNode group = JSON.createObjectNode();
+      group.set("job_id", plan.get("job_id"));
+      group.set("table", plan.get("table"));
+      group.set("catalog_properties", state.get("job").get("catalog_properties"));
+      group.set("work_location", plan.get("work_location"));
+      group.set("plan_location", plan.get("plan_location"));
+      group.set("plan_sha256", plan.get("plan_sha256"));
+      group.set("group_index", index);
+      groups.add(group);
+    }
+    return groups;
+  }
+
+  private static List<ObjectNode> answers(ExecutionEnvironment.Measured measured) throws IOException {
+    List<ObjectNode> answers = new ArrayList<>();
+    for (RuntimeApiStub.Invocation invocation : measured.invocations()) {
+      answers.add((ObjectNode) JSON.readTree(invocation.answer()));
+    }
+    return answers;
+  }
+
+  private static <T extends JsonNode> List<JsonNode> each(List<T> items, Function<T, JsonNode> payload) {
+    return items.stream().map(payload).toList();
+  }
+
+  private static ObjectNode object(String name, JsonNode value) {
+    ObjectNode node = JSON.createObjectNode();
+    node.set(name, value);
+    return node;
+  }
+
+  private static ObjectNode select(ObjectNode state, String... names) {
+    ObjectNode node = JSON.createObjectNode();
+    for (String name : names) {
+      node.set(name, state.get(name));
+    }
+    return node;
+  }
+}
