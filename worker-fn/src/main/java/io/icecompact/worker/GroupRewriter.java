@@ -52,6 +52,7 @@ public final class GroupRewriter {
   // keep the last of each instead of parsing them again for every group.
   private final AtomicReference<CachedPlan> lastPlan = new AtomicReference<>();
   private final AtomicReference<CachedTable> lastTable = new AtomicReference<>();
+  private final AtomicReference<PrefetchStats> prefetched = new AtomicReference<>(PrefetchStats.NONE);
 
   private record CachedPlan(String location, String sha256, JobPlan plan) {}
 
@@ -70,6 +71,11 @@ public final class GroupRewriter {
     this.access = access;
     this.pathChoice = pathChoice;
     this.prefetch = prefetch;
+  }
+
+  /** What the input prefetch did over every group this rewriter has rewritten. */
+  public PrefetchStats prefetchStats() {
+    return prefetched.get();
   }
 
   /** The next attempt number of a group, for callers that cannot count attempts themselves. */
@@ -124,7 +130,9 @@ public final class GroupRewriter {
       output =
           new GenericRewritePath(reading, plan.pinned().outputSpecId(), group.maxOutputFileSize())
               .rewrite(tasks, files, progress);
-      LOG.debug("[{} {} worker group {}] input prefetch: {}", plan.table(), plan.jobId(), group.index(), inputs.stats());
+      PrefetchStats stats = inputs.stats();
+      prefetched.accumulateAndGet(stats, PrefetchStats::plus);
+      LOG.debug("[{} {} worker group {}] input prefetch: {}", plan.table(), plan.jobId(), group.index(), stats);
     }
 
     GroupResult result =

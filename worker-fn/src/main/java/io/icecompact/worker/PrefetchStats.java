@@ -15,4 +15,16 @@ public record PrefetchStats(
     long bytesPrefetched,
     int filesReadDirectly,
     long peakBytesInFlight,
-    int peakConcurrentRequests) {}
+    int peakConcurrentRequests) {
+  public static final PrefetchStats NONE = new PrefetchStats(0, 0, 0, 0, 0);
+
+  /** Both groups' counts, and the higher of their peaks (each group has its own budget). */
+  public PrefetchStats plus(PrefetchStats other) {
+    return new PrefetchStats(
+        filesPrefetched + other.filesPrefetched,
+        bytesPrefetched + other.bytesPrefetched,
+        filesReadDirectly + other.filesReadDirectly,
+        Math.max(peakBytesInFlight, other.peakBytesInFlight),
+        Math.max(peakConcurrentRequests, other.peakConcurrentRequests));
+  }
+}

@@ -46,7 +46,7 @@ public final class LiveRows {
    * The row's first {@code width} values: Iceberg's reader may append columns it needed for deletes
    * (e.g. {@code _pos}), which are not part of the row.
    */
-  private static String text(Record record, int width) {
+  public static String text(Record record, int width) {
     StringBuilder text = new StringBuilder("(");
     for (int i = 0; i < width; i++) {
       text.append(i == 0 ? "" : ", ").append(value(record.get(i)));
