@@ -17,6 +17,9 @@ public record PrefetchLimits(int maxConcurrentRequests, long maxBytesInFlight, l
     if (maxConcurrentRequests < 0 || maxBytesInFlight < 0 || maxFileBytes < 0) {
       throw new IllegalArgumentException("Prefetch limits must not be negative");
     }
+    if (maxFileBytes > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("maxFileBytes must fit in one array: " + maxFileBytes);
+    }
     if (maxFileBytes > maxBytesInFlight) {
       // a file larger than the budget could never be fetched
       throw new IllegalArgumentException(
