@@ -58,7 +58,7 @@ import org.apache.iceberg.io.CloseableIterable;
  * data and delete files and diverge only with their own compaction commits. A failing try shrinks to
  * fewer columns, files, rows and deletes; jqwik prints the seed to run it again.
  */
-class RewriteEquivalenceProperties {
+class RewriteEquivalencePropertyTest {
   private static final TableIdentifier GENERIC_TABLE = TableIdentifier.parse("db.generic");
   private static final TableIdentifier AUTO_TABLE = TableIdentifier.parse("db.auto");
   private static final Map<String, Integer> PATHS_TAKEN = new TreeMap<>();
