@@ -143,7 +143,7 @@ final class BenchCommand implements Callable<Integer> {
 
   private PrefetchLimits limits(String setting) {
     return switch (setting) {
-      case "on" -> PrefetchLimits.DEFAULT;
+      case "on" -> PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory());
       case "off" -> PrefetchLimits.OFF;
       default -> throw new picocli.CommandLine.ParameterException(
           spec.commandLine(), "Unknown --prefetch value '" + setting + "': use on and/or off");

@@ -63,7 +63,7 @@ public final class GroupRewriter {
   }
 
   public GroupRewriter(TableAccess access, RewritePathChoice pathChoice) {
-    this(access, pathChoice, PrefetchLimits.DEFAULT);
+    this(access, pathChoice, PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory()));
   }
 
   /** With the limits of the input prefetch ({@link PrefetchLimits#OFF} reads every file directly). */

@@ -13,6 +13,16 @@ public record PrefetchLimits(int maxConcurrentRequests, long maxBytesInFlight, l
 
   public static final PrefetchLimits OFF = new PrefetchLimits(0, 0, 0);
 
+  /**
+   * {@link #DEFAULT}, with the bytes in flight capped at 1/16 of {@code maxHeapBytes}: the buffers add to
+   * the rewrite's own working set (its open row group), so a small heap gets a smaller window.
+   */
+  public static PrefetchLimits forHeap(long maxHeapBytes) {
+    long budget = Math.min(DEFAULT.maxBytesInFlight(), Math.max(1, maxHeapBytes / 16));
+    return new PrefetchLimits(
+        DEFAULT.maxConcurrentRequests(), budget, Math.min(DEFAULT.maxFileBytes(), budget));
+  }
+
   public PrefetchLimits {
     if (maxConcurrentRequests < 0 || maxBytesInFlight < 0 || maxFileBytes < 0) {
       throw new IllegalArgumentException("Prefetch limits must not be negative");
