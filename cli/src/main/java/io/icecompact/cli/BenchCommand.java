@@ -1,24 +1,22 @@
 package io.icecompact.cli;
 
+import io.icecompact.cli.bench.BenchReport;
+import io.icecompact.cli.bench.LatencyFileIO;
+import io.icecompact.cli.bench.PathRuns;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LocalWarehouse;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.ProgressListener;
-import io.icecompact.core.job.GroupStatus;
-import io.icecompact.core.job.JobResult;
-import io.icecompact.core.job.JobSpec;
-import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.worker.PrefetchLimits;
+import io.icecompact.worker.RewritePathChoice;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.catalog.TableIdentifier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,11 +24,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code icecompact bench}: generates a fragmented table at a given scale, runs one job through the
- * embedded runner and prints each stage's time, throughput and peak heap.
+ * {@code icecompact bench}: generates a fragmented table per shape, plans it once, and rewrites the
+ * same groups with each rewrite path, thread count and prefetch setting, printing one table row per
+ * run: wall time, MB/s, rows/s, peak heap and the path each group took. Nothing is committed; each
+ * run's output files are deleted before the next.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = "Generate a fragmented table and print planner, worker and committer figures.")
+    description = "Generate fragmented tables and compare the rewrite paths on the same groups.")
 final class BenchCommand implements Callable<Integer> {
   @Option(names = "--files", defaultValue = "600", description = "Data files (default: ${DEFAULT-VALUE})")
   int files;
@@ -41,16 +41,43 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--rows-per-file", defaultValue = "12000", description = "Rows per file (default: ${DEFAULT-VALUE}, ~330 KB)")
   int rowsPerFile;
 
-  @Option(names = "--delete-files", defaultValue = "200", description = "Files with position deletes (default: ${DEFAULT-VALUE})")
+  @Option(names = "--delete-files", defaultValue = "200",
+      description = "Files with every 50th row deleted by position, in the 'deletes' shape (default: ${DEFAULT-VALUE})")
   int deleteFiles;
+
+  @Option(names = "--equality-deletes", defaultValue = "1000",
+      description = "Ids deleted by equality, in the 'deletes' shape (default: ${DEFAULT-VALUE})")
+  int equalityDeletes;
 
   @Option(names = "--format-version", defaultValue = "2", description = "2 or 3 (default: ${DEFAULT-VALUE})")
   int formatVersion;
 
-  @Option(names = "--workers", defaultValue = "1", description = "Worker threads (default: ${DEFAULT-VALUE})")
-  int workers;
+  @Option(names = {"--threads", "--workers"}, split = ",", defaultValue = "1,2",
+      description = "Worker thread counts to run, e.g. 1,2 (default: ${DEFAULT-VALUE})")
+  List<Integer> threads;
 
-  @Option(names = "--warehouse", paramLabel = "DIR", description = "Where to build the table (default: a temporary directory)")
+  @Option(names = "--paths", split = ",", defaultValue = "GENERIC,AUTO",
+      description = "Rewrite path choices to run (default: ${DEFAULT-VALUE})")
+  List<RewritePathChoice> paths;
+
+  @Option(names = "--shapes", split = ",", defaultValue = "deletes,no-deletes",
+      description = "Table shapes: 'deletes' (position and equality deletes) and/or 'no-deletes' (default: ${DEFAULT-VALUE})")
+  List<String> shapes;
+
+  @Option(names = "--prefetch", split = ",", defaultValue = "on",
+      description = "Input prefetch settings to run: on, off or on,off (default: ${DEFAULT-VALUE})")
+  List<String> prefetch;
+
+  @Option(names = "--latency-ms", defaultValue = "0",
+      description = "Artificial delay of every read request, as object storage has (default: ${DEFAULT-VALUE})")
+  long latencyMillis;
+
+  @Option(names = "--memory",
+      description = "Memory mode: one unpartitioned table rewritten as a single group on one thread; run it"
+          + " with a bounded heap (ICECOMPACT_JAVA_OPTS=-Xmx...) to show the group fits")
+  boolean memory;
+
+  @Option(names = "--warehouse", paramLabel = "DIR", description = "Where to build the tables (default: a temporary directory)")
   Path warehouse;
 
   @Spec
@@ -60,106 +87,66 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Path dir = warehouse != null ? warehouse : Files.createTempDirectory("icecompact-bench-");
-    Map<String, String> catalog = LocalWarehouse.catalogProperties(dir);
-    int perPartition = Math.max(1, files / Math.max(1, partitions));
-    FragmentedTable.Shape shape =
-        new FragmentedTable.Shape(partitions, perPartition, rowsPerFile, formatVersion, deleteFiles, 1000, true);
-    long genStart = System.nanoTime();
-    try (TableAccess access = new TableAccess(catalog)) {
-      FragmentedTable.create(access.catalog(), TableIdentifier.parse("bench.orders"), shape);
-    }
-    err.printf(Locale.ROOT, "generated %d files in %.1f s%n", partitions * perPartition, (System.nanoTime() - genStart) / 1e9);
-
-    PhaseClock clock = new PhaseClock();
-    System.gc();
-    HeapSampler heap = HeapSampler.start();
-    long start = System.nanoTime();
-    JobResult result =
-        new EmbeddedJobRunner(workers, clock)
-            .run(new JobSpec(null, "bench.orders", catalog, Map.of(), null, null, null));
-    long end = System.nanoTime();
-    long peakHeap = heap.stop();
-
-    double planner = (clock.planned.get() - start) / 1e9;
-    double rewrite = (clock.committing.get() - clock.planned.get()) / 1e9;
-    double committer = (end - clock.committing.get()) / 1e9;
-    double mb = result.rewrittenBytesCount() / (1024.0 * 1024);
-    out.printf(Locale.ROOT, "table: %d files, %.1f MB, %d rows, format v%d, %d files with position deletes%n",
-        partitions * perPartition, clock.inputBytes.get() / (1024.0 * 1024), clock.rows.get(), formatVersion, deleteFiles);
-    out.printf(Locale.ROOT, "result: %s, %d -> %d files, %d groups%n",
-        result.status(), result.rewrittenDataFilesCount(), result.addedDataFilesCount(), result.rewrittenGroups());
-    out.printf(Locale.ROOT, "planner:   %6.2f s%n", planner);
-    out.printf(Locale.ROOT, "workers:   %6.2f s  %6.1f MB/s total, %6.1f MB/s per worker thread (%d), %,.0f rows/s%n",
-        rewrite, mb / rewrite, mb / rewrite / workers, workers, clock.rows.get() / rewrite);
-    out.printf(Locale.ROOT, "committer: %6.2f s%n", committer);
-    out.printf(Locale.ROOT, "total:     %6.2f s, peak heap %.0f MB (max heap %.0f MB)%n",
-        (end - start) / 1e9, peakHeap / (1024.0 * 1024), Runtime.getRuntime().maxMemory() / (1024.0 * 1024));
-    out.flush();
-    return result.status().success() ? 0 : IcecompactCli.EXIT_JOB_NOT_DONE;
-  }
-
-  /**
-   * Samples the heap in use every 10 ms: the highest reading, garbage included, bounds the job's
-   * working set from above. Run with a small -Xmx to show the job fits in it.
-   */
-  private static final class HeapSampler implements Runnable {
-    private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-    private final Thread thread = new Thread(this, "heap-sampler");
-    private volatile boolean running = true;
-    private long peak;
-
-    static HeapSampler start() {
-      HeapSampler sampler = new HeapSampler();
-      sampler.thread.setDaemon(true);
-      sampler.thread.start();
-      return sampler;
-    }
-
-    @Override
-    public void run() {
-      while (running) {
-        peak = Math.max(peak, memory.getHeapMemoryUsage().getUsed());
-        try {
-          Thread.sleep(10);
-        } catch (InterruptedException e) {
-          return;
+    Path base = warehouse != null ? warehouse : Files.createTempDirectory("icecompact-bench-");
+    BenchReport report = new BenchReport(out);
+    for (String shape : memory ? List.of("deletes") : shapes) {
+      FragmentedTable.Shape tableShape = shape(shape);
+      Path dir = Files.createDirectories(base.resolve(memory ? "memory" : shape));
+      Map<String, String> catalog = LocalWarehouse.catalogProperties(dir);
+      long genStart = System.nanoTime();
+      try (TableAccess access = new TableAccess(catalog)) {
+        FragmentedTable.create(access.catalog(), TableIdentifier.parse(PathRuns.TABLE), tableShape);
+      }
+      err.printf(Locale.ROOT, "generated the '%s' table in %.1f s%n", shape, (System.nanoTime() - genStart) / 1e9);
+      PathRuns runs = new PathRuns(readCatalog(catalog), shape, report);
+      for (int threadCount : memory ? List.of(1) : threads) {
+        for (RewritePathChoice path : paths) {
+          for (String setting : prefetch) {
+            runs.run(path, limits(setting), threadCount);
+          }
         }
       }
     }
-
-    long stop() {
-      running = false;
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return Math.max(peak, memory.getHeapMemoryUsage().getUsed());
-    }
+    report.footer(memory, Runtime.getRuntime().maxMemory());
+    out.flush();
+    return 0;
   }
 
-  /** Marks when planning ended and committing began. */
-  private static final class PhaseClock implements ProgressListener {
-    final AtomicLong planned = new AtomicLong();
-    final AtomicLong committing = new AtomicLong();
-    final AtomicLong inputBytes = new AtomicLong();
-    final AtomicLong rows = new AtomicLong();
-
-    @Override
-    public void planned(PlanSummary summary) {
-      planned.set(System.nanoTime());
-      inputBytes.set(summary.inputBytes());
+  private FragmentedTable.Shape shape(String name) {
+    boolean deletes =
+        switch (name) {
+          case "deletes" -> true;
+          case "no-deletes" -> false;
+          default -> throw new picocli.CommandLine.ParameterException(
+              spec.commandLine(), "Unknown shape '" + name + "': use deletes and/or no-deletes");
+        };
+    if (memory) {
+      // one partition: the planner makes one group of the whole table
+      return new FragmentedTable.Shape(0, files, rowsPerFile, formatVersion, deleteFiles, equalityDeletes, false);
     }
+    int perPartition = Math.max(1, files / Math.max(1, partitions));
+    return new FragmentedTable.Shape(
+        partitions, perPartition, rowsPerFile, formatVersion,
+        deletes ? deleteFiles : 0, deletes ? equalityDeletes : 0, true);
+  }
 
-    @Override
-    public void groupDone(GroupStatus status, int done, int total) {
-      rows.addAndGet(status.inputRows());
+  /** The catalog the runs read through: the same warehouse, reads delayed when asked. */
+  private Map<String, String> readCatalog(Map<String, String> catalog) {
+    if (latencyMillis <= 0) {
+      return catalog;
     }
+    Map<String, String> delayed = new LinkedHashMap<>(catalog);
+    delayed.put("io-impl", LatencyFileIO.class.getName());
+    delayed.put(LatencyFileIO.LATENCY_MS, Long.toString(latencyMillis));
+    return delayed;
+  }
 
-    @Override
-    public void committing() {
-      committing.set(System.nanoTime());
-    }
+  private PrefetchLimits limits(String setting) {
+    return switch (setting) {
+      case "on" -> PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory());
+      case "off" -> PrefetchLimits.OFF;
+      default -> throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "Unknown --prefetch value '" + setting + "': use on and/or off");
+    };
   }
 }

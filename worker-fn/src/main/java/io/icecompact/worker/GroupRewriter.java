@@ -15,12 +15,17 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.expressions.ExpressionParser;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,11 +46,13 @@ public final class GroupRewriter {
 
   private final TableAccess access;
   private final RewritePathChoice pathChoice;
+  private final PrefetchLimits prefetch;
   // The plan (checked by digest) and the pinned metadata file never change, and a warm worker (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
   private final AtomicReference<CachedPlan> lastPlan = new AtomicReference<>();
   private final AtomicReference<CachedTable> lastTable = new AtomicReference<>();
+  private final AtomicReference<PrefetchStats> prefetched = new AtomicReference<>(PrefetchStats.NONE);
 
   private record CachedPlan(String location, String sha256, JobPlan plan) {}
 
@@ -56,8 +63,19 @@ public final class GroupRewriter {
   }
 
   public GroupRewriter(TableAccess access, RewritePathChoice pathChoice) {
+    this(access, pathChoice, PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory()));
+  }
+
+  /** With the limits of the input prefetch ({@link PrefetchLimits#OFF} reads every file directly). */
+  public GroupRewriter(TableAccess access, RewritePathChoice pathChoice, PrefetchLimits prefetch) {
     this.access = access;
     this.pathChoice = pathChoice;
+    this.prefetch = prefetch;
+  }
+
+  /** What the input prefetch did over every group this rewriter has rewritten. */
+  public PrefetchStats prefetchStats() {
+    return prefetched.get();
   }
 
   /** The next attempt number of a group, for callers that cannot count attempts themselves. */
@@ -105,9 +123,17 @@ public final class GroupRewriter {
             .format(FileFormat.PARQUET)
             .defaultSpec(table.specs().get(plan.pinned().outputSpecId()))
             .build();
-    RewriteOutput output =
-        new GenericRewritePath(table, plan.pinned().outputSpecId(), group.maxOutputFileSize())
-            .rewrite(tasks, files, progress);
+    RewriteOutput output;
+    try (PrefetchingFileIO inputs = PrefetchingFileIO.start(table.io(), tasks, prefetch)) {
+      // the paths read every input through table.io(): a view of the table whose io() is the prefetch
+      Table reading = withIO(table, inputs);
+      output =
+          new GenericRewritePath(reading, plan.pinned().outputSpecId(), group.maxOutputFileSize())
+              .rewrite(tasks, files, progress);
+      PrefetchStats stats = inputs.stats();
+      prefetched.accumulateAndGet(stats, PrefetchStats::plus);
+      LOG.debug("[{} {} worker group {}] input prefetch: {}", plan.table(), plan.jobId(), group.index(), stats);
+    }
 
     GroupResult result =
         new GroupResult(
@@ -161,6 +187,12 @@ public final class GroupRewriter {
     Table table = access.loadPinned(plan.table(), plan.pinned());
     lastTable.set(new CachedTable(plan.pinned().metadataLocation(), table));
     return table;
+  }
+
+  private static Table withIO(Table table, FileIO io) {
+    TableOperations operations = ((HasTableOperations) table).operations();
+    return new BaseTable(
+        new StaticTableOperations(operations.current(), io, operations.locationProvider()), table.name());
   }
 
   private static GroupStatus status(GroupResult result, WorkLocation work) {

@@ -2,13 +2,19 @@ package io.icecompact.cli.demo;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.ByteBuffers;
 
 /**
  * The live rows of a table as a multiset (row text to count), read by Iceberg's own generic reader
@@ -40,12 +46,38 @@ public final class LiveRows {
    * The row's first {@code width} values: Iceberg's reader may append columns it needed for deletes
    * (e.g. {@code _pos}), which are not part of the row.
    */
-  private static String text(Record record, int width) {
+  public static String text(Record record, int width) {
     StringBuilder text = new StringBuilder("(");
     for (int i = 0; i < width; i++) {
-      text.append(i == 0 ? "" : ", ").append(record.get(i));
+      text.append(i == 0 ? "" : ", ").append(value(record.get(i)));
     }
     return text.append(')').toString();
+  }
+
+  /**
+   * A value's text, by content: binary values as hex (a buffer's own text names its position, not its
+   * bytes), nested structs, lists and maps element by element, floats as Java prints them (-0.0 and NaN
+   * stay distinct).
+   */
+  static String value(Object value) {
+    if (value instanceof ByteBuffer buffer) {
+      return "0x" + HexFormat.of().formatHex(ByteBuffers.toByteArray(buffer));
+    } else if (value instanceof byte[] bytes) {
+      return "0x" + HexFormat.of().formatHex(bytes);
+    } else if (value instanceof StructLike struct) {
+      StringBuilder text = new StringBuilder("{");
+      for (int i = 0; i < struct.size(); i++) {
+        text.append(i == 0 ? "" : ", ").append(value(struct.get(i, Object.class)));
+      }
+      return text.append('}').toString();
+    } else if (value instanceof List<?> list) {
+      return list.stream().map(LiveRows::value).collect(Collectors.joining(", ", "[", "]"));
+    } else if (value instanceof Map<?, ?> map) {
+      return map.entrySet().stream()
+          .map(entry -> value(entry.getKey()) + "=" + value(entry.getValue()))
+          .collect(Collectors.joining(", ", "{", "}"));
+    }
+    return String.valueOf(value);
   }
 
   public static long count(Map<String, Long> multiset) {

@@ -14,6 +14,7 @@ import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
+import io.icecompact.worker.RewritePathChoice;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -35,6 +36,7 @@ public final class EmbeddedJobRunner {
   private final int workers;
   private final ProgressListener progress;
   private final GroupInterceptor interceptor;
+  private final RewritePathChoice pathChoice;
 
   public EmbeddedJobRunner(int workers, ProgressListener progress) {
     this(workers, progress, GroupInterceptor.NONE);
@@ -42,12 +44,19 @@ public final class EmbeddedJobRunner {
 
   /** With a hook between the workers and the committer, for tests of concurrent writers. */
   public EmbeddedJobRunner(int workers, ProgressListener progress, GroupInterceptor interceptor) {
+    this(workers, progress, interceptor, RewritePathChoice.AUTO);
+  }
+
+  /** With the rewrite path the workers may take (the bench and the equivalence tests compare them). */
+  public EmbeddedJobRunner(
+      int workers, ProgressListener progress, GroupInterceptor interceptor, RewritePathChoice pathChoice) {
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be >= 1, got " + workers);
     }
     this.workers = workers;
     this.progress = progress;
     this.interceptor = interceptor;
+    this.pathChoice = pathChoice;
   }
 
   /** Called around the stages; tests use it to commit concurrently or inject failures. */
@@ -70,16 +79,40 @@ public final class EmbeddedJobRunner {
       if (summary.status() == PlanSummary.PlanStatus.NOTHING_TO_DO) {
         return nothingToDo(summary, started);
       }
-      List<GroupFailure> failures = rewriteAll(access, spec, summary);
-      interceptor.beforeCommit(summary);
-      progress.committing();
-      JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, failures));
-      return withDuration(result, System.currentTimeMillis() - started);
+      return rewriteAndCommit(access, spec, summary, started);
+    }
+  }
+
+  /** Runs the workers and the committer of a plan stored already (see {@link PlanCopy}). */
+  public JobResult run(JobSpec spec, PlanSummary summary) {
+    long started = System.currentTimeMillis();
+    try (TableAccess access = new TableAccess(spec.catalogProperties())) {
+      progress.planned(summary);
+      return rewriteAndCommit(access, spec, summary, started);
+    }
+  }
+
+  private JobResult rewriteAndCommit(TableAccess access, JobSpec spec, PlanSummary summary, long started) {
+    List<GroupFailure> failures = rewriteAll(access, spec, summary);
+    interceptor.beforeCommit(summary);
+    progress.committing();
+    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, failures));
+    return withDuration(result, System.currentTimeMillis() - started);
+  }
+
+  /**
+   * Runs only the workers of a stored plan: every group's result is stored in its work location, and
+   * nothing is committed (the bench compares paths on the same groups this way).
+   */
+  public List<GroupFailure> rewriteOnly(JobSpec spec, PlanSummary summary) {
+    try (TableAccess access = new TableAccess(spec.catalogProperties())) {
+      progress.planned(summary);
+      return rewriteAll(access, spec, summary);
     }
   }
 
   private List<GroupFailure> rewriteAll(TableAccess access, JobSpec spec, PlanSummary summary) {
-    GroupRewriter rewriter = new GroupRewriter(access);
+    GroupRewriter rewriter = new GroupRewriter(access, pathChoice);
     List<GroupFailure> failures = Collections.synchronizedList(new ArrayList<>());
     AtomicInteger done = new AtomicInteger();
     int total = summary.groupCount();
