@@ -19,13 +19,14 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 /**
  * Loads a CloudFormation/SAM YAML template with SnakeYAML, turning the short-form tags into their long
  * form: {@code !Ref X} becomes {@code {"Ref": "X"}}, {@code !Sub s} becomes {@code {"Fn::Sub": s}},
- * {@code !GetAtt A.B} becomes {@code {"Fn::GetAtt": ["A", "B"]}}, and so on.
+ * {@code !GetAtt A.B} becomes {@code {"Fn::GetAtt": ["A", "B"]}}, and so on. A test source of both infra and
+ * infra/cdk (added by build-helper-maven-plugin), hence public and in a folder of its own.
  */
-final class CfnYaml {
+public final class CfnYaml {
   private CfnYaml() {}
 
   @SuppressWarnings("unchecked")
-  static Map<String, Object> load(Path file) throws IOException {
+  public static Map<String, Object> load(Path file) throws IOException {
     LoaderOptions options = new LoaderOptions();
     try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       return (Map<String, Object>) new Yaml(new CfnConstructor(options)).load(reader);
