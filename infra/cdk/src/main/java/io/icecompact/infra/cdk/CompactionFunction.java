@@ -1,0 +1,89 @@
+package io.icecompact.infra.cdk;
+
+/**
+ * The six Lambda functions of the compaction state machine, with what infra/template.yaml gives each: the module
+ * whose jar holds it, its handler, its default size and whether it reads the lease table.
+ */
+public enum CompactionFunction {
+  ACQUIRE_LEASE("AcquireLease", "lease-fn", "io.icecompact.lease.lambda.AcquireLeaseHandler",
+      "validates the execution input and takes the table's lease.", FunctionSize.of(512, 60), true, true),
+  PLAN_REWRITE("PlanRewrite", "planner-fn", "io.icecompact.planner.lambda.PlanRewriteHandler",
+      "pins the snapshot, plans file groups, stores the plan.", FunctionSize.of(2048, 900), false, false),
+  REWRITE_GROUP("RewriteGroup", "worker-fn", "io.icecompact.worker.lambda.RewriteGroupHandler",
+      "rewrites one file group with every delete applied.", new FunctionSize(8192, 900, 10240), false, false),
+  RECORD_GROUP_FAILURE("RecordGroupFailure", "worker-fn", "io.icecompact.worker.lambda.RecordGroupFailureHandler",
+      "stores why a file group failed.", FunctionSize.of(512, 60), false, false),
+  COMMIT_SNAPSHOT("CommitSnapshot", "committer-fn", "io.icecompact.committer.lambda.CommitSnapshotHandler",
+      "checks the job's invariants and the lease, commits one snapshot.", FunctionSize.of(2048, 900), true, false),
+  RELEASE_LEASE("ReleaseLease", "lease-fn", "io.icecompact.lease.lambda.ReleaseLeaseHandler",
+      "writes the job log record and releases the lease.", FunctionSize.of(512, 60), true, true);
+
+  /** The worker's least memory, as the SAM template's WorkerMemorySize allows: memory buys the CPU it rewrites with. */
+  public static final int WORKER_MIN_MEMORY_MB = 4096;
+
+  /**
+   * C1 only: faster start-up for a function that runs well under a second. Not on the planner, worker or
+   * committer, whose minutes of CPU-bound work need the C2 compiler.
+   */
+  static final String QUICK_START_JAVA_OPTIONS = "-XX:+TieredCompilation -XX:TieredStopAtLevel=1";
+
+  private final String step;
+  private final String module;
+  private final String handlerClass;
+  private final String purpose;
+  private final FunctionSize defaultSize;
+  private final boolean usesLeaseTable;
+  private final boolean quickStart;
+
+  CompactionFunction(String step, String module, String handlerClass, String purpose, FunctionSize defaultSize,
+      boolean usesLeaseTable, boolean quickStart) {
+    this.step = step;
+    this.module = module;
+    this.handlerClass = handlerClass;
+    this.purpose = purpose;
+    this.defaultSize = defaultSize;
+    this.usesLeaseTable = usesLeaseTable;
+    this.quickStart = quickStart;
+  }
+
+  /** The state's name in the definition, e.g. {@code AcquireLease}. */
+  public String step() {
+    return step;
+  }
+
+  /** The Maven module whose {@code -lambda.jar} holds the handler, e.g. {@code lease-fn}. */
+  public String module() {
+    return module;
+  }
+
+  public String handler() {
+    return handlerClass + "::handleRequest";
+  }
+
+  public String description() {
+    return "icecompact " + step + " - " + purpose;
+  }
+
+  public FunctionSize defaultSize() {
+    return defaultSize;
+  }
+
+  /** Whether it gets {@code LEASE_TABLE} and permissions on the lease table. */
+  public boolean usesLeaseTable() {
+    return usesLeaseTable;
+  }
+
+  boolean quickStart() {
+    return quickStart;
+  }
+
+  /** The placeholder the definition names this function's ARN with, e.g. {@code AcquireLeaseFunctionArn}. */
+  public String definitionPlaceholder() {
+    return step + "FunctionArn";
+  }
+
+  /** The last part of its log group's name, e.g. {@code acquire-lease}. */
+  public String logGroupSuffix() {
+    return step.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+  }
+}

@@ -1,0 +1,158 @@
+package io.icecompact.infra.cdk;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awscdk.Aws;
+import software.amazon.awscdk.services.iam.Effect;
+import software.amazon.awscdk.services.iam.PolicyStatement;
+
+/**
+ * The IAM statements of each function, the same (Sid, actions, resources, conditions) as infra/template.yaml's
+ * {@code Policies}. Written out rather than made with CDK's grant methods, which add actions (e.g.
+ * {@code s3:GetObject*}, {@code dynamodb:BatchGetItem}) the functions do not use. The workers get no catalog
+ * and no lease-table statement under any catalog.
+ */
+final class FunctionPermissions {
+  private final IcebergCatalog catalog;
+  private final String warehouseBucket;
+  private final String warehousePrefix;
+  private final String workBucket;
+  private final String workPrefix;
+  private final String leaseTableArn;
+
+  FunctionPermissions(IcebergCatalog catalog, String warehouseBucket, String warehousePrefix, String workBucket,
+      String workPrefix, String leaseTableArn) {
+    this.catalog = catalog;
+    this.warehouseBucket = warehouseBucket;
+    this.warehousePrefix = warehousePrefix;
+    this.workBucket = workBucket;
+    this.workPrefix = workPrefix;
+    this.leaseTableArn = leaseTableArn;
+  }
+
+  /** Whether the function gets the catalog access policy (the REST/JDBC escape hatch): planner and committer. */
+  static boolean usesCatalog(CompactionFunction function) {
+    return function == CompactionFunction.PLAN_REWRITE || function == CompactionFunction.COMMIT_SNAPSHOT;
+  }
+
+  List<PolicyStatement> statementsOf(CompactionFunction function) {
+    List<PolicyStatement> s = new ArrayList<>();
+    switch (function) {
+      case ACQUIRE_LEASE, RELEASE_LEASE ->
+          s.add(leaseTable("LeaseTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"));
+      case PLAN_REWRITE -> {
+        s.add(warehouseList());
+        s.add(warehouseRead());
+        s.add(workLocationList());
+        s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"));
+        switch (catalog.type()) {
+          case GLUE -> s.add(glue("GlueCatalogRead", "glue:GetDatabase", "glue:GetTable"));
+          // DescribeTable: DynamoDbCatalog.initialize checks that its table exists.
+          case DYNAMODB -> s.add(dynamoDbCatalog("DynamoDbCatalogRead", "dynamodb:DescribeTable", "dynamodb:GetItem"));
+          default -> { }
+        }
+      }
+      case REWRITE_GROUP -> {
+        s.add(warehouseList());
+        s.add(warehouseRead());
+        // DeleteObject: a failed attempt removes the output files it wrote (never committed ones).
+        s.add(allow("DataWrite", List.of(warehouseObjects("data")),
+            "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"));
+        s.add(workLocationList());
+        s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"));
+      }
+      case RECORD_GROUP_FAILURE -> {
+        s.add(workLocationList());
+        s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
+      }
+      case COMMIT_SNAPSHOT -> {
+        s.add(leaseTable("LeaseCheck", "dynamodb:GetItem"));
+        s.add(warehouseList());
+        s.add(warehouseRead());
+        // DeleteObject: Iceberg removes the manifests of a failed commit attempt (and old metadata files if
+        // write.metadata.delete-after-commit.enabled is set).
+        s.add(allow("MetadataWrite", List.of(warehouseObjects("metadata")),
+            "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"));
+        // The committer deletes output files of groups it does not commit (conflicts, failures).
+        s.add(allow("DataCleanup", List.of(warehouseObjects("data")), "s3:DeleteObject"));
+        s.add(workLocationList());
+        s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
+        switch (catalog.type()) {
+          // GlueTableOperations: GetTable to refresh, UpdateTable (with the version id) to swap the metadata location.
+          case GLUE -> s.add(glue("GlueCatalogCommit", "glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"));
+          // DynamoDbTableOperations commits with a conditional write on the table's item.
+          case DYNAMODB -> s.add(dynamoDbCatalog("DynamoDbCatalogCommit",
+              "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"));
+          default -> { }
+        }
+      }
+      default -> throw new IllegalArgumentException("no permissions defined for " + function);
+    }
+    return s;
+  }
+
+  private PolicyStatement leaseTable(String sid, String... actions) {
+    return allow(sid, List.of(leaseTableArn), actions);
+  }
+
+  private PolicyStatement warehouseList() {
+    return listBucket("WarehouseList", warehouseBucket, warehousePrefix);
+  }
+
+  private PolicyStatement warehouseRead() {
+    return allow("WarehouseRead", List.of(warehouseObjects("metadata"), warehouseObjects("data")), "s3:GetObject");
+  }
+
+  private PolicyStatement workLocationList() {
+    return listBucket("WorkLocationList", workBucket, workPrefix);
+  }
+
+  private PolicyStatement workLocationReadWrite(String... actions) {
+    return allow("WorkLocationReadWrite", List.of(bucketArn(workBucket) + "/" + workPrefix + "*"), actions);
+  }
+
+  private PolicyStatement glue(String sid, String... actions) {
+    String database = catalog.glueDatabase();
+    return allow(sid, List.of(glueArn("catalog"), glueArn("database/" + database), glueArn("table/" + database + "/*")),
+        actions);
+  }
+
+  private PolicyStatement dynamoDbCatalog(String sid, String... actions) {
+    return allow(sid, List.of("arn:" + Aws.PARTITION + ":dynamodb:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":table/"
+        + catalog.dynamoDbTable()), actions);
+  }
+
+  /** ListBucket limited to a key prefix, so the function cannot list the rest of the bucket. */
+  private static PolicyStatement listBucket(String sid, String bucket, String prefix) {
+    return PolicyStatement.Builder.create()
+        .sid(sid)
+        .effect(Effect.ALLOW)
+        .actions(List.of("s3:ListBucket"))
+        .resources(List.of(bucketArn(bucket)))
+        .conditions(Map.of("StringLike", Map.of("s3:prefix", prefix + "*")))
+        .build();
+  }
+
+  /** {@code data/} or {@code metadata/} objects of every table under the warehouse prefix. */
+  private String warehouseObjects(String folder) {
+    return bucketArn(warehouseBucket) + "/" + warehousePrefix + "*/" + folder + "/*";
+  }
+
+  private static String bucketArn(String bucket) {
+    return "arn:" + Aws.PARTITION + ":s3:::" + bucket;
+  }
+
+  private static String glueArn(String resource) {
+    return "arn:" + Aws.PARTITION + ":glue:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":" + resource;
+  }
+
+  private static PolicyStatement allow(String sid, List<String> resources, String... actions) {
+    return PolicyStatement.Builder.create()
+        .sid(sid)
+        .effect(Effect.ALLOW)
+        .actions(List.of(actions))
+        .resources(resources)
+        .build();
+  }
+}

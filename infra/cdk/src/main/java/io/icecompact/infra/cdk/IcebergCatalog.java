@@ -1,0 +1,145 @@
+package io.icecompact.infra.cdk;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The Iceberg catalog of the compacted tables, with the SAM template's semantics (parameters CatalogType,
+ * CatalogPropertiesJson, GlueDatabase, CatalogDynamoDbTable): the type decides the catalog permissions of the
+ * planner and committer (the workers never get any), the properties become the schedules' {@code
+ * catalog_properties}. Glue and DynamoDB catalogs derive their properties from the warehouse unless given; REST and
+ * JDBC catalogs need them. The properties land in schedules and execution histories: no secrets.
+ */
+public final class IcebergCatalog {
+  /** Iceberg's DynamoDB catalog implementation, named by {@code catalog-impl}. */
+  static final String DYNAMODB_CATALOG_IMPL = "org.apache.iceberg.aws.dynamodb.DynamoDbCatalog";
+
+  public enum Type { GLUE, DYNAMODB, REST, JDBC }
+
+  private final Type type;
+  private final String glueDatabase;
+  private final String dynamoDbTable;
+  private final Map<String, String> properties;
+
+  private IcebergCatalog(Type type, String glueDatabase, String dynamoDbTable, Map<String, String> properties) {
+    this.type = type;
+    this.glueDatabase = glueDatabase;
+    this.dynamoDbTable = dynamoDbTable;
+    this.properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
+  }
+
+  /** The Glue Data Catalog, every database of the account (GlueDatabase {@code *}). */
+  public static IcebergCatalog glue() {
+    return glue("*");
+  }
+
+  /** The Glue Data Catalog; the planner and committer may use this database only ({@code *} = all). */
+  public static IcebergCatalog glue(String database) {
+    requireNonBlank("database", database);
+    return new IcebergCatalog(Type.GLUE, database, null, Map.of());
+  }
+
+  /** Iceberg's DynamoDbCatalog on this DynamoDB table (Iceberg's default name is {@code iceberg}). */
+  public static IcebergCatalog dynamoDb(String tableName) {
+    requireNonBlank("tableName", tableName);
+    return new IcebergCatalog(Type.DYNAMODB, null, tableName, Map.of());
+  }
+
+  /**
+   * A REST catalog (S3 Tables, Glue's Iceberg REST endpoint, Polaris, ...). No AWS permission is granted for it:
+   * give the construct a {@code catalogAccessPolicy} if it needs some. {@code type=rest} is added unless the
+   * properties name a {@code type} or {@code catalog-impl} (the execution input requires one of them).
+   */
+  public static IcebergCatalog rest(Map<String, String> properties) {
+    return new IcebergCatalog(Type.REST, null, null, withImplied(properties, Type.REST));
+  }
+
+  /** A JDBC catalog (the functions need its driver, see docs/deploy.md); like {@link #rest} otherwise. */
+  public static IcebergCatalog jdbc(Map<String, String> properties) {
+    return new IcebergCatalog(Type.JDBC, null, null, withImplied(properties, Type.JDBC));
+  }
+
+  /**
+   * The same catalog (and grants) with these {@code catalog_properties} instead of derived ones, as
+   * CatalogPropertiesJson does; {@code type} (or DynamoDB's {@code catalog-impl}) is added when missing.
+   */
+  public IcebergCatalog withProperties(Map<String, String> catalogProperties) {
+    return new IcebergCatalog(type, glueDatabase, dynamoDbTable, withImplied(catalogProperties, type));
+  }
+
+  public Type type() {
+    return type;
+  }
+
+  /** The Glue database the grants name, or null for other catalogs. */
+  public String glueDatabase() {
+    return glueDatabase;
+  }
+
+  /** The DynamoDbCatalog's table, or null for other catalogs. */
+  public String dynamoDbTable() {
+    return dynamoDbTable;
+  }
+
+  /** The properties given, empty when they are derived. */
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  /** The schedules' {@code catalog_properties} for a warehouse location such as {@code s3://bucket/warehouse/}. */
+  public Map<String, String> catalogProperties(String warehouseLocation) {
+    if (!properties.isEmpty()) {
+      return properties;
+    }
+    Map<String, String> derived = new LinkedHashMap<>();
+    switch (type) {
+      case GLUE -> derived.put("type", "glue");
+      case DYNAMODB -> {
+        derived.put("catalog-impl", DYNAMODB_CATALOG_IMPL);
+        derived.put("dynamodb.table-name", dynamoDbTable);
+      }
+      default -> throw new IllegalStateException("a " + type + " catalog has no derived properties");
+    }
+    derived.put("warehouse", warehouseLocation);
+    return derived;
+  }
+
+  /** The properties, with the catalog's {@code type} (or DynamoDB's {@code catalog-impl}) added if neither is set. */
+  private static Map<String, String> withImplied(Map<String, String> properties, Type type) {
+    Objects.requireNonNull(properties, "properties");
+    if (properties.isEmpty()) {
+      throw new IllegalArgumentException("'properties' is empty but a " + type
+          + " catalog needs its catalog properties (uri, warehouse, ...)");
+    }
+    properties.forEach((key, value) -> {
+      if (key == null || value == null) {
+        throw new IllegalArgumentException("catalog properties may not hold null: " + key + "=" + value);
+      }
+    });
+    if (properties.containsKey("type") || properties.containsKey("catalog-impl")) {
+      return properties;
+    }
+    Map<String, String> typed = new LinkedHashMap<>();
+    if (type == Type.DYNAMODB) {
+      typed.put("catalog-impl", DYNAMODB_CATALOG_IMPL);
+    } else {
+      typed.put("type", type.name().toLowerCase(java.util.Locale.ROOT));
+    }
+    typed.putAll(properties);
+    return typed;
+  }
+
+  private static void requireNonBlank(String name, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("'" + name + "' is blank");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "IcebergCatalog[" + type + (glueDatabase != null ? ", database " + glueDatabase : "")
+        + (dynamoDbTable != null ? ", table " + dynamoDbTable : "") + ", " + properties.keySet() + "]";
+  }
+}

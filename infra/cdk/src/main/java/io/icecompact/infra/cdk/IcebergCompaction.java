@@ -1,0 +1,322 @@
+package io.icecompact.infra.cdk;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import software.amazon.awscdk.Aws;
+import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.RemovalPolicy;
+import software.amazon.awscdk.Size;
+import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.services.cloudwatch.Alarm;
+import software.amazon.awscdk.services.cloudwatch.ComparisonOperator;
+import software.amazon.awscdk.services.cloudwatch.IMetric;
+import software.amazon.awscdk.services.cloudwatch.MetricOptions;
+import software.amazon.awscdk.services.cloudwatch.TreatMissingData;
+import software.amazon.awscdk.services.cloudwatch.Unit;
+import software.amazon.awscdk.services.cloudwatch.actions.SnsAction;
+import software.amazon.awscdk.services.dynamodb.Attribute;
+import software.amazon.awscdk.services.dynamodb.AttributeType;
+import software.amazon.awscdk.services.dynamodb.BillingMode;
+import software.amazon.awscdk.services.dynamodb.ITable;
+import software.amazon.awscdk.services.dynamodb.PointInTimeRecoverySpecification;
+import software.amazon.awscdk.services.dynamodb.Table;
+import software.amazon.awscdk.services.dynamodb.TableEncryption;
+import software.amazon.awscdk.services.iam.Effect;
+import software.amazon.awscdk.services.iam.IManagedPolicy;
+import software.amazon.awscdk.services.iam.IRole;
+import software.amazon.awscdk.services.iam.ManagedPolicy;
+import software.amazon.awscdk.services.iam.PolicyDocument;
+import software.amazon.awscdk.services.iam.PolicyStatement;
+import software.amazon.awscdk.services.iam.Role;
+import software.amazon.awscdk.services.iam.ServicePrincipal;
+import software.amazon.awscdk.services.lambda.Architecture;
+import software.amazon.awscdk.services.lambda.CfnFunction;
+import software.amazon.awscdk.services.lambda.Code;
+import software.amazon.awscdk.services.lambda.Function;
+import software.amazon.awscdk.services.lambda.IFunction;
+import software.amazon.awscdk.services.lambda.Runtime;
+import software.amazon.awscdk.services.logs.FilterPattern;
+import software.amazon.awscdk.services.logs.LogGroup;
+import software.amazon.awscdk.services.logs.MetricFilter;
+import software.amazon.awscdk.services.s3.BlockPublicAccess;
+import software.amazon.awscdk.services.s3.Bucket;
+import software.amazon.awscdk.services.s3.BucketEncryption;
+import software.amazon.awscdk.services.s3.IBucket;
+import software.amazon.awscdk.services.s3.LifecycleRule;
+import software.amazon.awscdk.services.s3.ObjectOwnership;
+import software.amazon.awscdk.services.scheduler.CfnSchedule;
+import software.amazon.awscdk.services.stepfunctions.DefinitionBody;
+import software.amazon.awscdk.services.stepfunctions.StateMachine;
+import software.amazon.awscdk.services.stepfunctions.StateMachineType;
+import software.constructs.Construct;
+
+/**
+ * icecompact on AWS, as infra/template.yaml deploys it: the six functions (java21, arm64), the compaction state
+ * machine from state-machine/compaction.asl.json, the lease/job-log table, the work location, one EventBridge
+ * Scheduler schedule per table and the alarms, with the template's least-privilege roles. Construct ids are the
+ * template's logical ids, so the two read alike.
+ */
+public class IcebergCompaction extends Construct {
+  /** The line ReleaseLeaseHandler prints per job, for the jobs that end UNKNOWN or PARTIAL. */
+  static final String UNKNOWN_OR_PARTIAL_PATTERN =
+      "{ ($.icecompact = \"job\") && (($.status = \"UNKNOWN\") || ($.status = \"PARTIAL\")) }";
+
+  private final IcebergCompactionProps props;
+  private final String name;
+  private final ITable leaseTable;
+  private final IBucket workBucket;
+  private final Map<CompactionFunction, Function> functions = new EnumMap<>(CompactionFunction.class);
+  private final Map<CompactionFunction, LogGroup> logGroups = new EnumMap<>(CompactionFunction.class);
+  private final StateMachine stateMachine;
+  private final Map<String, CfnSchedule> schedules = new LinkedHashMap<>();
+  private final List<Alarm> alarms = new ArrayList<>();
+
+  public IcebergCompaction(Construct scope, String id, IcebergCompactionProps props) {
+    super(scope, id);
+    this.props = props;
+    // The stack's name by default, as the SAM template names things with ${AWS::StackName}.
+    this.name = props.name().orElse(Aws.STACK_NAME);
+    this.leaseTable = createLeaseTable();
+    this.workBucket = props.workBucket().orElseGet(this::createWorkBucket);
+    createFunctions();
+    this.stateMachine = createStateMachine();
+    if (!props.tables().isEmpty()) {
+      createSchedules();
+    }
+    createAlarms();
+  }
+
+  public StateMachine stateMachine() {
+    return stateMachine;
+  }
+
+  public ITable leaseTable() {
+    return leaseTable;
+  }
+
+  public IBucket workBucket() {
+    return workBucket;
+  }
+
+  public String workPrefix() {
+    return props.workPrefix();
+  }
+
+  /** A table's work location, {@code s3://<work bucket>/<work prefix><table>}, as the schedules pass it. */
+  public String workLocation(String table) {
+    return "s3://" + workBucket.getBucketName() + "/" + props.workPrefix() + table;
+  }
+
+  public IFunction function(CompactionFunction function) {
+    return functions.get(function);
+  }
+
+  /** The schedules by table identifier. */
+  public Map<String, CfnSchedule> schedules() {
+    return Collections.unmodifiableMap(schedules);
+  }
+
+  public List<Alarm> alarms() {
+    return Collections.unmodifiableList(alarms);
+  }
+
+  private ITable createLeaseTable() {
+    // On demand: a few writes per job cost nothing when idle. Retained when the stack is deleted (job log).
+    return Table.Builder.create(this, "LeaseTable")
+        .partitionKey(Attribute.builder().name("pk").type(AttributeType.STRING).build())
+        .sortKey(Attribute.builder().name("sk").type(AttributeType.STRING).build())
+        .billingMode(BillingMode.PAY_PER_REQUEST)
+        .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder()
+            .pointInTimeRecoveryEnabled(true).build())
+        .encryption(TableEncryption.AWS_MANAGED)
+        .removalPolicy(RemovalPolicy.RETAIN)
+        .build();
+  }
+
+  private IBucket createWorkBucket() {
+    // Deleted with the stack like the SAM template's (CloudFormation refuses while it holds objects).
+    return Bucket.Builder.create(this, "WorkBucket")
+        .encryption(BucketEncryption.S3_MANAGED)
+        .blockPublicAccess(BlockPublicAccess.BLOCK_ALL)
+        .objectOwnership(ObjectOwnership.BUCKET_OWNER_ENFORCED)
+        .lifecycleRules(List.of(LifecycleRule.builder()
+            .id("ExpireJobArtefacts")
+            .enabled(true)
+            .prefix(props.workPrefix())
+            .expiration(Duration.days(props.workArtefactRetentionDays()))
+            .abortIncompleteMultipartUploadAfter(Duration.days(1))
+            .build()))
+        .removalPolicy(RemovalPolicy.DESTROY)
+        .build();
+  }
+
+  private void createFunctions() {
+    FunctionPermissions permissions = new FunctionPermissions(props.catalog(),
+        props.warehouseBucket().getBucketName(), props.warehousePrefix(), workBucket.getBucketName(),
+        props.workPrefix(), leaseTable.getTableArn());
+    // Both functions of a module share one Code, hence one asset.
+    Map<String, Code> code = new HashMap<>();
+    for (CompactionFunction f : CompactionFunction.values()) {
+      LogGroup logGroup = LogGroup.Builder.create(this, f.step() + "LogGroup")
+          .logGroupName("/icecompact/" + name + "/" + f.logGroupSuffix())
+          .retention(props.logRetention())
+          .removalPolicy(RemovalPolicy.DESTROY)
+          .build();
+      logGroups.put(f, logGroup);
+
+      FunctionSize size = props.functionSize(f);
+      Function.Builder builder = Function.Builder.create(this, f.step() + "Function")
+          .description(f.description())
+          .runtime(Runtime.JAVA_21)
+          .architecture(Architecture.ARM_64) // Graviton: cheaper per GB-second; the jars are pure Java.
+          .handler(f.handler())
+          .code(code.computeIfAbsent(f.module(), props.functionCode()::forModule))
+          .memorySize(size.memoryMb())
+          .timeout(Duration.seconds(size.timeoutSeconds()))
+          .logGroup(logGroup)
+          .role(functionRole(f, permissions.statementsOf(f)));
+      if (size.ephemeralStorageMb() != FunctionSize.DEFAULT_EPHEMERAL_STORAGE_MB) {
+        builder.ephemeralStorageSize(Size.mebibytes(size.ephemeralStorageMb()));
+      }
+      Map<String, String> environment = new LinkedHashMap<>();
+      if (f.usesLeaseTable()) {
+        environment.put("LEASE_TABLE", leaseTable.getTableName());
+      }
+      if (f.quickStart()) {
+        environment.put("JAVA_TOOL_OPTIONS", CompactionFunction.QUICK_START_JAVA_OPTIONS);
+      }
+      if (!environment.isEmpty()) {
+        builder.environment(environment);
+      }
+      Function function = builder.build();
+      // PassThrough as in the template, set on the resource: CDK's Tracing.PASS_THROUGH would also grant X-Ray writes.
+      ((CfnFunction) function.getNode().getDefaultChild()).setTracingConfig(
+          CfnFunction.TracingConfigProperty.builder().mode("PassThrough").build());
+      functions.put(f, function);
+    }
+  }
+
+  /** A role like the one SAM makes for a function: basic execution (logs) plus the function's own statements. */
+  private IRole functionRole(CompactionFunction f, List<PolicyStatement> statements) {
+    List<IManagedPolicy> managed = new ArrayList<>();
+    managed.add(ManagedPolicy.fromAwsManagedPolicyName("service-role/AWSLambdaBasicExecutionRole"));
+    if (FunctionPermissions.usesCatalog(f)) {
+      props.catalogAccessPolicy().ifPresent(managed::add);
+    }
+    return Role.Builder.create(this, f.step() + "FunctionRole")
+        .assumedBy(new ServicePrincipal("lambda.amazonaws.com"))
+        .managedPolicies(managed)
+        .inlinePolicies(Map.of(f.step() + "Function", PolicyDocument.Builder.create().statements(statements).build()))
+        .build();
+  }
+
+  private StateMachine createStateMachine() {
+    StateMachineDefinition definition = StateMachineDefinition.bundled();
+    Map<String, String> substitutions = new LinkedHashMap<>();
+    for (CompactionFunction f : CompactionFunction.values()) {
+      substitutions.put(f.definitionPlaceholder(), functions.get(f).getFunctionArn());
+    }
+    if (!substitutions.keySet().equals(definition.placeholders())) {
+      throw new IllegalStateException("the definition's placeholders " + definition.placeholders()
+          + " are not the functions' " + substitutions.keySet());
+    }
+    // A fixed name lets the role name this state machine's own ARN (the DISTRIBUTED Map starts child executions
+    // of it) without a circular reference.
+    String stateMachineName = name + "-compaction";
+    String arnPrefix = "arn:" + Aws.PARTITION + ":states:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":";
+    List<String> functionArns = functions.values().stream().map(Function::getFunctionArn).toList();
+    Role role = Role.Builder.create(this, "CompactionStateMachineRole")
+        .assumedBy(new ServicePrincipal("states.amazonaws.com"))
+        .inlinePolicies(Map.of("CompactionStateMachine", PolicyDocument.Builder.create().statements(List.of(
+            statement("InvokeTheSixFunctions", "lambda:InvokeFunction", functionArns),
+            statement("DistributedMapStartChildExecutions", "states:StartExecution",
+                List.of(arnPrefix + "stateMachine:" + stateMachineName)),
+            PolicyStatement.Builder.create().sid("DistributedMapManageChildExecutions").effect(Effect.ALLOW)
+                .actions(List.of("states:DescribeExecution", "states:StopExecution"))
+                .resources(List.of(arnPrefix + "execution:" + stateMachineName + "/*")).build()))
+            .build()))
+        .build();
+    return StateMachine.Builder.create(this, "CompactionStateMachine")
+        .stateMachineName(stateMachineName)
+        .stateMachineType(StateMachineType.STANDARD)
+        .definitionBody(DefinitionBody.fromString(definition.text()))
+        .definitionSubstitutions(substitutions)
+        .role(role)
+        .build();
+  }
+
+  private void createSchedules() {
+    Role role = Role.Builder.create(this, "SchedulerRole")
+        .assumedBy(new ServicePrincipal("scheduler.amazonaws.com")
+            .withConditions(Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
+        .inlinePolicies(Map.of("StartCompaction", PolicyDocument.Builder.create().statements(List.of(
+            PolicyStatement.Builder.create().effect(Effect.ALLOW).actions(List.of("states:StartExecution"))
+                .resources(List.of(stateMachine.getStateMachineArn())).build())).build()))
+        .build();
+    String warehouseLocation = "s3://" + props.warehouseBucket().getBucketName() + "/" + props.warehousePrefix();
+    Map<String, String> catalogProperties = props.catalog().catalogProperties(warehouseLocation);
+    for (ScheduledTable table : props.tables()) {
+      String input = Stack.of(this).toJsonString(table.executionInput(catalogProperties, workLocation(table.table())));
+      CfnSchedule schedule = CfnSchedule.Builder.create(this, "Compact" + table.table() + "Schedule")
+          .description("icecompact: compact " + table.table())
+          .scheduleExpression(table.schedule())
+          .scheduleExpressionTimezone(props.scheduleTimezone())
+          .flexibleTimeWindow(CfnSchedule.FlexibleTimeWindowProperty.builder()
+              .mode("FLEXIBLE").maximumWindowInMinutes(15).build())
+          .target(CfnSchedule.TargetProperty.builder()
+              .arn(stateMachine.getStateMachineArn())
+              .roleArn(role.getRoleArn())
+              .retryPolicy(CfnSchedule.RetryPolicyProperty.builder().maximumRetryAttempts(3).build())
+              .input(input)
+              .build())
+          .build();
+      schedules.put(table.table(), schedule);
+    }
+  }
+
+  private void createAlarms() {
+    MetricOptions fiveMinuteSum = MetricOptions.builder().statistic("Sum").period(Duration.minutes(5)).build();
+    alarm("ExecutionsFailedAlarm", "An icecompact execution failed (bad input, or a step failed after its retries)."
+        + " See the execution's JobFailed cause.", stateMachine.metricFailed(fiveMinuteSum), 1);
+    alarm("ExecutionsTimedOutAlarm", "An icecompact execution timed out.",
+        stateMachine.metricTimedOut(fiveMinuteSum), 1);
+
+    // UNKNOWN and PARTIAL jobs end in a *successful* execution, so ExecutionsFailed never sees them: count the
+    // job lines ReleaseLease prints instead of logging every state's data at level ALL.
+    MetricFilter filter = MetricFilter.Builder.create(this, "UnknownOrPartialJobsMetricFilter")
+        .logGroup(logGroups.get(CompactionFunction.RELEASE_LEASE))
+        .filterPattern(FilterPattern.literal(UNKNOWN_OR_PARTIAL_PATTERN))
+        .metricNamespace("icecompact")
+        .metricName(name + "-JobsUnknownOrPartial")
+        .metricValue("1")
+        .unit(Unit.COUNT)
+        .build();
+    int threshold = props.unknownOrPartialThreshold();
+    alarm("UnknownOrPartialJobsAlarm", "At least " + threshold + " icecompact jobs ended UNKNOWN or PARTIAL within"
+        + " 6 hours (groups failing or conflicting repeatedly). Query the job log (pk = table) or the release-lease"
+        + " logs.", filter.metric(MetricOptions.builder().statistic("Sum").period(Duration.hours(6)).build()), threshold);
+  }
+
+  private void alarm(String id, String description, IMetric metric, int threshold) {
+    Alarm alarm = Alarm.Builder.create(this, id)
+        .alarmDescription(description)
+        .metric(metric)
+        .evaluationPeriods(1)
+        .threshold(threshold)
+        .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+        .treatMissingData(TreatMissingData.NOT_BREACHING)
+        .build();
+    props.alarmTopic().ifPresent(topic -> alarm.addAlarmAction(new SnsAction(topic)));
+    alarms.add(alarm);
+  }
+
+  private static PolicyStatement statement(String sid, String action, List<String> resources) {
+    return PolicyStatement.Builder.create().sid(sid).effect(Effect.ALLOW).actions(List.of(action))
+        .resources(resources).build();
+  }
+}

@@ -1,0 +1,270 @@
+package io.icecompact.infra.cdk;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import software.amazon.awscdk.services.iam.IManagedPolicy;
+import software.amazon.awscdk.services.logs.RetentionDays;
+import software.amazon.awscdk.services.s3.IBucket;
+import software.amazon.awscdk.services.sns.ITopic;
+
+/**
+ * What an {@link IcebergCompaction} deploys, immutable; defaults are infra/template.yaml's (docs/deploy.md maps
+ * each prop to its SAM parameter). Required: the warehouse bucket and the function code.
+ */
+public final class IcebergCompactionProps {
+  public static final String DEFAULT_WAREHOUSE_PREFIX = "warehouse/";
+  public static final String DEFAULT_WORK_PREFIX = "icecompact/jobs/";
+  public static final int DEFAULT_WORK_ARTEFACT_RETENTION_DAYS = 14;
+  public static final RetentionDays DEFAULT_LOG_RETENTION = RetentionDays.ONE_MONTH;
+  public static final int DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD = 3;
+  public static final String DEFAULT_SCHEDULE_TIMEZONE = "UTC";
+
+  /** The SAM template's WorkPrefix pattern: S3's safe key characters, ending with "/". */
+  private static final Pattern WORK_PREFIX = Pattern.compile("^[A-Za-z0-9!_.*'()/-]+/$");
+  /** State machine names allow 80 characters; "-compaction" takes 11. */
+  private static final Pattern NAME = Pattern.compile("^[A-Za-z0-9_-]{1,69}$");
+
+  private final IBucket warehouseBucket;
+  private final String warehousePrefix;
+  private final IcebergCatalog catalog;
+  private final IManagedPolicy catalogAccessPolicy;
+  private final List<ScheduledTable> tables;
+  private final String scheduleTimezone;
+  private final IBucket workBucket;
+  private final String workPrefix;
+  private final int workArtefactRetentionDays;
+  private final RetentionDays logRetention;
+  private final ITopic alarmTopic;
+  private final int unknownOrPartialThreshold;
+  private final Map<CompactionFunction, FunctionSize> functionSizes;
+  private final FunctionCode functionCode;
+  private final String name;
+
+  private IcebergCompactionProps(Builder b) {
+    this.warehouseBucket = b.warehouseBucket;
+    this.warehousePrefix = b.warehousePrefix;
+    this.catalog = b.catalog;
+    this.catalogAccessPolicy = b.catalogAccessPolicy;
+    this.tables = List.copyOf(b.tables);
+    this.scheduleTimezone = b.scheduleTimezone;
+    this.workBucket = b.workBucket;
+    this.workPrefix = b.workPrefix;
+    this.workArtefactRetentionDays = b.workArtefactRetentionDays;
+    this.logRetention = b.logRetention;
+    this.alarmTopic = b.alarmTopic;
+    this.unknownOrPartialThreshold = b.unknownOrPartialThreshold;
+    EnumMap<CompactionFunction, FunctionSize> sizes = new EnumMap<>(CompactionFunction.class);
+    for (CompactionFunction function : CompactionFunction.values()) {
+      sizes.put(function, b.functionSizes.getOrDefault(function, function.defaultSize()));
+    }
+    this.functionSizes = java.util.Collections.unmodifiableMap(sizes);
+    this.functionCode = b.functionCode;
+    this.name = b.name;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Bucket of the Iceberg tables (WarehouseBucket). */
+  public IBucket warehouseBucket() {
+    return warehouseBucket;
+  }
+
+  /** Key prefix of the tables, "" or ending with "/"; S3 grants cover {@code <prefix>*}{@code /data/*} and {@code /metadata/*}. */
+  public String warehousePrefix() {
+    return warehousePrefix;
+  }
+
+  public IcebergCatalog catalog() {
+    return catalog;
+  }
+
+  /** Managed policy for the planner and committer only (CatalogAccessPolicyArn). */
+  public Optional<IManagedPolicy> catalogAccessPolicy() {
+    return Optional.ofNullable(catalogAccessPolicy);
+  }
+
+  public List<ScheduledTable> tables() {
+    return tables;
+  }
+
+  /** Time zone of {@code cron(...)} schedules (ScheduleTimezone). */
+  public String scheduleTimezone() {
+    return scheduleTimezone;
+  }
+
+  /** An existing bucket for job artefacts (ExistingWorkBucket); empty = the construct creates one. */
+  public Optional<IBucket> workBucket() {
+    return Optional.ofNullable(workBucket);
+  }
+
+  public String workPrefix() {
+    return workPrefix;
+  }
+
+  /** Expiry of job artefacts in the created work bucket (WorkArtefactRetentionDays). */
+  public int workArtefactRetentionDays() {
+    return workArtefactRetentionDays;
+  }
+
+  public RetentionDays logRetention() {
+    return logRetention;
+  }
+
+  public Optional<ITopic> alarmTopic() {
+    return Optional.ofNullable(alarmTopic);
+  }
+
+  public int unknownOrPartialThreshold() {
+    return unknownOrPartialThreshold;
+  }
+
+  /** The size of a function: the one given, else the SAM template's. */
+  public FunctionSize functionSize(CompactionFunction function) {
+    return functionSizes.get(function);
+  }
+
+  public FunctionCode functionCode() {
+    return functionCode;
+  }
+
+  /** The deployment's name in resource names; empty = the stack's name, as in the SAM template. */
+  public Optional<String> name() {
+    return Optional.ofNullable(name);
+  }
+
+  public static final class Builder {
+    private IBucket warehouseBucket;
+    private String warehousePrefix = DEFAULT_WAREHOUSE_PREFIX;
+    private IcebergCatalog catalog = IcebergCatalog.glue();
+    private IManagedPolicy catalogAccessPolicy;
+    private final List<ScheduledTable> tables = new ArrayList<>();
+    private String scheduleTimezone = DEFAULT_SCHEDULE_TIMEZONE;
+    private IBucket workBucket;
+    private String workPrefix = DEFAULT_WORK_PREFIX;
+    private int workArtefactRetentionDays = DEFAULT_WORK_ARTEFACT_RETENTION_DAYS;
+    private RetentionDays logRetention = DEFAULT_LOG_RETENTION;
+    private ITopic alarmTopic;
+    private int unknownOrPartialThreshold = DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD;
+    private final Map<CompactionFunction, FunctionSize> functionSizes = new EnumMap<>(CompactionFunction.class);
+    private FunctionCode functionCode;
+    private String name;
+
+    private Builder() {}
+
+    public Builder warehouseBucket(IBucket bucket) {
+      this.warehouseBucket = bucket;
+      return this;
+    }
+
+    public Builder warehousePrefix(String prefix) {
+      this.warehousePrefix = Objects.requireNonNull(prefix, "warehousePrefix");
+      return this;
+    }
+
+    public Builder catalog(IcebergCatalog icebergCatalog) {
+      this.catalog = Objects.requireNonNull(icebergCatalog, "catalog");
+      return this;
+    }
+
+    public Builder catalogAccessPolicy(IManagedPolicy policy) {
+      this.catalogAccessPolicy = policy;
+      return this;
+    }
+
+    public Builder tables(List<ScheduledTable> scheduledTables) {
+      scheduledTables.forEach(this::table);
+      return this;
+    }
+
+    public Builder table(ScheduledTable table) {
+      this.tables.add(Objects.requireNonNull(table, "table"));
+      return this;
+    }
+
+    public Builder scheduleTimezone(String timezone) {
+      this.scheduleTimezone = Objects.requireNonNull(timezone, "scheduleTimezone");
+      return this;
+    }
+
+    public Builder workBucket(IBucket existingBucket) {
+      this.workBucket = existingBucket;
+      return this;
+    }
+
+    public Builder workPrefix(String prefix) {
+      this.workPrefix = Objects.requireNonNull(prefix, "workPrefix");
+      return this;
+    }
+
+    public Builder workArtefactRetentionDays(int days) {
+      this.workArtefactRetentionDays = days;
+      return this;
+    }
+
+    public Builder logRetention(RetentionDays retention) {
+      this.logRetention = Objects.requireNonNull(retention, "logRetention");
+      return this;
+    }
+
+    public Builder alarmTopic(ITopic topic) {
+      this.alarmTopic = topic;
+      return this;
+    }
+
+    public Builder unknownOrPartialThreshold(int jobs) {
+      this.unknownOrPartialThreshold = jobs;
+      return this;
+    }
+
+    public Builder functionSize(CompactionFunction function, FunctionSize size) {
+      this.functionSizes.put(Objects.requireNonNull(function, "function"), Objects.requireNonNull(size, "size"));
+      return this;
+    }
+
+    public Builder functionCode(FunctionCode code) {
+      this.functionCode = code;
+      return this;
+    }
+
+    public Builder name(String deploymentName) {
+      this.name = deploymentName;
+      return this;
+    }
+
+    public IcebergCompactionProps build() {
+      PropsCheck.that(warehouseBucket != null, "'warehouseBucket' is not set: the bucket of the Iceberg tables");
+      PropsCheck.that(functionCode != null,
+          "'functionCode' is not set: e.g. FunctionCode.fromBuiltJars(<repository root>)");
+      PropsCheck.that(warehousePrefix.isEmpty() || (warehousePrefix.endsWith("/") && !warehousePrefix.startsWith("/")),
+          "'warehousePrefix' is set to '" + warehousePrefix + "' but must be empty or end with '/' (and not start with it)");
+      PropsCheck.that(WORK_PREFIX.matcher(workPrefix).matches(), "'workPrefix' is set to '" + workPrefix
+          + "' but must match " + WORK_PREFIX.pattern());
+      PropsCheck.that(workArtefactRetentionDays >= 1,
+          "'workArtefactRetentionDays' is set to " + workArtefactRetentionDays + " but must be >= 1");
+      PropsCheck.that(unknownOrPartialThreshold >= 1,
+          "'unknownOrPartialThreshold' is set to " + unknownOrPartialThreshold + " but must be >= 1");
+      PropsCheck.that(!scheduleTimezone.isBlank(), "'scheduleTimezone' is blank");
+      FunctionSize worker = functionSizes.get(CompactionFunction.REWRITE_GROUP);
+      PropsCheck.that(worker == null || worker.memoryMb() >= CompactionFunction.WORKER_MIN_MEMORY_MB,
+          "the worker's memory is set to " + (worker == null ? 0 : worker.memoryMb()) + " MB but must be >= "
+              + CompactionFunction.WORKER_MIN_MEMORY_MB + " MB");
+      PropsCheck.that(name == null || NAME.matcher(name).matches(),
+          "'name' is set to '" + name + "' but must match " + NAME.pattern());
+      Set<String> seen = new HashSet<>();
+      for (ScheduledTable table : tables) {
+        PropsCheck.that(seen.add(table.table()), "table " + table.table()
+            + " is scheduled twice; one schedule per table (its lease would skip one of two overlapping runs)");
+      }
+      return new IcebergCompactionProps(this);
+    }
+  }
+}

@@ -1,0 +1,478 @@
+package io.icecompact.infra.cdk;
+
+import static io.icecompact.infra.cdk.CfnMaps.list;
+import static io.icecompact.infra.cdk.CfnMaps.map;
+import static io.icecompact.infra.cdk.CfnMaps.props;
+import static io.icecompact.infra.cdk.CfnMaps.statements;
+import static io.icecompact.infra.cdk.CfnMaps.strings;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awscdk.services.sns.Topic;
+
+/**
+ * The construct with a Glue catalog, a created work bucket, an alarm topic and two scheduled tables: what it deploys,
+ * resource by resource, and the IAM actions of every role.
+ */
+class IcebergCompactionTest {
+  static final String TOPIC = "arn:aws:sns:eu-west-1:123456789012:icecompact-alarms";
+  static final String BASIC_EXECUTION = "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
+
+  /** Each function role's statements, by Sid: the least privilege infra/template.yaml grants with a Glue catalog. */
+  static final Map<CompactionFunction, Map<String, Set<String>>> GLUE_ACTIONS = Map.of(
+      CompactionFunction.ACQUIRE_LEASE, Map.of(
+          "LeaseTable", Set.of("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query")),
+      CompactionFunction.RELEASE_LEASE, Map.of(
+          "LeaseTable", Set.of("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query")),
+      CompactionFunction.PLAN_REWRITE, Map.of(
+          "WarehouseList", Set.of("s3:ListBucket"),
+          "WarehouseRead", Set.of("s3:GetObject"),
+          "WorkLocationList", Set.of("s3:ListBucket"),
+          "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"),
+          "GlueCatalogRead", Set.of("glue:GetDatabase", "glue:GetTable")),
+      CompactionFunction.REWRITE_GROUP, Map.of(
+          "WarehouseList", Set.of("s3:ListBucket"),
+          "WarehouseRead", Set.of("s3:GetObject"),
+          "DataWrite", Set.of("s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"),
+          "WorkLocationList", Set.of("s3:ListBucket"),
+          "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload")),
+      CompactionFunction.RECORD_GROUP_FAILURE, Map.of(
+          "WorkLocationList", Set.of("s3:ListBucket"),
+          "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject")),
+      CompactionFunction.COMMIT_SNAPSHOT, Map.of(
+          "LeaseCheck", Set.of("dynamodb:GetItem"),
+          "WarehouseList", Set.of("s3:ListBucket"),
+          "WarehouseRead", Set.of("s3:GetObject"),
+          "MetadataWrite", Set.of("s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"),
+          "DataCleanup", Set.of("s3:DeleteObject"),
+          "WorkLocationList", Set.of("s3:ListBucket"),
+          "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject"),
+          "GlueCatalogCommit", Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable")));
+
+  static final List<String> CATALOG_ACTION_PREFIXES =
+      List.of("glue:", "dynamodb:", "s3tables:", "lakeformation:", "secretsmanager:", "rds-db:");
+
+  static SynthesizedCompaction stack;
+  static Map<String, Object> resources;
+
+  @BeforeAll
+  static void synthesize() {
+    stack = SynthesizedCompaction.of((scope, props) -> props
+        .alarmTopic(Topic.fromTopicArn(scope, "Alarms", TOPIC))
+        .table(ScheduledTable.builder("analytics.orders", "rate(6 hours)").option("min-input-files", "2").build())
+        .table(ScheduledTable.builder("analytics.events", "cron(0 3 * * ? *)")
+            .where("day >= '2026-01-01'").maxConcurrency(8).leaseTtlSeconds(3600).build()));
+    resources = stack.resolved().resources();
+  }
+
+  @Test
+  void deploysTheResourcesOfTheSamTemplateAndNoOthers() {
+    Map<String, Integer> expected = new TreeMap<>(Map.of(
+        "AWS::Lambda::Function", 6,
+        "AWS::IAM::Role", 8, // one per function, the state machine's, the scheduler's
+        "AWS::Logs::LogGroup", 6,
+        "AWS::StepFunctions::StateMachine", 1,
+        "AWS::DynamoDB::Table", 1,
+        "AWS::S3::Bucket", 1,
+        "AWS::Scheduler::Schedule", 2,
+        "AWS::CloudWatch::Alarm", 3,
+        "AWS::Logs::MetricFilter", 1));
+    Map<String, Integer> actual = new TreeMap<>();
+    resources.values().forEach(r -> actual.merge((String) map(r).get("Type"), 1, Integer::sum));
+    // No AWS::IAM::Policy: a grant made by a CDK L2 would show up as one.
+    assertThat(actual).isEqualTo(expected);
+    expected.forEach((type, count) -> stack.template.resourceCountIs(type, count));
+  }
+
+  @Test
+  void functionsRunJava21OnArm64WithTheirHandlersSizesAndEnvironment() {
+    for (CompactionFunction f : CompactionFunction.values()) {
+      Map<String, Object> p = function(f);
+      assertThat(p.get("Runtime")).as(f.name()).isEqualTo("java21");
+      assertThat(p.get("Architectures")).as(f.name()).isEqualTo(List.of("arm64"));
+      assertThat(p.get("Handler")).as(f.name()).isEqualTo(f.handler());
+      assertThat(p.get("MemorySize")).as(f.name()).isEqualTo(f.defaultSize().memoryMb());
+      assertThat(p.get("Timeout")).as(f.name()).isEqualTo(f.defaultSize().timeoutSeconds());
+      assertThat(p.get("TracingConfig")).as(f.name()).isEqualTo(Map.of("Mode", "PassThrough"));
+      assertThat(p.get("Description")).as(f.name()).isEqualTo(f.description());
+      assertThat(p.get("Role")).as(f.name()).isEqualTo("${" + f.step() + "FunctionRole.Arn}");
+
+      Map<String, Object> env = new LinkedHashMap<>();
+      if (f.usesLeaseTable()) {
+        env.put("LEASE_TABLE", "${LeaseTable}");
+      }
+      if (f == CompactionFunction.ACQUIRE_LEASE || f == CompactionFunction.RELEASE_LEASE) {
+        env.put("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1");
+      }
+      assertThat(p.get("Environment")).as(f.name()).isEqualTo(env.isEmpty() ? null : Map.of("Variables", env));
+
+      String className = f.handler().substring(0, f.handler().indexOf("::"));
+      assertThat(RepositoryFiles.root().resolve(f.module()).resolve("src/main/java")
+          .resolve(className.replace('.', '/') + ".java")).as(f + " handler source").exists();
+    }
+    // Only the worker needs more than Lambda's default 512 MB of /tmp.
+    assertThat(function(CompactionFunction.REWRITE_GROUP).get("EphemeralStorage")).isEqualTo(Map.of("Size", 10240));
+    assertThat(function(CompactionFunction.REWRITE_GROUP).get("MemorySize")).isEqualTo(8192);
+    for (CompactionFunction f : CompactionFunction.values()) {
+      if (f != CompactionFunction.REWRITE_GROUP) {
+        assertThat(function(f)).as(f.name()).doesNotContainKey("EphemeralStorage");
+      }
+    }
+  }
+
+  @Test
+  void eachFunctionRunsTheJarOfItsModule() throws IOException {
+    Set<String> keys = new TreeSet<>();
+    for (CompactionFunction f : CompactionFunction.values()) {
+      String key = (String) map(function(f).get("Code")).get("S3Key");
+      keys.add(key);
+      Path staged = stack.outdir.resolve("asset." + key);
+      assertThat(staged).as(f.name()).exists();
+      assertThat(Files.readString(staged, StandardCharsets.UTF_8)).as(f.name())
+          .isEqualTo(StandInJars.content(f.module()));
+    }
+    assertThat(keys).as("one asset per module: the two lease and the two worker functions share theirs").hasSize(4);
+  }
+
+  @Test
+  void eachFunctionLogsToItsOwnLogGroupWithTheRetention() {
+    for (CompactionFunction f : CompactionFunction.values()) {
+      assertThat(map(function(f).get("LoggingConfig")).get("LogGroup")).isEqualTo("${" + f.step() + "LogGroup}");
+      Map<String, Object> logGroup = map(resources.get(f.step() + "LogGroup"));
+      assertThat(props(logGroup)).as(f.name()).isEqualTo(Map.of(
+          "LogGroupName", "/icecompact/${AWS::StackName}/" + f.logGroupSuffix(),
+          "RetentionInDays", 30));
+      assertThat(logGroup.get("DeletionPolicy")).as("deleted with the stack, as SAM's").isEqualTo("Delete");
+    }
+    assertThat(CompactionFunction.RECORD_GROUP_FAILURE.logGroupSuffix()).isEqualTo("record-group-failure");
+  }
+
+  @Test
+  void theLeaseTableIsOnDemandWithPointInTimeRecoveryAndStringKeysAndIsKept() {
+    Map<String, Object> table = map(resources.get("LeaseTable"));
+    assertThat(props(table)).isEqualTo(Map.of(
+        "BillingMode", "PAY_PER_REQUEST",
+        "AttributeDefinitions", List.of(Map.of("AttributeName", "pk", "AttributeType", "S"),
+            Map.of("AttributeName", "sk", "AttributeType", "S")),
+        "KeySchema", List.of(Map.of("AttributeName", "pk", "KeyType", "HASH"),
+            Map.of("AttributeName", "sk", "KeyType", "RANGE")),
+        "PointInTimeRecoverySpecification", Map.of("PointInTimeRecoveryEnabled", true),
+        "SSESpecification", Map.of("SSEEnabled", true)));
+    assertThat(table.get("DeletionPolicy")).isEqualTo("Retain");
+    assertThat(table.get("UpdateReplacePolicy")).isEqualTo("Retain");
+  }
+
+  @Test
+  void theWorkBucketExpiresJobArtefactsAndIsPrivate() {
+    Map<String, Object> bucket = props(map(resources.get("WorkBucket")));
+    assertThat(bucket.get("LifecycleConfiguration")).isEqualTo(Map.of("Rules", List.of(Map.of(
+        "Id", "ExpireJobArtefacts",
+        "Status", "Enabled",
+        "Prefix", "icecompact/jobs/",
+        "ExpirationInDays", 14,
+        "AbortIncompleteMultipartUpload", Map.of("DaysAfterInitiation", 1)))));
+    assertThat(bucket.get("PublicAccessBlockConfiguration")).isEqualTo(Map.of("BlockPublicAcls", true,
+        "BlockPublicPolicy", true, "IgnorePublicAcls", true, "RestrictPublicBuckets", true));
+    assertThat(bucket.get("OwnershipControls"))
+        .isEqualTo(Map.of("Rules", List.of(Map.of("ObjectOwnership", "BucketOwnerEnforced"))));
+    assertThat(bucket.get("BucketEncryption")).isEqualTo(Map.of("ServerSideEncryptionConfiguration",
+        List.of(Map.of("ServerSideEncryptionByDefault", Map.of("SSEAlgorithm", "AES256")))));
+  }
+
+  @Test
+  void theDefinitionIsCompactionAslJsonByteForByte() throws IOException {
+    byte[] file = Files.readAllBytes(RepositoryFiles.definitionFile());
+    String deployed = (String) props(stateMachineResource()).get("DefinitionString");
+    assertThat(deployed.getBytes(StandardCharsets.UTF_8)).isEqualTo(file);
+  }
+
+  @Test
+  void theSubstitutionsCoverEveryPlaceholderWithItsFunctionsArn() {
+    Set<String> placeholders = new TreeSet<>();
+    Matcher m = Pattern.compile("\\$\\{([^}]+)}").matcher(RepositoryFiles.read(RepositoryFiles.definitionFile()));
+    while (m.find()) {
+      placeholders.add(m.group(1));
+    }
+    Map<String, Object> substitutions = map(props(stateMachineResource()).get("DefinitionSubstitutions"));
+    assertThat(placeholders).hasSize(6);
+    assertThat(new TreeSet<>(substitutions.keySet())).isEqualTo(placeholders);
+    for (CompactionFunction f : CompactionFunction.values()) {
+      assertThat(substitutions.get(f.step() + "FunctionArn")).isEqualTo("${" + f.step() + "Function.Arn}");
+    }
+  }
+
+  @Test
+  void theStateMachineIsStandardAndNamedAfterTheStack() {
+    Map<String, Object> p = props(stateMachineResource());
+    assertThat(p.get("StateMachineName")).isEqualTo("${AWS::StackName}-compaction");
+    assertThat(p.get("StateMachineType")).isEqualTo("STANDARD");
+    assertThat(p.get("RoleArn")).isEqualTo("${CompactionStateMachineRole.Arn}");
+    // Neither logging nor tracing, as in the SAM template (the alarm reads the release-lease log instead).
+    assertThat(p.keySet()).containsExactlyInAnyOrder(
+        "DefinitionString", "DefinitionSubstitutions", "RoleArn", "StateMachineName", "StateMachineType");
+  }
+
+  @Test
+  void everyFunctionRoleHasExactlyItsActions() {
+    for (CompactionFunction f : CompactionFunction.values()) {
+      Map<String, Object> role = role(f.step() + "FunctionRole");
+      assertThat(statementActions(role)).as(f.name()).isEqualTo(GLUE_ACTIONS.get(f));
+      assertThat(role.get("ManagedPolicyArns")).as(f.name()).isEqualTo(List.of(BASIC_EXECUTION));
+      assertThat(statements(role.get("AssumeRolePolicyDocument"))).singleElement().satisfies(s ->
+          assertThat(s.get("Principal")).isEqualTo(Map.of("Service", "lambda.amazonaws.com")));
+    }
+  }
+
+  @Test
+  void theFunctionsReachOnlyTheWarehouseTheWorkLocationAndTheCatalog() {
+    Map<String, Object> committer = role("CommitSnapshotFunctionRole");
+    Map<String, Set<String>> resourcesBySid = new TreeMap<>();
+    statements(committer.get("Policies")).forEach(s -> resourcesBySid.put((String) s.get("Sid"), strings(s.get("Resource"))));
+    String s3 = "arn:${AWS::Partition}:s3:::";
+    String glue = "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:";
+    assertThat(resourcesBySid).isEqualTo(Map.of(
+        "LeaseCheck", Set.of("${LeaseTable.Arn}"),
+        "WarehouseList", Set.of(s3 + "my-warehouse"),
+        "WarehouseRead", Set.of(s3 + "my-warehouse/warehouse/*/metadata/*", s3 + "my-warehouse/warehouse/*/data/*"),
+        "MetadataWrite", Set.of(s3 + "my-warehouse/warehouse/*/metadata/*"),
+        "DataCleanup", Set.of(s3 + "my-warehouse/warehouse/*/data/*"),
+        "WorkLocationList", Set.of(s3 + "${WorkBucket}"),
+        "WorkLocationReadWrite", Set.of(s3 + "${WorkBucket}/icecompact/jobs/*"),
+        "GlueCatalogCommit", Set.of(glue + "catalog", glue + "database/*", glue + "table/*/*")));
+    statements(committer.get("Policies")).stream().filter(s -> s.get("Sid").toString().endsWith("List"))
+        .forEach(s -> assertThat(s.get("Condition")).as("ListBucket is limited to the prefix").isIn(
+            Map.of("StringLike", Map.of("s3:prefix", "warehouse/*")),
+            Map.of("StringLike", Map.of("s3:prefix", "icecompact/jobs/*"))));
+  }
+
+  @Test
+  void theWorkersHaveNoCatalogAndNoLeaseTablePermissions() {
+    for (CompactionFunction worker : List.of(CompactionFunction.REWRITE_GROUP, CompactionFunction.RECORD_GROUP_FAILURE)) {
+      Map<String, Object> role = role(worker.step() + "FunctionRole");
+      Set<String> actions = CfnMaps.actions(role.get("Policies"));
+      assertThat(actions).as(worker.name()).isNotEmpty().allSatisfy(action -> {
+        assertThat(CATALOG_ACTION_PREFIXES).noneMatch(action::startsWith);
+        assertThat(action).doesNotContain("*");
+      });
+      assertThat(role.toString()).as(worker.name()).doesNotContain("LeaseTable", "glue", "dynamodb");
+      assertThat(role.get("ManagedPolicyArns")).isEqualTo(List.of(BASIC_EXECUTION));
+    }
+  }
+
+  @Test
+  void theStateMachineMayInvokeOnlyItsOwnFunctions() {
+    Map<String, Object> role = role("CompactionStateMachineRole");
+    assertThat(role).doesNotContainKey("ManagedPolicyArns");
+    List<Map<String, Object>> statements = statements(role.get("Policies"));
+    Set<String> invoked = new TreeSet<>();
+    for (Map<String, Object> s : statements) {
+      Set<String> actions = strings(s.get("Action"));
+      if (actions.stream().anyMatch(a -> a.startsWith("lambda:"))) {
+        assertThat(actions).containsExactly("lambda:InvokeFunction");
+        invoked.addAll(strings(s.get("Resource")));
+      }
+    }
+    Set<String> ownFunctions = new TreeSet<>();
+    for (CompactionFunction f : CompactionFunction.values()) {
+      ownFunctions.add("${" + f.step() + "Function.Arn}");
+    }
+    assertThat(invoked).isEqualTo(ownFunctions);
+
+    String name = (String) props(stateMachineResource()).get("StateMachineName");
+    String states = "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:";
+    assertThat(statementActions(role)).isEqualTo(Map.of(
+        "InvokeTheSixFunctions", Set.of("lambda:InvokeFunction"),
+        "DistributedMapStartChildExecutions", Set.of("states:StartExecution"),
+        "DistributedMapManageChildExecutions", Set.of("states:DescribeExecution", "states:StopExecution")));
+    for (Map<String, Object> s : statements) {
+      if (s.get("Sid").equals("DistributedMapStartChildExecutions")) {
+        assertThat(s.get("Resource")).isEqualTo(states + "stateMachine:" + name);
+      }
+      if (s.get("Sid").equals("DistributedMapManageChildExecutions")) {
+        assertThat(s.get("Resource")).isEqualTo(states + "execution:" + name + "/*");
+      }
+    }
+  }
+
+  @Test
+  void theSchedulerMayOnlyStartThisStateMachine() {
+    Map<String, Object> role = role("SchedulerRole");
+    assertThat(statements(role.get("Policies"))).singleElement().satisfies(s -> {
+      assertThat(s.get("Action")).isEqualTo("states:StartExecution");
+      assertThat(s.get("Resource")).isEqualTo("${CompactionStateMachine}");
+    });
+    assertThat(statements(role.get("AssumeRolePolicyDocument"))).singleElement().satisfies(s -> {
+      assertThat(s.get("Principal")).isEqualTo(Map.of("Service", "scheduler.amazonaws.com"));
+      assertThat(s.get("Condition")).isEqualTo(Map.of("StringEquals", Map.of("aws:SourceAccount", "${AWS::AccountId}")));
+    });
+  }
+
+  @Test
+  void eachTableHasAScheduleStartingTheStateMachineWithAValidExecutionInput() throws IOException {
+    Map<String, Map<String, Object>> byDescription = new TreeMap<>();
+    CfnMaps.ofType(resources, "AWS::Scheduler::Schedule").values()
+        .forEach(r -> byDescription.put((String) props(r).get("Description"), props(r)));
+    assertThat(byDescription.keySet()).containsExactly(
+        "icecompact: compact analytics.events", "icecompact: compact analytics.orders");
+
+    Map<String, Object> orders = byDescription.get("icecompact: compact analytics.orders");
+    assertThat(orders.get("ScheduleExpression")).isEqualTo("rate(6 hours)");
+    assertThat(byDescription.get("icecompact: compact analytics.events").get("ScheduleExpression"))
+        .isEqualTo("cron(0 3 * * ? *)");
+    ObjectMapper json = new ObjectMapper();
+    for (Map<String, Object> schedule : byDescription.values()) {
+      assertThat(schedule.get("ScheduleExpressionTimezone")).isEqualTo("UTC");
+      assertThat(schedule.get("FlexibleTimeWindow")).isEqualTo(Map.of("Mode", "FLEXIBLE", "MaximumWindowInMinutes", 15));
+      Map<String, Object> target = map(schedule.get("Target"));
+      assertThat(target.get("Arn")).isEqualTo("${CompactionStateMachine}");
+      assertThat(target.get("RoleArn")).isEqualTo("${SchedulerRole.Arn}");
+      assertThat(target.get("RetryPolicy")).isEqualTo(Map.of("MaximumRetryAttempts", 3));
+      String input = ((String) target.get("Input")).replace("${WorkBucket}", "work-bucket");
+      assertThat(ExecutionInputSchema.problems(input)).as(input).isEmpty();
+    }
+
+    Map<String, Object> glue = Map.of("type", "glue", "warehouse", "s3://my-warehouse/warehouse/");
+    assertThat(json.readValue(input("analytics.orders", byDescription), Map.class)).isEqualTo(Map.of(
+        "table", "analytics.orders",
+        "catalog_properties", glue,
+        "options", Map.of("min-input-files", "2"),
+        "work_location", "s3://work-bucket/icecompact/jobs/analytics.orders"));
+    assertThat(json.readValue(input("analytics.events", byDescription), Map.class)).isEqualTo(Map.of(
+        "table", "analytics.events",
+        "catalog_properties", glue,
+        "options", Map.of(),
+        "where", "day >= '2026-01-01'",
+        "work_location", "s3://work-bucket/icecompact/jobs/analytics.events",
+        "max_concurrency", 8,
+        "lease_ttl_seconds", 3600));
+    assertThat(stack.compaction.schedules()).containsOnlyKeys("analytics.orders", "analytics.events");
+  }
+
+  @Test
+  void theAlarmsWatchTheStateMachineAndTheJobLineAndNotifyTheTopic() {
+    Map<String, Object> failed = props(map(resources.get("ExecutionsFailedAlarm")));
+    Map<String, Object> timedOut = props(map(resources.get("ExecutionsTimedOutAlarm")));
+    for (Map<String, Object> alarm : List.of(failed, timedOut)) {
+      assertThat(alarm).containsEntry("Namespace", "AWS/States")
+          .containsEntry("Dimensions", List.of(Map.of("Name", "StateMachineArn", "Value", "${CompactionStateMachine}")))
+          .containsEntry("Statistic", "Sum").containsEntry("Period", 300).containsEntry("EvaluationPeriods", 1)
+          .containsEntry("Threshold", 1).containsEntry("ComparisonOperator", "GreaterThanOrEqualToThreshold")
+          .containsEntry("TreatMissingData", "notBreaching");
+    }
+    assertThat(failed.get("MetricName")).isEqualTo("ExecutionsFailed");
+    assertThat(timedOut.get("MetricName")).isEqualTo("ExecutionsTimedOut");
+
+    Map<String, Object> filter = props(map(resources.get("UnknownOrPartialJobsMetricFilter")));
+    assertThat(filter.get("LogGroupName")).isEqualTo("${ReleaseLeaseLogGroup}");
+    assertThat((String) filter.get("FilterPattern"))
+        .contains("$.icecompact = \"job\"", "$.status = \"UNKNOWN\"", "$.status = \"PARTIAL\"");
+    Map<String, Object> transformation = map(list(filter.get("MetricTransformations")).get(0));
+    assertThat(transformation).isEqualTo(Map.of("MetricNamespace", "icecompact",
+        "MetricName", "${AWS::StackName}-JobsUnknownOrPartial", "MetricValue", "1", "Unit", "Count"));
+    Map<String, Object> partial = props(map(resources.get("UnknownOrPartialJobsAlarm")));
+    assertThat(partial).containsEntry("Namespace", "icecompact")
+        .containsEntry("MetricName", transformation.get("MetricName"))
+        .containsEntry("Period", 21600).containsEntry("Threshold", 3).containsEntry("Statistic", "Sum");
+    // The line the filter reads is written by ReleaseLeaseHandler.
+    assertThat(RepositoryFiles.read(RepositoryFiles.root().resolve(
+        "lease-fn/src/main/java/io/icecompact/lease/lambda/ReleaseLeaseHandler.java")))
+        .contains("line.put(\"icecompact\", \"job\")", "line.put(\"status\"");
+
+    for (Map<String, Object> alarm : List.of(failed, timedOut, partial)) {
+      assertThat(alarm.get("AlarmActions")).isEqualTo(List.of(TOPIC));
+    }
+  }
+
+  /**
+   * cfn-lint also checks the definition here (SAM keeps it in a file cfn-lint does not read). It reports OutputPath
+   * in a Succeed state, which the States Language allows (Succeed takes InputPath and OutputPath): that finding alone
+   * is let through, for the two Succeed states that use it. W3005 is off: the CDK adds a DependsOn on each function's
+   * role that the function's GetAtt of the role already implies.
+   */
+  @Test
+  void cfnLintAcceptsTheSynthesizedTemplate() throws Exception {
+    String cfnLint = onPath("cfn-lint");
+    Assumptions.assumeTrue(cfnLint != null, "cfn-lint is not on PATH: skipping the lint of the synthesized template");
+    Path file = stack.outdir.resolve("linted.template.json");
+    new ObjectMapper().writeValue(file.toFile(), stack.json);
+    // The template before the options: --ignore-checks takes several values, and cfn-lint reads stdin without a file.
+    Path report = stack.outdir.resolve("cfn-lint.txt");
+    Process process = new ProcessBuilder(cfnLint, file.toString(), "--format", "parseable", "--ignore-checks", "W3005")
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+        .redirectOutput(report.toFile())
+        .redirectErrorStream(true).start();
+    if (!process.waitFor(5, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new AssertionError("cfn-lint did not finish within 5 minutes");
+    }
+    String output = Files.readString(report, StandardCharsets.UTF_8);
+    Pattern succeedOutputPath =
+        Pattern.compile(".*:E3601:.*'OutputPath' was unexpected\\) at 'States/(LeaseHeld|Done)/OutputPath'.*");
+    List<String> findings = output.lines().filter(line -> !line.isBlank())
+        .filter(line -> !succeedOutputPath.matcher(line).matches()).toList();
+    assertThat(findings).as("cfn-lint output:%n%s", output).isEmpty();
+    assertThat(process.exitValue()).as("cfn-lint output:%n%s", output).isIn(0, 2);
+    assertThat(RepositoryFiles.read(RepositoryFiles.definitionFile()))
+        .contains("\"LeaseHeld\": {\n      \"Type\": \"Succeed\"", "\"Done\": {\n      \"Type\": \"Succeed\"");
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  static Map<String, Object> function(CompactionFunction f) {
+    Map<String, Object> resource = map(resources.get(f.step() + "Function"));
+    assertThat(resource.get("Type")).isEqualTo("AWS::Lambda::Function");
+    return props(resource);
+  }
+
+  static Map<String, Object> role(String id) {
+    Map<String, Object> resource = map(resources.get(id));
+    assertThat(resource).as(id).isNotNull();
+    assertThat(resource.get("Type")).isEqualTo("AWS::IAM::Role");
+    return props(resource);
+  }
+
+  static Map<String, Object> stateMachineResource() {
+    return map(resources.get("CompactionStateMachine"));
+  }
+
+  /** Sid → actions of a role's inline policies. */
+  static Map<String, Set<String>> statementActions(Map<String, Object> role) {
+    Map<String, Set<String>> out = new TreeMap<>();
+    statements(role.get("Policies")).forEach(s -> {
+      assertThat(s.get("Effect")).isEqualTo("Allow");
+      assertThat(out.put((String) s.get("Sid"), strings(s.get("Action")))).as("Sid " + s.get("Sid") + " twice").isNull();
+    });
+    return out;
+  }
+
+  private static String input(String table, Map<String, Map<String, Object>> byDescription) {
+    return ((String) map(byDescription.get("icecompact: compact " + table).get("Target")).get("Input"))
+        .replace("${WorkBucket}", "work-bucket");
+  }
+
+  static String onPath(String command) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+      Path candidate = Path.of(dir, command);
+      if (Files.isExecutable(candidate)) {
+        return candidate.toString();
+      }
+    }
+    return null;
+  }
+}
