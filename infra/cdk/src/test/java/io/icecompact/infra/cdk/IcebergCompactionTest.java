@@ -232,7 +232,7 @@ class IcebergCompactionTest {
   void everyFunctionRoleHasExactlyItsActions() {
     for (CompactionFunction f : CompactionFunction.values()) {
       Map<String, Object> role = role(f.step() + "FunctionRole");
-      assertThat(statementActions(role)).as(f.name()).isEqualTo(GLUE_ACTIONS.get(f));
+      assertThat(statementActionsOf(role)).as(f.name()).isEqualTo(GLUE_ACTIONS.get(f));
       assertThat(role.get("ManagedPolicyArns")).as(f.name()).isEqualTo(List.of(BASIC_EXECUTION));
       assertThat(statements(role.get("AssumeRolePolicyDocument"))).singleElement().satisfies(s ->
           assertThat(s.get("Principal")).isEqualTo(Map.of("Service", "lambda.amazonaws.com")));
@@ -296,7 +296,7 @@ class IcebergCompactionTest {
 
     String name = (String) props(stateMachineResource()).get("StateMachineName");
     String states = "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:";
-    assertThat(statementActions(role)).isEqualTo(Map.of(
+    assertThat(statementActionsOf(role)).isEqualTo(Map.of(
         "InvokeTheSixFunctions", Set.of("lambda:InvokeFunction"),
         "DistributedMapStartChildExecutions", Set.of("states:StartExecution"),
         "DistributedMapManageChildExecutions", Set.of("states:DescribeExecution", "states:StopExecution")));
@@ -452,7 +452,7 @@ class IcebergCompactionTest {
   }
 
   /** Sid → actions of a role's inline policies. */
-  static Map<String, Set<String>> statementActions(Map<String, Object> role) {
+  static Map<String, Set<String>> statementActionsOf(Map<String, Object> role) {
     Map<String, Set<String>> out = new TreeMap<>();
     statements(role.get("Policies")).forEach(s -> {
       assertThat(s.get("Effect")).isEqualTo("Allow");

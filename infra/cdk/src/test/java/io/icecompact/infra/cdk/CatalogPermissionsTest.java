@@ -1,0 +1,113 @@
+package io.icecompact.infra.cdk;
+
+import static io.icecompact.infra.cdk.CfnMaps.map;
+import static io.icecompact.infra.cdk.CfnMaps.props;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import software.amazon.awscdk.services.iam.ManagedPolicy;
+
+/**
+ * The catalog decides the planner's and committer's catalog permissions and nothing else: for each catalog type,
+ * their catalog actions are docs/deploy.md's table, the access policy reaches them only, and the workers and lease
+ * functions stay as they are.
+ */
+class CatalogPermissionsTest {
+  static final String ACCESS_POLICY = "arn:aws:iam::123456789012:policy/catalog-access";
+
+  static final Map<IcebergCatalog.Type, IcebergCatalog> CATALOGS = Map.of(
+      IcebergCatalog.Type.GLUE, IcebergCatalog.glue("analytics"),
+      IcebergCatalog.Type.DYNAMODB, IcebergCatalog.dynamoDb("iceberg"),
+      IcebergCatalog.Type.REST, IcebergCatalog.rest(Map.of("uri", "https://catalog.example.com")),
+      IcebergCatalog.Type.JDBC, IcebergCatalog.jdbc(Map.of("uri", "jdbc:postgresql://db.example.com/iceberg")));
+
+  /** Catalog actions of planner and committer per catalog type (docs/deploy.md, "Catalogs and permissions"). */
+  static final Map<IcebergCatalog.Type, List<Set<String>>> CATALOG_ACTIONS = Map.of(
+      IcebergCatalog.Type.GLUE, List.of(Set.of("glue:GetDatabase", "glue:GetTable"),
+          Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable")),
+      IcebergCatalog.Type.DYNAMODB, List.of(Set.of("dynamodb:DescribeTable", "dynamodb:GetItem"),
+          Set.of("dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")),
+      IcebergCatalog.Type.REST, List.of(Set.of(), Set.of()),
+      IcebergCatalog.Type.JDBC, List.of(Set.of(), Set.of()));
+
+  static final Map<IcebergCatalog.Type, Map<String, Object>> RESOURCES = new EnumMap<>(IcebergCatalog.Type.class);
+
+  @BeforeAll
+  static void synthesize() {
+    CATALOGS.forEach((type, catalog) -> RESOURCES.put(type, SynthesizedCompaction.of((stack, props) -> props
+        .catalog(catalog)
+        .catalogAccessPolicy(ManagedPolicy.fromManagedPolicyArn(stack, "CatalogAccess", ACCESS_POLICY)))
+        .resolved().resources()));
+  }
+
+  @ParameterizedTest
+  @EnumSource(IcebergCatalog.Type.class)
+  void plannerAndCommitterGetTheCatalogActionsOfTheirCatalogOnly(IcebergCatalog.Type type) {
+    Map<String, Object> resources = RESOURCES.get(type);
+    assertThat(catalogActions(resources, CompactionFunction.PLAN_REWRITE)).isEqualTo(CATALOG_ACTIONS.get(type).get(0));
+    // The committer's lease check is a DynamoDB GetItem on the lease table, not a catalog action.
+    Set<String> committer = catalogActions(resources, CompactionFunction.COMMIT_SNAPSHOT);
+    assertThat(committer).isEqualTo(CATALOG_ACTIONS.get(type).get(1));
+  }
+
+  @ParameterizedTest
+  @EnumSource(IcebergCatalog.Type.class)
+  void theAccessPolicyReachesThePlannerAndTheCommitterOnly(IcebergCatalog.Type type) {
+    for (CompactionFunction f : CompactionFunction.values()) {
+      List<Object> managed = CfnMaps.list(role(RESOURCES.get(type), f).get("ManagedPolicyArns"));
+      boolean catalogUser = f == CompactionFunction.PLAN_REWRITE || f == CompactionFunction.COMMIT_SNAPSHOT;
+      assertThat(managed.contains(ACCESS_POLICY)).as(f.name()).isEqualTo(catalogUser);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(IcebergCatalog.Type.class)
+  void theOtherFunctionsDoNotDependOnTheCatalog(IcebergCatalog.Type type) {
+    for (CompactionFunction f : CompactionFunction.values()) {
+      if (f != CompactionFunction.PLAN_REWRITE && f != CompactionFunction.COMMIT_SNAPSHOT) {
+        assertThat(IcebergCompactionTest.statementActionsOf(role(RESOURCES.get(type), f)))
+            .as(f.name()).isEqualTo(IcebergCompactionTest.GLUE_ACTIONS.get(f));
+      }
+    }
+    assertThat(role(RESOURCES.get(type), CompactionFunction.REWRITE_GROUP).toString())
+        .doesNotContain("glue:", "dynamodb:", "LeaseTable");
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = IcebergCatalog.Type.class, names = {"GLUE", "DYNAMODB"})
+  void catalogGrantsNameTheDatabaseOrTheCatalogTable(IcebergCatalog.Type type) {
+    String prefix = type == IcebergCatalog.Type.GLUE
+        ? "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:"
+        : "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:";
+    Set<String> expected = type == IcebergCatalog.Type.GLUE
+        ? Set.of(prefix + "catalog", prefix + "database/analytics", prefix + "table/analytics/*")
+        : Set.of(prefix + "table/iceberg");
+    for (CompactionFunction f : List.of(CompactionFunction.PLAN_REWRITE, CompactionFunction.COMMIT_SNAPSHOT)) {
+      Set<String> resources = new TreeSet<>();
+      CfnMaps.statements(role(RESOURCES.get(type), f).get("Policies")).stream()
+          .filter(s -> s.get("Sid").toString().matches("(Glue|DynamoDb)Catalog.*"))
+          .forEach(s -> resources.addAll(CfnMaps.strings(s.get("Resource"))));
+      assertThat(resources).as(f.name()).isEqualTo(expected);
+    }
+  }
+
+  private static Set<String> catalogActions(Map<String, Object> resources, CompactionFunction f) {
+    Set<String> out = new TreeSet<>();
+    CfnMaps.statements(role(resources, f).get("Policies")).stream()
+        .filter(s -> !"LeaseCheck".equals(s.get("Sid")))
+        .forEach(s -> CfnMaps.strings(s.get("Action")).stream()
+            .filter(a -> a.startsWith("glue:") || a.startsWith("dynamodb:")).forEach(out::add));
+    return out;
+  }
+
+  private static Map<String, Object> role(Map<String, Object> resources, CompactionFunction f) {
+    return props(map(resources.get(f.step() + "FunctionRole")));
+  }
+}

@@ -1,0 +1,121 @@
+package io.icecompact.infra.cdk;
+
+import static io.icecompact.infra.cdk.CfnMaps.map;
+import static io.icecompact.infra.cdk.CfnMaps.props;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awscdk.App;
+import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.assertions.Template;
+import software.amazon.awscdk.services.logs.LogGroup;
+
+/** The sample app as `cdk synth -c ...` runs it: context values in, the stack and its outputs out. */
+class IcecompactAppTest {
+  static final String TOPIC = "arn:aws:sns:eu-west-1:123456789012:alarms";
+  static Stack stack;
+  static Map<String, Object> template;
+  static Map<String, Object> resources;
+
+  @BeforeAll
+  static void synthesize() {
+    stack = IcecompactApp.stack(app(Map.of(
+        "stackName", "icecompact-test",
+        "warehouseBucket", "my-warehouse",
+        "catalogType", "dynamodb",
+        "catalogDynamoDbTable", "iceberg_catalog",
+        "table", "analytics.orders",
+        "schedule", "rate(12 hours)",
+        "scheduleOptionsJson", "{\"min-input-files\": \"3\"}",
+        "logRetentionDays", "90",
+        "workerMemorySize", "10240",
+        "alarmTopicArn", TOPIC)));
+    template = map(Template.fromStack(stack).toJSON());
+    resources = new ResolvedTemplate(template, Map.of(), SynthesizedCompaction::constructId).resources();
+  }
+
+  @Test
+  void theStackIsNamedByContextAndHasTheSamTemplatesOutputs() {
+    assertThat(stack.getStackName()).isEqualTo("icecompact-test");
+    assertThat(map(template.get("Outputs")))
+        .containsKeys("StateMachineArn", "LeaseTableName", "WorkBucketName", "WorkLocationPrefix");
+    assertThat(map(map(template.get("Outputs")).get("WorkLocationPrefix")).get("Value")).isEqualTo("icecompact/jobs/");
+  }
+
+  @Test
+  void contextValuesReachTheConstruct() throws Exception {
+    Map<String, Object> schedule = props(CfnMaps.ofType(resources, "AWS::Scheduler::Schedule").values().iterator().next());
+    assertThat(schedule.get("ScheduleExpression")).isEqualTo("rate(12 hours)");
+    String input = ((String) map(schedule.get("Target")).get("Input")).replace("${WorkBucket}", "work");
+    assertThat(new ObjectMapper().readValue(input, Map.class)).isEqualTo(Map.of(
+        "table", "analytics.orders",
+        "catalog_properties", Map.of("catalog-impl", "org.apache.iceberg.aws.dynamodb.DynamoDbCatalog",
+            "dynamodb.table-name", "iceberg_catalog", "warehouse", "s3://my-warehouse/warehouse/"),
+        "options", Map.of("min-input-files", "3"),
+        "work_location", "s3://work/icecompact/jobs/analytics.orders"));
+    assertThat(props(map(resources.get("RewriteGroupFunction"))).get("MemorySize")).isEqualTo(10240);
+    assertThat(props(map(resources.get("PlanRewriteLogGroup"))).get("RetentionInDays")).isEqualTo(90);
+    assertThat(props(map(resources.get("ExecutionsFailedAlarm"))).get("AlarmActions")).isEqualTo(List.of(TOPIC));
+    assertThat(CfnMaps.actions(props(map(resources.get("CommitSnapshotFunctionRole"))).get("Policies")))
+        .contains("dynamodb:PutItem").doesNotContain("glue:UpdateTable");
+  }
+
+  @Test
+  void aMisspeltContextNameIsAnError() {
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "tabel", "analytics.orders"))))
+        .hasMessageContaining("unknown context 'tabel'");
+  }
+
+  @Test
+  void missingSettingsAreNamed() {
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("table", "analytics.orders"))))
+        .hasMessageContaining("context 'warehouseBucket' is required");
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "catalogType", "rest"))))
+        .hasMessageContaining("'catalogPropertiesJson' is not set");
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "logRetentionDays", "31"))))
+        .hasMessageContaining("'logRetentionDays' is set to 31 but must be one of");
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "schedule", "rate(1 hour)"))))
+        .hasMessageContaining("'table' is not");
+  }
+
+  @Test
+  void withoutBuiltJarsTheAppSaysHowToBuildThem() {
+    Map<String, Object> context = new HashMap<>(Map.of("warehouseBucket", "my-warehouse"));
+    context.put("repositoryRoot", "/nonexistent/icecompact");
+    assertThatThrownBy(() -> IcecompactApp.stack(new App(software.amazon.awscdk.AppProps.builder()
+        .context(context).build())))
+        .hasMessageContaining("mvn -B -DskipTests package");
+  }
+
+  @Test
+  void everyLogRetentionDayCountMapsToItsRetention() {
+    Stack retentions = new Stack(new App(), "Retentions");
+    AppContext.RETENTION.forEach((days, retention) ->
+        LogGroup.Builder.create(retentions, "Days" + days).retention(retention).build());
+    Map<String, Object> logGroups = map(Template.fromStack(retentions).toJSON().get("Resources"));
+    assertThat(logGroups).hasSize(22);
+    logGroups.forEach((id, group) -> assertThat(props(map(group)).get("RetentionInDays"))
+        .as(id).isEqualTo(Integer.parseInt(id.replaceAll("^Days(\\d+)[0-9A-F]{8}$", "$1"))));
+  }
+
+  private static App app(Map<String, String> context) {
+    Map<String, Object> all = new HashMap<>(context);
+    all.putIfAbsent("repositoryRoot", StandInJars.create().toString());
+    return new App(software.amazon.awscdk.AppProps.builder().context(all)
+        .outdir(tempDir().toString()).build());
+  }
+
+  private static java.nio.file.Path tempDir() {
+    try {
+      return java.nio.file.Files.createTempDirectory("icecompact-app-out");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
