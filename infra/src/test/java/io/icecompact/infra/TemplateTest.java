@@ -363,21 +363,7 @@ class TemplateTest {
 
   /** Every policy statement under a value (Policies list, policy document, Fn::If branches). */
   static List<Map<String, Object>> statements(Object value) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    collectStatements(value, out);
-    return out;
-  }
-
-  private static void collectStatements(Object value, List<Map<String, Object>> out) {
-    if (value instanceof Map<?, ?> m) {
-      if (m.containsKey("Effect") && m.containsKey("Action")) {
-        out.add(map(m));
-        return;
-      }
-      m.values().forEach(v -> collectStatements(v, out));
-    } else if (value instanceof List<?> l) {
-      l.forEach(v -> collectStatements(v, out));
-    }
+    return PolicyStatements.under(value);
   }
 
   static List<String> actions(Object policies) {

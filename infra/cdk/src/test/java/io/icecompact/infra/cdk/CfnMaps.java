@@ -1,6 +1,6 @@
 package io.icecompact.infra.cdk;
 
-import java.util.ArrayList;
+import io.icecompact.infra.PolicyStatements;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,21 +44,7 @@ final class CfnMaps {
 
   /** Every policy statement under a value (a Policies list, a policy document). */
   static List<Map<String, Object>> statements(Object value) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    collectStatements(value, out);
-    return out;
-  }
-
-  private static void collectStatements(Object value, List<Map<String, Object>> out) {
-    if (value instanceof Map<?, ?> m) {
-      if (m.containsKey("Effect") && m.containsKey("Action")) {
-        out.add(map(m));
-        return;
-      }
-      m.values().forEach(v -> collectStatements(v, out));
-    } else if (value instanceof List<?> l) {
-      l.forEach(v -> collectStatements(v, out));
-    }
+    return PolicyStatements.under(value);
   }
 
   /** Every action of every statement under a value. */

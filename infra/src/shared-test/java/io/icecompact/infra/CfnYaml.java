@@ -20,7 +20,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
  * Loads a CloudFormation/SAM YAML template with SnakeYAML, turning the short-form tags into their long
  * form: {@code !Ref X} becomes {@code {"Ref": "X"}}, {@code !Sub s} becomes {@code {"Fn::Sub": s}},
  * {@code !GetAtt A.B} becomes {@code {"Fn::GetAtt": ["A", "B"]}}, and so on. A test source of both infra and
- * infra/cdk (added by build-helper-maven-plugin), hence public and in a folder of its own.
+ * infra/cdk (src/shared-test, added by build-helper-maven-plugin), hence public.
  */
 public final class CfnYaml {
   private CfnYaml() {}
