@@ -108,14 +108,6 @@ class IcecompactAppTest {
     Map<String, Object> all = new HashMap<>(context);
     all.putIfAbsent("repositoryRoot", StandInJars.create().toString());
     return new App(software.amazon.awscdk.AppProps.builder().context(all)
-        .outdir(tempDir().toString()).build());
-  }
-
-  private static java.nio.file.Path tempDir() {
-    try {
-      return java.nio.file.Files.createTempDirectory("icecompact-app-out");
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
+        .outdir(ScratchDirs.create("app-out").toString()).build());
   }
 }

@@ -24,7 +24,7 @@ final class StandInJars {
 
   static Path create() {
     try {
-      Path root = Files.createTempDirectory("icecompact-jars");
+      Path root = ScratchDirs.create("jars");
       for (String module : MODULES) {
         Path jar = root.resolve(module).resolve("target").resolve(FunctionCode.jarName(module));
         Files.createDirectories(jar.getParent());

@@ -1,8 +1,5 @@
 package io.icecompact.infra.cdk;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.BiConsumer;
@@ -38,19 +35,15 @@ final class SynthesizedCompaction {
    *     stand-in jars; it gets the stack to create imported resources in
    */
   static SynthesizedCompaction of(BiConsumer<Stack, IcebergCompactionProps.Builder> customize) {
-    try {
-      Path outdir = Files.createTempDirectory("icecompact-cdk-out");
-      App app = App.Builder.create().outdir(outdir.toString()).build();
-      Stack stack = new Stack(app, "Icecompact");
-      IcebergCompactionProps.Builder props = IcebergCompactionProps.builder()
-          .warehouseBucket(Bucket.fromBucketName(stack, "WarehouseBucket", WAREHOUSE_BUCKET))
-          .functionCode(FunctionCode.fromBuiltJars(StandInJars.create()));
-      customize.accept(stack, props);
-      IcebergCompaction compaction = new IcebergCompaction(stack, "Compaction", props.build());
-      return new SynthesizedCompaction(compaction, Template.fromStack(stack), outdir);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    Path outdir = ScratchDirs.create("cdk-out");
+    App app = App.Builder.create().outdir(outdir.toString()).build();
+    Stack stack = new Stack(app, "Icecompact");
+    IcebergCompactionProps.Builder props = IcebergCompactionProps.builder()
+        .warehouseBucket(Bucket.fromBucketName(stack, "WarehouseBucket", WAREHOUSE_BUCKET))
+        .functionCode(FunctionCode.fromBuiltJars(StandInJars.create()));
+    customize.accept(stack, props);
+    IcebergCompaction compaction = new IcebergCompaction(stack, "Compaction", props.build());
+    return new SynthesizedCompaction(compaction, Template.fromStack(stack), outdir);
   }
 
   /** The template resolved, with the CDK's logical ids turned into the construct ids (= the SAM template's ids). */
