@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import software.amazon.awscdk.services.iam.ManagedPolicy;
+import software.amazon.awscdk.services.lambda.ApplicationLogLevel;
 import software.amazon.awscdk.services.logs.RetentionDays;
 import software.amazon.awscdk.services.s3.Bucket;
 import software.amazon.awscdk.services.sns.Topic;
@@ -23,7 +24,7 @@ final class AppContext {
   static final List<String> NAMES = List.of("stackName", "repositoryRoot", "warehouseBucket", "warehousePrefix",
       "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable", "catalogAccessPolicyArn",
       "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule", "scheduleOptionsJson",
-      "scheduleTimezone", "logRetentionDays", "alarmTopicArn", "unknownOrPartialThreshold", "workerMemorySize");
+      "scheduleTimezone", "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold", "workerMemorySize");
 
   /** Lambda log retention in days → CDK's enum (CloudWatch Logs allows these values only). */
   static final Map<Integer, RetentionDays> RETENTION = retention();
@@ -50,6 +51,7 @@ final class AppContext {
             IcebergCompactionProps.DEFAULT_WORK_ARTEFACT_RETENTION_DAYS))
         .scheduleTimezone(get("scheduleTimezone", IcebergCompactionProps.DEFAULT_SCHEDULE_TIMEZONE))
         .logRetention(logRetention())
+        .logLevel(logLevel())
         .unknownOrPartialThreshold(number("unknownOrPartialThreshold",
             IcebergCompactionProps.DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD))
         .functionSize(CompactionFunction.REWRITE_GROUP, CompactionFunction.REWRITE_GROUP.defaultSize()
@@ -117,6 +119,15 @@ final class AppContext {
           + RETENTION.keySet());
     }
     return retention;
+  }
+
+  private ApplicationLogLevel logLevel() {
+    String level = get("logLevel", IcebergCompactionProps.DEFAULT_LOG_LEVEL.name()).toUpperCase(Locale.ROOT);
+    try {
+      return ApplicationLogLevel.valueOf(level);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("context 'logLevel' is set to '" + level + "' but must be TRACE, DEBUG or INFO", e);
+    }
   }
 
   private Map<String, String> stringMap(String key) {

@@ -39,7 +39,9 @@ import software.amazon.awscdk.services.lambda.CfnFunction;
 import software.amazon.awscdk.services.lambda.Code;
 import software.amazon.awscdk.services.lambda.Function;
 import software.amazon.awscdk.services.lambda.IFunction;
+import software.amazon.awscdk.services.lambda.LoggingFormat;
 import software.amazon.awscdk.services.lambda.Runtime;
+import software.amazon.awscdk.services.lambda.SystemLogLevel;
 import software.amazon.awscdk.services.logs.FilterPattern;
 import software.amazon.awscdk.services.logs.LogGroup;
 import software.amazon.awscdk.services.logs.MetricFilter;
@@ -179,6 +181,10 @@ public class IcebergCompaction extends Construct {
           .memorySize(size.memoryMb())
           .timeout(Duration.seconds(size.timeoutSeconds()))
           .logGroup(logGroup)
+          // One JSON object per line; Lambda filters by the level each event carries.
+          .loggingFormat(LoggingFormat.JSON)
+          .applicationLogLevelV2(props.logLevel())
+          .systemLogLevelV2(SystemLogLevel.INFO)
           .role(functionRole(f, permissions.statementsOf(f)));
       if (size.ephemeralStorageMb() != FunctionSize.DEFAULT_EPHEMERAL_STORAGE_MB) {
         builder.ephemeralStorageSize(Size.mebibytes(size.ephemeralStorageMb()));

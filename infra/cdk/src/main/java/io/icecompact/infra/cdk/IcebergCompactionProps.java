@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import software.amazon.awscdk.services.iam.IManagedPolicy;
+import software.amazon.awscdk.services.lambda.ApplicationLogLevel;
 import software.amazon.awscdk.services.logs.RetentionDays;
 import software.amazon.awscdk.services.s3.IBucket;
 import software.amazon.awscdk.services.sns.ITopic;
@@ -25,6 +26,13 @@ public final class IcebergCompactionProps {
   public static final RetentionDays DEFAULT_LOG_RETENTION = RetentionDays.ONE_MONTH;
   public static final int DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD = 3;
   public static final String DEFAULT_SCHEDULE_TIMEZONE = "UTC";
+  public static final ApplicationLogLevel DEFAULT_LOG_LEVEL = ApplicationLogLevel.INFO;
+  /**
+   * The SAM template's LogLevel values: not WARN or above, since the job line (read by the UNKNOWN/PARTIAL alarm)
+   * and the metric lines carry no level, which Lambda counts as INFO.
+   */
+  public static final Set<ApplicationLogLevel> LOG_LEVELS =
+      Set.of(ApplicationLogLevel.TRACE, ApplicationLogLevel.DEBUG, ApplicationLogLevel.INFO);
 
   /** The SAM template's WorkPrefix pattern: S3's safe key characters, ending with "/". */
   private static final Pattern WORK_PREFIX = Pattern.compile("^[A-Za-z0-9!_.*'()/-]+/$");
@@ -41,6 +49,7 @@ public final class IcebergCompactionProps {
   private final String workPrefix;
   private final int workArtefactRetentionDays;
   private final RetentionDays logRetention;
+  private final ApplicationLogLevel logLevel;
   private final ITopic alarmTopic;
   private final int unknownOrPartialThreshold;
   private final Map<CompactionFunction, FunctionSize> functionSizes;
@@ -58,6 +67,7 @@ public final class IcebergCompactionProps {
     this.workPrefix = b.workPrefix;
     this.workArtefactRetentionDays = b.workArtefactRetentionDays;
     this.logRetention = b.logRetention;
+    this.logLevel = b.logLevel;
     this.alarmTopic = b.alarmTopic;
     this.unknownOrPartialThreshold = b.unknownOrPartialThreshold;
     EnumMap<CompactionFunction, FunctionSize> sizes = new EnumMap<>(CompactionFunction.class);
@@ -119,6 +129,11 @@ public final class IcebergCompactionProps {
     return logRetention;
   }
 
+  /** Application log level of every function (LogLevel); the functions log JSON. */
+  public ApplicationLogLevel logLevel() {
+    return logLevel;
+  }
+
   public Optional<ITopic> alarmTopic() {
     return Optional.ofNullable(alarmTopic);
   }
@@ -152,6 +167,7 @@ public final class IcebergCompactionProps {
     private String workPrefix = DEFAULT_WORK_PREFIX;
     private int workArtefactRetentionDays = DEFAULT_WORK_ARTEFACT_RETENTION_DAYS;
     private RetentionDays logRetention = DEFAULT_LOG_RETENTION;
+    private ApplicationLogLevel logLevel = DEFAULT_LOG_LEVEL;
     private ITopic alarmTopic;
     private int unknownOrPartialThreshold = DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD;
     private final Map<CompactionFunction, FunctionSize> functionSizes = new EnumMap<>(CompactionFunction.class);
@@ -215,6 +231,11 @@ public final class IcebergCompactionProps {
       return this;
     }
 
+    public Builder logLevel(ApplicationLogLevel level) {
+      this.logLevel = Objects.requireNonNull(level, "logLevel");
+      return this;
+    }
+
     public Builder alarmTopic(ITopic topic) {
       this.alarmTopic = topic;
       return this;
@@ -253,6 +274,8 @@ public final class IcebergCompactionProps {
       PropsCheck.that(unknownOrPartialThreshold >= 1,
           "'unknownOrPartialThreshold' is set to " + unknownOrPartialThreshold + " but must be >= 1");
       PropsCheck.that(!scheduleTimezone.isBlank(), "'scheduleTimezone' is blank");
+      PropsCheck.that(LOG_LEVELS.contains(logLevel), "'logLevel' is set to " + logLevel
+          + " but must be TRACE, DEBUG or INFO: the job and metric lines have no level and count as INFO");
       FunctionSize worker = functionSizes.get(CompactionFunction.REWRITE_GROUP);
       PropsCheck.that(worker == null || worker.memoryMb() >= CompactionFunction.WORKER_MIN_MEMORY_MB,
           "the worker's memory is set to " + (worker == null ? 0 : worker.memoryMb()) + " MB but must be >= "

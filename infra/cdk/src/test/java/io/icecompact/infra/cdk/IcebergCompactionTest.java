@@ -153,7 +153,12 @@ class IcebergCompactionTest {
   @Test
   void eachFunctionLogsToItsOwnLogGroupWithTheRetention() {
     for (CompactionFunction f : CompactionFunction.values()) {
-      assertThat(map(function(f).get("LoggingConfig")).get("LogGroup")).isEqualTo("${" + f.step() + "LogGroup}");
+      // JSON lines, filtered by Lambda at INFO: the job line and the metric lines have no level and count as INFO.
+      assertThat(function(f).get("LoggingConfig")).as(f.name()).isEqualTo(Map.of(
+          "LogGroup", "${" + f.step() + "LogGroup}",
+          "LogFormat", "JSON",
+          "ApplicationLogLevel", "INFO",
+          "SystemLogLevel", "INFO"));
       Map<String, Object> logGroup = map(resources.get(f.step() + "LogGroup"));
       assertThat(props(logGroup)).as(f.name()).isEqualTo(Map.of(
           "LogGroupName", "/icecompact/${AWS::StackName}/" + f.logGroupSuffix(),

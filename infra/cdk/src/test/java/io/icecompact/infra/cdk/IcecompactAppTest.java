@@ -25,7 +25,7 @@ class IcecompactAppTest {
 
   @BeforeAll
   static void synthesize() {
-    stack = IcecompactApp.stack(app(Map.of(
+    Map<String, String> context = new HashMap<>(Map.of(
         "stackName", "icecompact-test",
         "warehouseBucket", "my-warehouse",
         "catalogType", "dynamodb",
@@ -35,7 +35,9 @@ class IcecompactAppTest {
         "scheduleOptionsJson", "{\"min-input-files\": \"3\"}",
         "logRetentionDays", "90",
         "workerMemorySize", "10240",
-        "alarmTopicArn", TOPIC)));
+        "alarmTopicArn", TOPIC));
+    context.put("logLevel", "debug");
+    stack = IcecompactApp.stack(app(context));
     template = map(Template.fromStack(stack).toJSON());
     resources = new ResolvedTemplate(template, Map.of(), SynthesizedCompaction::constructId).resources();
   }
@@ -61,6 +63,8 @@ class IcecompactAppTest {
         "work_location", "s3://work/icecompact/jobs/analytics.orders"));
     assertThat(props(map(resources.get("RewriteGroupFunction"))).get("MemorySize")).isEqualTo(10240);
     assertThat(props(map(resources.get("PlanRewriteLogGroup"))).get("RetentionInDays")).isEqualTo(90);
+    assertThat(map(props(map(resources.get("PlanRewriteFunction"))).get("LoggingConfig")).get("ApplicationLogLevel"))
+        .isEqualTo("DEBUG");
     assertThat(props(map(resources.get("ExecutionsFailedAlarm"))).get("AlarmActions")).isEqualTo(List.of(TOPIC));
     assertThat(CfnMaps.actions(props(map(resources.get("CommitSnapshotFunctionRole"))).get("Policies")))
         .contains("dynamodb:PutItem").doesNotContain("glue:UpdateTable");

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import software.amazon.awscdk.App;
 import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.services.lambda.ApplicationLogLevel;
 import software.amazon.awscdk.services.s3.Bucket;
 
 /** The props and their parts: defaults, what is refused and with which message, and the execution inputs they make. */
@@ -31,6 +32,7 @@ class PropsTest {
     assertThat(props.unknownOrPartialThreshold()).isEqualTo(3);
     assertThat(props.scheduleTimezone()).isEqualTo("UTC");
     assertThat(props.alarmTopic()).isEmpty();
+    assertThat(props.logLevel()).isEqualTo(ApplicationLogLevel.INFO);
     assertThat(props.tables()).isEmpty();
     assertThat(props.functionSize(CompactionFunction.REWRITE_GROUP)).isEqualTo(new FunctionSize(8192, 900, 10240));
     assertThat(props.functionSize(CompactionFunction.PLAN_REWRITE)).isEqualTo(FunctionSize.of(2048, 900));
@@ -51,6 +53,7 @@ class PropsTest {
     assertRefused(b -> b.unknownOrPartialThreshold(0), "'unknownOrPartialThreshold' is set to 0 but must be >= 1");
     assertRefused(b -> b.functionSize(CompactionFunction.REWRITE_GROUP, new FunctionSize(2048, 900, 10240)),
         "the worker's memory is set to 2048 MB but must be >= 4096 MB");
+    assertRefused(b -> b.logLevel(ApplicationLogLevel.WARN), "'logLevel' is set to WARN but must be TRACE, DEBUG or INFO");
     assertRefused(b -> b.name("has space"), "'name' is set to 'has space' but must match");
     assertRefused(b -> b.table(ScheduledTable.of("a.b", "rate(1 day)")).table(ScheduledTable.of("a.b", "rate(2 days)")),
         "table a.b is scheduled twice");

@@ -22,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.services.iam.ManagedPolicy;
+import software.amazon.awscdk.services.lambda.ApplicationLogLevel;
 import software.amazon.awscdk.services.logs.RetentionDays;
 import software.amazon.awscdk.services.s3.Bucket;
 import software.amazon.awscdk.services.sns.Topic;
@@ -54,12 +55,12 @@ class SamParityTest {
             (stack, p) -> p
                 .table(ScheduledTable.builder("analytics.orders", "rate(6 hours)").option("min-input-files", "2").build())
                 .alarmTopic(Topic.fromTopicArn(stack, "Alarms", TOPIC))),
-        new Case("dynamodb catalog, existing work bucket, access policy, sizes",
+        new Case("dynamodb catalog, existing work bucket, access policy, sizes, DEBUG logs",
             mapOf("WarehouseBucket", "my-warehouse", "WarehousePrefix", "lake/", "CatalogType", "dynamodb",
                 "CatalogDynamoDbTable", "iceberg_catalog", "CatalogAccessPolicyArn", CATALOG_POLICY,
                 "ExistingWorkBucket", "shared-work", "WorkPrefix", "compaction/", "Table1", "db.events",
                 "Table1Schedule", "cron(0 3 * * ? *)", "ScheduleTimezone", "Europe/Berlin", "LogRetentionDays", 90,
-                "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240),
+                "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240, "LogLevel", "DEBUG"),
             (stack, p) -> p
                 .warehousePrefix("lake/")
                 .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
@@ -70,6 +71,7 @@ class SamParityTest {
                 .scheduleTimezone("Europe/Berlin")
                 .logRetention(RetentionDays.THREE_MONTHS)
                 .unknownOrPartialThreshold(5)
+                .logLevel(ApplicationLogLevel.DEBUG)
                 .functionSize(CompactionFunction.REWRITE_GROUP,
                     CompactionFunction.REWRITE_GROUP.defaultSize().withMemoryMb(10240))),
         new Case("rest catalog with its properties, a Glue database that is not used",
