@@ -24,7 +24,8 @@ final class AppContext {
   static final List<String> NAMES = List.of("stackName", "repositoryRoot", "warehouseBucket", "warehousePrefix",
       "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable", "catalogAccessPolicyArn",
       "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule", "scheduleOptionsJson",
-      "scheduleTimezone", "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold", "workerMemorySize");
+      "scheduleTimezone", "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold",
+      "workerMemorySize");
 
   /** Lambda log retention in days → CDK's enum (CloudWatch Logs allows these values only). */
   static final Map<Integer, RetentionDays> RETENTION = retention();
@@ -97,7 +98,8 @@ final class AppContext {
     Map<String, String> properties = stringMap("catalogPropertiesJson");
     if ((type.equals("rest") || type.equals("jdbc")) && properties.isEmpty()) {
       throw new IllegalArgumentException("context 'catalogType' is " + type
-          + " but 'catalogPropertiesJson' is not set: a " + type + " catalog needs its properties (uri, warehouse, ...)");
+          + " but 'catalogPropertiesJson' is not set: a " + type
+          + " catalog needs its properties (uri, warehouse, ...)");
     }
     IcebergCatalog catalog = switch (type) {
       case "glue" -> IcebergCatalog.glue(get("glueDatabase", "*"));
@@ -126,7 +128,8 @@ final class AppContext {
     try {
       return ApplicationLogLevel.valueOf(level);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("context 'logLevel' is set to '" + level + "' but must be TRACE, DEBUG or INFO", e);
+      throw new IllegalArgumentException(
+          "context 'logLevel' is set to '" + level + "' but must be TRACE, DEBUG or INFO", e);
     }
   }
 
@@ -148,7 +151,8 @@ final class AppContext {
     try {
       return Integer.parseInt(text.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("context '" + key + "' is set to '" + text + "' but must be a whole number", e);
+      throw new IllegalArgumentException(
+          "context '" + key + "' is set to '" + text + "' but must be a whole number", e);
     }
   }
 

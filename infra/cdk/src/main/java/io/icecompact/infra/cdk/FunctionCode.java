@@ -28,13 +28,17 @@ public interface FunctionCode {
       Path jar = repositoryRoot.resolve(module).resolve("target").resolve(jarName(module)).toAbsolutePath().normalize();
       if (!Files.isRegularFile(jar)) {
         throw new IllegalStateException("Lambda jar " + jar + " does not exist: build the jars first with"
-            + " `mvn -B -DskipTests package` at the repository root (" + repositoryRoot.toAbsolutePath().normalize() + ")");
+            + " `mvn -B -DskipTests package` at the repository root ("
+            + repositoryRoot.toAbsolutePath().normalize() + ")");
       }
       return Code.fromAsset(jar.toString());
     };
   }
 
-  /** Jars already uploaded to S3, e.g. by a release pipeline: {@code s3://<bucket>/<keyPrefix>icecompact-<module>-lambda.jar}. */
+  /**
+   * Jars already uploaded to S3, e.g. by a release pipeline:
+   * {@code s3://<bucket>/<keyPrefix>icecompact-<module>-lambda.jar}.
+   */
   static FunctionCode fromBucket(IBucket bucket, String keyPrefix) {
     return module -> Code.fromBucket(bucket, keyPrefix + jarName(module));
   }

@@ -39,8 +39,8 @@ final class FunctionPermissions {
   List<PolicyStatement> statementsOf(CompactionFunction function) {
     List<PolicyStatement> s = new ArrayList<>();
     switch (function) {
-      case ACQUIRE_LEASE, RELEASE_LEASE ->
-          s.add(leaseTable("LeaseTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"));
+      case ACQUIRE_LEASE, RELEASE_LEASE -> s.add(leaseTable("LeaseTable",
+          "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"));
       case PLAN_REWRITE -> {
         s.add(warehouseList());
         s.add(warehouseRead());

@@ -305,7 +305,8 @@ public class IcebergCompaction extends Construct {
     int threshold = props.unknownOrPartialThreshold();
     alarm("UnknownOrPartialJobsAlarm", "At least " + threshold + " icecompact jobs ended UNKNOWN or PARTIAL within"
         + " 6 hours (groups failing or conflicting repeatedly). Query the job log (pk = table) or the release-lease"
-        + " logs.", filter.metric(MetricOptions.builder().statistic("Sum").period(Duration.hours(6)).build()), threshold);
+        + " logs.", filter.metric(MetricOptions.builder().statistic("Sum").period(Duration.hours(6)).build()),
+        threshold);
   }
 
   private void alarm(String id, String description, IMetric metric, int threshold) {

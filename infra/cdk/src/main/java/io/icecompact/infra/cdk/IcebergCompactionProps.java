@@ -88,7 +88,10 @@ public final class IcebergCompactionProps {
     return warehouseBucket;
   }
 
-  /** Key prefix of the tables, "" or ending with "/"; S3 grants cover {@code <prefix>*}{@code /data/*} and {@code /metadata/*}. */
+  /**
+   * Key prefix of the tables, "" or ending with "/"; S3 grants cover {@code <prefix>*}{@code /data/*} and
+   * {@code <prefix>*}{@code /metadata/*}.
+   */
   public String warehousePrefix() {
     return warehousePrefix;
   }
@@ -266,7 +269,8 @@ public final class IcebergCompactionProps {
       PropsCheck.that(functionCode != null,
           "'functionCode' is not set: e.g. FunctionCode.fromBuiltJars(<repository root>)");
       PropsCheck.that(warehousePrefix.isEmpty() || (warehousePrefix.endsWith("/") && !warehousePrefix.startsWith("/")),
-          "'warehousePrefix' is set to '" + warehousePrefix + "' but must be empty or end with '/' (and not start with it)");
+          "'warehousePrefix' is set to '" + warehousePrefix
+              + "' but must be empty or end with '/' (and not start with it)");
       PropsCheck.that(WORK_PREFIX.matcher(workPrefix).matches(), "'workPrefix' is set to '" + workPrefix
           + "' but must match " + WORK_PREFIX.pattern());
       PropsCheck.that(workArtefactRetentionDays >= 1,

@@ -31,7 +31,8 @@ public final class IcecompactApp {
     IcebergCompaction compaction = new IcebergCompaction(stack, "Compaction", new AppContext(stack).props());
 
     output(stack, "StateMachineArn", compaction.stateMachine().getStateMachineArn(),
-        "The compaction state machine; start an execution with the input of state-machine/execution-input.schema.json.");
+        "The compaction state machine; start an execution with the input of"
+            + " state-machine/execution-input.schema.json.");
     output(stack, "LeaseTableName", compaction.leaseTable().getTableName(),
         "Lease and job-log table (pk = table identifier, sk = lease | job#...).");
     output(stack, "WorkBucketName", compaction.workBucket().getBucketName(), "Bucket of the work location.");

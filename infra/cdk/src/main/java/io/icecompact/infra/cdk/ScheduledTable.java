@@ -144,7 +144,8 @@ public final class ScheduledTable {
           + "' but must be namespace(s) and name separated by dots, without spaces or quotes");
       PropsCheck.that(SCHEDULE.matcher(schedule).matches(), "'schedule' of " + table + " is set to '" + schedule
           + "' but must be an EventBridge Scheduler expression: rate(...), cron(...) or at(...)");
-      PropsCheck.that(where == null || filter == null, "'where' and 'filter' of " + table + " are both set but are exclusive");
+      PropsCheck.that(where == null || filter == null,
+          "'where' and 'filter' of " + table + " are both set but are exclusive");
       PropsCheck.that(where == null || !where.isEmpty(), "'where' of " + table + " is empty");
       PropsCheck.that(filter == null || !filter.isEmpty(), "'filter' of " + table + " is empty");
       if (maxConcurrency != null) {

@@ -26,7 +26,8 @@ final class StateMachineDefinition {
   static StateMachineDefinition bundled() {
     try (InputStream in = StateMachineDefinition.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {
-        throw new IllegalStateException(RESOURCE + " is missing from the classpath (copied from state-machine/ by the build)");
+        throw new IllegalStateException(
+            RESOURCE + " is missing from the classpath (copied from state-machine/ by the build)");
       }
       return new StateMachineDefinition(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {

@@ -32,7 +32,8 @@ import software.amazon.awscdk.services.sns.Topic;
  */
 class IcebergCompactionTest {
   static final String TOPIC = "arn:aws:sns:eu-west-1:123456789012:icecompact-alarms";
-  static final String BASIC_EXECUTION = "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
+  static final String BASIC_EXECUTION =
+      "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
 
   /** Each function role's statements, by Sid: the least privilege infra/template.yaml grants with a Glue catalog. */
   static final Map<CompactionFunction, Map<String, Set<String>>> GLUE_ACTIONS = Map.of(
@@ -248,7 +249,8 @@ class IcebergCompactionTest {
   void theFunctionsReachOnlyTheWarehouseTheWorkLocationAndTheCatalog() {
     Map<String, Object> committer = role("CommitSnapshotFunctionRole");
     Map<String, Set<String>> resourcesBySid = new TreeMap<>();
-    statements(committer.get("Policies")).forEach(s -> resourcesBySid.put((String) s.get("Sid"), strings(s.get("Resource"))));
+    statements(committer.get("Policies"))
+        .forEach(s -> resourcesBySid.put((String) s.get("Sid"), strings(s.get("Resource"))));
     String s3 = "arn:${AWS::Partition}:s3:::";
     String glue = "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:";
     assertThat(resourcesBySid).isEqualTo(Map.of(
@@ -268,7 +270,8 @@ class IcebergCompactionTest {
 
   @Test
   void theWorkersHaveNoCatalogAndNoLeaseTablePermissions() {
-    for (CompactionFunction worker : List.of(CompactionFunction.REWRITE_GROUP, CompactionFunction.RECORD_GROUP_FAILURE)) {
+    for (CompactionFunction worker
+        : List.of(CompactionFunction.REWRITE_GROUP, CompactionFunction.RECORD_GROUP_FAILURE)) {
       Map<String, Object> role = role(worker.step() + "FunctionRole");
       Set<String> actions = CfnMaps.actions(role.get("Policies"));
       assertThat(actions).as(worker.name()).isNotEmpty().allSatisfy(action -> {
@@ -324,7 +327,8 @@ class IcebergCompactionTest {
     });
     assertThat(statements(role.get("AssumeRolePolicyDocument"))).singleElement().satisfies(s -> {
       assertThat(s.get("Principal")).isEqualTo(Map.of("Service", "scheduler.amazonaws.com"));
-      assertThat(s.get("Condition")).isEqualTo(Map.of("StringEquals", Map.of("aws:SourceAccount", "${AWS::AccountId}")));
+      assertThat(s.get("Condition"))
+          .isEqualTo(Map.of("StringEquals", Map.of("aws:SourceAccount", "${AWS::AccountId}")));
     });
   }
 
@@ -343,7 +347,8 @@ class IcebergCompactionTest {
     ObjectMapper json = new ObjectMapper();
     for (Map<String, Object> schedule : byDescription.values()) {
       assertThat(schedule.get("ScheduleExpressionTimezone")).isEqualTo("UTC");
-      assertThat(schedule.get("FlexibleTimeWindow")).isEqualTo(Map.of("Mode", "FLEXIBLE", "MaximumWindowInMinutes", 15));
+      assertThat(schedule.get("FlexibleTimeWindow"))
+          .isEqualTo(Map.of("Mode", "FLEXIBLE", "MaximumWindowInMinutes", 15));
       Map<String, Object> target = map(schedule.get("Target"));
       assertThat(target.get("Arn")).isEqualTo("${CompactionStateMachine}");
       assertThat(target.get("RoleArn")).isEqualTo("${SchedulerRole.Arn}");
@@ -461,7 +466,8 @@ class IcebergCompactionTest {
     Map<String, Set<String>> out = new TreeMap<>();
     statements(role.get("Policies")).forEach(s -> {
       assertThat(s.get("Effect")).isEqualTo("Allow");
-      assertThat(out.put((String) s.get("Sid"), strings(s.get("Action")))).as("Sid " + s.get("Sid") + " twice").isNull();
+      assertThat(out.put((String) s.get("Sid"), strings(s.get("Action"))))
+          .as("Sid " + s.get("Sid") + " twice").isNull();
     });
     return out;
   }

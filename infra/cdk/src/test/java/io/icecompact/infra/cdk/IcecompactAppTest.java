@@ -52,7 +52,8 @@ class IcecompactAppTest {
 
   @Test
   void contextValuesReachTheConstruct() throws Exception {
-    Map<String, Object> schedule = props(CfnMaps.ofType(resources, "AWS::Scheduler::Schedule").values().iterator().next());
+    Map<String, Object> schedule =
+        props(CfnMaps.ofType(resources, "AWS::Scheduler::Schedule").values().iterator().next());
     assertThat(schedule.get("ScheduleExpression")).isEqualTo("rate(12 hours)");
     String input = ((String) map(schedule.get("Target")).get("Input")).replace("${WorkBucket}", "work");
     assertThat(new ObjectMapper().readValue(input, Map.class)).isEqualTo(Map.of(
@@ -72,7 +73,8 @@ class IcecompactAppTest {
 
   @Test
   void aMisspeltContextNameIsAnError() {
-    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "tabel", "analytics.orders"))))
+    assertThatThrownBy(() ->
+            IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "tabel", "analytics.orders"))))
         .hasMessageContaining("unknown context 'tabel'");
   }
 
@@ -82,9 +84,11 @@ class IcecompactAppTest {
         .hasMessageContaining("context 'warehouseBucket' is required");
     assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "catalogType", "rest"))))
         .hasMessageContaining("'catalogPropertiesJson' is not set");
-    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "logRetentionDays", "31"))))
+    assertThatThrownBy(() ->
+            IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "logRetentionDays", "31"))))
         .hasMessageContaining("'logRetentionDays' is set to 31 but must be one of");
-    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "schedule", "rate(1 hour)"))))
+    assertThatThrownBy(() ->
+            IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "schedule", "rate(1 hour)"))))
         .hasMessageContaining("'table' is not");
   }
 

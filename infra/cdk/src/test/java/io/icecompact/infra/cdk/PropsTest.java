@@ -46,14 +46,16 @@ class PropsTest {
     assertThatThrownBy(() -> IcebergCompactionProps.builder()
             .warehouseBucket(Bucket.fromBucketName(SCOPE, "NoCode", "my-warehouse")).build())
         .hasMessageContaining("'functionCode' is not set");
-    assertRefused(b -> b.warehousePrefix("warehouse"), "'warehousePrefix' is set to 'warehouse' but must be empty or end with '/'");
+    assertRefused(b -> b.warehousePrefix("warehouse"),
+        "'warehousePrefix' is set to 'warehouse' but must be empty or end with '/'");
     assertRefused(b -> b.workPrefix("jobs"), "'workPrefix' is set to 'jobs' but must match");
     assertRefused(b -> b.workPrefix("jobs with space/"), "'workPrefix' is set to 'jobs with space/'");
     assertRefused(b -> b.workArtefactRetentionDays(0), "'workArtefactRetentionDays' is set to 0 but must be >= 1");
     assertRefused(b -> b.unknownOrPartialThreshold(0), "'unknownOrPartialThreshold' is set to 0 but must be >= 1");
     assertRefused(b -> b.functionSize(CompactionFunction.REWRITE_GROUP, new FunctionSize(2048, 900, 10240)),
         "the worker's memory is set to 2048 MB but must be >= 4096 MB");
-    assertRefused(b -> b.logLevel(ApplicationLogLevel.WARN), "'logLevel' is set to WARN but must be TRACE, DEBUG or INFO");
+    assertRefused(b -> b.logLevel(ApplicationLogLevel.WARN),
+        "'logLevel' is set to WARN but must be TRACE, DEBUG or INFO");
     assertRefused(b -> b.name("has space"), "'name' is set to 'has space' but must match");
     assertRefused(b -> b.table(ScheduledTable.of("a.b", "rate(1 day)")).table(ScheduledTable.of("a.b", "rate(2 days)")),
         "table a.b is scheduled twice");
@@ -62,8 +64,10 @@ class PropsTest {
 
   @Test
   void functionSizesStayWithinLambdasLimits() {
-    assertThatThrownBy(() -> FunctionSize.of(64, 60)).hasMessage("'memoryMb' is set to 64 but must be between 128 and 10240");
-    assertThatThrownBy(() -> FunctionSize.of(512, 901)).hasMessage("'timeoutSeconds' is set to 901 but must be between 1 and 900");
+    assertThatThrownBy(() -> FunctionSize.of(64, 60))
+        .hasMessage("'memoryMb' is set to 64 but must be between 128 and 10240");
+    assertThatThrownBy(() -> FunctionSize.of(512, 901))
+        .hasMessage("'timeoutSeconds' is set to 901 but must be between 1 and 900");
     assertThatThrownBy(() -> FunctionSize.of(512, 60).withEphemeralStorageMb(20480))
         .hasMessage("'ephemeralStorageMb' is set to 20480 but must be between 512 and 10240");
   }
@@ -72,9 +76,11 @@ class PropsTest {
   void scheduledTablesAreCheckedAsTheExecutionInputIs() {
     assertThatThrownBy(() -> ScheduledTable.of("orders", "rate(1 day)"))
         .hasMessageContaining("'table' is set to 'orders' but must be namespace(s) and name separated by dots");
-    assertThatThrownBy(() -> ScheduledTable.of("analytics.\"orders\"", "rate(1 day)")).hasMessageContaining("without spaces or quotes");
+    assertThatThrownBy(() -> ScheduledTable.of("analytics.\"orders\"", "rate(1 day)"))
+        .hasMessageContaining("without spaces or quotes");
     assertThatThrownBy(() -> ScheduledTable.of("analytics.orders", "daily"))
-        .hasMessageContaining("'schedule' of analytics.orders is set to 'daily' but must be an EventBridge Scheduler expression");
+        .hasMessageContaining(
+            "'schedule' of analytics.orders is set to 'daily' but must be an EventBridge Scheduler expression");
     assertThatThrownBy(() -> ScheduledTable.builder("a.b", "rate(1 day)").where("x > 1").filter("{}").build())
         .hasMessageContaining("'where' and 'filter' of a.b are both set but are exclusive");
     assertThatThrownBy(() -> ScheduledTable.builder("a.b", "rate(1 day)").maxConcurrency(0).build())
@@ -95,13 +101,15 @@ class PropsTest {
     assertThat(IcebergCatalog.jdbc(Map.of("catalog-impl", "x.Y", "uri", "jdbc:h2:mem")).catalogProperties("ignored"))
         .doesNotContainKey("type");
     // Given properties replace the derived ones, as CatalogPropertiesJson does, and keep the grants.
-    IcebergCatalog glue = IcebergCatalog.glue("analytics").withProperties(Map.of("warehouse", "s3://other/", "glue.id", "123"));
+    IcebergCatalog glue =
+        IcebergCatalog.glue("analytics").withProperties(Map.of("warehouse", "s3://other/", "glue.id", "123"));
     assertThat(glue.glueDatabase()).isEqualTo("analytics");
     assertThat(glue.catalogProperties("s3://w/")).containsEntry("type", "glue").containsEntry("glue.id", "123")
         .containsEntry("warehouse", "s3://other/");
     assertThat(IcebergCatalog.dynamoDb("cat").withProperties(Map.of("warehouse", "s3://w/")).catalogProperties("x"))
         .containsEntry("catalog-impl", "org.apache.iceberg.aws.dynamodb.DynamoDbCatalog");
-    assertThatThrownBy(() -> IcebergCatalog.rest(Map.of())).hasMessageContaining("a REST catalog needs its catalog properties");
+    assertThatThrownBy(() -> IcebergCatalog.rest(Map.of()))
+        .hasMessageContaining("a REST catalog needs its catalog properties");
     assertThatThrownBy(() -> IcebergCatalog.glue(" ")).hasMessageContaining("'database' is blank");
   }
 
@@ -145,6 +153,7 @@ class PropsTest {
   }
 
   private static void assertRefused(Consumer<IcebergCompactionProps.Builder> customize, String message) {
-    assertThatThrownBy(() -> valid(customize)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+    assertThatThrownBy(() -> valid(customize))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
   }
 }

@@ -32,11 +32,14 @@ final class ResolvedTemplate {
    * @param parameterValues values of parameters; the others take their defaults
    * @param logicalIds renames a logical id (identity for the SAM template)
    */
-  ResolvedTemplate(Map<String, Object> template, Map<String, Object> parameterValues, UnaryOperator<String> logicalIds) {
+  ResolvedTemplate(Map<String, Object> template, Map<String, Object> parameterValues,
+      UnaryOperator<String> logicalIds) {
     this.logicalIds = logicalIds;
     this.parameters = new LinkedHashMap<>();
     CfnMaps.map(template.getOrDefault("Parameters", Map.of())).forEach((name, definition) -> {
-      Object value = parameterValues.containsKey(name) ? parameterValues.get(name) : CfnMaps.map(definition).get("Default");
+      Object value = parameterValues.containsKey(name)
+          ? parameterValues.get(name)
+          : CfnMaps.map(definition).get("Default");
       parameters.put(name, value);
     });
     this.conditionDefinitions = CfnMaps.map(template.getOrDefault("Conditions", Map.of()));

@@ -37,7 +37,8 @@ import software.amazon.awscdk.services.sns.Topic;
 class SamParityTest {
   static final String TOPIC = "arn:aws:sns:eu-west-1:123456789012:icecompact-alarms";
   static final String CATALOG_POLICY = "arn:aws:iam::123456789012:policy/icecompact-catalog";
-  static final String BASIC_EXECUTION = "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
+  static final String BASIC_EXECUTION =
+      "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
 
   /** One setting of both: the SAM parameters and the construct's props that mean the same. */
   record Case(String name, Map<String, Object> samParameters, BiConsumer<Stack, IcebergCompactionProps.Builder> props) {
@@ -53,7 +54,8 @@ class SamParityTest {
             Map.of("WarehouseBucket", "my-warehouse", "Table1", "analytics.orders", "Table1Schedule", "rate(6 hours)",
                 "ScheduleOptionsJson", "{\"min-input-files\": \"2\"}", "AlarmTopicArn", TOPIC),
             (stack, p) -> p
-                .table(ScheduledTable.builder("analytics.orders", "rate(6 hours)").option("min-input-files", "2").build())
+                .table(ScheduledTable.builder("analytics.orders", "rate(6 hours)")
+                    .option("min-input-files", "2").build())
                 .alarmTopic(Topic.fromTopicArn(stack, "Alarms", TOPIC))),
         new Case("dynamodb catalog, existing work bucket, access policy, sizes, DEBUG logs",
             mapOf("WarehouseBucket", "my-warehouse", "WarehousePrefix", "lake/", "CatalogType", "dynamodb",
@@ -115,7 +117,8 @@ class SamParityTest {
       }
       assertThat(samFunction).as(id).containsKeys("Runtime", "Architectures", "Handler", "MemorySize", "Timeout",
           "LoggingConfig", "TracingConfig");
-      assertThat(samFunction.get("CodeUri")).as(id).isEqualTo("../" + f.module() + "/target/" + FunctionCode.jarName(f.module()));
+      assertThat(samFunction.get("CodeUri")).as(id)
+          .isEqualTo("../" + f.module() + "/target/" + FunctionCode.jarName(f.module()));
     }
   }
 
