@@ -1,0 +1,338 @@
+package io.icecompact.worker.columnar;
+
+import io.icecompact.core.error.CorruptInputFileException;
+import io.icecompact.core.error.FailureClassifier;
+import io.icecompact.core.error.GroupRewriteException;
+import io.icecompact.core.error.IcecompactException;
+import io.icecompact.core.error.RowCountMismatchException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.IntConsumer;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.DeleteLoader;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.SeekableInputStream;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * The columnar rewrite of one group: each input row group is read column by column with parquet-java's
+ * column readers and its live values written straight into the output row group's column writers; no
+ * row object is ever built. Output row groups close at the table's row-group size and files roll at
+ * the group's maximum output size, as the generic path's writer does.
+ *
+ * <p>Only groups the generic path would rewrite identically come here (see {@code ColumnarEligibility}
+ * and {@link #prepare}): flat current-schema Parquet files of the output spec and one partition. Rows
+ * keep their input order; v3 lineage is written as the generic path writes it.
+ */
+public final class ColumnarRewritePath {
+  /** Rows copied per column before the output row group's size is checked. */
+  private static final int ROWS_PER_SLICE = 50_000;
+
+  private final Table table;
+  private final PartitionSpec spec;
+  private final long targetFileSize;
+  private final DeletedRows deletes;
+  private final OutputColumns columns;
+  private final WriteSettings settings;
+  private final ParquetProperties dictionaryOn;
+  private final ParquetProperties dictionaryOff;
+  private List<ColumnarInput> inputs;
+
+  /** What the rewrite read and wrote. */
+  public record Result(List<DataFile> dataFiles, long rowsRead, long rowsDeleted) {
+    public long rowsWritten() {
+      return dataFiles.stream().mapToLong(DataFile::recordCount).sum();
+    }
+  }
+
+  public ColumnarRewritePath(Table table, int outputSpecId, long targetFileSize, DeleteLoader deleteLoader) {
+    this.table = table;
+    this.spec = table.specs().get(outputSpecId);
+    this.targetFileSize = targetFileSize;
+    this.deletes = new DeletedRows(deleteLoader, table.schema());
+    this.columns = new OutputColumns(table.schema(), formatVersion(table));
+    this.settings = new WriteSettings(table.properties());
+    this.dictionaryOn = settings.properties(true);
+    this.dictionaryOff = settings.properties(false);
+  }
+
+  /**
+   * Reads every input file's footer and checks it was written under the output's columns. Returns why
+   * the group must take the generic path instead, or empty when {@link #rewrite} may run.
+   */
+  public Optional<String> prepare(List<FileScanTask> tasks) {
+    List<ColumnarInput> checked = new ArrayList<>(tasks.size());
+    for (FileScanTask task : tasks) {
+      if (task.start() != 0 || task.length() < task.file().fileSizeInBytes()) {
+        return Optional.of("the task reads a split of " + task.file().location());
+      }
+      ParquetMetadata footer = readFooter(task);
+      MessageType fileType = footer.getFileMetaData().getSchema();
+      String problem = FooterCheck.problem(columns.type, fileType, OutputColumns.LINEAGE_IDS);
+      if (problem != null) {
+        return Optional.of(
+            "file written under another schema (" + problem + "): " + task.file().location());
+      }
+      ColumnDescriptor[] sources = new ColumnDescriptor[columns.size()];
+      for (int c = 0; c < sources.length; c++) {
+        sources[c] = fileType.containsPath(columns.columns.get(c).getPath())
+            ? fileType.getColumnDescription(columns.columns.get(c).getPath())
+            : null;
+      }
+      checked.add(new ColumnarInput(task, footer, sources));
+    }
+    this.inputs = checked;
+    return Optional.empty();
+  }
+
+  public Result rewrite(OutputFileFactory files, IntConsumer progress) {
+    if (inputs == null) {
+      throw new IllegalStateException("prepare() first");
+    }
+    StructLike partition = inputs.get(0).task().file().partition();
+    MetricsConfig metricsConfig = MetricsConfig.forTable(table);
+    OutputFiles outputs = new OutputFiles(files, partition, metricsConfig);
+    long rowsRead = 0;
+    long rowsDeleted = 0;
+    boolean failed = true;
+    try {
+      int done = 0;
+      for (ColumnarInput input : inputs) {
+        long[] counts = copyFile(input, outputs);
+        rowsRead += counts[0];
+        rowsDeleted += counts[1];
+        progress.accept(++done);
+      }
+      outputs.finish();
+      failed = false;
+    } finally {
+      if (failed) {
+        outputs.abortAndDelete();
+      }
+    }
+    Result result = new Result(List.copyOf(outputs.written), rowsRead, rowsDeleted);
+    if (result.rowsWritten() != rowsRead - rowsDeleted) {
+      outputs.deleteWritten();
+      throw new RowCountMismatchException(
+          String.format(
+              "Wrote %d rows but read %d and deleted %d (expected %d written)",
+              result.rowsWritten(), rowsRead, rowsDeleted, rowsRead - rowsDeleted));
+    }
+    return result;
+  }
+
+  /** Copies one file's live rows; returns {rows read, rows deleted}. */
+  private long[] copyFile(ColumnarInput input, OutputFiles outputs) {
+    String location = input.location();
+    long expectedRows = input.task().file().recordCount();
+    long footerRows = input.footer().getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
+    if (footerRows != expectedRows) {
+      throw new RowCountMismatchException(
+          String.format("%s holds %d rows but its metadata says %d", location, footerRows, expectedRows));
+    }
+    long read = 0;
+    long kept = 0;
+    ParquetInputOf file = new ParquetInputOf(table.io().newInputFile(location, input.task().file().fileSizeInBytes()));
+    try (SeekableInputStream stream = file.newStream();
+        ParquetFileReader reader =
+            ParquetFileReader.open(file, input.footer(), ParquetReadOptions.builder().build(), stream)) {
+      BitSet deleted = deletes.of(input, reader);
+      reader.setRequestedSchema(input.footer().getFileMetaData().getSchema());
+      MessageType fileType = input.footer().getFileMetaData().getSchema();
+      String createdBy = input.footer().getFileMetaData().getCreatedBy();
+      List<BlockMetaData> blocks = input.footer().getBlocks();
+      for (int index = 0; index < blocks.size(); index++) {
+        PageReadStore pages = reader.readRowGroup(index);
+        int rows = Math.toIntExact(pages.getRowCount());
+        ColumnReadStoreImpl store =
+            new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy);
+        ColumnReader[] readers = new ColumnReader[columns.size()];
+        for (int c = 0; c < readers.length; c++) {
+          ColumnDescriptor source = input.sources()[c];
+          if (source != null) {
+            readers[c] = store.getColumnReader(source);
+            if (readers[c].getTotalValueCount() != rows) {
+              throw new CorruptInputFileException(
+                  String.format(
+                      "Column %s of row group %d of %s has %d values for %d rows",
+                      source, index, location, readers[c].getTotalValueCount(), rows));
+            }
+          }
+        }
+        for (int from = 0; from < rows; from += ROWS_PER_SLICE) {
+          int to = Math.min(rows, from + ROWS_PER_SLICE);
+          kept += copySlice(input, readers, from, to, read, deleted, outputs.current());
+          outputs.afterSlice();
+        }
+        read += rows;
+      }
+    } catch (IcecompactException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      throw FailureClassifier.classify(
+          e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
+    }
+    if (read != expectedRows) {
+      throw new RowCountMismatchException(
+          String.format("Read %d rows from %s but its metadata says %d", read, location, expectedRows));
+    }
+    return new long[] {read, read - kept};
+  }
+
+  /** Copies rows {@code [from, to)} of the open row group, every column; returns the rows kept. */
+  private int copySlice(
+      ColumnarInput input,
+      ColumnReader[] readers,
+      int from,
+      int to,
+      long firstRow,
+      BitSet deleted,
+      ColumnarFileWriter out) {
+    Long firstRowId = input.task().file().firstRowId();
+    Long dataSequenceNumber = input.task().file().dataSequenceNumber();
+    int kept = -1;
+    for (int c = 0; c < readers.length; c++) {
+      ColumnSink sink = out.sink(c, false);
+      int written;
+      if (columns.isRowId(c)) {
+        written = LineageCopier.copy(readers[c], sink, firstRowId, null, true, from, to, firstRow, deleted);
+      } else if (columns.isLastUpdatedSequenceNumber(c)) {
+        written =
+            LineageCopier.copy(readers[c], sink, firstRowId, dataSequenceNumber, false, from, to, firstRow, deleted);
+      } else {
+        written = ColumnCopier.copy(readers[c], sink, out.floatMetrics(c), from, to, firstRow, deleted);
+      }
+      if (kept >= 0 && written != kept) {
+        throw new IllegalStateException(
+            String.format("Column %s kept %d rows, the previous column %d", sink.column(), written, kept));
+      }
+      kept = written;
+    }
+    out.rowsAdded(kept);
+    return kept;
+  }
+
+  /** The group's output files: the open one, and those closed so far. */
+  private final class OutputFiles {
+    private final OutputFileFactory files;
+    private final StructLike partition;
+    private final MetricsConfig metricsConfig;
+    private final List<DataFile> written = new ArrayList<>();
+    private ColumnarFileWriter open;
+
+    OutputFiles(OutputFileFactory files, StructLike partition, MetricsConfig metricsConfig) {
+      this.files = files;
+      this.partition = partition;
+      this.metricsConfig = metricsConfig;
+    }
+
+    ColumnarFileWriter current() {
+      if (open == null) {
+        try {
+          open = new ColumnarFileWriter(
+              files.newOutputFile(spec, partition), columns, settings, dictionaryOn, dictionaryOff);
+        } catch (IOException | RuntimeException e) {
+          throw FailureClassifier.classify(e, "Cannot create output file", GroupRewriteException::new);
+        }
+      }
+      return open;
+    }
+
+    /** Ends the row group at the table's row-group size, and the file at the target file size. */
+    void afterSlice() {
+      if (open == null) {
+        return;
+      }
+      try {
+        if (open.estimatedLength() >= targetFileSize) {
+          closeOpen();
+        } else if (open.rowGroupBytes() >= settings.rowGroupSize) {
+          open.flushRowGroup();
+        }
+      } catch (IOException | RuntimeException e) {
+        throw FailureClassifier.classify(e, "Cannot write output file", GroupRewriteException::new);
+      }
+    }
+
+    void finish() {
+      try {
+        if (open != null) {
+          closeOpen();
+        }
+      } catch (IOException | RuntimeException e) {
+        throw FailureClassifier.classify(e, "Cannot finish output file", GroupRewriteException::new);
+      }
+    }
+
+    private void closeOpen() throws IOException {
+      ColumnarFileWriter closing = open;
+      open = null;
+      if (closing.rows() == 0 && closing.rowGroupBytes() == 0) {
+        closing.abort();
+        table.io().deleteFile(closing.location());
+        return;
+      }
+      try {
+        written.add(closing.close(spec, partition, metricsConfig));
+      } catch (IOException | RuntimeException e) {
+        closing.abort();
+        deleteQuietly(closing.location());
+        throw e;
+      }
+    }
+
+    void abortAndDelete() {
+      if (open != null) {
+        open.abort();
+        deleteQuietly(open.location());
+        open = null;
+      }
+      deleteWritten();
+    }
+
+    void deleteWritten() {
+      written.forEach(file -> deleteQuietly(file.location()));
+    }
+
+    private void deleteQuietly(String location) {
+      try {
+        table.io().deleteFile(location);
+      } catch (RuntimeException ignored) {
+        // an undeletable orphan is left for remove_orphan_files; the failure being raised matters more
+      }
+    }
+  }
+
+  private ParquetMetadata readFooter(FileScanTask task) {
+    String location = task.file().location();
+    ParquetInputOf file = new ParquetInputOf(table.io().newInputFile(location, task.file().fileSizeInBytes()));
+    try (SeekableInputStream stream = file.newStream()) {
+      return ParquetFileReader.readFooter(file, ParquetReadOptions.builder().build(), stream);
+    } catch (IOException | RuntimeException e) {
+      throw FailureClassifier.classify(
+          e, "Cannot read the footer of data file " + location, CorruptInputFileException::new);
+    }
+  }
+
+  private static int formatVersion(Table table) {
+    return table instanceof HasTableOperations ops ? ops.operations().current().formatVersion() : 2;
+  }
+}
