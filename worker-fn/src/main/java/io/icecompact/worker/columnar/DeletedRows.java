@@ -82,8 +82,9 @@ final class DeletedRows {
     reader.setRequestedSchema(List.of(keyColumns));
     KeyRow key = new KeyRow(keyColumns.length);
     long firstRow = 0;
-    PageReadStore pages;
-    while ((pages = reader.readNextRowGroup()) != null) {
+    // by index: each key set reads the file's row groups again (readNextRowGroup would be at the end)
+    for (int index = 0; index < reader.getRowGroups().size(); index++) {
+      PageReadStore pages = reader.readRowGroup(index);
       int rows = Math.toIntExact(pages.getRowCount());
       ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy);
       Object[][] values = new Object[keyColumns.length][];
