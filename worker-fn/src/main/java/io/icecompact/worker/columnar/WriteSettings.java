@@ -7,7 +7,7 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.parquet.ParquetCodecFactory;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.parquet.column.ParquetProperties;
-import org.apache.parquet.column.values.factory.DefaultValuesWriterFactory;
+import org.apache.parquet.column.values.factory.DefaultV1ValuesWriterFactory;
 import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
@@ -77,15 +77,16 @@ final class WriteSettings {
   }
 
   /**
-   * Encoder settings for one output column. Each call builds its own values-writer factory:
-   * {@code ParquetProperties.build()} initializes the factory it is given, and the default one is a
-   * shared static, so a second configuration would silently rewrite the first (a column lost its
-   * dictionary that way).
+   * Encoder settings for one output column. Each call builds its own v1 values-writer factory:
+   * {@code ParquetProperties.build()} initializes the factory it is given with itself, and both the
+   * default factory and {@code DefaultValuesWriterFactory} (which delegates to static instances) are
+   * shared, so a second configuration would silently rewrite the first (a column lost its dictionary
+   * that way; see WriteSettingsTest).
    */
   ParquetProperties properties(boolean dictionary) {
     return ParquetProperties.builder()
         .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
-        .withValuesWriterFactory(new DefaultValuesWriterFactory())
+        .withValuesWriterFactory(new DefaultV1ValuesWriterFactory())
         .withPageSize(pageSize)
         .withPageRowCountLimit(pageRowLimit)
         .withDictionaryEncoding(dictionary)
