@@ -8,7 +8,9 @@ import io.icecompact.core.error.RowCountMismatchException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.IntConsumer;
 import org.apache.iceberg.DataFile;
@@ -28,6 +30,8 @@ import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
@@ -54,6 +58,7 @@ public final class ColumnarRewritePath {
   private final WriteSettings settings;
   private final ParquetProperties dictionaryOn;
   private final ParquetProperties dictionaryOff;
+  private final boolean passThrough;
   private List<ColumnarInput> inputs;
 
   /** What the rewrite read and wrote. */
@@ -64,6 +69,13 @@ public final class ColumnarRewritePath {
   }
 
   public ColumnarRewritePath(Table table, int outputSpecId, long targetFileSize, DeleteLoader deleteLoader) {
+    this(table, outputSpecId, targetFileSize, deleteLoader, true);
+  }
+
+  /** With page pass-through off: every value is decoded and encoded again (for comparisons). */
+  public ColumnarRewritePath(
+      Table table, int outputSpecId, long targetFileSize, DeleteLoader deleteLoader, boolean passThrough) {
+    this.passThrough = passThrough;
     this.table = table;
     this.spec = table.specs().get(outputSpecId);
     this.targetFileSize = targetFileSize;
@@ -155,34 +167,10 @@ public final class ColumnarRewritePath {
         ParquetFileReader reader =
             ParquetFileReader.open(file, input.footer(), ParquetReadOptions.builder().build(), stream)) {
       BitSet deleted = deletes.of(input, reader);
-      reader.setRequestedSchema(input.footer().getFileMetaData().getSchema());
-      MessageType fileType = input.footer().getFileMetaData().getSchema();
-      String createdBy = input.footer().getFileMetaData().getCreatedBy();
       List<BlockMetaData> blocks = input.footer().getBlocks();
       for (int index = 0; index < blocks.size(); index++) {
-        PageReadStore pages = reader.readRowGroup(index);
-        int rows = Math.toIntExact(pages.getRowCount());
-        ColumnReadStoreImpl store =
-            new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy);
-        ColumnReader[] readers = new ColumnReader[columns.size()];
-        for (int c = 0; c < readers.length; c++) {
-          ColumnDescriptor source = input.sources()[c];
-          if (source != null) {
-            readers[c] = store.getColumnReader(source);
-            if (readers[c].getTotalValueCount() != rows) {
-              throw new CorruptInputFileException(
-                  String.format(
-                      "Column %s of row group %d of %s has %d values for %d rows",
-                      source, index, location, readers[c].getTotalValueCount(), rows));
-            }
-          }
-        }
-        for (int from = 0; from < rows; from += ROWS_PER_SLICE) {
-          int to = Math.min(rows, from + ROWS_PER_SLICE);
-          kept += copySlice(input, readers, from, to, read, deleted, outputs.current());
-          outputs.afterSlice();
-        }
-        read += rows;
+        kept += copyRowGroup(input, reader, stream, index, read, deleted, outputs);
+        read += blocks.get(index).getRowCount();
       }
     } catch (IcecompactException e) {
       throw e;
@@ -197,10 +185,90 @@ public final class ColumnarRewritePath {
     return new long[] {read, read - kept};
   }
 
+  /**
+   * Copies one input row group: chunks that qualify (no deleted row, see {@link ChunkPassThrough}) as
+   * their compressed pages, the others value by value. Returns the rows kept.
+   */
+  private long copyRowGroup(
+      ColumnarInput input,
+      ParquetFileReader reader,
+      SeekableInputStream stream,
+      int index,
+      long firstRow,
+      BitSet deleted,
+      OutputFiles outputs) throws IOException {
+    BlockMetaData block = input.footer().getBlocks().get(index);
+    int rows = Math.toIntExact(block.getRowCount());
+    int nextDeleted = deleted.nextSetBit(Math.toIntExact(firstRow));
+    boolean noDeletes = nextDeleted < 0 || nextDeleted >= firstRow + rows;
+    Map<ColumnPath, ColumnChunkMetaData> chunks = new HashMap<>();
+    block.getColumns().forEach(chunk -> chunks.put(chunk.getPath(), chunk));
+
+    ColumnarFileWriter out = outputs.current();
+    ColumnChunkMetaData[] sourceChunks = new ColumnChunkMetaData[columns.size()];
+    boolean[] plainWanted = new boolean[columns.size()];
+    List<List<ChunkPassThrough.CopiedPage>> copied = new ArrayList<>();
+    List<ColumnDescriptor> toDecode = new ArrayList<>();
+    boolean anyCopied = false;
+    for (int c = 0; c < columns.size(); c++) {
+      ColumnDescriptor source = input.sources()[c];
+      sourceChunks[c] = source == null ? null : chunks.get(ColumnPath.get(source.getPath()));
+      plainWanted[c] =
+          sourceChunks[c] != null
+              && !columns.isRowId(c)
+              && !columns.isLastUpdatedSequenceNumber(c)
+              && ChunkPassThrough.eligible(sourceChunks[c], settings.codec);
+      List<ChunkPassThrough.CopiedPage> pages = null;
+      if (passThrough && noDeletes && plainWanted[c] && out.sink(c, true) != null && out.isPlain(c)) {
+        pages = ChunkPassThrough.read(stream, sourceChunks[c]);
+      }
+      copied.add(pages);
+      anyCopied |= pages != null;
+      if (pages == null && source != null) {
+        toDecode.add(source);
+      }
+    }
+
+    ColumnReader[] readers = new ColumnReader[columns.size()];
+    if (!toDecode.isEmpty()) {
+      MessageType fileType = input.footer().getFileMetaData().getSchema();
+      reader.setRequestedSchema(toDecode);
+      PageReadStore pages = reader.readRowGroup(index);
+      ColumnReadStoreImpl store =
+          new ColumnReadStoreImpl(
+              pages, NoConverter.forSchema(fileType), fileType, input.footer().getFileMetaData().getCreatedBy());
+      for (int c = 0; c < readers.length; c++) {
+        ColumnDescriptor source = input.sources()[c];
+        if (source != null && copied.get(c) == null) {
+          readers[c] = store.getColumnReader(source);
+          if (readers[c].getTotalValueCount() != rows) {
+            throw new CorruptInputFileException(
+                String.format(
+                    "Column %s of row group %d of %s has %d values for %d rows",
+                    source, index, input.location(), readers[c].getTotalValueCount(), rows));
+          }
+        }
+      }
+    }
+
+    long kept = 0;
+    // copied pages hold the whole row group: it goes into one output row group
+    int sliceRows = anyCopied ? Math.max(rows, 1) : ROWS_PER_SLICE;
+    for (int from = 0; from < rows; from += sliceRows) {
+      int to = Math.min(rows, from + sliceRows);
+      kept += copySlice(input, readers, copied, sourceChunks, plainWanted, from, to, firstRow, deleted, outputs.current());
+      outputs.afterSlice();
+    }
+    return kept;
+  }
+
   /** Copies rows {@code [from, to)} of the open row group, every column; returns the rows kept. */
   private int copySlice(
       ColumnarInput input,
       ColumnReader[] readers,
+      List<List<ChunkPassThrough.CopiedPage>> copied,
+      ColumnChunkMetaData[] sourceChunks,
+      boolean[] plainWanted,
       int from,
       int to,
       long firstRow,
@@ -210,9 +278,12 @@ public final class ColumnarRewritePath {
     Long dataSequenceNumber = input.task().file().dataSequenceNumber();
     int kept = -1;
     for (int c = 0; c < readers.length; c++) {
-      ColumnSink sink = out.sink(c, false);
+      ColumnSink sink = out.sink(c, plainWanted[c]);
       int written;
-      if (columns.isRowId(c)) {
+      if (copied.get(c) != null) {
+        ChunkPassThrough.append(copied.get(c), sourceChunks[c], sink);
+        written = to - from;
+      } else if (columns.isRowId(c)) {
         written = LineageCopier.copy(readers[c], sink, firstRowId, null, true, from, to, firstRow, deleted);
       } else if (columns.isLastUpdatedSequenceNumber(c)) {
         written =
