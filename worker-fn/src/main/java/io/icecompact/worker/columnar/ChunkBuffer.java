@@ -12,7 +12,6 @@ import org.apache.parquet.column.page.PageWriter;
 import org.apache.parquet.column.statistics.SizeStatistics;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.statistics.geospatial.GeospatialStatistics;
-import org.apache.parquet.compression.CompressionCodecFactory.BytesInputCompressor;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
@@ -37,7 +36,7 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
       Encoding valuesEncoding) {}
 
   private final ColumnDescriptor column;
-  private final BytesInputCompressor compressor;
+  private final PageCompressor compressor;
   private final CompressionCodecName codec;
   private final List<Page> pages = new ArrayList<>();
   private DictionaryPage dictionary;
@@ -45,7 +44,7 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
   private long valueCount;
   private boolean copiedPages;
 
-  ChunkBuffer(ColumnDescriptor column, BytesInputCompressor compressor, CompressionCodecName codec) {
+  ChunkBuffer(ColumnDescriptor column, PageCompressor compressor, CompressionCodecName codec) {
     this.column = column;
     this.compressor = compressor;
     this.codec = codec;
@@ -96,7 +95,7 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
       Encoding values)
       throws IOException {
     long uncompressed = bytes.size();
-    byte[] compressed = compressor.compress(bytes).toByteArray();
+    byte[] compressed = compressor.compress(bytes);
     add(new Page(compressed, (int) uncompressed, valueCount, rowCount, statistics, sizeStatistics, rl, dl, values));
   }
 
@@ -153,7 +152,7 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
     if (dictionary != null) {
       throw new IllegalStateException("a column chunk has one dictionary page: " + column);
     }
-    BytesInput compressed = BytesInput.from(compressor.compress(page.getBytes()).toByteArray());
+    BytesInput compressed = BytesInput.from(compressor.compress(page.getBytes()));
     dictionary =
         new DictionaryPage(compressed, page.getUncompressedSize(), page.getDictionarySize(), page.getEncoding());
     bufferedBytes += compressed.size();

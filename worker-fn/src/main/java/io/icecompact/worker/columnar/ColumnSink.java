@@ -21,11 +21,11 @@ final class ColumnSink {
   private ColumnWriteStore store;
   private ColumnWriter writer;
 
-  ColumnSink(ColumnDescriptor column, ParquetProperties properties, WriteSettings settings) {
+  ColumnSink(ColumnDescriptor column, ParquetProperties properties, WriteSettings settings, PageCompressor compressor) {
     this.column = column;
     this.oneColumn = new MessageType("table", column.getPrimitiveType());
     this.properties = properties;
-    this.chunk = new ChunkBuffer(column, settings.compressor, settings.codec);
+    this.chunk = new ChunkBuffer(column, compressor, settings.codec);
     open();
   }
 

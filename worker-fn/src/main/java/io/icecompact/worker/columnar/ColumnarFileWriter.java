@@ -32,6 +32,7 @@ final class ColumnarFileWriter {
   private final WriteSettings settings;
   private final ParquetProperties dictionaryOn;
   private final ParquetProperties dictionaryOff;
+  private final PageCompressor compressor;
   private final ParquetFileWriter writer;
   private final ParquetOutputOf stream;
   private final FloatingPointMetrics[] floatMetrics;
@@ -45,7 +46,9 @@ final class ColumnarFileWriter {
       OutputColumns columns,
       WriteSettings settings,
       ParquetProperties dictionaryOn,
-      ParquetProperties dictionaryOff) throws IOException {
+      ParquetProperties dictionaryOff,
+      PageCompressor compressor) throws IOException {
+    this.compressor = compressor;
     this.output = output;
     this.columns = columns;
     this.settings = settings;
@@ -88,7 +91,7 @@ final class ColumnarFileWriter {
     }
     if (sinks[c] == null) {
       plainColumns[c] = plain;
-      sinks[c] = new ColumnSink(columns.columns.get(c), plain ? dictionaryOff : dictionaryOn, settings);
+      sinks[c] = new ColumnSink(columns.columns.get(c), plain ? dictionaryOff : dictionaryOn, settings, compressor);
     }
     return sinks[c];
   }

@@ -59,6 +59,11 @@ public final class ColumnarRewritePath {
   private final ParquetProperties dictionaryOn;
   private final ParquetProperties dictionaryOff;
   private final boolean passThrough;
+  // built once: each build creates a codec factory over a new Hadoop configuration (milliseconds)
+  private final PageDecompressors decompressors =
+      new PageDecompressors(ParquetReadOptions.builder().build().getCodecFactory());
+  private final ParquetReadOptions readOptions =
+      ParquetReadOptions.builder().withCodecFactory(decompressors).build();
   private List<ColumnarInput> inputs;
 
   /** What the rewrite read and wrote. */
@@ -121,7 +126,8 @@ public final class ColumnarRewritePath {
     }
     StructLike partition = inputs.get(0).task().file().partition();
     MetricsConfig metricsConfig = MetricsConfig.forTable(table);
-    OutputFiles outputs = new OutputFiles(files, partition, metricsConfig);
+    PageCompressor compressor = settings.newCompressor();
+    OutputFiles outputs = new OutputFiles(files, partition, metricsConfig, compressor);
     long rowsRead = 0;
     long rowsDeleted = 0;
     boolean failed = true;
@@ -139,6 +145,8 @@ public final class ColumnarRewritePath {
       if (failed) {
         outputs.abortAndDelete();
       }
+      compressor.close();
+      decompressors.close();
     }
     Result result = new Result(List.copyOf(outputs.written), rowsRead, rowsDeleted);
     if (result.rowsWritten() != rowsRead - rowsDeleted) {
@@ -165,7 +173,7 @@ public final class ColumnarRewritePath {
     ParquetInputOf file = new ParquetInputOf(table.io().newInputFile(location, input.task().file().fileSizeInBytes()));
     try (SeekableInputStream stream = file.newStream();
         ParquetFileReader reader =
-            ParquetFileReader.open(file, input.footer(), ParquetReadOptions.builder().build(), stream)) {
+            ParquetFileReader.open(file, input.footer(), readOptions, stream)) {
       BitSet deleted = deletes.of(input, reader);
       List<BlockMetaData> blocks = input.footer().getBlocks();
       for (int index = 0; index < blocks.size(); index++) {
@@ -306,10 +314,13 @@ public final class ColumnarRewritePath {
     private final OutputFileFactory files;
     private final StructLike partition;
     private final MetricsConfig metricsConfig;
+    private final PageCompressor compressor;
     private final List<DataFile> written = new ArrayList<>();
     private ColumnarFileWriter open;
 
-    OutputFiles(OutputFileFactory files, StructLike partition, MetricsConfig metricsConfig) {
+    OutputFiles(
+        OutputFileFactory files, StructLike partition, MetricsConfig metricsConfig, PageCompressor compressor) {
+      this.compressor = compressor;
       this.files = files;
       this.partition = partition;
       this.metricsConfig = metricsConfig;
@@ -319,7 +330,7 @@ public final class ColumnarRewritePath {
       if (open == null) {
         try {
           open = new ColumnarFileWriter(
-              files.newOutputFile(spec, partition), columns, settings, dictionaryOn, dictionaryOff);
+              files.newOutputFile(spec, partition), columns, settings, dictionaryOn, dictionaryOff, compressor);
         } catch (IOException | RuntimeException e) {
           throw FailureClassifier.classify(e, "Cannot create output file", GroupRewriteException::new);
         }
@@ -396,10 +407,10 @@ public final class ColumnarRewritePath {
     String location = task.file().location();
     ParquetInputOf file = new ParquetInputOf(table.io().newInputFile(location, task.file().fileSizeInBytes()));
     try (SeekableInputStream stream = file.newStream()) {
-      return ParquetFileReader.readFooter(file, ParquetReadOptions.builder().build(), stream);
+      return ParquetFileReader.readFooter(file, readOptions, stream);
     } catch (IOException | RuntimeException e) {
       throw FailureClassifier.classify(
-          e, "Cannot read the footer of data file " + location, CorruptInputFileException::new);
+          e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
     }
   }
 

@@ -36,6 +36,8 @@ import org.apache.parquet.schema.MessageType;
 final class DeletedRows {
   private final DeleteLoader loader;
   private final Schema tableSchema;
+  // an equality delete file usually applies to every file of its partition: build its set once
+  private final Map<List<String>, StructLikeSet> equalitySets = new java.util.HashMap<>();
 
   DeletedRows(DeleteLoader loader, Schema tableSchema) {
     this.loader = loader;
@@ -61,7 +63,9 @@ final class DeletedRows {
     }
     for (Map.Entry<Set<Integer>, List<DeleteFile>> entry : byKey.entrySet()) {
       Schema keySchema = TypeUtil.select(tableSchema, entry.getKey());
-      StructLikeSet keys = loader.loadEqualityDeletes(entry.getValue(), keySchema);
+      List<String> files = entry.getValue().stream().map(d -> d.location() + "@" + d.equalityFieldIds()).toList();
+      StructLikeSet keys =
+          equalitySets.computeIfAbsent(files, unused -> loader.loadEqualityDeletes(entry.getValue(), keySchema));
       if (!keys.isEmpty()) {
         markEqualityDeletes(reader, keySchema, keys, deleted);
       }
@@ -81,12 +85,18 @@ final class DeletedRows {
     }
     reader.setRequestedSchema(List.of(keyColumns));
     KeyRow key = new KeyRow(keyColumns.length);
+    SingleKeySet single = keyColumns.length == 1 ? SingleKeySet.of(keys, keyFields.get(0).type()) : null;
     long firstRow = 0;
     // by index: each key set reads the file's row groups again (readNextRowGroup would be at the end)
     for (int index = 0; index < reader.getRowGroups().size(); index++) {
       PageReadStore pages = reader.readRowGroup(index);
       int rows = Math.toIntExact(pages.getRowCount());
       ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy);
+      if (single != null) {
+        single.mark(store.getColumnReader(keyColumns[0]), keyFields.get(0).type(), rows, firstRow, deleted);
+        firstRow += rows;
+        continue;
+      }
       Object[][] values = new Object[keyColumns.length][];
       for (int k = 0; k < keyColumns.length; k++) {
         values[k] = readColumn(store.getColumnReader(keyColumns[k]), keyFields.get(k).type(), rows);
@@ -122,6 +132,41 @@ final class DeletedRows {
       }
     }
     throw new IllegalStateException("No column with field id " + fieldId + " in " + type);
+  }
+
+  /**
+   * A one-column key set as plain values: looking a value up directly avoids wrapping every row in
+   * a struct and hashing it through Iceberg's struct comparators. Same equality as the struct set:
+   * strings compare as strings, a null key deletes null values.
+   */
+  private record SingleKeySet(Set<Object> values, boolean matchesNull) {
+    static SingleKeySet of(StructLikeSet keys, Type type) {
+      Set<Object> values = new java.util.HashSet<>();
+      boolean matchesNull = false;
+      for (StructLike key : keys) {
+        Object value = key.get(0, Object.class);
+        if (value == null) {
+          matchesNull = true;
+        } else {
+          values.add(type.typeId() == Type.TypeID.STRING ? value.toString() : value);
+        }
+      }
+      return new SingleKeySet(values, matchesNull);
+    }
+
+    void mark(ColumnReader column, Type type, int rows, long firstRow, BitSet deleted) {
+      int maxDefinition = column.getDescriptor().getMaxDefinitionLevel();
+      for (int row = 0; row < rows; row++) {
+        boolean match =
+            column.getCurrentDefinitionLevel() == maxDefinition
+                ? values.contains(KeyValueOf.read(column, type))
+                : matchesNull;
+        if (match) {
+          deleted.set(Math.toIntExact(firstRow + row));
+        }
+        column.consume();
+      }
+    }
   }
 
   /** A row's key, reused across rows: the set only reads it during the lookup. */

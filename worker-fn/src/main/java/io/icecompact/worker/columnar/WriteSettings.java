@@ -19,7 +19,8 @@ final class WriteSettings {
   final long rowGroupSize;
   final int pageSize;
   final CompressionCodecName codec;
-  final BytesInputCompressor compressor;
+  private final BytesInputCompressor codecCompressor;
+  private final String compressionLevel;
   private final int pageRowLimit;
   private final int dictionaryPageSize;
   private final int minRowsForSizeCheck;
@@ -55,8 +56,14 @@ final class WriteSettings {
             properties
                 .getOrDefault(TableProperties.PARQUET_COMPRESSION, TableProperties.PARQUET_COMPRESSION_DEFAULT)
                 .toUpperCase(Locale.ROOT));
-    String level = properties.get(TableProperties.PARQUET_COMPRESSION_LEVEL);
-    this.compressor = new ParquetCodecFactory(codecConf(codec, level), pageSize).getCompressor(codec);
+    this.compressionLevel = properties.get(TableProperties.PARQUET_COMPRESSION_LEVEL);
+    this.codecCompressor =
+        new ParquetCodecFactory(codecConf(codec, compressionLevel), pageSize).getCompressor(codec);
+  }
+
+  /** A compressor for one thread's output; close it when the group is done. */
+  PageCompressor newCompressor() {
+    return new PageCompressor(codec, compressionLevel, codecCompressor);
   }
 
   /** Same keys as Iceberg's writer sets for a compression level. */

@@ -52,7 +52,7 @@ class ColumnCopierTest {
     ColumnarFileWriter writer =
         new ColumnarFileWriter(
             EncryptedFiles.plainAsEncryptedOutput(Files.localOutput(file)),
-            columns, settings, settings.properties(true), settings.properties(false));
+            columns, settings, settings.properties(true), settings.properties(false), settings.newCompressor());
     reader.descriptor = columns.columns.get(0);
 
     int kept = ColumnCopier.copy(reader, writer.sink(0, false), null, 0, values.size(), 0, deleted);
