@@ -58,7 +58,6 @@ public final class ColumnarRewritePath {
   private final WriteSettings settings;
   private final ParquetProperties dictionaryOn;
   private final ParquetProperties dictionaryOff;
-  private final boolean passThrough;
   // built once: each build creates a codec factory over a new Hadoop configuration (milliseconds)
   private final PageDecompressors decompressors =
       new PageDecompressors(ParquetReadOptions.builder().build().getCodecFactory());
@@ -74,13 +73,6 @@ public final class ColumnarRewritePath {
   }
 
   public ColumnarRewritePath(Table table, int outputSpecId, long targetFileSize, DeleteLoader deleteLoader) {
-    this(table, outputSpecId, targetFileSize, deleteLoader, true);
-  }
-
-  /** With page pass-through off: every value is decoded and encoded again (for comparisons). */
-  public ColumnarRewritePath(
-      Table table, int outputSpecId, long targetFileSize, DeleteLoader deleteLoader, boolean passThrough) {
-    this.passThrough = passThrough;
     this.table = table;
     this.spec = table.specs().get(outputSpecId);
     this.targetFileSize = targetFileSize;
@@ -227,7 +219,7 @@ public final class ColumnarRewritePath {
               && !columns.isLastUpdatedSequenceNumber(c)
               && ChunkPassThrough.eligible(sourceChunks[c], settings.codec);
       List<ChunkPassThrough.CopiedPage> pages = null;
-      if (passThrough && noDeletes && plainWanted[c] && out.sink(c, true) != null && out.isPlain(c)) {
+      if (noDeletes && plainWanted[c] && out.sink(c, true) != null && out.isPlain(c)) {
         pages = ChunkPassThrough.read(stream, sourceChunks[c]);
       }
       copied.add(pages);
