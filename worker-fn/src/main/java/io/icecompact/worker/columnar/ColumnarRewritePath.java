@@ -58,11 +58,8 @@ public final class ColumnarRewritePath {
   private final WriteSettings settings;
   private final ParquetProperties dictionaryOn;
   private final ParquetProperties dictionaryOff;
-  // built once: each build creates a codec factory over a new Hadoop configuration (milliseconds)
-  private final PageDecompressors decompressors =
-      new PageDecompressors(ParquetReadOptions.builder().build().getCodecFactory());
-  private final ParquetReadOptions readOptions =
-      ParquetReadOptions.builder().withCodecFactory(decompressors).build();
+  // built once per group: each build creates a codec factory over a new Hadoop configuration (ms)
+  private final ParquetReadOptions footerOptions = ParquetReadOptions.builder().build();
   private List<ColumnarInput> inputs;
 
   /** What the rewrite read and wrote. */
@@ -119,6 +116,8 @@ public final class ColumnarRewritePath {
     StructLike partition = inputs.get(0).task().file().partition();
     MetricsConfig metricsConfig = MetricsConfig.forTable(table);
     PageCompressor compressor = settings.newCompressor();
+    PageDecompressors decompressors = new PageDecompressors(footerOptions.getCodecFactory());
+    ParquetReadOptions readOptions = ParquetReadOptions.builder().withCodecFactory(decompressors).build();
     OutputFiles outputs = new OutputFiles(files, partition, metricsConfig, compressor);
     long rowsRead = 0;
     long rowsDeleted = 0;
@@ -126,7 +125,7 @@ public final class ColumnarRewritePath {
     try {
       int done = 0;
       for (ColumnarInput input : inputs) {
-        long[] counts = copyFile(input, outputs);
+        long[] counts = copyFile(input, readOptions, outputs);
         rowsRead += counts[0];
         rowsDeleted += counts[1];
         progress.accept(++done);
@@ -152,7 +151,7 @@ public final class ColumnarRewritePath {
   }
 
   /** Copies one file's live rows; returns {rows read, rows deleted}. */
-  private long[] copyFile(ColumnarInput input, OutputFiles outputs) {
+  private long[] copyFile(ColumnarInput input, ParquetReadOptions readOptions, OutputFiles outputs) {
     String location = input.location();
     long expectedRows = input.task().file().recordCount();
     long footerRows = input.footer().getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
@@ -399,7 +398,7 @@ public final class ColumnarRewritePath {
     String location = task.file().location();
     ParquetInputOf file = new ParquetInputOf(table.io().newInputFile(location, task.file().fileSizeInBytes()));
     try (SeekableInputStream stream = file.newStream()) {
-      return ParquetFileReader.readFooter(file, readOptions, stream);
+      return ParquetFileReader.readFooter(file, footerOptions, stream);
     } catch (IOException | RuntimeException e) {
       throw FailureClassifier.classify(
           e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
