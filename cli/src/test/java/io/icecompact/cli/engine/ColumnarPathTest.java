@@ -155,35 +155,14 @@ class ColumnarPathTest extends EngineTestBase {
 
     GroupResult result =
         runGroups(table, RewritePathChoice.AUTO, options(RewriteOptions.REWRITE_ALL, "true")).values().iterator().next();
-    // order_id is unique: plain pages, copied from the 4 files without deletes; region is dictionary-encoded
-    assertThat(columnIndexed(outputs(table, result).get(0)))
-        .containsEntry("order_id", false)
-        .containsEntry("region", true);
-  }
-
-  /** Plain pages with deleted rows are filtered as bytes; the metrics stay the generic path's. */
-  @Test
-  void plainPagesWithDeletedRowsAreFilteredWithoutReEncoding() throws IOException {
-    Table table = typed(2);
-    assertSameAsGeneric(table, Map.of());
-
-    GroupResult result = runGroups(table, RewritePathChoice.AUTO, Map.of()).values().iterator().next();
-    assertThat(result.deletedRows()).isPositive();
-    assertThat(columnIndexed(outputs(table, result).get(0)))
-        .containsEntry("id", false)
-        .containsEntry("note", false)
-        .containsEntry("category", true) // dictionary-encoded: decoded and encoded again
-        .containsEntry("flag", true); // booleans are bit-packed: decoded and encoded again
-  }
-
-  /** Per column of the first row group: whether it has a column index (re-encoded chunks do). */
-  private static Map<String, Boolean> columnIndexed(DataFile output) throws IOException {
+    DataFile output = outputs(table, result).get(0);
     try (ParquetFileReader reader =
         ParquetFileReader.open(new LocalInputFile(java.nio.file.Path.of(output.location())))) {
+      var block = reader.getFooter().getBlocks().get(0);
       Map<String, Boolean> indexed = new TreeMap<>();
-      reader.getFooter().getBlocks().get(0).getColumns()
-          .forEach(c -> indexed.put(c.getPath().toDotString(), c.getColumnIndexReference() != null));
-      return indexed;
+      block.getColumns().forEach(c -> indexed.put(c.getPath().toDotString(), c.getColumnIndexReference() != null));
+      // order_id is unique: plain pages, copied from the 4 files without deletes; region is dictionary-encoded
+      assertThat(indexed).containsEntry("order_id", false).containsEntry("region", true);
     }
   }
 

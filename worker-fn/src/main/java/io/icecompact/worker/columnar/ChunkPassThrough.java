@@ -3,14 +3,12 @@ package io.icecompact.worker.columnar;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.statistics.Statistics;
-import org.apache.parquet.compression.CompressionCodecFactory.BytesInputDecompressor;
 import org.apache.parquet.format.DataPageHeader;
 import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.PageType;
@@ -99,34 +97,6 @@ final class ChunkPassThrough {
               chunk.getPath(), values, chunk.getValueCount()));
     }
     return pages;
-  }
-
-  /**
-   * Appends the pages with their deleted rows left out (see {@link PageFilter}), each with statistics
-   * of its kept values; returns the rows kept.
-   */
-  static int appendFiltered(
-      List<CopiedPage> pages,
-      ColumnSink sink,
-      BytesInputDecompressor decompressor,
-      PageCompressor compressor,
-      BitSet deleted,
-      long firstRow) throws IOException {
-    sink.cutPages();
-    long position = firstRow;
-    int kept = 0;
-    for (CopiedPage page : pages) {
-      PageFilter.Filtered filtered =
-          PageFilter.filter(page, sink.column(), decompressor, compressor, deleted, position);
-      position += page.valueCount();
-      if (filtered != null) {
-        sink.chunk().copyPage(
-            filtered.bytes(), filtered.uncompressedSize(), filtered.valueCount(), filtered.statistics(),
-            page.rl(), filtered.dl(), page.values());
-        kept += filtered.valueCount();
-      }
-    }
-    return kept;
   }
 
   /**

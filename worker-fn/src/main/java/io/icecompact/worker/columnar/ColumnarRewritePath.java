@@ -168,7 +168,7 @@ public final class ColumnarRewritePath {
       BitSet deleted = deletes.of(input, reader);
       List<BlockMetaData> blocks = input.footer().getBlocks();
       for (int index = 0; index < blocks.size(); index++) {
-        kept += copyRowGroup(input, reader, stream, readOptions, index, read, deleted, outputs);
+        kept += copyRowGroup(input, reader, stream, index, read, deleted, outputs);
         read += blocks.get(index).getRowCount();
       }
     } catch (IcecompactException e) {
@@ -192,7 +192,6 @@ public final class ColumnarRewritePath {
       ColumnarInput input,
       ParquetFileReader reader,
       SeekableInputStream stream,
-      ParquetReadOptions readOptions,
       int index,
       long firstRow,
       BitSet deleted,
@@ -219,16 +218,7 @@ public final class ColumnarRewritePath {
               && !columns.isLastUpdatedSequenceNumber(c)
               && ChunkPassThrough.eligible(sourceChunks[c], settings.codec);
       List<ChunkPassThrough.CopiedPage> pages = null;
-      if (plainWanted[c]
-          && out.sink(c, true) != null
-          && out.isPlain(c)
-          && (noDeletes || PageFilter.canFilter(columns.columns.get(c)))) {
-        if (sourceChunks[c].getValueCount() != rows) {
-          throw new CorruptInputFileException(
-              String.format(
-                  "Column %s of row group %d of %s has %d values for %d rows",
-                  source, index, input.location(), sourceChunks[c].getValueCount(), rows));
-        }
+      if (noDeletes && plainWanted[c] && out.sink(c, true) != null && out.isPlain(c)) {
         pages = ChunkPassThrough.read(stream, sourceChunks[c]);
       }
       copied.add(pages);
@@ -265,10 +255,7 @@ public final class ColumnarRewritePath {
     int sliceRows = anyCopied ? Math.max(rows, 1) : ROWS_PER_SLICE;
     for (int from = 0; from < rows; from += sliceRows) {
       int to = Math.min(rows, from + sliceRows);
-      kept +=
-          copySlice(
-              input, readers, new CopiedChunks(copied, sourceChunks, noDeletes, readOptions, outputs.compressor),
-              plainWanted, from, to, firstRow, deleted, outputs.current());
+      kept += copySlice(input, readers, copied, sourceChunks, plainWanted, from, to, firstRow, deleted, outputs.current());
       outputs.afterSlice();
     }
     return kept;
@@ -278,7 +265,8 @@ public final class ColumnarRewritePath {
   private int copySlice(
       ColumnarInput input,
       ColumnReader[] readers,
-      CopiedChunks copied,
+      List<List<ChunkPassThrough.CopiedPage>> copied,
+      ColumnChunkMetaData[] sourceChunks,
       boolean[] plainWanted,
       int from,
       int to,
@@ -291,8 +279,9 @@ public final class ColumnarRewritePath {
     for (int c = 0; c < readers.length; c++) {
       ColumnSink sink = out.sink(c, plainWanted[c]);
       int written;
-      if (copied.pages().get(c) != null) {
-        written = copied.append(c, sink, deleted, firstRow, to - from);
+      if (copied.get(c) != null) {
+        ChunkPassThrough.append(copied.get(c), sourceChunks[c], sink);
+        written = to - from;
       } else if (columns.isRowId(c)) {
         written = LineageCopier.copy(readers[c], sink, firstRowId, null, true, from, to, firstRow, deleted);
       } else if (columns.isLastUpdatedSequenceNumber(c)) {
@@ -309,30 +298,6 @@ public final class ColumnarRewritePath {
     }
     out.rowsAdded(kept);
     return kept;
-  }
-
-  /** The pages read as they are for some columns of one input row group, and how to append them. */
-  private record CopiedChunks(
-      List<List<ChunkPassThrough.CopiedPage>> pages,
-      ColumnChunkMetaData[] chunks,
-      boolean noDeletes,
-      ParquetReadOptions readOptions,
-      PageCompressor compressor) {
-
-    /** Appends column {@code c}'s pages, filtered when the row group has deleted rows; returns rows kept. */
-    int append(int c, ColumnSink sink, BitSet deleted, long firstRow, int rows) {
-      try {
-        if (noDeletes) {
-          ChunkPassThrough.append(pages.get(c), chunks[c], sink);
-          return rows;
-        }
-        return ChunkPassThrough.appendFiltered(
-            pages.get(c), sink, readOptions.getCodecFactory().getDecompressor(chunks[c].getCodec()),
-            compressor, deleted, firstRow);
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }
   }
 
   /** The group's output files: the open one, and those closed so far. */
