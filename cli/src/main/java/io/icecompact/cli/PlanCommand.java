@@ -2,6 +2,7 @@ package io.icecompact.cli;
 
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.PlannedGroup;
+import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
 import java.io.PrintWriter;
@@ -45,9 +46,9 @@ final class PlanCommand implements Callable<Integer> {
             ResultPrinter.bytes(groups.stream().mapToLong(PlannedGroup::inputBytes).sum()),
             planned.plan().pinned().snapshotId());
         for (PlannedGroup group : groups) {
-          out.printf(Locale.ROOT, "  group %3d  %-40s %4d files  %10s  %9d rows  %3d delete files%n",
+          out.printf(Locale.ROOT, "  group %3d  %-40s %4d files  %10s  %9d rows  %3d delete files  %s%n",
               group.index(), group.partition(), group.inputFiles(), ResultPrinter.bytes(group.inputBytes()),
-              group.inputRows(), group.deleteFiles());
+              group.inputRows(), group.deleteFiles(), expectedPath(group));
         }
         if (planned.plan().skippedGroups() > 0) {
           out.printf("  %d more groups exceed max-groups-per-job and are left for a later run%n",
@@ -57,6 +58,14 @@ final class PlanCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+  }
+
+  /** The columnar path is the default: only a generic group needs its reason on the line. */
+  private static String expectedPath(PlannedGroup group) {
+    if (group.expectedRewritePath() == null || RewritePath.COLUMNAR.equals(group.expectedRewritePath())) {
+      return String.valueOf(group.expectedRewritePath());
+    }
+    return group.expectedRewritePath() + " (" + group.expectedRewritePathReason() + ")";
   }
 
   private static Map<String, Object> describe(RewritePlanner.PlannedJob planned) {
@@ -72,7 +81,8 @@ final class PlanCommand implements Callable<Integer> {
     doc.put("groups",
         planned.plan().groups().stream()
             .map(g -> new PlannedGroup(g.index(), g.partition(), g.inputFiles(), g.inputBytes(), g.inputRows(),
-                g.deleteFiles(), g.maxOutputFileSize(), null))
+                g.deleteFiles(), g.maxOutputFileSize(), null, g.expectedRewritePath(),
+                g.expectedRewritePathReason()))
             .toList());
     return doc;
   }

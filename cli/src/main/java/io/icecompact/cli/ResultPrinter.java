@@ -2,8 +2,11 @@ package io.icecompact.cli;
 
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
+import io.icecompact.core.rewrite.RewritePath;
 import java.io.PrintWriter;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** The human summary of a job result. */
 final class ResultPrinter {
@@ -26,6 +29,7 @@ final class ResultPrinter {
         bytes(result.rewrittenBytesCount()), result.removedDeleteFilesCount(), result.failedDataFilesCount());
     out.printf(Locale.ROOT, "  groups: %d rewritten, %d failed, %d conflicted, %d skipped%n",
         result.rewrittenGroups(), result.failedGroups(), result.conflictedGroups(), result.skippedGroups());
+    printPaths(out, result);
     for (GroupOutcome group : result.groups()) {
       if (group.status() != GroupOutcome.Status.REWRITTEN) {
         out.printf("  group %d %s: %s: %s%n", group.groupIndex(), group.partition(), group.status(), group.reason());
@@ -34,6 +38,24 @@ final class ResultPrinter {
     if (!result.verification().verified()) {
       out.println("  VERIFICATION FAILED against table metadata:");
       result.verification().problems().forEach(p -> out.println("    " + p));
+    }
+  }
+
+  /** How many groups took each rewrite path, and why the first generic one did. */
+  private static void printPaths(PrintWriter out, JobResult result) {
+    Map<String, Long> paths = new TreeMap<>();
+    String genericReason = null;
+    for (GroupOutcome group : result.groups()) {
+      if (group.rewritePath() != null) {
+        paths.merge(group.rewritePath(), 1L, Long::sum);
+        if (genericReason == null && RewritePath.GENERIC.equals(group.rewritePath())) {
+          genericReason = "group " + group.groupIndex() + ": " + group.rewritePathReason();
+        }
+      }
+    }
+    if (!paths.isEmpty()) {
+      out.printf(Locale.ROOT, "  rewrite paths: %s%s%n", paths,
+          genericReason == null ? "" : " (first generic " + genericReason + ")");
     }
   }
 

@@ -113,7 +113,9 @@ final class GroupLedger {
               group.inputBytes(),
               rewritten && done != null ? done.outputs().size() : 0,
               rewritten && done != null ? done.result().outputRows() : 0,
-              entry == null ? null : entry.snapshotId()));
+              entry == null ? null : entry.snapshotId(),
+              done != null ? done.result().rewritePath() : null,
+              done != null ? done.result().rewritePathReason() : null));
     }
     return outcomes;
   }

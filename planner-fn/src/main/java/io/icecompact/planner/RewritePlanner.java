@@ -11,6 +11,8 @@ import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.job.PlannedTasks;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.core.rewrite.ColumnarEligibility;
+import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.core.table.TableAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -131,7 +133,7 @@ public final class RewritePlanner {
     int kept = Math.min(groups.size(), options.maxGroupsPerJob());
     List<PlannedGroup> plannedGroups = new ArrayList<>(kept);
     for (int index = 0; index < kept; index++) {
-      plannedGroups.add(toPlannedGroup(index, groups.get(index), table));
+      plannedGroups.add(toPlannedGroup(index, groups.get(index), table, pinned.outputSpecId()));
     }
     JobPlan plan =
         new JobPlan(
@@ -146,8 +148,10 @@ public final class RewritePlanner {
     return new PlannedJob(plan, work, null);
   }
 
-  private static PlannedGroup toPlannedGroup(int index, RewriteFileGroup group, Table table) {
+  private static PlannedGroup toPlannedGroup(
+      int index, RewriteFileGroup group, Table table, int outputSpecId) {
     List<FileScanTask> tasks = group.fileScanTasks();
+    RewritePath expected = ColumnarEligibility.of(table, tasks, outputSpecId);
     return new PlannedGroup(
         index,
         describePartition(table, tasks),
@@ -161,7 +165,9 @@ public final class RewritePlanner {
                 .distinct()
                 .count(),
         group.maxOutputFileSize(),
-        PlannedTasks.toJson(tasks));
+        PlannedTasks.toJson(tasks),
+        expected.name(),
+        expected.reason());
   }
 
   /** The partition as a path (e.g. {@code ordered_at_day=2026-06-01}), readable in logs and results. */

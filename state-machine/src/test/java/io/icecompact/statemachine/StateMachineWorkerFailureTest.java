@@ -81,7 +81,8 @@ class StateMachineWorkerFailureTest extends StateMachineTestBase {
     assertThat(thrown).hasSize(1);
     assertThat(thrown.get(0)).isExactlyInstanceOf(TransientException.class);
     assertThat(thrown.get(0).getMessage())
-        .startsWith("Cannot finish output files: ")
+        // the generic path fails closing its files, the columnar path creating its first one
+        .containsPattern("^Cannot (finish output files|create output file): ")
         .contains("SocketTimeoutException: injected: write of")
         .contains(String.format("/%05d-1-", flaky));
     assertInvocations(1, 1, GROUPS + 1, 0, 1, 1);

@@ -5,6 +5,7 @@ import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.GroupRewriteException;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.RowCountMismatchException;
+import io.icecompact.core.rewrite.RewritePath;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,7 @@ import org.apache.iceberg.util.PartitionUtil;
  * The job's filter is never applied to rows: it selects files, and every row of a file is kept.
  */
 final class GenericRewritePath {
-  static final String NAME = "generic";
+  static final String NAME = RewritePath.GENERIC;
 
   private final Table table;
   private final int outputSpecId;
@@ -56,7 +57,18 @@ final class GenericRewritePath {
   }
 
   RewriteOutput rewrite(
-      List<FileScanTask> tasks, OutputFileFactory files, IntConsumer progress) {
+      List<FileScanTask> tasks, OutputFileFactory files, IntConsumer progress, String reason) {
+    GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
+    return rewrite(tasks, files, progress, reason, deleteLoader);
+  }
+
+  /** With the group's delete loader, when the columnar path already loaded some of its deletes. */
+  RewriteOutput rewrite(
+      List<FileScanTask> tasks,
+      OutputFileFactory files,
+      IntConsumer progress,
+      String reason,
+      GroupDeleteLoader deleteLoader) {
     Schema projection =
         formatVersion() >= 3
             ? MetadataColumns.schemaWithRowLineage(table.schema())
@@ -72,7 +84,6 @@ final class GenericRewritePath {
     FanoutDataWriter<Record> writer =
         new FanoutDataWriter<>(writers, files, table.io(), targetFileSize);
 
-    GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
     long rowsRead = 0;
     long rowsKept = 0;
     boolean failed = true;
@@ -90,7 +101,8 @@ final class GenericRewritePath {
     }
     DataWriteResult result = writer.result();
     RewriteOutput output =
-        new RewriteOutput(List.copyOf(result.dataFiles()), rowsRead, rowsRead - rowsKept, NAME);
+        new RewriteOutput(
+            List.copyOf(result.dataFiles()), rowsRead, rowsRead - rowsKept, NAME, reason);
     if (output.rowsWritten() != rowsKept) {
       deleteAll(output.dataFiles());
       throw new RowCountMismatchException(

@@ -10,7 +10,10 @@ import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.job.PlannedTasks;
 import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.rewrite.ColumnarEligibility;
+import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.worker.columnar.ColumnarRewritePath;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -125,11 +128,9 @@ public final class GroupRewriter {
             .build();
     RewriteOutput output;
     try (PrefetchingFileIO inputs = PrefetchingFileIO.start(table.io(), tasks, prefetch)) {
-      // the paths read every input through table.io(): a view of the table whose io() is the prefetch
+      // both paths read every input through table.io(): a view of the table whose io() is the prefetch
       Table reading = withIO(table, inputs);
-      output =
-          new GenericRewritePath(reading, plan.pinned().outputSpecId(), group.maxOutputFileSize())
-              .rewrite(tasks, files, progress);
+      output = rewriteGroup(reading, table.io(), plan, group, tasks, files, progress);
       PrefetchStats stats = inputs.stats();
       prefetched.accumulateAndGet(stats, PrefetchStats::plus);
       LOG.debug("[{} {} worker group {}] input prefetch: {}", plan.table(), plan.jobId(), group.index(), stats);
@@ -157,13 +158,48 @@ public final class GroupRewriter {
                 .map(file -> JobJson.tree(ContentFileParser.toJson(file, table.specs().get(file.specId()))))
                 .toList(),
             output.path(),
+            output.pathReason(),
             System.currentTimeMillis() - started);
     store.writeGroupResult(work, result);
     LOG.info(
-        "[{} {} worker group {}] {} files ({} rows, {} deleted) -> {} files in {} ms",
+        "[{} {} worker group {}] {} files ({} rows, {} deleted) -> {} files in {} ms, {} path ({})",
         plan.table(), plan.jobId(), group.index(), tasks.size(), output.rowsRead(),
-        output.rowsDeleted(), output.dataFiles().size(), result.durationMillis());
+        output.rowsDeleted(), output.dataFiles().size(), result.durationMillis(), output.path(),
+        output.pathReason());
     return status(result, work);
+  }
+
+  /**
+   * The columnar path where the group is eligible (judged from metadata, then from the files'
+   * footers), the generic path otherwise; the output names the path taken and why.
+   */
+  private RewriteOutput rewriteGroup(
+      Table table,
+      FileIO footerIO,
+      JobPlan plan,
+      PlannedGroup group,
+      List<FileScanTask> tasks,
+      OutputFileFactory files,
+      IntConsumer progress) {
+    int outputSpecId = plan.pinned().outputSpecId();
+    GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
+    GenericRewritePath generic = new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize());
+    if (pathChoice == RewritePathChoice.GENERIC) {
+      return generic.rewrite(tasks, files, progress, "generic path requested", deleteLoader);
+    }
+    RewritePath expected = ColumnarEligibility.of(table, tasks, outputSpecId);
+    if (!expected.isColumnar()) {
+      return generic.rewrite(tasks, files, progress, expected.reason(), deleteLoader);
+    }
+    ColumnarRewritePath columnar =
+        new ColumnarRewritePath(table, outputSpecId, group.maxOutputFileSize(), deleteLoader);
+    Optional<String> footerProblem = columnar.prepare(tasks, footerIO);
+    if (footerProblem.isPresent()) {
+      return generic.rewrite(tasks, files, progress, footerProblem.get(), deleteLoader);
+    }
+    ColumnarRewritePath.Result result = columnar.rewrite(files, progress);
+    return new RewriteOutput(
+        result.dataFiles(), result.rowsRead(), result.rowsDeleted(), RewritePath.COLUMNAR, expected.reason());
   }
 
   private JobPlan plan(JobStore store, GroupRequest request) {

@@ -15,7 +15,9 @@ public record GroupOutcome(
     long inputBytes,
     int outputFiles,
     long outputRows,
-    @JsonFormat(shape = JsonFormat.Shape.STRING) Long snapshotId) {
+    @JsonFormat(shape = JsonFormat.Shape.STRING) Long snapshotId,
+    String rewritePath,
+    String rewritePathReason) {
 
   public enum Status {
     /** Its output is in a committed snapshot. */

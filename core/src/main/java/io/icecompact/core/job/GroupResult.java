@@ -6,6 +6,10 @@ import java.util.List;
 /**
  * What a worker wrote for one group, stored next to the plan. Output files are Iceberg
  * {@code ContentFileParser} JSON so the committer can add them without re-reading them.
+ *
+ * <p>{@code rewritePath} names the path the worker took ({@code RewritePath.COLUMNAR} or
+ * {@code GENERIC}) and {@code rewritePathReason} why (for the generic path: what made the group
+ * ineligible for the columnar one).
  */
 public record GroupResult(
     String jobId,
@@ -22,4 +26,5 @@ public record GroupResult(
     long outputBytes,
     List<JsonNode> outputFiles,
     String rewritePath,
+    String rewritePathReason,
     long durationMillis) {}

@@ -6,6 +6,9 @@ import java.util.List;
 /**
  * One file group of the plan: the files one worker rewrites together, as Iceberg scan tasks serialized
  * by {@code ScanTaskParser} (each carries its data file and the delete files that apply to it).
+ *
+ * <p>The expected rewrite path is judged from metadata only ({@code ColumnarEligibility}); the worker
+ * also reads the files' footers and may still take the generic path.
  */
 public record PlannedGroup(
     int index,
@@ -15,4 +18,6 @@ public record PlannedGroup(
     long inputRows,
     int deleteFiles,
     long maxOutputFileSize,
-    List<JsonNode> tasks) {}
+    List<JsonNode> tasks,
+    String expectedRewritePath,
+    String expectedRewritePathReason) {}

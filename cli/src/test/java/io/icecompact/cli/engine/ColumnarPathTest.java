@@ -1,0 +1,375 @@
+package io.icecompact.cli.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.core.job.GroupOutcome;
+import io.icecompact.core.job.GroupRequest;
+import io.icecompact.core.job.GroupResult;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStatus;
+import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.planner.RewritePlanner;
+import io.icecompact.worker.GroupRewriter;
+import io.icecompact.worker.RewritePathChoice;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.iceberg.ContentFileParser;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.LocalInputFile;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The columnar path against the generic one on the same groups of the same snapshot: the same live
+ * rows (lineage included), the same counts and the same DataFile metrics; and the groups it must
+ * leave to the generic path, with the reason recorded.
+ */
+class ColumnarPathTest extends EngineTestBase {
+  private static final Map<Integer, Object> RAW_LINEAGE =
+      Map.of(
+          // a stored null would read as this base plus its position: equal on both sides either way
+          MetadataColumns.ROW_ID.fieldId(), Long.MIN_VALUE / 2,
+          MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId(), -1L);
+
+  @Test
+  void v2PositionAndEqualityDeletesGiveTheGenericPathsRowsAndMetrics() {
+    Table table = create(SMALL);
+    assertSameAsGeneric(table, Map.of());
+  }
+
+  @Test
+  void partialGroupsKeepTheRowsOfFilesOutsideTheGroup() {
+    Table table = create(SMALL);
+    Map<String, Long> before = LiveRows.multiset(table);
+    Map<String, String> twoFilesPerGroup =
+        options(RewriteOptions.MAX_FILE_GROUP_INPUT_FILES, "2", RewriteOptions.REWRITE_ALL, "true");
+    assertSameAsGeneric(table, twoFilesPerGroup);
+
+    JobResult result = run(job(twoFilesPerGroup));
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
+    assertThat(LiveRows.multiset(load())).isEqualTo(before);
+  }
+
+  @Test
+  void everyFlatTypeWithNullsNanDictionaryAndPlainPagesMatchesTheGenericPath() {
+    Table table = typed(2);
+    assertSameAsGeneric(table, Map.of());
+  }
+
+  /** Pitfall: a deleted non-null value must be skipped before consume(); a null must never be. */
+  @Test
+  void deletedValuesAndNullsInterleavedAreCopiedWithoutShifting() {
+    Table table = typed(2);
+    Map<String, Long> before = LiveRows.multiset(table);
+
+    JobResult result = run(job());
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
+    assertThat(LiveRows.multiset(load())).isEqualTo(before);
+  }
+
+  /** Pitfall: Iceberg ignores the footer of a column it got field metrics for. */
+  @Test
+  void floatAndDoubleMetricsAreComplete() {
+    Table table = typed(2);
+    Map<Set<String>, GroupResult> columnar = runGroups(table, RewritePathChoice.AUTO, Map.of());
+    for (GroupResult result : columnar.values()) {
+      for (DataFile file : outputs(table, result)) {
+        for (int fieldId : List.of(3, 4)) {
+          assertThat(file.valueCounts()).containsEntry(fieldId, file.recordCount());
+          assertThat(file.nullValueCounts()).containsKey(fieldId);
+          assertThat(file.nanValueCounts().get(fieldId)).isPositive();
+          assertThat(file.lowerBounds()).containsKey(fieldId);
+          assertThat(file.upperBounds()).containsKey(fieldId);
+        }
+      }
+    }
+  }
+
+  @Test
+  void v3DeletionVectorsAndLineageAcrossTwoCompactions() {
+    Table table = typed(3);
+    Schema withLineage = MetadataColumns.schemaWithRowLineage(table.schema());
+    Map<String, Long> before = LiveRows.multiset(table, withLineage);
+    assertSameAsGeneric(table, Map.of());
+
+    assertStatus(run(job()), JobStatus.COMMITTED);
+    assertThat(LiveRows.multiset(load(), withLineage)).isEqualTo(before);
+
+    // the compacted file stores its lineage; delete a few of its rows with a deletion vector
+    table = load();
+    DataFile compacted = liveDataFiles(table).get(0);
+    table.newRowDelta().addDeletes(FragmentedTable.positionDelete(table, compacted, 0, 5, 6, 7, 100)).commit();
+    appendTyped(table, 5000, 800);
+    table = load();
+    Map<String, Long> beforeSecond = LiveRows.multiset(table, withLineage);
+    assertSameAsGeneric(table, options(RewriteOptions.REWRITE_ALL, "true"));
+
+    JobResult second = run(job(options(RewriteOptions.REWRITE_ALL, "true")));
+    assertStatus(second, JobStatus.COMMITTED);
+    assertThat(second.groups()).allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
+    assertThat(LiveRows.multiset(load(), withLineage)).isEqualTo(beforeSecond);
+  }
+
+  @Test
+  void v3FragmentedTableMatchesTheGenericPath() {
+    Table table = create(new FragmentedTable.Shape(2, 5, 300, 3, 3, 10, true));
+    assertSameAsGeneric(table, Map.of());
+  }
+
+  /**
+   * Plain chunks of delete-free row groups are copied page by page: copied chunks carry no column
+   * index (the file writer's page API without row counts leaves it out), re-encoded ones do.
+   */
+  @Test
+  void plainChunksWithoutDeletedRowsAreCopiedAsPages() throws IOException {
+    Table table = create(new FragmentedTable.Shape(1, 5, 400, 2, 1, 0, true));
+    assertSameAsGeneric(table, options(RewriteOptions.REWRITE_ALL, "true"));
+
+    GroupResult result =
+        runGroups(table, RewritePathChoice.AUTO, options(RewriteOptions.REWRITE_ALL, "true")).values().iterator().next();
+    DataFile output = outputs(table, result).get(0);
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(new LocalInputFile(java.nio.file.Path.of(output.location())))) {
+      var block = reader.getFooter().getBlocks().get(0);
+      Map<String, Boolean> indexed = new TreeMap<>();
+      block.getColumns().forEach(c -> indexed.put(c.getPath().toDotString(), c.getColumnIndexReference() != null));
+      // order_id is unique: plain pages, copied from the 4 files without deletes; region is dictionary-encoded
+      assertThat(indexed).containsEntry("order_id", false).containsEntry("region", true);
+    }
+  }
+
+  // ---- routing ----
+
+  @Test
+  void nestedColumnsGoGeneric() {
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(
+                2, "address", Types.StructType.of(Types.NestedField.optional(3, "city", Types.StringType.get()))));
+    Table table = access.catalog().createTable(TableIdentifier.parse(TABLE), schema, PartitionSpec.unpartitioned());
+    for (int f = 0; f < 3; f++) {
+      GenericRecord row = GenericRecord.create(schema);
+      row.setField("id", (long) f);
+      GenericRecord address = GenericRecord.create(schema.findType("address").asStructType());
+      address.setField("city", "c" + f);
+      row.setField("address", address);
+      table.newAppend().appendFile(FragmentedTable.dataFile(table, List.of(row))).commit();
+    }
+    Map<String, Long> before = LiveRows.multiset(table);
+
+    JobResult result = run(job(options(RewriteOptions.REWRITE_ALL, "true")));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).singleElement().satisfies(g -> {
+      assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+      assertThat(g.rewritePathReason()).contains("nested").contains("address");
+    });
+    assertThat(LiveRows.multiset(load())).isEqualTo(before);
+  }
+
+  @Test
+  void aFileWrittenUnderAnOlderSchemaGoesGeneric() {
+    Table table = create(new FragmentedTable.Shape(0, 4, 100, 2, 1, 0, false));
+    table.updateSchema().addColumn("channel", Types.StringType.get()).commit();
+    Map<String, Long> before = LiveRows.multiset(load());
+
+    JobResult result = run(job(options(RewriteOptions.REWRITE_ALL, "true")));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).singleElement().satisfies(g -> {
+      assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+      assertThat(g.rewritePathReason()).contains("another schema").contains("channel");
+    });
+    assertThat(LiveRows.multiset(load())).isEqualTo(before);
+  }
+
+  @Test
+  void aSortOrderGoesGenericAndThePlanSaysSo() {
+    Table table = create(SMALL);
+    table.replaceSortOrder().asc("order_id").commit();
+
+    RewritePlanner.PlannedJob planned = new RewritePlanner(access).dryRun(job());
+    assertThat(planned.plan().groups()).allSatisfy(g -> {
+      assertThat(g.expectedRewritePath()).isEqualTo(RewritePath.GENERIC);
+      assertThat(g.expectedRewritePathReason()).contains("sort order");
+    });
+    JobResult result = run(job());
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).allSatisfy(g -> {
+      assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+      assertThat(g.rewritePathReason()).contains("sort order");
+    });
+  }
+
+  @Test
+  void eligibleGroupsArePlannedColumnarAndTheWorkerSaysWhy() {
+    create(SMALL);
+    RewritePlanner.PlannedJob planned = new RewritePlanner(access).dryRun(job());
+    assertThat(planned.plan().groups())
+        .allSatisfy(g -> assertThat(g.expectedRewritePath()).isEqualTo(RewritePath.COLUMNAR));
+
+    JobResult result = run(job());
+
+    assertThat(result.groups()).allSatisfy(g -> {
+      assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
+      assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR);
+      assertThat(g.rewritePathReason()).isNotBlank();
+    });
+  }
+
+  // ---- helpers ----
+
+  private Table typed(int formatVersion) {
+    Table table = TypedTable.create(access.catalog(), TableIdentifier.parse(TABLE), formatVersion, 6, 1000);
+    List<DataFile> files = liveDataFiles(table);
+    TypedTable.deleteEvery(table, files.get(0), 3);
+    TypedTable.deleteEvery(table, files.get(3), 4);
+    TypedTable.deleteWhere(table, "id", 10L, 2500L, 4001L);
+    TypedTable.deleteWhere(table, "category", "c3");
+    TypedTable.deleteWhere(table, "i", (Object) null);
+    return load();
+  }
+
+  private static void appendTyped(Table table, long firstId, int rows) {
+    java.util.Random random = new java.util.Random(firstId);
+    List<Record> records = new ArrayList<>();
+    for (long n = firstId; n < firstId + rows; n++) {
+      records.add(TypedTable.row(n, random));
+    }
+    table.newAppend().appendFile(FragmentedTable.dataFile(table, records)).commit();
+  }
+
+  /** Runs every group of a fresh plan through {@code choice}; results keyed by their input files. */
+  private Map<Set<String>, GroupResult> runGroups(
+      Table table, RewritePathChoice choice, Map<String, String> options) {
+    return runBoth(options, List.of(choice)).get(0);
+  }
+
+  /**
+   * Runs every group of one plan through each choice in turn, as attempts 1, 2, ...; the stored
+   * result of an attempt is removed before the next, which would otherwise return it.
+   */
+  private List<Map<Set<String>, GroupResult>> runBoth(
+      Map<String, String> options, List<RewritePathChoice> choices) {
+    JobSpec spec = job(options).withJobIdIfAbsent();
+    PlanSummary summary = new RewritePlanner(access).plan(spec);
+    List<Map<Set<String>, GroupResult>> all = new ArrayList<>();
+    int attempt = 1;
+    for (RewritePathChoice choice : choices) {
+      GroupRewriter rewriter = new GroupRewriter(access, choice);
+      Map<Set<String>, GroupResult> results = new HashMap<>();
+      for (int index : summary.groupIndexes()) {
+        rewriter.rewrite(GroupRequest.of(spec, summary, index, attempt));
+        GroupResult result = groupResult(summary, index);
+        results.put(Set.copyOf(result.inputFiles()), result);
+        access.fileIO().deleteFile(new WorkLocation(summary.workLocation()).groupResult(index));
+      }
+      assertThat(results).isNotEmpty();
+      all.add(results);
+      attempt++;
+    }
+    return all;
+  }
+
+  private void assertSameAsGeneric(Table table, Map<String, String> options) {
+    List<Map<Set<String>, GroupResult>> runs =
+        runBoth(options, List.of(RewritePathChoice.GENERIC, RewritePathChoice.AUTO));
+    Map<Set<String>, GroupResult> generic = runs.get(0);
+    Map<Set<String>, GroupResult> columnar = runs.get(1);
+    assertThat(columnar.keySet()).isEqualTo(generic.keySet());
+    for (Set<String> inputs : generic.keySet()) {
+      GroupResult g = generic.get(inputs);
+      GroupResult c = columnar.get(inputs);
+      assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+      assertThat(c.rewritePath()).as(c.rewritePathReason()).isEqualTo(RewritePath.COLUMNAR);
+      assertThat(List.of(c.inputRows(), c.deletedRows(), c.outputRows()))
+          .isEqualTo(List.of(g.inputRows(), g.deletedRows(), g.outputRows()));
+      List<DataFile> gFiles = outputs(table, g);
+      List<DataFile> cFiles = outputs(table, c);
+      assertThat(rows(table, cFiles)).isEqualTo(rows(table, gFiles));
+      assertThat(cFiles).hasSameSizeAs(gFiles);
+      if (gFiles.size() == 1) {
+        DataFile gf = gFiles.get(0);
+        DataFile cf = cFiles.get(0);
+        assertThat(cf.recordCount()).isEqualTo(gf.recordCount());
+        assertThat(cf.valueCounts()).isEqualTo(gf.valueCounts());
+        assertThat(cf.nullValueCounts()).isEqualTo(gf.nullValueCounts());
+        assertThat(cf.nanValueCounts()).isEqualTo(gf.nanValueCounts());
+        assertThat(cf.lowerBounds()).isEqualTo(gf.lowerBounds());
+        assertThat(cf.upperBounds()).isEqualTo(gf.upperBounds());
+        assertThat(cf.partition()).isEqualTo(gf.partition());
+        assertThat(cf.sortOrderId()).isEqualTo(gf.sortOrderId());
+        assertThat(cf.splitOffsets()).isNotEmpty();
+      }
+    }
+  }
+
+  private static List<DataFile> outputs(Table table, GroupResult result) {
+    return result.outputFiles().stream()
+        .map(node -> (DataFile) ContentFileParser.fromJson(node, table.specs()))
+        .toList();
+  }
+
+  /** Every row of the files, lineage as stored, read by Iceberg's own Parquet reader. */
+  private static Map<String, Long> rows(Table table, List<DataFile> files) {
+    Schema projection =
+        ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion() >= 3
+            ? MetadataColumns.schemaWithRowLineage(table.schema())
+            : table.schema();
+    Map<String, Long> rows = new TreeMap<>();
+    for (DataFile file : files) {
+      try (CloseableIterable<Record> records =
+          Parquet.read(table.io().newInputFile(file.location()))
+              .project(projection)
+              .createReaderFunc(type -> GenericParquetReaders.buildReader(projection, type, RAW_LINEAGE))
+              .build()) {
+        for (Record record : records) {
+          rows.merge(text(record), 1L, Long::sum);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return rows;
+  }
+
+  private static String text(Record record) {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < record.size(); i++) {
+      Object value = record.get(i);
+      text.append(value instanceof ByteBuffer buffer ? java.util.HexFormat.of().formatHex(buffer.array()) : value)
+          .append('|');
+    }
+    return text.toString();
+  }
+}

@@ -1,0 +1,157 @@
+package io.icecompact.worker.columnar;
+
+import java.util.BitSet;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.io.api.Binary;
+
+/**
+ * Copies the values of a run of rows of one flat column from an input column reader to an output
+ * column writer, leaving out deleted rows. One loop per physical type keeps the per-value work to a
+ * read and a write.
+ *
+ * <p>Two details of parquet-java's column API matter here. A deleted non-null value must be skipped
+ * before {@code consume()}, which does not advance past an unread value (a null has no value and must
+ * not be skipped). And a binary value is a view into the decompressed input page: it is copied before
+ * writing, since the writer's statistics and dictionary keep the values they are given, and would keep
+ * every input page alive with them.
+ */
+final class ColumnCopier {
+  private ColumnCopier() {}
+
+  /**
+   * Copies rows {@code [from, to)} of the current row group; {@code firstRow} is the row group's first
+   * position in its file, {@code deleted} the file's deleted positions. Returns the rows written.
+   */
+  static int copy(
+      ColumnReader reader,
+      ColumnSink sink,
+      FloatingPointMetrics metrics,
+      int from,
+      int to,
+      long firstRow,
+      BitSet deleted) {
+    ColumnWriter writer = sink.writer();
+    int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
+    int fileFrom = Math.toIntExact(firstRow + from);
+    int written = 0;
+    switch (reader.getDescriptor().getPrimitiveType().getPrimitiveTypeName()) {
+      case INT64 -> {
+        for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
+          int definition = reader.getCurrentDefinitionLevel();
+          if (deleted.get(pos)) {
+            skip(reader, definition, maxDefinition);
+            continue;
+          }
+          if (definition == maxDefinition) {
+            writer.write(reader.getLong(), 0, definition);
+          } else {
+            writer.writeNull(0, definition);
+          }
+          reader.consume();
+          sink.endRecord();
+          written++;
+        }
+      }
+      case INT32 -> {
+        for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
+          int definition = reader.getCurrentDefinitionLevel();
+          if (deleted.get(pos)) {
+            skip(reader, definition, maxDefinition);
+            continue;
+          }
+          if (definition == maxDefinition) {
+            writer.write(reader.getInteger(), 0, definition);
+          } else {
+            writer.writeNull(0, definition);
+          }
+          reader.consume();
+          sink.endRecord();
+          written++;
+        }
+      }
+      case BOOLEAN -> {
+        for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
+          int definition = reader.getCurrentDefinitionLevel();
+          if (deleted.get(pos)) {
+            skip(reader, definition, maxDefinition);
+            continue;
+          }
+          if (definition == maxDefinition) {
+            writer.write(reader.getBoolean(), 0, definition);
+          } else {
+            writer.writeNull(0, definition);
+          }
+          reader.consume();
+          sink.endRecord();
+          written++;
+        }
+      }
+      case FLOAT -> {
+        for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
+          int definition = reader.getCurrentDefinitionLevel();
+          if (deleted.get(pos)) {
+            skip(reader, definition, maxDefinition);
+            continue;
+          }
+          if (definition == maxDefinition) {
+            float value = reader.getFloat();
+            writer.write(value, 0, definition);
+            metrics.addFloat(value);
+          } else {
+            writer.writeNull(0, definition);
+            metrics.addNull();
+          }
+          reader.consume();
+          sink.endRecord();
+          written++;
+        }
+      }
+      case DOUBLE -> {
+        for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
+          int definition = reader.getCurrentDefinitionLevel();
+          if (deleted.get(pos)) {
+            skip(reader, definition, maxDefinition);
+            continue;
+          }
+          if (definition == maxDefinition) {
+            double value = reader.getDouble();
+            writer.write(value, 0, definition);
+            metrics.addDouble(value);
+          } else {
+            writer.writeNull(0, definition);
+            metrics.addNull();
+          }
+          reader.consume();
+          sink.endRecord();
+          written++;
+        }
+      }
+      default -> { // BINARY, FIXED_LEN_BYTE_ARRAY, INT96
+        for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
+          int definition = reader.getCurrentDefinitionLevel();
+          if (deleted.get(pos)) {
+            skip(reader, definition, maxDefinition);
+            continue;
+          }
+          if (definition == maxDefinition) {
+            writer.write(Binary.fromConstantByteArray(reader.getBinary().getBytes()), 0, definition);
+          } else {
+            writer.writeNull(0, definition);
+          }
+          reader.consume();
+          sink.endRecord();
+          written++;
+        }
+      }
+    }
+    return written;
+  }
+
+  private static void skip(ColumnReader reader, int definition, int maxDefinition) {
+    if (definition == maxDefinition) {
+      reader.skip();
+    }
+    reader.consume();
+  }
+}

@@ -1,0 +1,464 @@
+package io.icecompact.worker.columnar;
+
+import io.icecompact.core.error.CorruptInputFileException;
+import io.icecompact.core.error.FailureClassifier;
+import io.icecompact.core.error.GroupRewriteException;
+import io.icecompact.core.error.IcecompactException;
+import io.icecompact.core.error.RowCountMismatchException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.iceberg.io.FileIO;
+import java.util.function.IntConsumer;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.DeleteLoader;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.SeekableInputStream;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * The columnar rewrite of one group: each input row group is read column by column with parquet-java's
+ * column readers and its live values written straight into the output row group's column writers; no
+ * row object is ever built. Output row groups close at the table's row-group size and files roll at
+ * the group's maximum output size, as the generic path's writer does.
+ *
+ * <p>Only groups the generic path would rewrite identically come here (see {@code ColumnarEligibility}
+ * and {@link #prepare}): flat current-schema Parquet files of the output spec and one partition. Rows
+ * keep their input order; v3 lineage is written as the generic path writes it.
+ */
+public final class ColumnarRewritePath {
+  /** Rows copied per column before the output row group's size is checked. */
+  private static final int ROWS_PER_SLICE = 50_000;
+
+  private final Table table;
+  private final PartitionSpec spec;
+  private final long targetFileSize;
+  private final DeletedRows deletes;
+  private final OutputColumns columns;
+  private final WriteSettings settings;
+  private final ParquetProperties dictionaryOn;
+  private final ParquetProperties dictionaryOff;
+  // built once per group: each build creates a codec factory over a new Hadoop configuration (ms)
+  private final ParquetReadOptions footerOptions = ParquetReadOptions.builder().build();
+  private List<ColumnarInput> inputs;
+
+  /** What the rewrite read and wrote. */
+  public record Result(List<DataFile> dataFiles, long rowsRead, long rowsDeleted) {
+    public long rowsWritten() {
+      return dataFiles.stream().mapToLong(DataFile::recordCount).sum();
+    }
+  }
+
+  public ColumnarRewritePath(Table table, int outputSpecId, long targetFileSize, DeleteLoader deleteLoader) {
+    this.table = table;
+    this.spec = table.specs().get(outputSpecId);
+    this.targetFileSize = targetFileSize;
+    this.deletes = new DeletedRows(deleteLoader, table.schema());
+    this.columns = new OutputColumns(table.schema(), formatVersion(table));
+    this.settings = new WriteSettings(table.properties());
+    this.dictionaryOn = settings.properties(true);
+    this.dictionaryOff = settings.properties(false);
+  }
+
+  /** Footer reads in flight at once: on object storage each is two small round trips. */
+  private static final int CONCURRENT_FOOTER_READS = 8;
+
+  /**
+   * Reads every input file's footer through {@code footerIO} and checks it was written under the
+   * output's columns. Returns why the group must take the generic path instead, or empty when
+   * {@link #rewrite} may run.
+   *
+   * <p>{@code footerIO} is the table's own FileIO, not the input prefetch: the prefetch frees a file's
+   * bytes once a later data file is opened, so reading every footer through it first would release
+   * (or bypass) the whole group's prefetch before the copy starts. The footers are read concurrently,
+   * bounded, because reading hundreds of them one at a time is latency-bound on object storage.
+   */
+  public Optional<String> prepare(List<FileScanTask> tasks, FileIO footerIO) {
+    for (FileScanTask task : tasks) {
+      if (task.start() != 0 || task.length() < task.file().fileSizeInBytes()) {
+        return Optional.of("the task reads a split of " + task.file().location());
+      }
+    }
+    List<ParquetMetadata> footers = readFooters(tasks, footerIO);
+    List<ColumnarInput> checked = new ArrayList<>(tasks.size());
+    for (int i = 0; i < tasks.size(); i++) {
+      FileScanTask task = tasks.get(i);
+      ParquetMetadata footer = footers.get(i);
+      MessageType fileType = footer.getFileMetaData().getSchema();
+      String problem = FooterCheck.problem(columns.type, fileType, OutputColumns.LINEAGE_IDS);
+      if (problem != null) {
+        return Optional.of(
+            "file written under another schema (" + problem + "): " + task.file().location());
+      }
+      ColumnDescriptor[] sources = new ColumnDescriptor[columns.size()];
+      for (int c = 0; c < sources.length; c++) {
+        sources[c] = fileType.containsPath(columns.columns.get(c).getPath())
+            ? fileType.getColumnDescription(columns.columns.get(c).getPath())
+            : null;
+      }
+      checked.add(new ColumnarInput(task, footer, sources));
+    }
+    this.inputs = checked;
+    return Optional.empty();
+  }
+
+  private List<ParquetMetadata> readFooters(List<FileScanTask> tasks, FileIO footerIO) {
+    if (tasks.size() == 1) {
+      return List.of(readFooter(tasks.get(0), footerIO));
+    }
+    ExecutorService readers =
+        Executors.newFixedThreadPool(
+            Math.min(CONCURRENT_FOOTER_READS, tasks.size()),
+            runnable -> {
+              Thread thread = new Thread(runnable, "footer-read");
+              thread.setDaemon(true);
+              return thread;
+            });
+    try {
+      List<Future<ParquetMetadata>> pending = new ArrayList<>(tasks.size());
+      for (FileScanTask task : tasks) {
+        pending.add(readers.submit(() -> readFooter(task, footerIO)));
+      }
+      List<ParquetMetadata> footers = new ArrayList<>(tasks.size());
+      for (Future<ParquetMetadata> footer : pending) {
+        footers.add(footer.get());
+      }
+      return footers;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException runtime) {
+        throw runtime; // already typed by readFooter
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while reading footers", e);
+    } finally {
+      readers.shutdownNow();
+    }
+  }
+
+  public Result rewrite(OutputFileFactory files, IntConsumer progress) {
+    if (inputs == null) {
+      throw new IllegalStateException("prepare() first");
+    }
+    StructLike partition = inputs.get(0).task().file().partition();
+    MetricsConfig metricsConfig = MetricsConfig.forTable(table);
+    PageCompressor compressor = settings.newCompressor();
+    PageDecompressors decompressors = new PageDecompressors(footerOptions.getCodecFactory());
+    ParquetReadOptions readOptions = ParquetReadOptions.builder().withCodecFactory(decompressors).build();
+    OutputFiles outputs = new OutputFiles(files, partition, metricsConfig, compressor);
+    long rowsRead = 0;
+    long rowsDeleted = 0;
+    boolean failed = true;
+    try {
+      int done = 0;
+      for (ColumnarInput input : inputs) {
+        long[] counts = copyFile(input, readOptions, outputs);
+        rowsRead += counts[0];
+        rowsDeleted += counts[1];
+        progress.accept(++done);
+      }
+      outputs.finish();
+      failed = false;
+    } finally {
+      if (failed) {
+        outputs.abortAndDelete();
+      }
+      compressor.close();
+      decompressors.close();
+    }
+    Result result = new Result(List.copyOf(outputs.written), rowsRead, rowsDeleted);
+    if (result.rowsWritten() != rowsRead - rowsDeleted) {
+      outputs.deleteWritten();
+      throw new RowCountMismatchException(
+          String.format(
+              "Wrote %d rows but read %d and deleted %d (expected %d written)",
+              result.rowsWritten(), rowsRead, rowsDeleted, rowsRead - rowsDeleted));
+    }
+    return result;
+  }
+
+  /** Copies one file's live rows; returns {rows read, rows deleted}. */
+  private long[] copyFile(ColumnarInput input, ParquetReadOptions readOptions, OutputFiles outputs) {
+    String location = input.location();
+    long expectedRows = input.task().file().recordCount();
+    long footerRows = input.footer().getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
+    if (footerRows != expectedRows) {
+      throw new RowCountMismatchException(
+          String.format("%s holds %d rows but its metadata says %d", location, footerRows, expectedRows));
+    }
+    long read = 0;
+    long kept = 0;
+    ParquetInputOf file = new ParquetInputOf(table.io().newInputFile(location, input.task().file().fileSizeInBytes()));
+    try (SeekableInputStream stream = file.newStream();
+        ParquetFileReader reader =
+            ParquetFileReader.open(file, input.footer(), readOptions, stream)) {
+      BitSet deleted = deletes.of(input, reader);
+      List<BlockMetaData> blocks = input.footer().getBlocks();
+      for (int index = 0; index < blocks.size(); index++) {
+        kept += copyRowGroup(input, reader, stream, index, read, deleted, outputs);
+        read += blocks.get(index).getRowCount();
+      }
+    } catch (IcecompactException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      throw FailureClassifier.classify(
+          e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
+    }
+    if (read != expectedRows) {
+      throw new RowCountMismatchException(
+          String.format("Read %d rows from %s but its metadata says %d", read, location, expectedRows));
+    }
+    return new long[] {read, read - kept};
+  }
+
+  /**
+   * Copies one input row group: chunks that qualify (no deleted row, see {@link ChunkPassThrough}) as
+   * their compressed pages, the others value by value. Returns the rows kept.
+   */
+  private long copyRowGroup(
+      ColumnarInput input,
+      ParquetFileReader reader,
+      SeekableInputStream stream,
+      int index,
+      long firstRow,
+      BitSet deleted,
+      OutputFiles outputs) throws IOException {
+    BlockMetaData block = input.footer().getBlocks().get(index);
+    int rows = Math.toIntExact(block.getRowCount());
+    int nextDeleted = deleted.nextSetBit(Math.toIntExact(firstRow));
+    boolean noDeletes = nextDeleted < 0 || nextDeleted >= firstRow + rows;
+    Map<ColumnPath, ColumnChunkMetaData> chunks = new HashMap<>();
+    block.getColumns().forEach(chunk -> chunks.put(chunk.getPath(), chunk));
+
+    ColumnarFileWriter out = outputs.current();
+    ColumnChunkMetaData[] sourceChunks = new ColumnChunkMetaData[columns.size()];
+    boolean[] plainWanted = new boolean[columns.size()];
+    List<List<ChunkPassThrough.CopiedPage>> copied = new ArrayList<>();
+    List<ColumnDescriptor> toDecode = new ArrayList<>();
+    boolean anyCopied = false;
+    for (int c = 0; c < columns.size(); c++) {
+      ColumnDescriptor source = input.sources()[c];
+      sourceChunks[c] = source == null ? null : chunks.get(ColumnPath.get(source.getPath()));
+      plainWanted[c] =
+          sourceChunks[c] != null
+              && !columns.isRowId(c)
+              && !columns.isLastUpdatedSequenceNumber(c)
+              && ChunkPassThrough.eligible(sourceChunks[c], settings.codec);
+      List<ChunkPassThrough.CopiedPage> pages = null;
+      if (noDeletes && plainWanted[c] && out.sink(c, true) != null && out.isPlain(c)) {
+        pages = ChunkPassThrough.read(stream, sourceChunks[c]);
+      }
+      copied.add(pages);
+      anyCopied |= pages != null;
+      if (pages == null && source != null) {
+        toDecode.add(source);
+      }
+    }
+
+    ColumnReader[] readers = new ColumnReader[columns.size()];
+    if (!toDecode.isEmpty()) {
+      MessageType fileType = input.footer().getFileMetaData().getSchema();
+      reader.setRequestedSchema(toDecode);
+      PageReadStore pages = reader.readRowGroup(index);
+      ColumnReadStoreImpl store =
+          new ColumnReadStoreImpl(
+              pages, NoConverter.forSchema(fileType), fileType, input.footer().getFileMetaData().getCreatedBy());
+      for (int c = 0; c < readers.length; c++) {
+        ColumnDescriptor source = input.sources()[c];
+        if (source != null && copied.get(c) == null) {
+          readers[c] = store.getColumnReader(source);
+          if (readers[c].getTotalValueCount() != rows) {
+            throw new CorruptInputFileException(
+                String.format(
+                    "Column %s of row group %d of %s has %d values for %d rows",
+                    source, index, input.location(), readers[c].getTotalValueCount(), rows));
+          }
+        }
+      }
+    }
+
+    long kept = 0;
+    // copied pages hold the whole row group: it goes into one output row group
+    int sliceRows = anyCopied ? Math.max(rows, 1) : ROWS_PER_SLICE;
+    for (int from = 0; from < rows; from += sliceRows) {
+      int to = Math.min(rows, from + sliceRows);
+      kept += copySlice(input, readers, copied, sourceChunks, plainWanted, from, to, firstRow, deleted, outputs.current());
+      outputs.afterSlice();
+    }
+    return kept;
+  }
+
+  /** Copies rows {@code [from, to)} of the open row group, every column; returns the rows kept. */
+  private int copySlice(
+      ColumnarInput input,
+      ColumnReader[] readers,
+      List<List<ChunkPassThrough.CopiedPage>> copied,
+      ColumnChunkMetaData[] sourceChunks,
+      boolean[] plainWanted,
+      int from,
+      int to,
+      long firstRow,
+      BitSet deleted,
+      ColumnarFileWriter out) {
+    Long firstRowId = input.task().file().firstRowId();
+    Long dataSequenceNumber = input.task().file().dataSequenceNumber();
+    int kept = -1;
+    for (int c = 0; c < readers.length; c++) {
+      ColumnSink sink = out.sink(c, plainWanted[c]);
+      int written;
+      if (copied.get(c) != null) {
+        ChunkPassThrough.append(copied.get(c), sourceChunks[c], sink);
+        written = to - from;
+      } else if (columns.isRowId(c)) {
+        written = LineageCopier.copy(readers[c], sink, firstRowId, null, true, from, to, firstRow, deleted);
+      } else if (columns.isLastUpdatedSequenceNumber(c)) {
+        written =
+            LineageCopier.copy(readers[c], sink, firstRowId, dataSequenceNumber, false, from, to, firstRow, deleted);
+      } else {
+        written = ColumnCopier.copy(readers[c], sink, out.floatMetrics(c), from, to, firstRow, deleted);
+      }
+      if (kept >= 0 && written != kept) {
+        throw new IllegalStateException(
+            String.format("Column %s kept %d rows, the previous column %d", sink.column(), written, kept));
+      }
+      kept = written;
+    }
+    out.rowsAdded(kept);
+    return kept;
+  }
+
+  /** The group's output files: the open one, and those closed so far. */
+  private final class OutputFiles {
+    private final OutputFileFactory files;
+    private final StructLike partition;
+    private final MetricsConfig metricsConfig;
+    private final PageCompressor compressor;
+    private final List<DataFile> written = new ArrayList<>();
+    private ColumnarFileWriter open;
+
+    OutputFiles(
+        OutputFileFactory files, StructLike partition, MetricsConfig metricsConfig, PageCompressor compressor) {
+      this.compressor = compressor;
+      this.files = files;
+      this.partition = partition;
+      this.metricsConfig = metricsConfig;
+    }
+
+    ColumnarFileWriter current() {
+      if (open == null) {
+        try {
+          open = new ColumnarFileWriter(
+              files.newOutputFile(spec, partition), columns, settings, dictionaryOn, dictionaryOff, compressor);
+        } catch (IOException | RuntimeException e) {
+          throw FailureClassifier.classify(e, "Cannot create output file", GroupRewriteException::new);
+        }
+      }
+      return open;
+    }
+
+    /** Ends the row group at the table's row-group size, and the file at the target file size. */
+    void afterSlice() {
+      if (open == null) {
+        return;
+      }
+      try {
+        if (open.estimatedLength() >= targetFileSize) {
+          closeOpen();
+        } else if (open.rowGroupBytes() >= settings.rowGroupSize) {
+          open.flushRowGroup();
+        }
+      } catch (IOException | RuntimeException e) {
+        throw FailureClassifier.classify(e, "Cannot write output file", GroupRewriteException::new);
+      }
+    }
+
+    void finish() {
+      try {
+        if (open != null) {
+          closeOpen();
+        }
+      } catch (IOException | RuntimeException e) {
+        throw FailureClassifier.classify(e, "Cannot finish output file", GroupRewriteException::new);
+      }
+    }
+
+    private void closeOpen() throws IOException {
+      ColumnarFileWriter closing = open;
+      open = null;
+      if (closing.rows() == 0 && closing.rowGroupBytes() == 0) {
+        closing.abort();
+        table.io().deleteFile(closing.location());
+        return;
+      }
+      try {
+        written.add(closing.close(spec, partition, metricsConfig));
+      } catch (IOException | RuntimeException e) {
+        closing.abort();
+        deleteQuietly(closing.location());
+        throw e;
+      }
+    }
+
+    void abortAndDelete() {
+      if (open != null) {
+        open.abort();
+        deleteQuietly(open.location());
+        open = null;
+      }
+      deleteWritten();
+    }
+
+    void deleteWritten() {
+      written.forEach(file -> deleteQuietly(file.location()));
+    }
+
+    private void deleteQuietly(String location) {
+      try {
+        table.io().deleteFile(location);
+      } catch (RuntimeException ignored) {
+        // an undeletable orphan is left for remove_orphan_files; the failure being raised matters more
+      }
+    }
+  }
+
+  private ParquetMetadata readFooter(FileScanTask task, FileIO footerIO) {
+    String location = task.file().location();
+    ParquetInputOf file = new ParquetInputOf(footerIO.newInputFile(location, task.file().fileSizeInBytes()));
+    try (SeekableInputStream stream = file.newStream()) {
+      return ParquetFileReader.readFooter(file, footerOptions, stream);
+    } catch (IOException | RuntimeException e) {
+      throw FailureClassifier.classify(
+          e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
+    }
+  }
+
+  private static int formatVersion(Table table) {
+    return table instanceof HasTableOperations ops ? ops.operations().current().formatVersion() : 2;
+  }
+}
