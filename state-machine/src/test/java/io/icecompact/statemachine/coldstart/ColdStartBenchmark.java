@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.statemachine.ClassPathJars;
 import io.icecompact.lease.LeaseTableSchema;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalS3;
@@ -147,7 +148,7 @@ public final class ColdStartBenchmark {
     List<Path> jars = new ArrayList<>();
     jars.add(root.resolve(module).resolve("target").resolve("icecompact-" + module + "-lambda.jar"));
     if (CATALOG_FUNCTIONS.contains(function)) {
-      jars.add(ExecutionEnvironment.jarOnClassPath("sqlite-jdbc"));
+      jars.add(ClassPathJars.find("sqlite-jdbc"));
     }
     ExecutionEnvironment.Measured measured =
         ExecutionEnvironment.run(function, jars, handler + "::handleRequest", bytes, environment(), roundDir);

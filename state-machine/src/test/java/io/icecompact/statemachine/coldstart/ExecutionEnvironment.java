@@ -1,5 +1,6 @@
 package io.icecompact.statemachine.coldstart;
 
+import io.icecompact.statemachine.ClassPathJars;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -101,20 +102,8 @@ final class ExecutionEnvironment {
   private static String runtimeClassPath() {
     List<String> found = new ArrayList<>();
     for (String artifact : RUNTIME_JARS) {
-      found.add(jarOnClassPath(artifact).toString());
+      found.add(ClassPathJars.find(artifact).toString());
     }
     return String.join(File.pathSeparator, found);
-  }
-
-  /** The jar of Maven artifact {@code artifactId} on this JVM's class path. */
-  static Path jarOnClassPath(String artifactId) {
-    for (String candidate : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      String name = Path.of(candidate).getFileName().toString();
-      if (name.startsWith(artifactId + "-") && name.endsWith(".jar")) {
-        return Path.of(candidate);
-      }
-    }
-    throw new IllegalStateException(
-        artifactId + " is not on the class path: run the benchmark with Maven's cold-start profile");
   }
 }
