@@ -27,11 +27,10 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * functions a fresh {@link ExecutionEnvironment} (Lambda's runtime interface client in a new JVM) runs init,
  * then a first and a second real invocation, against local S3 (s3proxy) and DynamoDB (dynalite, the lease
  * table), with Iceberg's JDBC catalog on a SQLite file (its driver added to the planner's and committer's
- * {@code lib}, as docs/deploy.md says for JDBC catalogs; the deployed jars cannot load Iceberg's
- * DynamoDbCatalog, which needs a Hadoop class they leave out). The functions run the way the state machine chains them, on two small fragmented tables,
- * A and B (4 day partitions of 5 files, position and equality deletes): AcquireLease, PlanRewrite, CommitSnapshot
- * and ReleaseLease handle job A then job B; RewriteGroup rewrites groups 0 and 1 of job A first (then the rest,
- * not reported); RecordGroupFailure records two failures.
+ * {@code lib}, as docs/deploy.md says for JDBC catalogs). The functions run the way the state machine chains
+ * them, on two small fragmented tables, A and B (4 day partitions of 5 files, position and equality deletes):
+ * AcquireLease, PlanRewrite, CommitSnapshot and ReleaseLease handle job A then job B; RewriteGroup rewrites groups
+ * 0 and 1 of job A first (then the rest, not reported); RecordGroupFailure records two failures.
  *
  * <p>A benchmark, not a test: it prints figures and checks only that every invocation succeeded and that the
  * functions' stdout is one JSON object per line. Run it with (from the repository root; builds the jars first):
