@@ -75,24 +75,30 @@ final class BenchCommand implements Callable<Integer> {
     System.gc();
     HeapSampler heap = HeapSampler.start();
     long start = System.nanoTime();
+    long startCpu = PhaseClock.processCpuNanos();
     JobResult result =
         new EmbeddedJobRunner(workers, clock)
             .run(new JobSpec(null, "bench.orders", catalog, Map.of(), null, null, null));
     long end = System.nanoTime();
+    long endCpu = PhaseClock.processCpuNanos();
     long peakHeap = heap.stop();
 
     double planner = (clock.planned.get() - start) / 1e9;
     double rewrite = (clock.committing.get() - clock.planned.get()) / 1e9;
     double committer = (end - clock.committing.get()) / 1e9;
+    double plannerCpu = (clock.plannedCpu.get() - startCpu) / 1e9;
+    double rewriteCpu = (clock.committingCpu.get() - clock.plannedCpu.get()) / 1e9;
+    double committerCpu = (endCpu - clock.committingCpu.get()) / 1e9;
     double mb = result.rewrittenBytesCount() / (1024.0 * 1024);
     out.printf(Locale.ROOT, "table: %d files, %.1f MB, %d rows, format v%d, %d files with position deletes%n",
         partitions * perPartition, clock.inputBytes.get() / (1024.0 * 1024), clock.rows.get(), formatVersion, deleteFiles);
     out.printf(Locale.ROOT, "result: %s, %d -> %d files, %d groups%n",
         result.status(), result.rewrittenDataFilesCount(), result.addedDataFilesCount(), result.rewrittenGroups());
-    out.printf(Locale.ROOT, "planner:   %6.2f s%n", planner);
+    out.printf(Locale.ROOT, "planner:   %6.2f s, CPU %6.2f s%n", planner, plannerCpu);
     out.printf(Locale.ROOT, "workers:   %6.2f s  %6.1f MB/s total, %6.1f MB/s per worker thread (%d), %,.0f rows/s%n",
         rewrite, mb / rewrite, mb / rewrite / workers, workers, clock.rows.get() / rewrite);
-    out.printf(Locale.ROOT, "committer: %6.2f s%n", committer);
+    out.printf(Locale.ROOT, "           CPU %6.2f s: %6.1f MB per CPU second%n", rewriteCpu, mb / rewriteCpu);
+    out.printf(Locale.ROOT, "committer: %6.2f s, CPU %6.2f s%n", committer, committerCpu);
     out.printf(Locale.ROOT, "total:     %6.2f s, peak heap %.0f MB (max heap %.0f MB)%n",
         (end - start) / 1e9, peakHeap / (1024.0 * 1024), Runtime.getRuntime().maxMemory() / (1024.0 * 1024));
     out.flush();
@@ -139,16 +145,28 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  /** Marks when planning ended and committing began. */
+  /**
+   * Marks when planning ended and committing began, in wall-clock time and in the process's CPU time (every
+   * thread: JIT compilers and GC included, which a Lambda function pays for too; less disturbed than wall time
+   * by other load on the machine).
+   */
   private static final class PhaseClock implements ProgressListener {
     final AtomicLong planned = new AtomicLong();
     final AtomicLong committing = new AtomicLong();
+    final AtomicLong plannedCpu = new AtomicLong();
+    final AtomicLong committingCpu = new AtomicLong();
     final AtomicLong inputBytes = new AtomicLong();
     final AtomicLong rows = new AtomicLong();
+
+    static long processCpuNanos() {
+      return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+          .getProcessCpuTime();
+    }
 
     @Override
     public void planned(PlanSummary summary) {
       planned.set(System.nanoTime());
+      plannedCpu.set(processCpuNanos());
       inputBytes.set(summary.inputBytes());
     }
 
@@ -160,6 +178,7 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public void committing() {
       committing.set(System.nanoTime());
+      committingCpu.set(processCpuNanos());
     }
   }
 }
