@@ -54,6 +54,14 @@ public final class ColdStartBenchmark {
   /** Functions that call the catalog, and so get the JDBC driver. */
   private static final List<String> CATALOG_FUNCTIONS = List.of("PlanRewrite", "CommitSnapshot");
 
+  /**
+   * Each function's tiered compilation level, as infra/template.yaml sets it in JAVA_TOOL_OPTIONS; the system
+   * property {@code cold-start.tiered-stop-at-level} puts every function on one level instead, for comparison.
+   */
+  private static final Map<String, Integer> TIERED_STOP_AT_LEVEL = Map.of(
+      "AcquireLease", 1, "PlanRewrite", 1, "RewriteGroup", 4, "CommitSnapshot", 1, "ReleaseLease", 1,
+      "RecordGroupFailure", 1);
+
   private ColdStartBenchmark(Path root, Path workDir, LocalS3 s3, LocalDynamoDb dynamo) {
     this.root = root;
     this.workDir = workDir;
@@ -150,16 +158,17 @@ public final class ColdStartBenchmark {
       jars.add(ClassPathJars.find("sqlite-jdbc"));
     }
     ExecutionEnvironment.Measured measured =
-        ExecutionEnvironment.run(function, jars, handler + "::handleRequest", bytes, environment(), roundDir);
+        ExecutionEnvironment.run(function, jars, handler + "::handleRequest", bytes, environment(function), roundDir);
     StdoutCheck.requireJsonLines(measured.stdout());
     System.out.printf("%-20s init %5d ms, invocations %s ms%n", function, measured.initMillis(),
         measured.invocations().stream().map(RuntimeApiStub.Invocation::millis).toList());
     return measured;
   }
 
-  /** The functions' environment: the template's logging settings, local endpoints, the local keys. */
-  private Map<String, String> environment() {
+  /** A function's environment: the template's logging and JIT settings, local endpoints, the local keys. */
+  private Map<String, String> environment(String function) {
     Map<String, String> env = new TreeMap<>();
+    env.put("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + tieredStopAtLevel(function));
     env.put("AWS_LAMBDA_LOG_FORMAT", "JSON");
     env.put("AWS_LAMBDA_LOG_LEVEL", "INFO");
     env.put("AWS_REGION", LocalS3.REGION);
@@ -169,6 +178,11 @@ public final class ColdStartBenchmark {
     env.put("AWS_ENDPOINT_URL_DYNAMODB", dynamo.endpoint().toString());
     env.put("LEASE_TABLE", LEASES);
     return env;
+  }
+
+  static int tieredStopAtLevel(String function) {
+    String everyFunction = System.getProperty("cold-start.tiered-stop-at-level", "");
+    return everyFunction.isBlank() ? TIERED_STOP_AT_LEVEL.get(function) : Integer.parseInt(everyFunction);
   }
 
   /** Iceberg's JDBC catalog on a SQLite file of this round, over a warehouse on local S3. */

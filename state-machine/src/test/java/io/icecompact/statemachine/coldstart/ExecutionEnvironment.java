@@ -18,13 +18,12 @@ import java.util.concurrent.TimeUnit;
  * customer class loader; the client constructs the handler (init) and then polls {@link RuntimeApiStub} for
  * invocations. Nothing of the benchmark runs inside that JVM.
  *
- * <p>JVM flags: {@code -XX:+TieredCompilation -XX:TieredStopAtLevel=1} (C1 only) and the serial collector,
- * the defaults Lambda documents for its java17/java21 runtimes. Heap and metaspace limits by memory size are
+ * <p>JVM flags: the serial collector, the runtime's default; the JIT level comes with the function's
+ * environment ({@code JAVA_TOOL_OPTIONS}, as the template sets it). Heap and metaspace limits by memory size are
  * not set.
  */
 final class ExecutionEnvironment {
-  static final List<String> JVM_FLAGS =
-      List.of("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  static final List<String> JVM_FLAGS = List.of("-XX:+UseSerialGC");
   private static final String RUNTIME_MAIN = "com.amazonaws.services.lambda.runtime.api.client.AWSLambda";
   /** Jars of the runtime interface client, found on this JVM's class path (Maven profile cold-start). */
   private static final List<String> RUNTIME_JARS =
