@@ -149,8 +149,29 @@ class TemplateTest {
       // No managed policy (e.g. CatalogAccessPolicyArn) and no conditional statements either.
       assertThat(strings(p.get("Policies"))).as(worker)
           .doesNotContain("CatalogAccessPolicyArn", "LeaseTable", "IsGlue", "IsDynamoDbCatalog");
-      assertThat(p).as(worker).doesNotContainKey("Environment");
+      // Nothing but the JIT setting: no lease table, no catalog settings.
+      assertThat(environment(worker).keySet()).as(worker).containsOnly("JAVA_TOOL_OPTIONS");
     }
+  }
+
+  /**
+   * C2 (tiered compilation up to level 4) for the worker's minutes-long rewrite loop, C1 only for the others
+   * (docs/deploy.md, "JIT compilers"); each function states its level rather than rely on the runtime's
+   * default.
+   */
+  @Test
+  void theWorkerCompilesWithC2AndTheOthersWithC1Only() {
+    Map<String, String> levels = new TreeMap<>();
+    resourcesOfType("AWS::Serverless::Function").keySet().forEach(name -> {
+      String options = (String) environment(name).get("JAVA_TOOL_OPTIONS");
+      assertThat(options).as(name).contains("-XX:+TieredCompilation");
+      Matcher level = Pattern.compile("-XX:TieredStopAtLevel=(\\d)").matcher(options);
+      assertThat(level.find()).as(name + ": " + options).isTrue();
+      levels.put(name, level.group(1));
+    });
+    assertThat(levels).containsExactlyInAnyOrderEntriesOf(Map.of(
+        "PlanRewriteFunction", "1", "RewriteGroupFunction", "4", "CommitSnapshotFunction", "1",
+        "AcquireLeaseFunction", "1", "ReleaseLeaseFunction", "1", "RecordGroupFailureFunction", "1"));
   }
 
   @Test
@@ -177,8 +198,7 @@ class TemplateTest {
     });
     assertThat(users).containsExactlyInAnyOrder("AcquireLeaseFunction", "ReleaseLeaseFunction", "CommitSnapshotFunction");
     for (String user : users) {
-      Map<String, Object> env = map(map(props(user).get("Environment")).get("Variables"));
-      assertThat(env.get("LEASE_TABLE")).as(user).isEqualTo(Map.of("Ref", "LeaseTable"));
+      assertThat(environment(user).get("LEASE_TABLE")).as(user).isEqualTo(Map.of("Ref", "LeaseTable"));
     }
     assertThat(actions(props("CommitSnapshotFunction").get("Policies")).stream()
         .filter(a -> a.startsWith("dynamodb:")).collect(Collectors.toSet()))
@@ -337,6 +357,12 @@ class TemplateTest {
     Map<String, Object> resource = map(resources.get(logicalId));
     assertThat(resource).as(logicalId).isNotNull();
     return map(resource.get("Properties"));
+  }
+
+  /** A function's environment variables (empty when it has none). */
+  static Map<String, Object> environment(String function) {
+    Object environment = props(function).get("Environment");
+    return environment == null ? Map.of() : map(map(environment).get("Variables"));
   }
 
   static String type(String logicalId) {

@@ -46,6 +46,10 @@ public final class TableAccess implements AutoCloseable {
     Map<String, String> properties =
         new HashMap<>(catalogProperties == null ? Map.of() : catalogProperties);
     properties.putIfAbsent(HTTP_CLIENT_TYPE, HTTP_CLIENT_TYPE_DEFAULT);
+    if (onS3(properties)) {
+      // Some catalogs (JDBC) default to HadoopFileIO, which the deployed functions do not carry.
+      properties.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO);
+    }
     this.catalogProperties = Map.copyOf(properties);
   }
 
@@ -129,7 +133,10 @@ public final class TableAccess implements AutoCloseable {
     return table;
   }
 
-  /** The FileIO named by {@code io-impl}, else S3FileIO for AWS catalogs and S3 warehouses. */
+  /**
+   * The FileIO named by {@code io-impl} (S3FileIO by default for a Glue catalog or an S3 warehouse), else
+   * Iceberg's ResolvingFileIO.
+   */
   public synchronized FileIO fileIO() {
     if (fileIO == null) {
       fileIO = newFileIO();
@@ -138,20 +145,20 @@ public final class TableAccess implements AutoCloseable {
   }
 
   private FileIO newFileIO() {
-    String impl = catalogProperties.get(CatalogProperties.FILE_IO_IMPL);
-    if (impl == null) {
-      String type = catalogProperties.getOrDefault(CatalogUtil.ICEBERG_CATALOG_TYPE, "");
-      String warehouse = catalogProperties.getOrDefault(CatalogProperties.WAREHOUSE_LOCATION, "");
-      boolean onS3 =
-          type.equalsIgnoreCase(CatalogUtil.ICEBERG_CATALOG_TYPE_GLUE)
-              || warehouse.toLowerCase(Locale.ROOT).startsWith("s3");
-      impl = onS3 ? S3_FILE_IO : RESOLVING_FILE_IO;
-    }
+    String impl = catalogProperties.getOrDefault(CatalogProperties.FILE_IO_IMPL, RESOLVING_FILE_IO);
     try {
       return CatalogUtil.loadFileIO(impl, catalogProperties, null);
     } catch (RuntimeException e) {
       throw new InvalidJobInputException("Cannot create FileIO '" + impl + "': " + e.getMessage(), e);
     }
+  }
+
+  /** A Glue catalog or an S3 warehouse: S3FileIO, unless the properties name another FileIO. */
+  private static boolean onS3(Map<String, String> properties) {
+    String type = properties.getOrDefault(CatalogUtil.ICEBERG_CATALOG_TYPE, "");
+    String warehouse = properties.getOrDefault(CatalogProperties.WAREHOUSE_LOCATION, "");
+    return type.equalsIgnoreCase(CatalogUtil.ICEBERG_CATALOG_TYPE_GLUE)
+        || warehouse.toLowerCase(Locale.ROOT).startsWith("s3");
   }
 
   /** The metadata file the table's current state was read from. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.statemachine.ClassPathJars;
 import io.icecompact.lease.LeaseTableSchema;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalS3;
@@ -26,11 +27,10 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * functions a fresh {@link ExecutionEnvironment} (Lambda's runtime interface client in a new JVM) runs init,
  * then a first and a second real invocation, against local S3 (s3proxy) and DynamoDB (dynalite, the lease
  * table), with Iceberg's JDBC catalog on a SQLite file (its driver added to the planner's and committer's
- * {@code lib}, as docs/deploy.md says for JDBC catalogs; the deployed jars cannot load Iceberg's
- * DynamoDbCatalog, which needs a Hadoop class they leave out). The functions run the way the state machine chains them, on two small fragmented tables,
- * A and B (4 day partitions of 5 files, position and equality deletes): AcquireLease, PlanRewrite, CommitSnapshot
- * and ReleaseLease handle job A then job B; RewriteGroup rewrites groups 0 and 1 of job A first (then the rest,
- * not reported); RecordGroupFailure records two failures.
+ * {@code lib}, as docs/deploy.md says for JDBC catalogs). The functions run the way the state machine chains
+ * them, on two small fragmented tables, A and B (4 day partitions of 5 files, position and equality deletes):
+ * AcquireLease, PlanRewrite, CommitSnapshot and ReleaseLease handle job A then job B; RewriteGroup rewrites groups
+ * 0 and 1 of job A first (then the rest, not reported); RecordGroupFailure records two failures.
  *
  * <p>A benchmark, not a test: it prints figures and checks only that every invocation succeeded and that the
  * functions' stdout is one JSON object per line. Run it with (from the repository root; builds the jars first):
@@ -53,6 +53,14 @@ public final class ColdStartBenchmark {
 
   /** Functions that call the catalog, and so get the JDBC driver. */
   private static final List<String> CATALOG_FUNCTIONS = List.of("PlanRewrite", "CommitSnapshot");
+
+  /**
+   * Each function's tiered compilation level, as infra/template.yaml sets it in JAVA_TOOL_OPTIONS; the system
+   * property {@code cold-start.tiered-stop-at-level} puts every function on one level instead, for comparison.
+   */
+  private static final Map<String, Integer> TIERED_STOP_AT_LEVEL = Map.of(
+      "AcquireLease", 1, "PlanRewrite", 1, "RewriteGroup", 4, "CommitSnapshot", 1, "ReleaseLease", 1,
+      "RecordGroupFailure", 1);
 
   private ColdStartBenchmark(Path root, Path workDir, LocalS3 s3, LocalDynamoDb dynamo) {
     this.root = root;
@@ -147,19 +155,20 @@ public final class ColdStartBenchmark {
     List<Path> jars = new ArrayList<>();
     jars.add(root.resolve(module).resolve("target").resolve("icecompact-" + module + "-lambda.jar"));
     if (CATALOG_FUNCTIONS.contains(function)) {
-      jars.add(ExecutionEnvironment.jarOnClassPath("sqlite-jdbc"));
+      jars.add(ClassPathJars.find("sqlite-jdbc"));
     }
     ExecutionEnvironment.Measured measured =
-        ExecutionEnvironment.run(function, jars, handler + "::handleRequest", bytes, environment(), roundDir);
+        ExecutionEnvironment.run(function, jars, handler + "::handleRequest", bytes, environment(function), roundDir);
     StdoutCheck.requireJsonLines(measured.stdout());
     System.out.printf("%-20s init %5d ms, invocations %s ms%n", function, measured.initMillis(),
         measured.invocations().stream().map(RuntimeApiStub.Invocation::millis).toList());
     return measured;
   }
 
-  /** The functions' environment: the template's logging settings, local endpoints, the local keys. */
-  private Map<String, String> environment() {
+  /** A function's environment: the template's logging and JIT settings, local endpoints, the local keys. */
+  private Map<String, String> environment(String function) {
     Map<String, String> env = new TreeMap<>();
+    env.put("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + tieredStopAtLevel(function));
     env.put("AWS_LAMBDA_LOG_FORMAT", "JSON");
     env.put("AWS_LAMBDA_LOG_LEVEL", "INFO");
     env.put("AWS_REGION", LocalS3.REGION);
@@ -169,6 +178,11 @@ public final class ColdStartBenchmark {
     env.put("AWS_ENDPOINT_URL_DYNAMODB", dynamo.endpoint().toString());
     env.put("LEASE_TABLE", LEASES);
     return env;
+  }
+
+  static int tieredStopAtLevel(String function) {
+    String everyFunction = System.getProperty("cold-start.tiered-stop-at-level", "");
+    return everyFunction.isBlank() ? TIERED_STOP_AT_LEVEL.get(function) : Integer.parseInt(everyFunction);
   }
 
   /** Iceberg's JDBC catalog on a SQLite file of this round, over a warehouse on local S3. */

@@ -11,15 +11,17 @@ final class ColdStartTable {
 
   static String markdown(Map<String, List<ExecutionEnvironment.Measured>> byFunction, int rounds) {
     StringBuilder table = new StringBuilder();
-    table.append("| function | init | first invocation | second invocation |\n");
-    table.append("|---|---|---|---|\n");
+    table.append("| function | JIT level | init | first invocation | second invocation |\n");
+    table.append("|---|---|---|---|---|\n");
     byFunction.forEach((function, runs) -> table.append("| ").append(function)
+        .append(" | ").append(ColdStartBenchmark.tieredStopAtLevel(function))
         .append(" | ").append(range(runs, ExecutionEnvironment.Measured::initMillis))
         .append(" | ").append(range(runs, m -> m.invocations().get(0).millis()))
         .append(" | ").append(range(runs, m -> m.invocations().get(1).millis()))
         .append(" |\n"));
     table.append("\nms, min–max of ").append(rounds).append(" rounds; JVM flags ")
-        .append(String.join(" ", ExecutionEnvironment.JVM_FLAGS)).append(", Java ")
+        .append(String.join(" ", ExecutionEnvironment.JVM_FLAGS))
+        .append(" and -XX:+TieredCompilation -XX:TieredStopAtLevel=<JIT level>, Java ")
         .append(System.getProperty("java.version")).append(", ")
         .append(Runtime.getRuntime().availableProcessors()).append(" cores.\n");
     return table.toString();

@@ -1,5 +1,6 @@
 package io.icecompact.statemachine.coldstart;
 
+import io.icecompact.statemachine.ClassPathJars;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,13 +18,12 @@ import java.util.concurrent.TimeUnit;
  * customer class loader; the client constructs the handler (init) and then polls {@link RuntimeApiStub} for
  * invocations. Nothing of the benchmark runs inside that JVM.
  *
- * <p>JVM flags: {@code -XX:+TieredCompilation -XX:TieredStopAtLevel=1} (C1 only) and the serial collector,
- * the defaults Lambda documents for its java17/java21 runtimes. Heap and metaspace limits by memory size are
+ * <p>JVM flags: the serial collector, the runtime's default; the JIT level comes with the function's
+ * environment ({@code JAVA_TOOL_OPTIONS}, as the template sets it). Heap and metaspace limits by memory size are
  * not set.
  */
 final class ExecutionEnvironment {
-  static final List<String> JVM_FLAGS =
-      List.of("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  static final List<String> JVM_FLAGS = List.of("-XX:+UseSerialGC");
   private static final String RUNTIME_MAIN = "com.amazonaws.services.lambda.runtime.api.client.AWSLambda";
   /** Jars of the runtime interface client, found on this JVM's class path (Maven profile cold-start). */
   private static final List<String> RUNTIME_JARS =
@@ -101,20 +101,8 @@ final class ExecutionEnvironment {
   private static String runtimeClassPath() {
     List<String> found = new ArrayList<>();
     for (String artifact : RUNTIME_JARS) {
-      found.add(jarOnClassPath(artifact).toString());
+      found.add(ClassPathJars.find(artifact).toString());
     }
     return String.join(File.pathSeparator, found);
-  }
-
-  /** The jar of Maven artifact {@code artifactId} on this JVM's class path. */
-  static Path jarOnClassPath(String artifactId) {
-    for (String candidate : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      String name = Path.of(candidate).getFileName().toString();
-      if (name.startsWith(artifactId + "-") && name.endsWith(".jar")) {
-        return Path.of(candidate);
-      }
-    }
-    throw new IllegalStateException(
-        artifactId + " is not on the class path: run the benchmark with Maven's cold-start profile");
   }
 }

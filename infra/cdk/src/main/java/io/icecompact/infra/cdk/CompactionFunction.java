@@ -6,26 +6,29 @@ package io.icecompact.infra.cdk;
  */
 public enum CompactionFunction {
   ACQUIRE_LEASE("AcquireLease", "lease-fn", "io.icecompact.lease.lambda.AcquireLeaseHandler",
-      "validates the execution input and takes the table's lease.", FunctionSize.of(512, 60), true, true),
+      "validates the execution input and takes the table's lease.", FunctionSize.of(512, 60), true, 1),
   PLAN_REWRITE("PlanRewrite", "planner-fn", "io.icecompact.planner.lambda.PlanRewriteHandler",
-      "pins the snapshot, plans file groups, stores the plan.", FunctionSize.of(2048, 900), false, false),
+      "pins the snapshot, plans file groups, stores the plan.", FunctionSize.of(2048, 900), false, 1),
   REWRITE_GROUP("RewriteGroup", "worker-fn", "io.icecompact.worker.lambda.RewriteGroupHandler",
-      "rewrites one file group with every delete applied.", new FunctionSize(8192, 900, 10240), false, false),
+      "rewrites one file group with every delete applied.", new FunctionSize(8192, 900, 10240), false, 4),
   RECORD_GROUP_FAILURE("RecordGroupFailure", "worker-fn", "io.icecompact.worker.lambda.RecordGroupFailureHandler",
-      "stores why a file group failed.", FunctionSize.of(512, 60), false, false),
+      "stores why a file group failed.", FunctionSize.of(512, 60), false, 1),
   COMMIT_SNAPSHOT("CommitSnapshot", "committer-fn", "io.icecompact.committer.lambda.CommitSnapshotHandler",
-      "checks the job's invariants and the lease, commits one snapshot.", FunctionSize.of(2048, 900), true, false),
+      "checks the job's invariants and the lease, commits one snapshot.", FunctionSize.of(2048, 900), true, 1),
   RELEASE_LEASE("ReleaseLease", "lease-fn", "io.icecompact.lease.lambda.ReleaseLeaseHandler",
-      "writes the job log record and releases the lease.", FunctionSize.of(512, 60), true, true);
+      "writes the job log record and releases the lease.", FunctionSize.of(512, 60), true, 1);
 
   /** The worker's least memory, as the SAM template's WorkerMemorySize allows: memory buys the CPU it rewrites with. */
   public static final int WORKER_MIN_MEMORY_MB = 4096;
 
   /**
-   * C1 only: faster start-up for a function that runs well under a second. Not on the planner, worker or
-   * committer, whose minutes of CPU-bound work need the C2 compiler.
+   * Lambda's java21 runtime stops tiered compilation at level 1 (C1) by default; each function states its level
+   * as the template does: 4 (C2) for the worker's minutes-long rewrite loop, 1 for the others (docs/deploy.md,
+   * "JIT compilers").
    */
-  static final String QUICK_START_JAVA_OPTIONS = "-XX:+TieredCompilation -XX:TieredStopAtLevel=1";
+  String javaToolOptions() {
+    return "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + tieredStopAtLevel;
+  }
 
   private final String step;
   private final String module;
@@ -33,17 +36,17 @@ public enum CompactionFunction {
   private final String purpose;
   private final FunctionSize defaultSize;
   private final boolean usesLeaseTable;
-  private final boolean quickStart;
+  private final int tieredStopAtLevel;
 
   CompactionFunction(String step, String module, String handlerClass, String purpose, FunctionSize defaultSize,
-      boolean usesLeaseTable, boolean quickStart) {
+      boolean usesLeaseTable, int tieredStopAtLevel) {
     this.step = step;
     this.module = module;
     this.handlerClass = handlerClass;
     this.purpose = purpose;
     this.defaultSize = defaultSize;
     this.usesLeaseTable = usesLeaseTable;
-    this.quickStart = quickStart;
+    this.tieredStopAtLevel = tieredStopAtLevel;
   }
 
   /** The state's name in the definition, e.g. {@code AcquireLease}. */
@@ -71,10 +74,6 @@ public enum CompactionFunction {
   /** Whether it gets {@code LEASE_TABLE} and permissions on the lease table. */
   public boolean usesLeaseTable() {
     return usesLeaseTable;
-  }
-
-  boolean quickStart() {
-    return quickStart;
   }
 
   /** The placeholder the definition names this function's ARN with, e.g. {@code AcquireLeaseFunctionArn}. */

@@ -193,12 +193,8 @@ public class IcebergCompaction extends Construct {
       if (f.usesLeaseTable()) {
         environment.put("LEASE_TABLE", leaseTable.getTableName());
       }
-      if (f.quickStart()) {
-        environment.put("JAVA_TOOL_OPTIONS", CompactionFunction.QUICK_START_JAVA_OPTIONS);
-      }
-      if (!environment.isEmpty()) {
-        builder.environment(environment);
-      }
+      environment.put("JAVA_TOOL_OPTIONS", f.javaToolOptions());
+      builder.environment(environment);
       Function function = builder.build();
       // PassThrough as in the template, set on the resource: CDK's Tracing.PASS_THROUGH would also grant X-Ray writes.
       ((CfnFunction) function.getNode().getDefaultChild()).setTracingConfig(
