@@ -153,6 +153,9 @@ public final class ColumnarRewritePath {
       if (e.getCause() instanceof RuntimeException runtime) {
         throw runtime; // already typed by readFooter
       }
+      if (e.getCause() instanceof Error error) {
+        throw error; // e.g. OutOfMemoryError: not ours to wrap
+      }
       throw new IllegalStateException(e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
