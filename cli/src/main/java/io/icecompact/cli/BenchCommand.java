@@ -42,11 +42,11 @@ final class BenchCommand implements Callable<Integer> {
   int rowsPerFile;
 
   @Option(names = "--delete-files", defaultValue = "200",
-      description = "Files with every 50th row deleted by position, in the 'deletes' shape (default: ${DEFAULT-VALUE})")
+      description = "Files with every 50th row deleted by position, in the deletes shapes (default: ${DEFAULT-VALUE})")
   int deleteFiles;
 
   @Option(names = "--equality-deletes", defaultValue = "1000",
-      description = "Ids deleted by equality, in the 'deletes' shape (default: ${DEFAULT-VALUE})")
+      description = "Ids deleted by equality, in the deletes shapes (default: ${DEFAULT-VALUE})")
   int equalityDeletes;
 
   @Option(names = "--format-version", defaultValue = "2", description = "2 or 3 (default: ${DEFAULT-VALUE})")
@@ -61,7 +61,9 @@ final class BenchCommand implements Callable<Integer> {
   List<RewritePathChoice> paths;
 
   @Option(names = "--shapes", split = ",", defaultValue = "deletes,no-deletes",
-      description = "Table shapes: 'deletes' (position and equality deletes) and/or 'no-deletes' (default: ${DEFAULT-VALUE})")
+      description = "Table shapes: 'deletes' (position deletes, and equality deletes of recent orders as a CDC"
+          + " feed writes them), 'scattered-deletes' (equality-deleted ids drawn from every order: nearly every"
+          + " file holds a deleted row), 'no-deletes' (default: ${DEFAULT-VALUE})")
   List<String> shapes;
 
   @Option(names = "--prefetch", split = ",", defaultValue = "on",
@@ -113,21 +115,34 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private FragmentedTable.Shape shape(String name) {
-    boolean deletes =
-        switch (name) {
-          case "deletes" -> true;
-          case "no-deletes" -> false;
-          default -> throw new picocli.CommandLine.ParameterException(
-              spec.commandLine(), "Unknown shape '" + name + "': use deletes and/or no-deletes");
-        };
+    boolean deletes;
+    long equalityDeleteWindow;
+    switch (name) {
+      case "deletes" -> {
+        deletes = true;
+        // the newest file of each partition: updates and cancellations follow soon after an order
+        equalityDeleteWindow = (long) rowsPerFile * Math.max(1, partitions);
+      }
+      case "scattered-deletes" -> {
+        deletes = true;
+        equalityDeleteWindow = 0;
+      }
+      case "no-deletes" -> {
+        deletes = false;
+        equalityDeleteWindow = 0;
+      }
+      default -> throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "Unknown shape '" + name + "': use deletes, scattered-deletes and/or no-deletes");
+    }
     if (memory) {
       // one partition: the planner makes one group of the whole table
-      return new FragmentedTable.Shape(0, files, rowsPerFile, formatVersion, deleteFiles, equalityDeletes, false);
+      return new FragmentedTable.Shape(
+          0, files, rowsPerFile, formatVersion, deleteFiles, equalityDeletes, false, equalityDeleteWindow);
     }
     int perPartition = Math.max(1, files / Math.max(1, partitions));
     return new FragmentedTable.Shape(
         partitions, perPartition, rowsPerFile, formatVersion,
-        deletes ? deleteFiles : 0, deletes ? equalityDeletes : 0, true);
+        deletes ? deleteFiles : 0, deletes ? equalityDeletes : 0, true, equalityDeleteWindow);
   }
 
   /** The catalog the runs read through: the same warehouse, reads delayed when asked. */

@@ -66,6 +66,9 @@ public final class FragmentedTable {
    * @param positionDeletedFiles how many data files get rows deleted by position
    * @param equalityDeletedRows how many order ids are deleted by equality deletes
    * @param partitioned day partitions, or one unpartitioned table
+   * @param equalityDeleteWindow the equality-deleted ids are drawn from the newest this many orders, as
+   *     a CDC feed updates or cancels orders soon after they are placed; 0 draws them from every order
+   *     (the worst case for a rewrite: nearly every file then holds a deleted row)
    */
   public record Shape(
       int days,
@@ -74,7 +77,20 @@ public final class FragmentedTable {
       int formatVersion,
       int positionDeletedFiles,
       int equalityDeletedRows,
-      boolean partitioned) {
+      boolean partitioned,
+      long equalityDeleteWindow) {
+
+    /** A shape whose equality-deleted ids are drawn from every order. */
+    public Shape(
+        int days,
+        int filesPerDay,
+        int rowsPerFile,
+        int formatVersion,
+        int positionDeletedFiles,
+        int equalityDeletedRows,
+        boolean partitioned) {
+      this(days, filesPerDay, rowsPerFile, formatVersion, positionDeletedFiles, equalityDeletedRows, partitioned, 0);
+    }
 
     /** The streaming table of the docs: 150 files of ~60 KB in 30 day partitions, a few deletes. */
     public static Shape demo(int formatVersion) {
@@ -182,7 +198,10 @@ public final class FragmentedTable {
     delta.commit();
   }
 
-  /** Deletes some order ids by equality on {@code order_id}, one delete file per affected partition. */
+  /**
+   * Deletes some order ids by equality on {@code order_id} (from the newest {@code equalityDeleteWindow}
+   * orders, or from all), one delete file per affected partition.
+   */
   private static void addEqualityDeletes(Table table, Shape shape, long orderCount, Random random) {
     if (shape.equalityDeletedRows() == 0) {
       return;
@@ -199,8 +218,9 @@ public final class FragmentedTable {
         OutputFileFactory.builderFor(table, 3, 0).format(FileFormat.PARQUET).build();
     // order ids map to days: id / rowsPerFile % days; group the deleted ids by their partition
     Map<Integer, List<Long>> idsByDay = new java.util.TreeMap<>();
+    long window = shape.equalityDeleteWindow() <= 0 ? orderCount : Math.min(orderCount, shape.equalityDeleteWindow());
     for (int i = 0; i < shape.equalityDeletedRows(); i++) {
-      long id = (long) (random.nextDouble() * orderCount);
+      long id = orderCount - window + (long) (random.nextDouble() * window);
       int day = shape.days() == 0 ? 0 : (int) ((id / shape.rowsPerFile()) % shape.days());
       idsByDay.computeIfAbsent(day, d -> new ArrayList<>()).add(id);
     }

@@ -2,6 +2,7 @@ package io.icecompact.worker.columnar;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,8 +23,15 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.statistics.IntStatistics;
+import org.apache.parquet.column.statistics.LongStatistics;
+import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * The deleted positions of one data file, as a bitmap built before its values are copied: position
@@ -89,6 +97,11 @@ final class DeletedRows {
     long firstRow = 0;
     // by index: each key set reads the file's row groups again (readNextRowGroup would be at the end)
     for (int index = 0; index < reader.getRowGroups().size(); index++) {
+      BlockMetaData block = reader.getRowGroups().get(index);
+      if (single != null && !single.mayMatch(statistics(block, keyColumns[0]))) {
+        firstRow += block.getRowCount(); // no deleted key within the chunk's bounds: nothing to read
+        continue;
+      }
       PageReadStore pages = reader.readRowGroup(index);
       int rows = Math.toIntExact(pages.getRowCount());
       ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy);
@@ -125,6 +138,16 @@ final class DeletedRows {
     return values;
   }
 
+  private static Statistics<?> statistics(BlockMetaData block, ColumnDescriptor column) {
+    ColumnPath path = ColumnPath.get(column.getPath());
+    for (ColumnChunkMetaData chunk : block.getColumns()) {
+      if (chunk.getPath().equals(path)) {
+        return chunk.getStatistics();
+      }
+    }
+    return null;
+  }
+
   static ColumnDescriptor columnWithId(MessageType type, int fieldId) {
     for (ColumnDescriptor column : type.getColumns()) {
       if (column.getPrimitiveType().getId() != null && column.getPrimitiveType().getId().intValue() == fieldId) {
@@ -139,7 +162,7 @@ final class DeletedRows {
    * a struct and hashing it through Iceberg's struct comparators. Same equality as the struct set:
    * strings compare as strings, a null key deletes null values.
    */
-  private record SingleKeySet(Set<Object> values, boolean matchesNull) {
+  private record SingleKeySet(Set<Object> values, boolean matchesNull, long[] sortedIntegers) {
     static SingleKeySet of(StructLikeSet keys, Type type) {
       Set<Object> values = new java.util.HashSet<>();
       boolean matchesNull = false;
@@ -151,16 +174,64 @@ final class DeletedRows {
           values.add(type.typeId() == Type.TypeID.STRING ? value.toString() : value);
         }
       }
-      return new SingleKeySet(values, matchesNull);
+      long[] integers = null;
+      if (isInteger(type)) {
+        integers = values.stream().mapToLong(value -> ((Number) value).longValue()).sorted().toArray();
+      }
+      return new SingleKeySet(values, matchesNull, integers);
+    }
+
+    /** Integer-valued keys (ids, dates, timestamps): looked up in a sorted array, without boxing. */
+    private static boolean isInteger(Type type) {
+      return switch (type.typeId()) {
+        case INTEGER, DATE, LONG, TIME, TIMESTAMP, TIMESTAMP_NANO -> true;
+        default -> false;
+      };
+    }
+
+    /**
+     * Whether a chunk with these statistics may hold a deleted key: false only when its statistics
+     * are complete and no key lies within its bounds (and it has no null a null key would delete).
+     */
+    boolean mayMatch(Statistics<?> stats) {
+      if (sortedIntegers == null || stats == null || stats.isEmpty() || !stats.isNumNullsSet()) {
+        return true;
+      }
+      if (stats.getNumNulls() > 0 && matchesNull) {
+        return true;
+      }
+      if (!stats.hasNonNullValue()) {
+        return false; // only nulls, and no null key
+      }
+      long min;
+      long max;
+      if (stats instanceof LongStatistics longs) {
+        min = longs.getMin();
+        max = longs.getMax();
+      } else if (stats instanceof IntStatistics ints) {
+        min = ints.getMin();
+        max = ints.getMax();
+      } else {
+        return true;
+      }
+      int at = Arrays.binarySearch(sortedIntegers, min);
+      int first = at >= 0 ? at : -at - 1; // the first key >= min
+      return first < sortedIntegers.length && sortedIntegers[first] <= max;
     }
 
     void mark(ColumnReader column, Type type, int rows, long firstRow, BitSet deleted) {
       int maxDefinition = column.getDescriptor().getMaxDefinitionLevel();
+      boolean int64 = column.getDescriptor().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT64;
       for (int row = 0; row < rows; row++) {
-        boolean match =
-            column.getCurrentDefinitionLevel() == maxDefinition
-                ? values.contains(KeyValueOf.read(column, type))
-                : matchesNull;
+        boolean match;
+        if (column.getCurrentDefinitionLevel() != maxDefinition) {
+          match = matchesNull;
+        } else if (sortedIntegers != null) {
+          long value = int64 ? column.getLong() : column.getInteger();
+          match = Arrays.binarySearch(sortedIntegers, value) >= 0;
+        } else {
+          match = values.contains(KeyValueOf.read(column, type));
+        }
         if (match) {
           deleted.set(Math.toIntExact(firstRow + row));
         }
