@@ -66,6 +66,19 @@ final class BenchCommand implements Callable<Integer> {
           + " file holds a deleted row), 'no-deletes' (default: ${DEFAULT-VALUE})")
   List<String> shapes;
 
+  @Option(names = "--column-threads", split = ",", defaultValue = "1",
+      description = "Threads each group's columnar copy uses for its columns, e.g. 1,2; a Lambda worker uses"
+          + " its vCPUs this way (default: ${DEFAULT-VALUE})")
+  List<Integer> columnThreads;
+
+  @Option(names = "--warmups", defaultValue = "1",
+      description = "Runs of each configuration before the measured ones, while the JIT compiles (default: ${DEFAULT-VALUE})")
+  int warmups;
+
+  @Option(names = "--rounds", defaultValue = "3",
+      description = "Measured runs of each configuration; the median is reported (default: ${DEFAULT-VALUE})")
+  int rounds;
+
   @Option(names = "--prefetch", split = ",", defaultValue = "on",
       description = "Input prefetch settings to run: on, off or on,off (default: ${DEFAULT-VALUE})")
   List<String> prefetch;
@@ -89,6 +102,14 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (warmups < 0 || rounds < 1) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--warmups must be 0 or more and --rounds 1 or more");
+    }
+    if (columnThreads.stream().anyMatch(n -> n < 1) || threads.stream().anyMatch(n -> n < 1)) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--threads and --column-threads must be 1 or more");
+    }
     Path base = warehouse != null ? warehouse : Files.createTempDirectory("icecompact-bench-");
     BenchReport report = new BenchReport(out);
     for (String shape : memory ? List.of("deletes") : shapes) {
@@ -104,12 +125,15 @@ final class BenchCommand implements Callable<Integer> {
       for (int threadCount : memory ? List.of(1) : threads) {
         for (RewritePathChoice path : paths) {
           for (String setting : prefetch) {
-            runs.run(path, limits(setting), threadCount);
+            // the generic path copies rows on one thread: column threads change nothing for it
+            for (int columns : path == RewritePathChoice.GENERIC ? List.of(1) : columnThreads) {
+              runs.run(path, limits(setting), threadCount, columns, warmups, rounds);
+            }
           }
         }
       }
     }
-    report.footer(memory, Runtime.getRuntime().maxMemory());
+    report.footer(memory, Runtime.getRuntime().maxMemory(), warmups, rounds);
     out.flush();
     return 0;
   }

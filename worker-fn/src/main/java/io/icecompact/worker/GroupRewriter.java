@@ -50,6 +50,7 @@ public final class GroupRewriter {
   private final TableAccess access;
   private final RewritePathChoice pathChoice;
   private final PrefetchLimits prefetch;
+  private final int columnThreads;
   // The plan (checked by digest) and the pinned metadata file never change, and a warm worker (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
@@ -71,9 +72,22 @@ public final class GroupRewriter {
 
   /** With the limits of the input prefetch ({@link PrefetchLimits#OFF} reads every file directly). */
   public GroupRewriter(TableAccess access, RewritePathChoice pathChoice, PrefetchLimits prefetch) {
+    this(access, pathChoice, prefetch, Runtime.getRuntime().availableProcessors());
+  }
+
+  /**
+   * With the threads the columnar path copies a group's columns on (the processors by default: a
+   * Lambda worker rewrites one group, and its memory buys it several vCPUs). A runner rewriting
+   * several groups at once gives each its share.
+   */
+  public GroupRewriter(TableAccess access, RewritePathChoice pathChoice, PrefetchLimits prefetch, int columnThreads) {
+    if (columnThreads < 1) {
+      throw new IllegalArgumentException("columnThreads must be >= 1, got " + columnThreads);
+    }
     this.access = access;
     this.pathChoice = pathChoice;
     this.prefetch = prefetch;
+    this.columnThreads = columnThreads;
   }
 
   /** What the input prefetch did over every group this rewriter has rewritten. */
@@ -192,7 +206,7 @@ public final class GroupRewriter {
       return generic.rewrite(tasks, files, progress, expected.reason(), deleteLoader);
     }
     ColumnarRewritePath columnar =
-        new ColumnarRewritePath(table, outputSpecId, group.maxOutputFileSize(), deleteLoader);
+        new ColumnarRewritePath(table, outputSpecId, group.maxOutputFileSize(), deleteLoader, columnThreads);
     Optional<String> footerProblem = columnar.prepare(tasks, footerIO);
     if (footerProblem.isPresent()) {
       return generic.rewrite(tasks, files, progress, footerProblem.get(), deleteLoader);

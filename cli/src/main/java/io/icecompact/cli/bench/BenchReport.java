@@ -5,6 +5,9 @@ import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
@@ -16,8 +19,9 @@ import org.apache.iceberg.util.PropertyUtil;
 /** Prints the bench as Markdown tables: one line per table shape, one row per run. */
 public final class BenchReport {
   private static final String HEADER =
-      "| shape | path | prefetch | threads | wall s | MB/s | rows/s | peak heap MB | groups by path |\n"
-          + "|---|---|---|---:|---:|---:|---:|---:|---|";
+      "| shape | path | prefetch | threads | column threads | wall s | MB/s | MB/s min–max | rows/s | peak heap MB"
+          + " | groups by path |\n"
+          + "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|";
 
   private final PrintWriter out;
   private long rowGroupBytes;
@@ -61,28 +65,41 @@ public final class BenchReport {
     out.flush();
   }
 
-  void row(String shape, RewritePathChoice path, PrefetchLimits prefetch, int threads, PathRun.Figures figures) {
-    out.printf(Locale.ROOT, "| %s | %s | %s | %d | %.2f | %.1f | %,.0f | %.0f | %s |%n",
+  /** One row per configuration: the median round (by wall time), the range, the highest heap. */
+  void row(
+      String shape, RewritePathChoice path, PrefetchLimits prefetch, int threads, int columnThreads,
+      List<PathRun.Figures> rounds) {
+    List<PathRun.Figures> byTime = new ArrayList<>(rounds);
+    byTime.sort(Comparator.comparingDouble(PathRun.Figures::seconds));
+    PathRun.Figures median = byTime.get(byTime.size() / 2);
+    PathRun.Figures last = rounds.get(rounds.size() - 1);
+    out.printf(Locale.ROOT, "| %s | %s | %s | %d | %d | %.2f | %.1f | %.1f–%.1f | %,.0f | %.0f | %s |%n",
         shape,
         path.name().toLowerCase(Locale.ROOT),
         prefetch.enabled()
-            ? String.format(Locale.ROOT, "on (%d files)", figures.prefetch().filesPrefetched())
+            ? String.format(Locale.ROOT, "on (%d files)", last.prefetch().filesPrefetched())
             : "off",
         threads,
-        figures.seconds(),
-        figures.megabytesPerSecond(),
-        figures.rowsPerSecond(),
-        figures.peakHeapBytes() / (1024.0 * 1024),
-        figures.paths());
+        columnThreads,
+        median.seconds(),
+        median.megabytesPerSecond(),
+        byTime.get(byTime.size() - 1).megabytesPerSecond(),
+        byTime.get(0).megabytesPerSecond(),
+        median.rowsPerSecond(),
+        rounds.stream().mapToLong(PathRun.Figures::peakHeapBytes).max().orElse(0) / (1024.0 * 1024),
+        last.paths());
     out.flush();
   }
 
-  public void footer(boolean memory, long maxHeapBytes) {
+  public void footer(boolean memory, long maxHeapBytes, int warmups, int rounds) {
     out.printf(Locale.ROOT,
         "%nmax heap %.0f MB; output row-group size %.0f MB (write.parquet.row-group-size-bytes); peak heap is"
-            + " sampled every 10 ms, garbage included%s%n",
+            + " sampled every 10 ms, garbage included; each row: %d warm-up run(s), then the median of %d"
+            + " run(s) by wall time%s%n",
         maxHeapBytes / (1024.0 * 1024),
         rowGroupBytes / (1024.0 * 1024),
+        warmups,
+        rounds,
         memory ? "; memory mode: the whole table is one group, rewritten on one thread" : "");
   }
 }

@@ -41,8 +41,8 @@ final class PathRun {
 
   static Figures run(
       TableAccess access, JobSpec spec, PlanSummary summary, RewritePathChoice choice, PrefetchLimits prefetch,
-      int threads) {
-    GroupRewriter rewriter = new GroupRewriter(access, choice, prefetch);
+      int threads, int columnThreads) {
+    GroupRewriter rewriter = new GroupRewriter(access, choice, prefetch, columnThreads);
     System.gc();
     HeapSampler heap = HeapSampler.start();
     long start = System.nanoTime();

@@ -8,6 +8,8 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;
 
@@ -28,7 +30,13 @@ public final class PathRuns {
     this.report = report;
     try (TableAccess access = new TableAccess(catalog)) {
       long start = System.nanoTime();
-      this.plan = new RewritePlanner(access).dryRun(spec()).plan();
+      RewritePlanner.PlannedJob planned = new RewritePlanner(access).dryRun(spec());
+      if (planned.plan() == null) {
+        throw new IllegalArgumentException(
+            "Nothing to rewrite in the generated '" + shape + "' table (" + planned.reason()
+                + "): give it more files per partition");
+      }
+      this.plan = planned.plan();
       double planSeconds = (System.nanoTime() - start) / 1e9;
       Table table = access.loadTable(TABLE);
       this.tableLocation = table.location();
@@ -40,11 +48,23 @@ public final class PathRuns {
     return new JobSpec(null, TABLE, catalog, Map.of(), null, null, null);
   }
 
-  public void run(RewritePathChoice path, PrefetchLimits prefetch, int threads) {
+  /**
+   * Runs one configuration {@code warmups + rounds} times and reports the measured rounds: the JIT
+   * compiles the rewrite's hot loops during the first runs (on two cores for tens of seconds), so a
+   * single run measures mostly the compiler.
+   */
+  public void run(
+      RewritePathChoice path, PrefetchLimits prefetch, int threads, int columnThreads, int warmups, int rounds) {
+    List<PathRun.Figures> measured = new ArrayList<>();
     try (TableAccess access = new TableAccess(catalog)) {
-      PlanSummary summary = PlanCopy.store(access, plan, tableLocation, TABLE, plan.jobId() + "-run" + (++runs));
-      PathRun.Figures figures = PathRun.run(access, spec(), summary, path, prefetch, threads);
-      report.row(shape, path, prefetch, threads, figures);
+      for (int round = 0; round < warmups + rounds; round++) {
+        PlanSummary summary = PlanCopy.store(access, plan, tableLocation, TABLE, plan.jobId() + "-run" + (++runs));
+        PathRun.Figures figures = PathRun.run(access, spec(), summary, path, prefetch, threads, columnThreads);
+        if (round >= warmups) {
+          measured.add(figures);
+        }
+      }
     }
+    report.row(shape, path, prefetch, threads, columnThreads, measured);
   }
 }

@@ -245,6 +245,32 @@ public final class FragmentedTable {
     delta.commit();
   }
 
+  /** Deletes {@code orderIds} by equality on {@code order_id}, in the partition of {@code partitionOf}. */
+  public static DeleteFile equalityDelete(Table table, DataFile partitionOf, long... orderIds) {
+    Schema keySchema = table.schema().select("order_id");
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(table)
+            .deleteFileFormat(FileFormat.PARQUET)
+            .equalityFieldIds(new int[] {table.schema().findField("order_id").fieldId()})
+            .equalityDeleteRowSchema(keySchema)
+            .build();
+    OutputFileFactory outputs = OutputFileFactory.builderFor(table, 9, 9).format(FileFormat.PARQUET).build();
+    PartitionSpec spec = table.specs().get(partitionOf.specId());
+    EqualityDeleteWriter<Record> writer =
+        writers.newEqualityDeleteWriter(
+            outputs.newOutputFile(spec, partitionOf.partition()), spec, partitionOf.partition());
+    try (writer) {
+      for (long orderId : orderIds) {
+        GenericRecord key = GenericRecord.create(keySchema);
+        key.setField("order_id", orderId);
+        writer.write(key);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return writer.toDeleteFile();
+  }
+
   /** Deletes {@code positions} of {@code target}: a position delete file (v2) or a deletion vector (v3). */
   public static DeleteFile positionDelete(Table table, DataFile target, long... positions) {
     OutputFileFactory outputs =

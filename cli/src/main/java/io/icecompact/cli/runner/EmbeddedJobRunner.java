@@ -14,6 +14,7 @@ import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
+import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -112,7 +113,11 @@ public final class EmbeddedJobRunner {
   }
 
   private List<GroupFailure> rewriteAll(TableAccess access, JobSpec spec, PlanSummary summary) {
-    GroupRewriter rewriter = new GroupRewriter(access, pathChoice);
+    // each group running at once gets its share of the processors for its column copies
+    int columnThreads = Math.max(1, Runtime.getRuntime().availableProcessors() / workers);
+    GroupRewriter rewriter =
+        new GroupRewriter(
+            access, pathChoice, PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory()), columnThreads);
     List<GroupFailure> failures = Collections.synchronizedList(new ArrayList<>());
     AtomicInteger done = new AtomicInteger();
     int total = summary.groupCount();

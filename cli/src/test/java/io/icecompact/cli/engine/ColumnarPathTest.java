@@ -16,6 +16,7 @@ import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
+import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,6 +40,7 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.LocalInputFile;
@@ -136,6 +138,73 @@ class ColumnarPathTest extends EngineTestBase {
     assertStatus(second, JobStatus.COMMITTED);
     assertThat(second.groups()).allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
     assertThat(LiveRows.multiset(load(), withLineage)).isEqualTo(beforeSecond);
+  }
+
+  /**
+   * Equality deletes whose ids fall outside most files' order_id bounds: those files' key columns are
+   * not read. An id on a file's upper bound (the only one within its bounds) must still be deleted.
+   */
+  @Test
+  void equalityDeletesSkippedByKeyBoundsGiveTheGenericPathsRows() {
+    // 4 days x 5 files x 200 rows, ids in write order; no other deletes
+    Table table = create(new FragmentedTable.Shape(4, 5, 200, 2, 0, 0, true));
+    long low = 4L * 5 * 200 - 400;
+    long high = low + 199;
+    DataFile bounded = null;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().includeColumnStats().planFiles()) {
+      for (FileScanTask task : tasks) {
+        if (low == (Long) Conversions.fromByteBuffer(Types.LongType.get(), task.file().lowerBounds().get(1))) {
+          bounded = task.file();
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    assertThat(bounded).isNotNull();
+    assertThat((Long) Conversions.fromByteBuffer(Types.LongType.get(), bounded.upperBounds().get(1))).isEqualTo(high);
+    // low - 1 lives in another partition: within its partition the delete file matches only `high`
+    table.newRowDelta().addDeletes(FragmentedTable.equalityDelete(table, bounded, low - 1, high)).commit();
+    table = load();
+    Map<String, Long> before = LiveRows.multiset(table);
+    assertThat(before.keySet()).noneMatch(row -> row.startsWith("(" + high + ", "));
+    assertSameAsGeneric(table, Map.of());
+
+    JobResult result = run(job());
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
+    assertThat(LiveRows.multiset(load())).isEqualTo(before);
+  }
+
+  /**
+   * Columns copied on several threads at once write the very files one thread writes: each column has
+   * its own reader, sink and codec state, and row groups close between slices, on the caller's thread.
+   */
+  @Test
+  void columnsCopiedOnSeveralThreadsWriteTheSameBytesAsOneThread() throws IOException {
+    Table table = typed(3);
+    JobSpec spec = job(Map.of()).withJobIdIfAbsent();
+    PlanSummary summary = new RewritePlanner(access).plan(spec);
+    List<List<byte[]>> outputsByThreads = new ArrayList<>();
+    int attempt = 1;
+    for (int threads : List.of(1, 4)) {
+      GroupRewriter rewriter = new GroupRewriter(access, RewritePathChoice.AUTO, PrefetchLimits.DEFAULT, threads);
+      List<byte[]> bytes = new ArrayList<>();
+      for (int index : summary.groupIndexes()) {
+        rewriter.rewrite(GroupRequest.of(spec, summary, index, attempt));
+        GroupResult result = groupResult(summary, index);
+        assertThat(result.rewritePath()).isEqualTo(RewritePath.COLUMNAR);
+        for (DataFile file : outputs(table, result)) {
+          bytes.add(java.nio.file.Files.readAllBytes(java.nio.file.Path.of(file.location())));
+        }
+        access.fileIO().deleteFile(new WorkLocation(summary.workLocation()).groupResult(index));
+      }
+      outputsByThreads.add(bytes);
+      attempt++;
+    }
+    assertThat(outputsByThreads.get(0)).isNotEmpty().hasSameSizeAs(outputsByThreads.get(1));
+    for (int i = 0; i < outputsByThreads.get(0).size(); i++) {
+      assertThat(outputsByThreads.get(1).get(i)).as("output file %d", i).isEqualTo(outputsByThreads.get(0).get(i));
+    }
   }
 
   @Test

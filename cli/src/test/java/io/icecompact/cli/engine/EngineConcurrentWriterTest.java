@@ -287,7 +287,7 @@ class EngineConcurrentWriterTest extends EngineTestBase {
                 DataFile input = groupInputs(summary, TARGET_GROUP).get(0);
                 int day = input.partition().get(0, Integer.class);
                 long orderId = (Long) liveRowsOfDay(writer, day).get(0).getField("order_id");
-                DeleteFile delete = equalityDelete(writer, input, orderId);
+                DeleteFile delete = FragmentedTable.equalityDelete(writer, input, orderId);
                 writer.newRowDelta().addDeletes(delete).commit();
                 eqDelete.set(delete);
                 afterDelete.set(LiveRows.multiset(writer));
@@ -311,30 +311,6 @@ class EngineConcurrentWriterTest extends EngineTestBase {
       assertThat(result.rewrittenGroups()).isEqualTo(3);
     }
     assertThat(LiveRows.multiset(table)).isEqualTo(afterDelete.get());
-  }
-
-  private static DeleteFile equalityDelete(Table table, DataFile partitionOf, long orderId) {
-    Schema keySchema = table.schema().select("order_id");
-    GenericFileWriterFactory writers =
-        new GenericFileWriterFactory.Builder(table)
-            .deleteFileFormat(FileFormat.PARQUET)
-            .equalityFieldIds(new int[] {table.schema().findField("order_id").fieldId()})
-            .equalityDeleteRowSchema(keySchema)
-            .build();
-    OutputFileFactory outputs =
-        OutputFileFactory.builderFor(table, 9, 9).format(FileFormat.PARQUET).build();
-    PartitionSpec spec = table.specs().get(partitionOf.specId());
-    EqualityDeleteWriter<Record> writer =
-        writers.newEqualityDeleteWriter(
-            outputs.newOutputFile(spec, partitionOf.partition()), spec, partitionOf.partition());
-    try (writer) {
-      GenericRecord key = GenericRecord.create(keySchema);
-      key.setField("order_id", orderId);
-      writer.write(key);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return writer.toDeleteFile();
   }
 
   /** Commits a position delete of one row of one input file of {@link #TARGET_GROUP}. */

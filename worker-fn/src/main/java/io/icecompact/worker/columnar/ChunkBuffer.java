@@ -24,8 +24,11 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * both kinds of pages sit in one list, in row order, and go to the file writer together.
  */
 final class ChunkBuffer implements PageWriteStore, PageWriter {
+  /** A compressed page: {@code length} bytes of {@code bytes} from {@code offset}. */
   private record Page(
       byte[] bytes,
+      int offset,
+      int length,
       int uncompressedSize,
       int valueCount,
       int rowCount,
@@ -96,7 +99,8 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
       throws IOException {
     long uncompressed = bytes.size();
     byte[] compressed = compressor.compress(bytes);
-    add(new Page(compressed, (int) uncompressed, valueCount, rowCount, statistics, sizeStatistics, rl, dl, values));
+    add(new Page(compressed, 0, compressed.length, (int) uncompressed, valueCount, rowCount, statistics,
+        sizeStatistics, rl, dl, values));
   }
 
   @Override
@@ -115,9 +119,14 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
     writePage(bytes, valueCount, rowCount, statistics, sizeStatistics, rl, dl, values);
   }
 
-  /** A data page copied from an input file: compressed with this chunk's codec, v1, no page statistics. */
+  /**
+   * A data page copied from an input file ({@code length} bytes of {@code chunk} from {@code offset},
+   * not copied again): compressed with this chunk's codec, v1, no page statistics.
+   */
   void copyPage(
-      byte[] compressed,
+      byte[] chunk,
+      int offset,
+      int length,
       int uncompressedSize,
       int valueCount,
       Statistics<?> statistics,
@@ -125,12 +134,12 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
       Encoding dl,
       Encoding values) {
     copiedPages = true;
-    add(new Page(compressed, uncompressedSize, valueCount, -1, statistics, null, rl, dl, values));
+    add(new Page(chunk, offset, length, uncompressedSize, valueCount, -1, statistics, null, rl, dl, values));
   }
 
   private void add(Page page) {
     pages.add(page);
-    bufferedBytes += page.bytes().length;
+    bufferedBytes += page.length();
     valueCount += page.valueCount();
   }
 
@@ -187,7 +196,7 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
       writer.writeDictionaryPage(dictionary);
     }
     for (Page page : pages) {
-      BytesInput bytes = BytesInput.from(page.bytes());
+      BytesInput bytes = BytesInput.from(page.bytes(), page.offset(), page.length());
       if (copiedPages) {
         writer.writeDataPage(
             page.valueCount(), page.uncompressedSize(), bytes, page.statistics(),

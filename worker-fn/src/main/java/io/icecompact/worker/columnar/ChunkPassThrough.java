@@ -34,8 +34,10 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 final class ChunkPassThrough {
   private static final Set<Encoding> PLAIN_ENCODINGS = EnumSet.of(Encoding.PLAIN, Encoding.RLE, Encoding.BIT_PACKED);
 
-  /** One data page as stored. */
-  record CopiedPage(byte[] bytes, int uncompressedSize, int valueCount, Encoding rl, Encoding dl, Encoding values) {}
+  /** One data page as stored: {@code length} bytes of the chunk's bytes from {@code offset}. */
+  record CopiedPage(
+      byte[] chunk, int offset, int length, int uncompressedSize, int valueCount, Encoding rl, Encoding dl,
+      Encoding values) {}
 
   private ChunkPassThrough() {}
 
@@ -77,13 +79,15 @@ final class ChunkPassThrough {
         return null;
       }
       DataPageHeader data = header.getData_page_header();
-      byte[] page = in.readNBytes(size);
-      if (page.length != size) {
+      int offset = bytes.length - in.available();
+      if (in.skip(size) != size) {
         throw new IOException("Truncated page in column chunk " + chunk.getPath());
       }
       pages.add(
           new CopiedPage(
-              page,
+              bytes,
+              offset,
+              size,
               header.getUncompressed_page_size(),
               data.getNum_values(),
               Encoding.valueOf(data.getRepetition_level_encoding().name()),
@@ -116,7 +120,7 @@ final class ChunkPassThrough {
     for (int p = 0; p < pages.size(); p++) {
       CopiedPage page = pages.get(p);
       sink.chunk().copyPage(
-          page.bytes(), page.uncompressedSize(), page.valueCount(),
+          page.chunk(), page.offset(), page.length(), page.uncompressedSize(), page.valueCount(),
           p == 0 ? first : Statistics.createStats(type), page.rl(), page.dl(), page.values());
     }
   }

@@ -1,5 +1,6 @@
 package io.icecompact.worker.columnar;
 
+import java.nio.ByteBuffer;
 import java.util.BitSet;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.ColumnWriter;
@@ -12,9 +13,9 @@ import org.apache.parquet.io.api.Binary;
  *
  * <p>Two details of parquet-java's column API matter here. A deleted non-null value must be skipped
  * before {@code consume()}, which does not advance past an unread value (a null has no value and must
- * not be skipped). And a binary value is a view into the decompressed input page: it is copied before
- * writing, since the writer's statistics and dictionary keep the values they are given, and would keep
- * every input page alive with them.
+ * not be skipped). And a binary value is a view into the decompressed input page: it is marked as
+ * reused before writing, since the writer's statistics and dictionary keep the values they are given
+ * (copying only those marked reused), and would otherwise keep every input page alive with them.
  */
 final class ColumnCopier {
   private ColumnCopier() {}
@@ -135,7 +136,7 @@ final class ColumnCopier {
             continue;
           }
           if (definition == maxDefinition) {
-            writer.write(Binary.fromConstantByteArray(reader.getBinary().getBytes()), 0, definition);
+            writer.write(reused(reader.getBinary()), 0, definition);
           } else {
             writer.writeNull(0, definition);
           }
@@ -146,6 +147,18 @@ final class ColumnCopier {
       }
     }
     return written;
+  }
+
+  /**
+   * The value marked as one whose bytes will change: whatever the writer keeps (statistics bounds,
+   * dictionary entries) it then copies, and the rest of the input page is not kept alive through it.
+   * Cheaper than copying every value.
+   */
+  private static Binary reused(Binary value) {
+    ByteBuffer bytes = value.toByteBuffer();
+    return bytes.hasArray()
+        ? Binary.fromReusedByteArray(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining())
+        : Binary.fromReusedByteBuffer(bytes);
   }
 
   private static void skip(ColumnReader reader, int definition, int maxDefinition) {

@@ -37,6 +37,7 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
@@ -63,6 +64,9 @@ public final class ColumnarRewritePath {
   private final WriteSettings settings;
   private final ParquetProperties dictionaryOn;
   private final ParquetProperties dictionaryOff;
+  private final int columnThreads;
+  // the copy threads of the running rewrite, or null when columns are copied on the caller's thread
+  private ExecutorService columnPool;
   // built once per group: each build creates a codec factory over a new Hadoop configuration (ms)
   private final ParquetReadOptions footerOptions = ParquetReadOptions.builder().build();
   private List<ColumnarInput> inputs;
@@ -75,6 +79,19 @@ public final class ColumnarRewritePath {
   }
 
   public ColumnarRewritePath(Table table, int outputSpecId, long targetFileSize, DeleteLoader deleteLoader) {
+    this(table, outputSpecId, targetFileSize, deleteLoader, 1);
+  }
+
+  /**
+   * @param columnThreads threads copying the columns of an input row group at once (1: the caller's
+   *     thread only); a Lambda worker's vCPUs beyond the first are used this way
+   */
+  public ColumnarRewritePath(
+      Table table, int outputSpecId, long targetFileSize, DeleteLoader deleteLoader, int columnThreads) {
+    if (columnThreads < 1) {
+      throw new IllegalArgumentException("columnThreads must be >= 1, got " + columnThreads);
+    }
+    this.columnThreads = columnThreads;
     this.table = table;
     this.spec = table.specs().get(outputSpecId);
     this.targetFileSize = targetFileSize;
@@ -178,6 +195,8 @@ public final class ColumnarRewritePath {
     long rowsRead = 0;
     long rowsDeleted = 0;
     boolean failed = true;
+    // parquet-java's codecs other than ZSTD keep per-instance state: those tables copy on one thread
+    columnPool = columnThreads > 1 && compressor.threadSafe() ? newColumnPool(columnThreads) : null;
     try {
       int done = 0;
       for (ColumnarInput input : inputs) {
@@ -189,6 +208,10 @@ public final class ColumnarRewritePath {
       outputs.finish();
       failed = false;
     } finally {
+      if (columnPool != null) {
+        columnPool.shutdownNow();
+        columnPool = null;
+      }
       if (failed) {
         outputs.abortAndDelete();
       }
@@ -309,15 +332,21 @@ public final class ColumnarRewritePath {
     long kept = 0;
     // copied pages hold the whole row group: it goes into one output row group
     int sliceRows = anyCopied ? Math.max(rows, 1) : ROWS_PER_SLICE;
+    ExecutorService pool = columnPool != null && threadSafeCodecs(block) ? columnPool : null;
     for (int from = 0; from < rows; from += sliceRows) {
       int to = Math.min(rows, from + sliceRows);
-      kept += copySlice(input, readers, copied, sourceChunks, plainWanted, from, to, firstRow, deleted, outputs.current());
+      kept += copySlice(
+          input, readers, copied, sourceChunks, plainWanted, from, to, firstRow, deleted, outputs.current(), pool);
       outputs.afterSlice();
     }
     return kept;
   }
 
-  /** Copies rows {@code [from, to)} of the open row group, every column; returns the rows kept. */
+  /**
+   * Copies rows {@code [from, to)} of the open row group, every column; returns the rows kept. With a
+   * {@code pool}, the columns to decode are copied at once, one task each: every column has its own
+   * reader, sink and metrics, and the codecs keep their state per thread.
+   */
   private int copySlice(
       ColumnarInput input,
       ColumnReader[] readers,
@@ -328,32 +357,127 @@ public final class ColumnarRewritePath {
       int to,
       long firstRow,
       BitSet deleted,
-      ColumnarFileWriter out) {
-    Long firstRowId = input.task().file().firstRowId();
-    Long dataSequenceNumber = input.task().file().dataSequenceNumber();
+      ColumnarFileWriter out,
+      ExecutorService pool) {
+    ColumnSink[] sinks = new ColumnSink[readers.length];
+    int[] written = new int[readers.length];
+    List<Integer> toDecode = new ArrayList<>();
+    for (int c = 0; c < readers.length; c++) {
+      sinks[c] = out.sink(c, plainWanted[c]); // opened here, on the one thread that owns the file writer
+      if (copied.get(c) != null) {
+        ChunkPassThrough.append(copied.get(c), sourceChunks[c], sinks[c]);
+        written[c] = to - from;
+      } else {
+        toDecode.add(c);
+      }
+    }
+    if (pool == null || toDecode.size() < 2) {
+      for (int c : toDecode) {
+        written[c] = copyColumn(input, readers[c], sinks[c], out.floatMetrics(c), c, from, to, firstRow, deleted);
+      }
+    } else {
+      List<Future<Integer>> tasks = new ArrayList<>(toDecode.size());
+      for (int c : toDecode) {
+        ColumnReader reader = readers[c];
+        ColumnSink sink = sinks[c];
+        FloatingPointMetrics metrics = out.floatMetrics(c);
+        int column = c;
+        tasks.add(pool.submit(() -> copyColumn(input, reader, sink, metrics, column, from, to, firstRow, deleted)));
+      }
+      int[] results = awaitAll(tasks);
+      for (int i = 0; i < results.length; i++) {
+        written[toDecode.get(i)] = results[i];
+      }
+    }
     int kept = -1;
     for (int c = 0; c < readers.length; c++) {
-      ColumnSink sink = out.sink(c, plainWanted[c]);
-      int written;
-      if (copied.get(c) != null) {
-        ChunkPassThrough.append(copied.get(c), sourceChunks[c], sink);
-        written = to - from;
-      } else if (columns.isRowId(c)) {
-        written = LineageCopier.copy(readers[c], sink, firstRowId, null, true, from, to, firstRow, deleted);
-      } else if (columns.isLastUpdatedSequenceNumber(c)) {
-        written =
-            LineageCopier.copy(readers[c], sink, firstRowId, dataSequenceNumber, false, from, to, firstRow, deleted);
-      } else {
-        written = ColumnCopier.copy(readers[c], sink, out.floatMetrics(c), from, to, firstRow, deleted);
-      }
-      if (kept >= 0 && written != kept) {
+      if (kept >= 0 && written[c] != kept) {
         throw new IllegalStateException(
-            String.format("Column %s kept %d rows, the previous column %d", sink.column(), written, kept));
+            String.format("Column %s kept %d rows, the previous column %d", sinks[c].column(), written[c], kept));
       }
-      kept = written;
+      kept = written[c];
     }
     out.rowsAdded(kept);
     return kept;
+  }
+
+  /** Copies one column's rows {@code [from, to)}, deleted rows left out; returns the rows written. */
+  private int copyColumn(
+      ColumnarInput input,
+      ColumnReader reader,
+      ColumnSink sink,
+      FloatingPointMetrics metrics,
+      int c,
+      int from,
+      int to,
+      long firstRow,
+      BitSet deleted) {
+    Long firstRowId = input.task().file().firstRowId();
+    if (columns.isRowId(c)) {
+      return LineageCopier.copy(reader, sink, firstRowId, null, true, from, to, firstRow, deleted);
+    } else if (columns.isLastUpdatedSequenceNumber(c)) {
+      Long dataSequenceNumber = input.task().file().dataSequenceNumber();
+      return LineageCopier.copy(reader, sink, firstRowId, dataSequenceNumber, false, from, to, firstRow, deleted);
+    }
+    return ColumnCopier.copy(reader, sink, metrics, from, to, firstRow, deleted);
+  }
+
+  /**
+   * The tasks' results in order. Every task is waited for, even after one failed, so no copy still
+   * writes into a sink when the failure reaches the caller (which then aborts the output); the first
+   * failure is raised as it was thrown.
+   */
+  private static int[] awaitAll(List<Future<Integer>> tasks) {
+    int[] results = new int[tasks.size()];
+    Throwable failure = null;
+    boolean interrupted = false;
+    for (int i = 0; i < tasks.size(); i++) {
+      while (true) {
+        try {
+          results[i] = tasks.get(i).get();
+          break;
+        } catch (ExecutionException e) {
+          failure = failure == null ? e.getCause() : failure;
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true; // keep waiting: the task must end before the sink is touched again
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+      if (failure == null) {
+        failure = new GroupRewriteException("Interrupted while copying columns", null);
+      }
+    }
+    if (failure instanceof RuntimeException runtime) {
+      throw runtime;
+    } else if (failure instanceof Error error) {
+      throw error;
+    } else if (failure != null) {
+      throw new IllegalStateException(failure);
+    }
+    return results;
+  }
+
+  /** Whether every chunk of the row group is read with a codec whose decompressor is per thread. */
+  private static boolean threadSafeCodecs(BlockMetaData block) {
+    for (ColumnChunkMetaData chunk : block.getColumns()) {
+      if (chunk.getCodec() != CompressionCodecName.ZSTD && chunk.getCodec() != CompressionCodecName.UNCOMPRESSED) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static ExecutorService newColumnPool(int threads) {
+    return Executors.newFixedThreadPool(
+        threads,
+        runnable -> {
+          Thread thread = new Thread(runnable, "column-copy");
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   /** The group's output files: the open one, and those closed so far. */

@@ -3,25 +3,35 @@ package io.icecompact.worker.columnar;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
- * The codec factory one group's input files are read with, on one thread: ZSTD pages are
- * decompressed with one reused zstd context (parquet-java's codec sets up a Hadoop decompression
- * stream per page); other codecs go to parquet-java's factory.
+ * The codec factory one group's input files are read with: ZSTD pages are decompressed with one reused
+ * zstd context per thread (parquet-java's codec sets up a Hadoop decompression stream per page), so
+ * the group's copy threads may decompress pages of one row group at once; other codecs go to
+ * parquet-java's factory, which is not thread-safe.
  */
 final class PageDecompressors implements CompressionCodecFactory, AutoCloseable {
   private final CompressionCodecFactory fallback;
-  private final ZstdDecompressCtx zstd = new ZstdDecompressCtx();
+  private final Queue<ZstdDecompressCtx> contexts = new ConcurrentLinkedQueue<>();
+  private final ThreadLocal<ZstdDecompressCtx> zstd =
+      ThreadLocal.withInitial(
+          () -> {
+            ZstdDecompressCtx context = new ZstdDecompressCtx();
+            contexts.add(context);
+            return context;
+          });
   private final BytesInputDecompressor zstdDecompressor =
       new BytesInputDecompressor() {
         @Override
         public BytesInput decompress(BytesInput bytes, int uncompressedSize) throws IOException {
           byte[] output = new byte[uncompressedSize];
           byte[] input = bytes.toByteArray();
-          int size = zstd.decompressByteArray(output, 0, uncompressedSize, input, 0, input.length);
+          int size = zstd.get().decompressByteArray(output, 0, uncompressedSize, input, 0, input.length);
           if (size != uncompressedSize) {
             throw new IOException("ZSTD page decompressed to " + size + " bytes, expected " + uncompressedSize);
           }
@@ -54,7 +64,7 @@ final class PageDecompressors implements CompressionCodecFactory, AutoCloseable 
     return codec == CompressionCodecName.ZSTD ? zstdDecompressor : fallback.getDecompressor(codec);
   }
 
-  /** Called by every file reader on close; the zstd context lives until {@link #close()}. */
+  /** Called by every file reader on close; the zstd contexts live until {@link #close()}. */
   @Override
   public void release() {
     fallback.release();
@@ -62,6 +72,9 @@ final class PageDecompressors implements CompressionCodecFactory, AutoCloseable 
 
   @Override
   public void close() {
-    zstd.close();
+    ZstdDecompressCtx context;
+    while ((context = contexts.poll()) != null) {
+      context.close();
+    }
   }
 }

@@ -1,0 +1,58 @@
+package io.icecompact.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bench} on a tiny table: the report's rows and what they say, not the figures. */
+class BenchCommandTest {
+  @Test
+  void reportsEachPathOnTheSameGroupsWithTheMedianOfItsRounds(@TempDir Path dir) {
+    CliRun run =
+        CliRun.of(
+            "bench", "--warehouse", dir.toString(), "--files", "12", "--partitions", "2", "--rows-per-file", "200",
+            "--delete-files", "2", "--equality-deletes", "20", "--shapes", "deletes,scattered-deletes",
+            "--threads", "1", "--warmups", "0", "--rounds", "2");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    List<String> rows = run.out().lines().filter(line -> line.startsWith("| deletes") || line.startsWith("| scattered")).toList();
+    assertThat(rows).hasSize(4);
+    assertThat(rows)
+        .filteredOn(row -> row.contains("| generic |"))
+        .hasSize(2)
+        .allSatisfy(row -> assertThat(row).contains("generic 2 (generic path requested)"));
+    assertThat(rows)
+        .filteredOn(row -> row.contains("| auto |"))
+        .hasSize(2)
+        .allSatisfy(row -> assertThat(row).contains("columnar 2 ("));
+    assertThat(run.out())
+        .contains("2 files with position deletes")
+        .contains("0 warm-up run(s), then the median of 2 run(s)");
+  }
+
+  @Test
+  void refusesRoundsBelowOneAndUnknownShapes(@TempDir Path dir) {
+    CliRun rounds = CliRun.of("bench", "--warehouse", dir.toString(), "--rounds", "0");
+    assertThat(rounds.exitCode()).isEqualTo(2);
+    assertThat(rounds.err()).contains("--rounds 1 or more");
+
+    CliRun shape = CliRun.of("bench", "--warehouse", dir.toString(), "--shapes", "cdc");
+    assertThat(shape.exitCode()).isEqualTo(2);
+    assertThat(shape.err()).contains("Unknown shape 'cdc'");
+  }
+
+  @Test
+  void saysSoWhenTheGeneratedTableHasNothingToRewrite(@TempDir Path dir) {
+    // two files per partition: under the planner's min-input-files
+    CliRun run =
+        CliRun.of(
+            "bench", "--warehouse", dir.toString(), "--files", "4", "--partitions", "2", "--rows-per-file", "50",
+            "--shapes", "no-deletes", "--rounds", "1", "--warmups", "0");
+
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).contains("Nothing to rewrite in the generated 'no-deletes' table");
+  }
+}
