@@ -72,13 +72,13 @@ public final class GroupRewriter {
 
   /** With the limits of the input prefetch ({@link PrefetchLimits#OFF} reads every file directly). */
   public GroupRewriter(TableAccess access, RewritePathChoice pathChoice, PrefetchLimits prefetch) {
-    this(access, pathChoice, prefetch, Runtime.getRuntime().availableProcessors());
+    this(access, pathChoice, prefetch, defaultColumnThreads(1));
   }
 
   /**
-   * With the threads the columnar path copies a group's columns on (the processors by default: a
-   * Lambda worker rewrites one group, and its memory buys it several vCPUs). A runner rewriting
-   * several groups at once gives each its share.
+   * With the threads the columnar path copies a group's columns on. A Lambda worker rewrites one
+   * group, and its memory buys it several vCPUs; a runner rewriting several groups at once gives each
+   * its share ({@link #defaultColumnThreads}).
    */
   public GroupRewriter(TableAccess access, RewritePathChoice pathChoice, PrefetchLimits prefetch, int columnThreads) {
     if (columnThreads < 1) {
@@ -88,6 +88,15 @@ public final class GroupRewriter {
     this.pathChoice = pathChoice;
     this.prefetch = prefetch;
     this.columnThreads = columnThreads;
+  }
+
+  /**
+   * Column threads for each of {@code groupsAtOnce} groups: the processors but one, shared. One is left
+   * to the JIT compiler, the garbage collector and the input prefetch: on 2 cores, copying columns on
+   * 2 threads measured slower than on 1 (docs/performance.md).
+   */
+  public static int defaultColumnThreads(int groupsAtOnce) {
+    return Math.max(1, (Runtime.getRuntime().availableProcessors() - 1) / Math.max(1, groupsAtOnce));
   }
 
   /** What the input prefetch did over every group this rewriter has rewritten. */

@@ -114,10 +114,12 @@ public final class EmbeddedJobRunner {
 
   private List<GroupFailure> rewriteAll(TableAccess access, JobSpec spec, PlanSummary summary) {
     // each group running at once gets its share of the processors for its column copies
-    int columnThreads = Math.max(1, Runtime.getRuntime().availableProcessors() / workers);
     GroupRewriter rewriter =
         new GroupRewriter(
-            access, pathChoice, PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory()), columnThreads);
+            access,
+            pathChoice,
+            PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory()),
+            GroupRewriter.defaultColumnThreads(Math.min(workers, Math.max(1, summary.groupCount()))));
     List<GroupFailure> failures = Collections.synchronizedList(new ArrayList<>());
     AtomicInteger done = new AtomicInteger();
     int total = summary.groupCount();
