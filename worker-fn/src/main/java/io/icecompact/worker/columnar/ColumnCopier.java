@@ -5,6 +5,7 @@ import java.util.BitSet;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * Copies the values of a run of rows of one flat column from an input column reader to an output
@@ -31,7 +32,11 @@ final class ColumnCopier {
       int from,
       int to,
       long firstRow,
-      BitSet deleted) {
+      BitSet deleted,
+      boolean dictionaryPagesOnly) {
+    if (dictionaryPagesOnly && sink.dictionary() != null) {
+      return copyDictionaryIds(reader, sink, from, to, firstRow, deleted);
+    }
     ColumnWriter writer = sink.writer();
     int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
     int fileFrom = Math.toIntExact(firstRow + from);
@@ -145,6 +150,59 @@ final class ColumnCopier {
           written++;
         }
       }
+    }
+    return written;
+  }
+
+  /**
+   * The copy of a chunk whose every data page is dictionary-encoded into a sink whose writer takes
+   * dictionary id hints: each input id's output id is learnt once per input chunk, then hinted on every
+   * later occurrence, sparing the writer a hash lookup per value. Values are still written: the writer
+   * keeps statistics from them, and writes them plainly if its dictionary overflows.
+   */
+  private static int copyDictionaryIds(
+      ColumnReader reader, ColumnSink sink, int from, int to, long firstRow, BitSet deleted) {
+    ColumnWriter writer = sink.writer();
+    HintedDictionaryWriters.Hinted dictionary = sink.dictionary();
+    DictionaryTranslation translation = sink.translation(reader);
+    boolean binary = reader.getDescriptor().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BINARY;
+    int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
+    int fileFrom = Math.toIntExact(firstRow + from);
+    int written = 0;
+    for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
+      int definition = reader.getCurrentDefinitionLevel();
+      if (deleted.get(pos)) {
+        skip(reader, definition, maxDefinition);
+        continue;
+      }
+      if (definition == maxDefinition) {
+        int inputId = reader.getCurrentValueDictionaryID();
+        int outputId = translation.outputId(inputId);
+        if (outputId >= 0) {
+          dictionary.hint(outputId);
+        } else {
+          dictionary.takeLastId(); // forget the last id: a writer fallen back to plain sets none
+        }
+        if (binary) {
+          Binary value = translation.value(inputId);
+          if (value == null) {
+            // a copy: the dictionary entry is a view into the input's dictionary page
+            value = Binary.fromConstantByteArray(reader.getBinary().getBytes());
+            translation.setValue(inputId, value);
+          }
+          writer.write(value, 0, definition);
+        } else {
+          writer.write(reader.getLong(), 0, definition);
+        }
+        if (outputId < 0) {
+          translation.setOutputId(inputId, dictionary.takeLastId());
+        }
+      } else {
+        writer.writeNull(0, definition);
+      }
+      reader.consume();
+      sink.endRecord();
+      written++;
     }
     return written;
   }

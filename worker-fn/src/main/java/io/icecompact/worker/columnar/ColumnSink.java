@@ -20,6 +20,9 @@ final class ColumnSink {
   private final ChunkBuffer chunk;
   private ColumnWriteStore store;
   private ColumnWriter writer;
+  private HintedDictionaryWriters.Hinted dictionary;
+  private Object translatedChunk;
+  private DictionaryTranslation translation;
 
   ColumnSink(ColumnDescriptor column, ParquetProperties properties, WriteSettings settings, PageCompressor compressor) {
     this.column = column;
@@ -32,6 +35,29 @@ final class ColumnSink {
   private void open() {
     store = properties.newColumnWriteStore(oneColumn, chunk);
     writer = store.getColumnWriter(column);
+    dictionary =
+        properties.getValuesWriterFactory() instanceof HintedDictionaryWriters writers
+            ? writers.takeLastCreated()
+            : null;
+    translatedChunk = null; // a new writer has a new dictionary
+    translation = null;
+  }
+
+  /** The column writer's dictionary writer taking id hints, or null (no dictionary, or another type). */
+  HintedDictionaryWriters.Hinted dictionary() {
+    return dictionary;
+  }
+
+  /**
+   * The translation of {@code inputChunk}'s dictionary ids (the chunk identified by its column reader)
+   * into this sink's output dictionary: a new one for each input chunk.
+   */
+  DictionaryTranslation translation(Object inputChunk) {
+    if (inputChunk != translatedChunk) {
+      translatedChunk = inputChunk;
+      translation = new DictionaryTranslation();
+    }
+    return translation;
   }
 
   ColumnDescriptor column() {

@@ -30,6 +30,7 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.EncodingStats;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
@@ -373,7 +374,10 @@ public final class ColumnarRewritePath {
     }
     if (pool == null || toDecode.size() < 2) {
       for (int c : toDecode) {
-        written[c] = copyColumn(input, readers[c], sinks[c], out.floatMetrics(c), c, from, to, firstRow, deleted);
+        written[c] =
+            copyColumn(
+                input, readers[c], sinks[c], out.floatMetrics(c), c, dictionaryPagesOnly(sourceChunks[c]), from, to,
+                firstRow, deleted);
       }
     } else {
       List<Future<Integer>> tasks = new ArrayList<>(toDecode.size());
@@ -382,7 +386,10 @@ public final class ColumnarRewritePath {
         ColumnSink sink = sinks[c];
         FloatingPointMetrics metrics = out.floatMetrics(c);
         int column = c;
-        tasks.add(pool.submit(() -> copyColumn(input, reader, sink, metrics, column, from, to, firstRow, deleted)));
+        boolean dictionaryOnly = dictionaryPagesOnly(sourceChunks[c]);
+        tasks.add(
+            pool.submit(
+                () -> copyColumn(input, reader, sink, metrics, column, dictionaryOnly, from, to, firstRow, deleted)));
       }
       int[] results = awaitAll(tasks);
       for (int i = 0; i < results.length; i++) {
@@ -408,6 +415,7 @@ public final class ColumnarRewritePath {
       ColumnSink sink,
       FloatingPointMetrics metrics,
       int c,
+      boolean dictionaryPagesOnly,
       int from,
       int to,
       long firstRow,
@@ -419,7 +427,7 @@ public final class ColumnarRewritePath {
       Long dataSequenceNumber = input.task().file().dataSequenceNumber();
       return LineageCopier.copy(reader, sink, firstRowId, dataSequenceNumber, false, from, to, firstRow, deleted);
     }
-    return ColumnCopier.copy(reader, sink, metrics, from, to, firstRow, deleted);
+    return ColumnCopier.copy(reader, sink, metrics, from, to, firstRow, deleted, dictionaryPagesOnly);
   }
 
   /**
@@ -458,6 +466,12 @@ public final class ColumnarRewritePath {
       throw new IllegalStateException(failure);
     }
     return results;
+  }
+
+  /** Whether every data page of the chunk is dictionary-encoded, by its encoding statistics. */
+  private static boolean dictionaryPagesOnly(ColumnChunkMetaData chunk) {
+    EncodingStats stats = chunk == null ? null : chunk.getEncodingStats();
+    return stats != null && stats.hasDictionaryEncodedPages() && !stats.hasNonDictionaryEncodedPages();
   }
 
   /** Whether every chunk of the row group is read with a codec whose decompressor is per thread. */

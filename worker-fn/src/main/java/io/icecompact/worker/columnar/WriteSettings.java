@@ -88,12 +88,13 @@ final class WriteSettings {
    * {@code ParquetProperties.build()} initializes the factory it is given with itself, and both the
    * default factory and {@code DefaultValuesWriterFactory} (which delegates to static instances) are
    * shared, so a second configuration would silently rewrite the first (a column lost its dictionary
-   * that way; see WriteSettingsTest).
+   * that way; see WriteSettingsTest). With a dictionary, INT64 and BINARY dictionary writers take id
+   * hints ({@link HintedDictionaryWriters}).
    */
   ParquetProperties properties(boolean dictionary) {
     return ParquetProperties.builder()
         .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
-        .withValuesWriterFactory(new DefaultV1ValuesWriterFactory())
+        .withValuesWriterFactory(dictionary ? new HintedDictionaryWriters() : new DefaultV1ValuesWriterFactory())
         .withPageSize(pageSize)
         .withPageRowCountLimit(pageRowLimit)
         .withDictionaryEncoding(dictionary)
