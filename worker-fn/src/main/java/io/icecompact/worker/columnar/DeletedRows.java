@@ -178,7 +178,8 @@ final class DeletedRows {
       if (isInteger(type)) {
         integers = values.stream().mapToLong(value -> ((Number) value).longValue()).sorted().toArray();
       }
-      return new SingleKeySet(values, matchesNull, integers);
+      // integer keys live in the sorted array only
+      return new SingleKeySet(integers == null ? values : Set.of(), matchesNull, integers);
     }
 
     /** Integer-valued keys (ids, dates, timestamps): looked up in a sorted array, without boxing. */

@@ -54,8 +54,10 @@ final class PageCompressor implements AutoCloseable {
     return created;
   }
 
+  /** Closes every thread's context; called on the group's thread, whose entry is dropped too. */
   @Override
   public void close() {
+    state.remove();
     ZstdState closing;
     while ((closing = states.poll()) != null) {
       closing.zstd.close();

@@ -72,6 +72,7 @@ final class PageDecompressors implements CompressionCodecFactory, AutoCloseable 
 
   @Override
   public void close() {
+    zstd.remove(); // the group's thread outlives the group (a warm Lambda's, the runner's)
     ZstdDecompressCtx context;
     while ((context = contexts.poll()) != null) {
       context.close();
