@@ -195,6 +195,9 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
     if (dictionary != null) {
       writer.writeDictionaryPage(dictionary);
     }
+    // size statistics are all or nothing per chunk (the offset index needs one per page); the pages
+    // written here from bytes (DictionaryColumnWriter, PlainPageFilter) carry none
+    boolean sizeStatistics = pages.stream().allMatch(page -> page.sizeStatistics() != null);
     for (Page page : pages) {
       BytesInput bytes = BytesInput.from(page.bytes(), page.offset(), page.length());
       if (copiedPages) {
@@ -204,7 +207,8 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
       } else {
         writer.writeDataPage(
             page.valueCount(), page.uncompressedSize(), bytes, page.statistics(), page.rowCount(),
-            page.rlEncoding(), page.dlEncoding(), page.valuesEncoding(), null, null, page.sizeStatistics());
+            page.rlEncoding(), page.dlEncoding(), page.valuesEncoding(), null, null,
+            sizeStatistics ? page.sizeStatistics() : null);
       }
     }
     writer.endColumn();

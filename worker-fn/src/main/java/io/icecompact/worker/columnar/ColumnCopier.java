@@ -155,17 +155,15 @@ final class ColumnCopier {
   }
 
   /**
-   * The copy of a chunk whose every data page is dictionary-encoded into a sink whose writer takes
-   * dictionary id hints: each input id's output id is learnt once per input chunk, then hinted on every
-   * later occurrence, sparing the writer a hash lookup per value. Values are still written: the writer
-   * keeps statistics from them, and writes them plainly if its dictionary overflows.
+   * The copy of a chunk whose every data page is dictionary-encoded into a dictionary column: each
+   * input id's output id is learnt once per input chunk, and every value is written as its output id,
+   * never decoded.
    */
   private static int copyDictionaryIds(
       ColumnReader reader, ColumnSink sink, int from, int to, long firstRow, BitSet deleted) {
-    ColumnWriter writer = sink.writer();
-    HintedDictionaryWriters.Hinted dictionary = sink.dictionary();
+    DictionaryColumnWriter writer = sink.dictionary();
     DictionaryTranslation translation = sink.translation(reader);
-    boolean binary = reader.getDescriptor().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BINARY;
+    PrimitiveTypeName type = reader.getDescriptor().getPrimitiveType().getPrimitiveTypeName();
     int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
     int fileFrom = Math.toIntExact(firstRow + from);
     int written = 0;
@@ -178,24 +176,25 @@ final class ColumnCopier {
       if (definition == maxDefinition) {
         int inputId = reader.getCurrentValueDictionaryID();
         int outputId = translation.outputId(inputId);
-        if (outputId >= 0) {
-          dictionary.hint(outputId);
-        } else {
-          dictionary.takeLastId(); // forget the last id: a writer fallen back to plain sets none
-        }
-        if (binary) {
-          Binary value = translation.value(inputId);
-          if (value == null) {
-            // a copy: the dictionary entry is a view into the input's dictionary page
-            value = Binary.fromConstantByteArray(reader.getBinary().getBytes());
-            translation.setValue(inputId, value);
-          }
-          writer.write(value, 0, definition);
-        } else {
-          writer.write(reader.getLong(), 0, definition);
-        }
         if (outputId < 0) {
-          translation.setOutputId(inputId, dictionary.takeLastId());
+          outputId = switch (type) {
+            case INT32 -> writer.idOf(reader.getInteger());
+            case INT64 -> writer.idOf(reader.getLong());
+            default -> writer.idOf(reader.getBinary());
+          };
+          if (outputId < 0) {
+            // the output dictionary is full: the writer writes this value plainly
+            switch (type) {
+              case INT32 -> writer.write(reader.getInteger(), 0, definition);
+              case INT64 -> writer.write(reader.getLong(), 0, definition);
+              default -> writer.write(reused(reader.getBinary()), 0, definition);
+            }
+          } else {
+            translation.setOutputId(inputId, outputId);
+          }
+        }
+        if (outputId >= 0) {
+          writer.writeId(outputId, definition);
         }
       } else {
         writer.writeNull(0, definition);

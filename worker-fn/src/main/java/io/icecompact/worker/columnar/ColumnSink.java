@@ -9,9 +9,11 @@ import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * One output column of the open row group: parquet-java's column writer (encoding, dictionary,
- * statistics, page cutting) over a one-column write store, so each column can be written for a run
- * of rows independently of the others; its pages collect in a {@link ChunkBuffer}.
+ * One output column of the open row group, written independently of the others for a run of rows;
+ * its pages collect in a {@link ChunkBuffer}. A dictionary-encoded INT32, INT64 or BINARY column is
+ * written by a {@link DictionaryColumnWriter}, which also takes dictionary ids; any other column by
+ * parquet-java's column writer (encoding, dictionary, statistics, page cutting) over a one-column
+ * write store.
  */
 final class ColumnSink {
   private final ColumnDescriptor column;
@@ -20,31 +22,39 @@ final class ColumnSink {
   private final ChunkBuffer chunk;
   private ColumnWriteStore store;
   private ColumnWriter writer;
-  private HintedDictionaryWriters.Hinted dictionary;
+  private DictionaryColumnWriter dictionary;
   private Object translatedChunk;
   private DictionaryTranslation translation;
 
-  ColumnSink(ColumnDescriptor column, ParquetProperties properties, WriteSettings settings, PageCompressor compressor) {
+  /**
+   * @param properties the column's encoder settings
+   * @param plainProperties the same without dictionary: a dictionary column's fallback
+   */
+  ColumnSink(
+      ColumnDescriptor column,
+      ParquetProperties properties,
+      ParquetProperties plainProperties,
+      WriteSettings settings,
+      PageCompressor compressor) {
     this.column = column;
     this.oneColumn = new MessageType("table", column.getPrimitiveType());
     this.properties = properties;
     this.chunk = new ChunkBuffer(column, compressor, settings.codec);
-    open();
+    if (properties.isDictionaryEnabled(column) && DictionaryColumnWriter.supports(column)) {
+      dictionary = new DictionaryColumnWriter(column, properties, plainProperties, chunk);
+      writer = dictionary;
+    } else {
+      open();
+    }
   }
 
   private void open() {
     store = properties.newColumnWriteStore(oneColumn, chunk);
     writer = store.getColumnWriter(column);
-    dictionary =
-        properties.getValuesWriterFactory() instanceof HintedDictionaryWriters writers
-            ? writers.takeLastCreated()
-            : null;
-    translatedChunk = null; // a new writer has a new dictionary
-    translation = null;
   }
 
-  /** The column writer's dictionary writer taking id hints, or null (no dictionary, or another type). */
-  HintedDictionaryWriters.Hinted dictionary() {
+  /** The column's dictionary writer taking ids, or null (no dictionary, or another type). */
+  DictionaryColumnWriter dictionary() {
     return dictionary;
   }
 
@@ -68,13 +78,20 @@ final class ColumnSink {
     return writer;
   }
 
-  /** After each value: the store counts rows to decide when to cut a page. */
+  /** After each value: the writer counts rows to decide when to cut a page. */
   void endRecord() {
-    store.endRecord();
+    if (dictionary != null) {
+      dictionary.endRecord();
+    } else {
+      store.endRecord();
+    }
   }
 
-  /** Compressed pages plus what the open page holds. */
+  /** Compressed pages plus what the open page (and a dictionary) holds. */
   long bufferedBytes() {
+    if (dictionary != null) {
+      return dictionary.bufferedBytes();
+    }
     return store == null ? chunk.bufferedBytes() : store.getBufferedSize();
   }
 
@@ -87,13 +104,20 @@ final class ColumnSink {
    * Only for columns written without a dictionary: a chunk has one dictionary page.
    */
   void cutPages() {
+    if (dictionary != null) {
+      throw new IllegalStateException("a dictionary column takes no copied pages: " + column);
+    }
     store.close();
     open();
   }
 
   void writeTo(ParquetFileWriter fileWriter) throws IOException {
-    store.close();
-    store = null;
+    if (dictionary != null) {
+      dictionary.close();
+    } else {
+      store.close();
+      store = null;
+    }
     chunk.writeTo(fileWriter);
   }
 }

@@ -91,7 +91,8 @@ final class ColumnarFileWriter {
     }
     if (sinks[c] == null) {
       plainColumns[c] = plain;
-      sinks[c] = new ColumnSink(columns.columns.get(c), plain ? dictionaryOff : dictionaryOn, settings, compressor);
+      sinks[c] = new ColumnSink(
+          columns.columns.get(c), plain ? dictionaryOff : dictionaryOn, dictionaryOff, settings, compressor);
     }
     return sinks[c];
   }

@@ -266,7 +266,8 @@ public final class ColumnarRewritePath {
 
   /**
    * Copies one input row group: chunks that qualify (no deleted row, see {@link ChunkPassThrough}) as
-   * their compressed pages, the others value by value. Returns the rows kept.
+   * their compressed pages, plain chunks of a row group with deleted rows by their pages' bytes
+   * ({@link PlainPageFilter}), the others value by value. Returns the rows kept.
    */
   private long copyRowGroup(
       ColumnarInput input,
@@ -286,6 +287,7 @@ public final class ColumnarRewritePath {
     ColumnarFileWriter out = outputs.current();
     ColumnChunkMetaData[] sourceChunks = new ColumnChunkMetaData[columns.size()];
     boolean[] plainWanted = new boolean[columns.size()];
+    boolean[] filterWanted = new boolean[columns.size()];
     List<List<ChunkPassThrough.CopiedPage>> copied = new ArrayList<>();
     List<ColumnDescriptor> toDecode = new ArrayList<>();
     boolean anyCopied = false;
@@ -298,9 +300,11 @@ public final class ColumnarRewritePath {
               && !columns.isLastUpdatedSequenceNumber(c)
               && ChunkPassThrough.eligible(sourceChunks[c], settings.codec);
       List<ChunkPassThrough.CopiedPage> pages = null;
-      if (noDeletes && plainWanted[c] && out.sink(c, true) != null && out.isPlain(c)) {
+      boolean plainSink = plainWanted[c] && out.sink(c, true) != null && out.isPlain(c);
+      if (noDeletes && plainSink) {
         pages = ChunkPassThrough.read(stream, sourceChunks[c]);
       }
+      filterWanted[c] = !noDeletes && plainSink && PlainPageFilter.supports(source);
       copied.add(pages);
       anyCopied |= pages != null;
       if (pages == null && source != null) {
@@ -309,6 +313,7 @@ public final class ColumnarRewritePath {
     }
 
     ColumnReader[] readers = new ColumnReader[columns.size()];
+    PlainPageFilter[] filters = new PlainPageFilter[columns.size()];
     if (!toDecode.isEmpty()) {
       MessageType fileType = input.footer().getFileMetaData().getSchema();
       reader.setRequestedSchema(toDecode);
@@ -319,12 +324,19 @@ public final class ColumnarRewritePath {
       for (int c = 0; c < readers.length; c++) {
         ColumnDescriptor source = input.sources()[c];
         if (source != null && copied.get(c) == null) {
-          readers[c] = store.getColumnReader(source);
-          if (readers[c].getTotalValueCount() != rows) {
+          long values;
+          if (filterWanted[c]) {
+            filters[c] = new PlainPageFilter(pages.getPageReader(source), source);
+            values = pages.getPageReader(source).getTotalValueCount();
+          } else {
+            readers[c] = store.getColumnReader(source);
+            values = readers[c].getTotalValueCount();
+          }
+          if (values != rows) {
             throw new CorruptInputFileException(
                 String.format(
                     "Column %s of row group %d of %s has %d values for %d rows",
-                    source, index, input.location(), readers[c].getTotalValueCount(), rows));
+                    source, index, input.location(), values, rows));
           }
         }
       }
@@ -337,7 +349,8 @@ public final class ColumnarRewritePath {
     for (int from = 0; from < rows; from += sliceRows) {
       int to = Math.min(rows, from + sliceRows);
       kept += copySlice(
-          input, readers, copied, sourceChunks, plainWanted, from, to, firstRow, deleted, outputs.current(), pool);
+          input, readers, filters, copied, sourceChunks, plainWanted, from, to, firstRow, deleted, outputs.current(),
+          pool);
       outputs.afterSlice();
     }
     return kept;
@@ -351,6 +364,7 @@ public final class ColumnarRewritePath {
   private int copySlice(
       ColumnarInput input,
       ColumnReader[] readers,
+      PlainPageFilter[] filters,
       List<List<ChunkPassThrough.CopiedPage>> copied,
       ColumnChunkMetaData[] sourceChunks,
       boolean[] plainWanted,
@@ -376,20 +390,22 @@ public final class ColumnarRewritePath {
       for (int c : toDecode) {
         written[c] =
             copyColumn(
-                input, readers[c], sinks[c], out.floatMetrics(c), c, dictionaryPagesOnly(sourceChunks[c]), from, to,
-                firstRow, deleted);
+                input, readers[c], filters[c], sinks[c], out.floatMetrics(c), c, dictionaryPagesOnly(sourceChunks[c]),
+                from, to, firstRow, deleted);
       }
     } else {
       List<Future<Integer>> tasks = new ArrayList<>(toDecode.size());
       for (int c : toDecode) {
         ColumnReader reader = readers[c];
+        PlainPageFilter filter = filters[c];
         ColumnSink sink = sinks[c];
         FloatingPointMetrics metrics = out.floatMetrics(c);
         int column = c;
         boolean dictionaryOnly = dictionaryPagesOnly(sourceChunks[c]);
         tasks.add(
             pool.submit(
-                () -> copyColumn(input, reader, sink, metrics, column, dictionaryOnly, from, to, firstRow, deleted)));
+                () -> copyColumn(
+                    input, reader, filter, sink, metrics, column, dictionaryOnly, from, to, firstRow, deleted)));
       }
       int[] results = awaitAll(tasks);
       for (int i = 0; i < results.length; i++) {
@@ -412,6 +428,7 @@ public final class ColumnarRewritePath {
   private int copyColumn(
       ColumnarInput input,
       ColumnReader reader,
+      PlainPageFilter filter,
       ColumnSink sink,
       FloatingPointMetrics metrics,
       int c,
@@ -420,6 +437,9 @@ public final class ColumnarRewritePath {
       int to,
       long firstRow,
       BitSet deleted) {
+    if (filter != null) {
+      return filter.copy(sink, from, to, firstRow, deleted, settings.pageRowLimit, settings.pageSize);
+    }
     Long firstRowId = input.task().file().firstRowId();
     if (columns.isRowId(c)) {
       return LineageCopier.copy(reader, sink, firstRowId, null, true, from, to, firstRow, deleted);

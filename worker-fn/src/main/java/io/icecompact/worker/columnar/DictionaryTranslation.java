@@ -1,15 +1,13 @@
 package io.icecompact.worker.columnar;
 
 import java.util.Arrays;
-import org.apache.parquet.io.api.Binary;
 
 /**
  * For one dictionary-encoded input chunk copied into one output chunk: each input dictionary id's id
- * in the output dictionary once known (-1 before), and for binary columns the value copied once.
+ * in the output dictionary once known (-1 before).
  */
 final class DictionaryTranslation {
   private int[] outputIds = new int[0];
-  private Binary[] values = new Binary[0];
 
   /** The output id of {@code inputId}, or -1 when not known yet. */
   int outputId(int inputId) {
@@ -24,17 +22,5 @@ final class DictionaryTranslation {
       Arrays.fill(outputIds, from, length, -1);
     }
     outputIds[inputId] = outputId;
-  }
-
-  /** The binary value of {@code inputId} as copied, or null. */
-  Binary value(int inputId) {
-    return inputId < values.length ? values[inputId] : null;
-  }
-
-  void setValue(int inputId, Binary value) {
-    if (inputId >= values.length) {
-      values = Arrays.copyOf(values, Math.max(inputId + 1, values.length * 2));
-    }
-    values[inputId] = value;
   }
 }

@@ -18,10 +18,10 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 final class WriteSettings {
   final long rowGroupSize;
   final int pageSize;
+  final int pageRowLimit;
   final CompressionCodecName codec;
   private final BytesInputCompressor codecCompressor;
   private final String compressionLevel;
-  private final int pageRowLimit;
   private final int dictionaryPageSize;
   private final int minRowsForSizeCheck;
   private final int maxRowsForSizeCheck;
@@ -88,13 +88,13 @@ final class WriteSettings {
    * {@code ParquetProperties.build()} initializes the factory it is given with itself, and both the
    * default factory and {@code DefaultValuesWriterFactory} (which delegates to static instances) are
    * shared, so a second configuration would silently rewrite the first (a column lost its dictionary
-   * that way; see WriteSettingsTest). With a dictionary, INT64 and BINARY dictionary writers take id
-   * hints ({@link HintedDictionaryWriters}).
+   * that way; see WriteSettingsTest). With a dictionary, INT32, INT64 and BINARY columns are written
+   * by {@link DictionaryColumnWriter} under these settings.
    */
   ParquetProperties properties(boolean dictionary) {
     return ParquetProperties.builder()
         .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
-        .withValuesWriterFactory(dictionary ? new HintedDictionaryWriters() : new DefaultV1ValuesWriterFactory())
+        .withValuesWriterFactory(new DefaultV1ValuesWriterFactory())
         .withPageSize(pageSize)
         .withPageRowCountLimit(pageRowLimit)
         .withDictionaryEncoding(dictionary)

@@ -1,0 +1,230 @@
+package io.icecompact.worker.columnar;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.BitSet;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.bytes.BytesUtils;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DataPageV2;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.column.statistics.Statistics;
+import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * The copy of a plain-encoded input column chunk whose row group has deleted rows, done on the
+ * pages' bytes: each decompressed page's values are copied in runs of kept rows into new PLAIN pages,
+ * with their definition levels and statistics; no value goes through a column reader or writer.
+ *
+ * <p>For such a chunk (an ID, an amount, a free-text column) parquet-java's reader and writer cost a
+ * few virtual calls, a statistics update and a buffer append per value, which was most of the time
+ * of a file with a single deleted row. Only flat INT32, INT64, FIXED_LEN_BYTE_ARRAY and BINARY columns
+ * whose pages are all PLAIN come here (see {@link #supports}); floating-point columns stay on the
+ * column API, since Iceberg's NaN counts need every value.
+ */
+final class PlainPageFilter {
+  private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private final PageReader pages;
+  private final ColumnDescriptor column;
+  private final PrimitiveTypeName type;
+  private final int width; // bytes of a fixed-width value, or -1 for BINARY
+  private final int maxDefinition;
+
+  // the input page being read
+  private byte[] values;
+  private int valueOffset;
+  private int pageRemaining;
+  private RunLengthBitPackingHybridDecoder definitions;
+
+  // the output page being filled
+  private byte[] outValues = new byte[8192];
+  private int outValueBytes;
+  private byte[] outDefinitions = new byte[1024];
+  private int outCount;
+  private Statistics<?> outStatistics;
+
+  PlainPageFilter(PageReader pages, ColumnDescriptor column) {
+    this.pages = pages;
+    this.column = column;
+    this.type = column.getPrimitiveType().getPrimitiveTypeName();
+    this.width =
+        switch (type) {
+          case INT32 -> 4;
+          case INT64 -> 8;
+          case FIXED_LEN_BYTE_ARRAY -> column.getPrimitiveType().getTypeLength();
+          default -> -1;
+        };
+    this.maxDefinition = column.getMaxDefinitionLevel();
+    this.outStatistics = Statistics.createStats(column.getPrimitiveType());
+    if (pages.readDictionaryPage() != null) {
+      throw new IllegalArgumentException("a dictionary-encoded chunk: " + column);
+    }
+  }
+
+  /** Whether a chunk of this column, all of whose pages are PLAIN, can be filtered here. */
+  static boolean supports(ColumnDescriptor column) {
+    PrimitiveTypeName type = column.getPrimitiveType().getPrimitiveTypeName();
+    return column.getMaxRepetitionLevel() == 0
+        && column.getMaxDefinitionLevel() <= 1
+        && (type == PrimitiveTypeName.INT32
+            || type == PrimitiveTypeName.INT64
+            || type == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
+            || type == PrimitiveTypeName.BINARY);
+  }
+
+  /**
+   * Copies rows {@code [from, to)} of the row group into the sink (a column without dictionary) as
+   * new pages, leaving out deleted rows; {@code firstRow} is the row group's first position in its
+   * file. Returns the rows written.
+   */
+  int copy(ColumnSink sink, int from, int to, long firstRow, BitSet deleted, int pageRowLimit, long pageSize) {
+    sink.cutPages(); // values the column writer holds come first
+    int written = 0;
+    int row = from;
+    try {
+      while (row < to) {
+        if (pageRemaining == 0) {
+          readPage();
+        }
+        int end = Math.min(to, row + pageRemaining);
+        written += copyRows(row, end, Math.toIntExact(firstRow), deleted);
+        pageRemaining -= end - row;
+        row = end;
+        if (outCount >= pageRowLimit || outValueBytes >= pageSize) {
+          writePage(sink);
+        }
+      }
+      writePage(sink);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot copy the pages of " + column, e);
+    }
+    return written;
+  }
+
+  /** Rows {@code [from, end)}, all in the open input page; copies kept values in runs. */
+  private int copyRows(int from, int end, int firstRow, BitSet deleted) throws IOException {
+    int kept = 0;
+    int runStart = valueOffset; // the bytes of a run of kept values, copied at once
+    for (int row = from; row < end; row++) {
+      int definition = maxDefinition == 0 ? 0 : definitions.readInt();
+      boolean isDeleted = deleted.get(firstRow + row);
+      if (definition != maxDefinition) {
+        if (!isDeleted) {
+          addDefinition(definition);
+          outStatistics.incrementNumNulls();
+          kept++;
+        }
+        continue;
+      }
+      int length = width >= 0 ? width : 4 + (int) INT.get(values, valueOffset);
+      if (isDeleted) {
+        copyRun(runStart, valueOffset);
+        runStart = valueOffset + length;
+      } else {
+        addDefinition(definition);
+        updateStatistics(valueOffset, length);
+        kept++;
+      }
+      valueOffset += length;
+    }
+    copyRun(runStart, valueOffset);
+    return kept;
+  }
+
+  private void updateStatistics(int offset, int length) {
+    switch (type) {
+      case INT32 -> outStatistics.updateStats((int) INT.get(values, offset));
+      case INT64 -> outStatistics.updateStats((long) LONG.get(values, offset));
+      case FIXED_LEN_BYTE_ARRAY -> outStatistics.updateStats(Binary.fromReusedByteArray(values, offset, length));
+      default -> outStatistics.updateStats(Binary.fromReusedByteArray(values, offset + 4, length - 4));
+    }
+  }
+
+  private void copyRun(int from, int to) {
+    int length = to - from;
+    if (length == 0) {
+      return;
+    }
+    if (outValueBytes + length > outValues.length) {
+      outValues = Arrays.copyOf(outValues, Math.max(outValueBytes + length, outValues.length * 2));
+    }
+    System.arraycopy(values, from, outValues, outValueBytes, length);
+    outValueBytes += length;
+  }
+
+  private void addDefinition(int definition) {
+    if (outCount == outDefinitions.length) {
+      outDefinitions = Arrays.copyOf(outDefinitions, outCount * 2);
+    }
+    outDefinitions[outCount++] = (byte) definition;
+  }
+
+  private void readPage() throws IOException {
+    DataPage page = pages.readPage();
+    if (page == null) {
+      throw new IllegalStateException("Column " + column + " has fewer values than its row group's rows");
+    }
+    pageRemaining = page.getValueCount();
+    byte[] levels;
+    if (page instanceof DataPageV1 v1) {
+      requirePlain(v1.getValueEncoding());
+      byte[] bytes = v1.getBytes().toByteArray();
+      int levelBytes = 0;
+      if (maxDefinition > 0) {
+        if (v1.getDlEncoding() != Encoding.RLE) {
+          throw new IllegalStateException("Column " + column + " has " + v1.getDlEncoding() + " definition levels");
+        }
+        levelBytes = 4 + (int) INT.get(bytes, 0);
+        levels = Arrays.copyOfRange(bytes, 4, levelBytes);
+      } else {
+        levels = null;
+      }
+      values = bytes;
+      valueOffset = levelBytes;
+    } else {
+      DataPageV2 v2 = (DataPageV2) page;
+      requirePlain(v2.getDataEncoding());
+      levels = maxDefinition > 0 ? v2.getDefinitionLevels().toByteArray() : null;
+      values = v2.getData().toByteArray();
+      valueOffset = 0;
+    }
+    definitions =
+        levels == null
+            ? null
+            : new RunLengthBitPackingHybridDecoder(
+                BytesUtils.getWidthFromMaxInt(maxDefinition), new ByteArrayInputStream(levels));
+  }
+
+  private void requirePlain(Encoding encoding) {
+    if (encoding != Encoding.PLAIN) {
+      throw new IllegalStateException("Column " + column + " has a " + encoding + " page among PLAIN ones");
+    }
+  }
+
+  /** Writes the output page, if it holds any row, as a v1 PLAIN page. */
+  private void writePage(ColumnSink sink) throws IOException {
+    if (outCount == 0) {
+      return;
+    }
+    BytesInput levels =
+        maxDefinition == 0 ? BytesInput.empty() : LevelEncoding.definitions(outDefinitions, outCount, maxDefinition);
+    sink.chunk().writePage(
+        BytesInput.concat(levels, BytesInput.from(outValues, 0, outValueBytes)), outCount, outCount, outStatistics, null,
+        Encoding.BIT_PACKED, maxDefinition == 0 ? Encoding.BIT_PACKED : Encoding.RLE, Encoding.PLAIN);
+    outCount = 0;
+    outValueBytes = 0;
+    outStatistics = Statistics.createStats(column.getPrimitiveType());
+  }
+}
