@@ -5,7 +5,6 @@ import java.util.BitSet;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * Copies the values of a run of rows of one flat column from an input column reader to an output
@@ -32,11 +31,7 @@ final class ColumnCopier {
       int from,
       int to,
       long firstRow,
-      BitSet deleted,
-      boolean dictionaryPagesOnly) {
-    if (dictionaryPagesOnly && sink.dictionary() != null) {
-      return copyDictionaryIds(reader, sink, from, to, firstRow, deleted);
-    }
+      BitSet deleted) {
     ColumnWriter writer = sink.writer();
     int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
     int fileFrom = Math.toIntExact(firstRow + from);
@@ -155,63 +150,11 @@ final class ColumnCopier {
   }
 
   /**
-   * The copy of a chunk whose every data page is dictionary-encoded into a dictionary column: each
-   * input id's output id is learnt once per input chunk, and every value is written as its output id,
-   * never decoded.
-   */
-  private static int copyDictionaryIds(
-      ColumnReader reader, ColumnSink sink, int from, int to, long firstRow, BitSet deleted) {
-    DictionaryColumnWriter writer = sink.dictionary();
-    DictionaryTranslation translation = sink.translation(reader);
-    PrimitiveTypeName type = reader.getDescriptor().getPrimitiveType().getPrimitiveTypeName();
-    int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
-    int fileFrom = Math.toIntExact(firstRow + from);
-    int written = 0;
-    for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
-      int definition = reader.getCurrentDefinitionLevel();
-      if (deleted.get(pos)) {
-        skip(reader, definition, maxDefinition);
-        continue;
-      }
-      if (definition == maxDefinition) {
-        int inputId = reader.getCurrentValueDictionaryID();
-        int outputId = translation.outputId(inputId);
-        if (outputId < 0) {
-          outputId = switch (type) {
-            case INT32 -> writer.idOf(reader.getInteger());
-            case INT64 -> writer.idOf(reader.getLong());
-            default -> writer.idOf(reader.getBinary());
-          };
-          if (outputId < 0) {
-            // the output dictionary is full: the writer writes this value plainly
-            switch (type) {
-              case INT32 -> writer.write(reader.getInteger(), 0, definition);
-              case INT64 -> writer.write(reader.getLong(), 0, definition);
-              default -> writer.write(reused(reader.getBinary()), 0, definition);
-            }
-          } else {
-            translation.setOutputId(inputId, outputId);
-          }
-        }
-        if (outputId >= 0) {
-          writer.writeId(outputId, definition);
-        }
-      } else {
-        writer.writeNull(0, definition);
-      }
-      reader.consume();
-      sink.endRecord();
-      written++;
-    }
-    return written;
-  }
-
-  /**
    * The value marked as one whose bytes will change: whatever the writer keeps (statistics bounds,
    * dictionary entries) it then copies, and the rest of the input page is not kept alive through it.
    * Cheaper than copying every value.
    */
-  private static Binary reused(Binary value) {
+  static Binary reused(Binary value) {
     ByteBuffer bytes = value.toByteBuffer();
     return bytes.hasArray()
         ? Binary.fromReusedByteArray(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining())

@@ -23,25 +23,25 @@ final class ColumnSink {
   private ColumnWriteStore store;
   private ColumnWriter writer;
   private DictionaryColumnWriter dictionary;
-  private Object translatedChunk;
-  private DictionaryTranslation translation;
 
   /**
    * @param properties the column's encoder settings
    * @param plainProperties the same without dictionary: a dictionary column's fallback
+   * @param expectedDictionarySize the column's dictionary size in the previous row group, or 0
    */
   ColumnSink(
       ColumnDescriptor column,
       ParquetProperties properties,
       ParquetProperties plainProperties,
       WriteSettings settings,
-      PageCompressor compressor) {
+      PageCompressor compressor,
+      int expectedDictionarySize) {
     this.column = column;
     this.oneColumn = new MessageType("table", column.getPrimitiveType());
     this.properties = properties;
     this.chunk = new ChunkBuffer(column, compressor, settings.codec);
     if (properties.isDictionaryEnabled(column) && DictionaryColumnWriter.supports(column)) {
-      dictionary = new DictionaryColumnWriter(column, properties, plainProperties, chunk);
+      dictionary = new DictionaryColumnWriter(column, properties, plainProperties, chunk, expectedDictionarySize);
       writer = dictionary;
     } else {
       open();
@@ -56,18 +56,6 @@ final class ColumnSink {
   /** The column's dictionary writer taking ids, or null (no dictionary, or another type). */
   DictionaryColumnWriter dictionary() {
     return dictionary;
-  }
-
-  /**
-   * The translation of {@code inputChunk}'s dictionary ids (the chunk identified by its column reader)
-   * into this sink's output dictionary: a new one for each input chunk.
-   */
-  DictionaryTranslation translation(Object inputChunk) {
-    if (inputChunk != translatedChunk) {
-      translatedChunk = inputChunk;
-      translation = new DictionaryTranslation();
-    }
-    return translation;
   }
 
   ColumnDescriptor column() {

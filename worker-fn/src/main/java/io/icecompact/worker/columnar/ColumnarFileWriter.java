@@ -37,6 +37,7 @@ final class ColumnarFileWriter {
   private final ParquetOutputOf stream;
   private final FloatingPointMetrics[] floatMetrics;
   private final boolean[] plainColumns;
+  private final int[] dictionarySizes; // of the previous row group's dictionary columns
   private ColumnSink[] sinks;
   private long rowGroupRows;
   private long rows;
@@ -74,6 +75,7 @@ final class ColumnarFileWriter {
       }
     }
     this.plainColumns = new boolean[columns.size()];
+    this.dictionarySizes = new int[columns.size()];
   }
 
   String location() {
@@ -92,7 +94,8 @@ final class ColumnarFileWriter {
     if (sinks[c] == null) {
       plainColumns[c] = plain;
       sinks[c] = new ColumnSink(
-          columns.columns.get(c), plain ? dictionaryOff : dictionaryOn, dictionaryOff, settings, compressor);
+          columns.columns.get(c), plain ? dictionaryOff : dictionaryOn, dictionaryOff, settings, compressor,
+          dictionarySizes[c]);
     }
     return sinks[c];
   }
@@ -137,7 +140,11 @@ final class ColumnarFileWriter {
     }
     writer.startBlock(rowGroupRows);
     for (int c = 0; c < sinks.length; c++) {
-      sink(c, false).writeTo(writer);
+      ColumnSink sink = sink(c, false);
+      if (sink.dictionary() != null) {
+        dictionarySizes[c] = sink.dictionary().dictionarySize();
+      }
+      sink.writeTo(writer);
     }
     writer.endBlock();
     sinks = null;

@@ -267,7 +267,8 @@ public final class ColumnarRewritePath {
   /**
    * Copies one input row group: chunks that qualify (no deleted row, see {@link ChunkPassThrough}) as
    * their compressed pages, plain chunks of a row group with deleted rows by their pages' bytes
-   * ({@link PlainPageFilter}), the others value by value. Returns the rows kept.
+   * ({@link PlainPageFilter}), dictionary-encoded chunks by id ({@link DictionaryIdCopier}), the
+   * others value by value. Returns the rows kept.
    */
   private long copyRowGroup(
       ColumnarInput input,
@@ -287,7 +288,7 @@ public final class ColumnarRewritePath {
     ColumnarFileWriter out = outputs.current();
     ColumnChunkMetaData[] sourceChunks = new ColumnChunkMetaData[columns.size()];
     boolean[] plainWanted = new boolean[columns.size()];
-    boolean[] filterWanted = new boolean[columns.size()];
+    boolean[] onPages = new boolean[columns.size()];
     List<List<ChunkPassThrough.CopiedPage>> copied = new ArrayList<>();
     List<ColumnDescriptor> toDecode = new ArrayList<>();
     boolean anyCopied = false;
@@ -304,7 +305,9 @@ public final class ColumnarRewritePath {
       if (noDeletes && plainSink) {
         pages = ChunkPassThrough.read(stream, sourceChunks[c]);
       }
-      filterWanted[c] = !noDeletes && plainSink && PlainPageFilter.supports(source);
+      onPages[c] =
+          !noDeletes && plainSink && PlainPageFilter.supports(source)
+              || !plainWanted[c] && idsWanted(c, sourceChunks[c], out);
       copied.add(pages);
       anyCopied |= pages != null;
       if (pages == null && source != null) {
@@ -313,7 +316,7 @@ public final class ColumnarRewritePath {
     }
 
     ColumnReader[] readers = new ColumnReader[columns.size()];
-    PlainPageFilter[] filters = new PlainPageFilter[columns.size()];
+    PageCopier[] pageCopiers = new PageCopier[columns.size()];
     if (!toDecode.isEmpty()) {
       MessageType fileType = input.footer().getFileMetaData().getSchema();
       reader.setRequestedSchema(toDecode);
@@ -325,9 +328,12 @@ public final class ColumnarRewritePath {
         ColumnDescriptor source = input.sources()[c];
         if (source != null && copied.get(c) == null) {
           long values;
-          if (filterWanted[c]) {
-            filters[c] = new PlainPageFilter(pages.getPageReader(source), source);
+          if (onPages[c]) {
             values = pages.getPageReader(source).getTotalValueCount();
+            pageCopiers[c] =
+                plainWanted[c]
+                    ? new PlainPageFilter(pages.getPageReader(source), source, settings.pageRowLimit, settings.pageSize)
+                    : new DictionaryIdCopier(pages.getPageReader(source), source);
           } else {
             readers[c] = store.getColumnReader(source);
             values = readers[c].getTotalValueCount();
@@ -349,7 +355,7 @@ public final class ColumnarRewritePath {
     for (int from = 0; from < rows; from += sliceRows) {
       int to = Math.min(rows, from + sliceRows);
       kept += copySlice(
-          input, readers, filters, copied, sourceChunks, plainWanted, from, to, firstRow, deleted, outputs.current(),
+          input, readers, pageCopiers, copied, sourceChunks, plainWanted, from, to, firstRow, deleted, outputs.current(),
           pool);
       outputs.afterSlice();
     }
@@ -364,7 +370,7 @@ public final class ColumnarRewritePath {
   private int copySlice(
       ColumnarInput input,
       ColumnReader[] readers,
-      PlainPageFilter[] filters,
+      PageCopier[] pageCopiers,
       List<List<ChunkPassThrough.CopiedPage>> copied,
       ColumnChunkMetaData[] sourceChunks,
       boolean[] plainWanted,
@@ -390,22 +396,19 @@ public final class ColumnarRewritePath {
       for (int c : toDecode) {
         written[c] =
             copyColumn(
-                input, readers[c], filters[c], sinks[c], out.floatMetrics(c), c, dictionaryPagesOnly(sourceChunks[c]),
-                from, to, firstRow, deleted);
+                input, readers[c], pageCopiers[c], sinks[c], out.floatMetrics(c), c, from, to, firstRow, deleted);
       }
     } else {
       List<Future<Integer>> tasks = new ArrayList<>(toDecode.size());
       for (int c : toDecode) {
         ColumnReader reader = readers[c];
-        PlainPageFilter filter = filters[c];
+        PageCopier pageCopier = pageCopiers[c];
         ColumnSink sink = sinks[c];
         FloatingPointMetrics metrics = out.floatMetrics(c);
         int column = c;
-        boolean dictionaryOnly = dictionaryPagesOnly(sourceChunks[c]);
         tasks.add(
             pool.submit(
-                () -> copyColumn(
-                    input, reader, filter, sink, metrics, column, dictionaryOnly, from, to, firstRow, deleted)));
+                () -> copyColumn(input, reader, pageCopier, sink, metrics, column, from, to, firstRow, deleted)));
       }
       int[] results = awaitAll(tasks);
       for (int i = 0; i < results.length; i++) {
@@ -428,17 +431,16 @@ public final class ColumnarRewritePath {
   private int copyColumn(
       ColumnarInput input,
       ColumnReader reader,
-      PlainPageFilter filter,
+      PageCopier pageCopier,
       ColumnSink sink,
       FloatingPointMetrics metrics,
       int c,
-      boolean dictionaryPagesOnly,
       int from,
       int to,
       long firstRow,
       BitSet deleted) {
-    if (filter != null) {
-      return filter.copy(sink, from, to, firstRow, deleted, settings.pageRowLimit, settings.pageSize);
+    if (pageCopier != null) {
+      return pageCopier.copy(sink, from, to, firstRow, deleted);
     }
     Long firstRowId = input.task().file().firstRowId();
     if (columns.isRowId(c)) {
@@ -447,7 +449,7 @@ public final class ColumnarRewritePath {
       Long dataSequenceNumber = input.task().file().dataSequenceNumber();
       return LineageCopier.copy(reader, sink, firstRowId, dataSequenceNumber, false, from, to, firstRow, deleted);
     }
-    return ColumnCopier.copy(reader, sink, metrics, from, to, firstRow, deleted, dictionaryPagesOnly);
+    return ColumnCopier.copy(reader, sink, metrics, from, to, firstRow, deleted);
   }
 
   /**
@@ -486,6 +488,18 @@ public final class ColumnarRewritePath {
       throw new IllegalStateException(failure);
     }
     return results;
+  }
+
+  /**
+   * Whether column {@code c}'s chunk is copied by id: every data page dictionary-encoded (by its
+   * encoding statistics) into a dictionary column, and not a lineage column (those derive values).
+   */
+  private boolean idsWanted(int c, ColumnChunkMetaData chunk, ColumnarFileWriter out) {
+    return dictionaryPagesOnly(chunk)
+        && !columns.isRowId(c)
+        && !columns.isLastUpdatedSequenceNumber(c)
+        && DictionaryIdCopier.supports(out.sink(c, false).column())
+        && out.sink(c, false).dictionary() != null;
   }
 
   /** Whether every data page of the chunk is dictionary-encoded, by its encoding statistics. */

@@ -39,8 +39,10 @@ import shaded.parquet.it.unimi.dsi.fastutil.objects.Object2IntLinkedOpenHashMap;
  * size, or when the first page's ids and dictionary are not smaller than its values written plainly,
  * the rest of the chunk (that first page included) goes to parquet-java's plain column writer over
  * the same chunk; pages already written keep the dictionary.
+ *
+ * <p>The maps are fastutil's, as shaded into the pinned parquet-column (which keeps only the linked
+ * ones).
  */
-// fastutil maps as shaded into the pinned parquet-column (the linked ones are those it keeps)
 final class DictionaryColumnWriter implements ColumnWriter {
   private final ColumnDescriptor column;
   private final PrimitiveTypeName type;
@@ -54,8 +56,8 @@ final class DictionaryColumnWriter implements ColumnWriter {
   private final long maxDictionaryBytes;
 
   // the dictionary: ids by value, values by id
-  private final Long2IntLinkedOpenHashMap numberIds = new Long2IntLinkedOpenHashMap();
-  private final Object2IntLinkedOpenHashMap<Binary> binaryIds = new Object2IntLinkedOpenHashMap<>();
+  private final Long2IntLinkedOpenHashMap numberIds;
+  private final Object2IntLinkedOpenHashMap<Binary> binaryIds;
   private long[] numbers;
   private Binary[] binaries;
   private int dictionarySize;
@@ -69,7 +71,7 @@ final class DictionaryColumnWriter implements ColumnWriter {
   private int pageIds;
   private long pagePlainBytes;
   private Statistics<?> pageStatistics;
-  private int[] idPage = new int[64]; // the page an id last updated statistics in
+  private int[] idPage; // the page an id last updated statistics in
   private int page = 1;
   private boolean firstPageDone;
 
@@ -77,8 +79,16 @@ final class DictionaryColumnWriter implements ColumnWriter {
   private ColumnWriteStore fallbackStore;
   private ColumnWriter fallback;
 
+  /**
+   * @param expectedSize the dictionary size expected (the column's in the previous row group): the
+   *     map is sized for it, sparing rehashes of a growing map
+   */
   DictionaryColumnWriter(
-      ColumnDescriptor column, ParquetProperties properties, ParquetProperties plainProperties, ChunkBuffer chunk) {
+      ColumnDescriptor column,
+      ParquetProperties properties,
+      ParquetProperties plainProperties,
+      ChunkBuffer chunk,
+      int expectedSize) {
     this.column = column;
     this.type = column.getPrimitiveType().getPrimitiveTypeName();
     if (!supports(column)) {
@@ -93,13 +103,24 @@ final class DictionaryColumnWriter implements ColumnWriter {
     this.pageSize = properties.getPageSizeThreshold();
     this.maxDictionaryBytes = properties.getDictionaryPageSizeThreshold();
     this.pageStatistics = Statistics.createStats(column.getPrimitiveType());
-    numberIds.defaultReturnValue(-1);
-    binaryIds.defaultReturnValue(-1);
+    int capacity = Math.max(expectedSize, 64);
     if (type == PrimitiveTypeName.BINARY) {
-      binaries = new Binary[64];
+      binaryIds = new Object2IntLinkedOpenHashMap<>(capacity);
+      numberIds = null;
+      binaries = new Binary[capacity];
+      binaryIds.defaultReturnValue(-1);
     } else {
-      numbers = new long[64];
+      numberIds = new Long2IntLinkedOpenHashMap(capacity);
+      binaryIds = null;
+      numbers = new long[capacity];
+      numberIds.defaultReturnValue(-1);
     }
+    idPage = new int[capacity];
+  }
+
+  /** Values in the dictionary. */
+  int dictionarySize() {
+    return dictionarySize;
   }
 
   /** Whether a column of this type can be written here: flat INT32, INT64 or BINARY. */

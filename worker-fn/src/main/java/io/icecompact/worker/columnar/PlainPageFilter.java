@@ -32,7 +32,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * whose pages are all PLAIN come here (see {@link #supports}); floating-point columns stay on the
  * column API, since Iceberg's NaN counts need every value.
  */
-final class PlainPageFilter {
+final class PlainPageFilter implements PageCopier {
   private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -41,6 +41,8 @@ final class PlainPageFilter {
   private final PrimitiveTypeName type;
   private final int width; // bytes of a fixed-width value, or -1 for BINARY
   private final int maxDefinition;
+  private final int pageRowLimit;
+  private final long pageSize;
 
   // the input page being read
   private byte[] values;
@@ -55,7 +57,10 @@ final class PlainPageFilter {
   private int outCount;
   private Statistics<?> outStatistics;
 
-  PlainPageFilter(PageReader pages, ColumnDescriptor column) {
+  /** {@code pageRowLimit} and {@code pageSize}: the table's, where output pages are cut. */
+  PlainPageFilter(PageReader pages, ColumnDescriptor column, int pageRowLimit, long pageSize) {
+    this.pageRowLimit = pageRowLimit;
+    this.pageSize = pageSize;
     this.pages = pages;
     this.column = column;
     this.type = column.getPrimitiveType().getPrimitiveTypeName();
@@ -84,12 +89,9 @@ final class PlainPageFilter {
             || type == PrimitiveTypeName.BINARY);
   }
 
-  /**
-   * Copies rows {@code [from, to)} of the row group into the sink (a column without dictionary) as
-   * new pages, leaving out deleted rows; {@code firstRow} is the row group's first position in its
-   * file. Returns the rows written.
-   */
-  int copy(ColumnSink sink, int from, int to, long firstRow, BitSet deleted, int pageRowLimit, long pageSize) {
+  /** Into the sink (a column without dictionary) as new pages. */
+  @Override
+  public int copy(ColumnSink sink, int from, int to, long firstRow, BitSet deleted) {
     sink.cutPages(); // values the column writer holds come first
     int written = 0;
     int row = from;

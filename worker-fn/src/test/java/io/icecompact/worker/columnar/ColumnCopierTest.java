@@ -55,7 +55,7 @@ class ColumnCopierTest {
             columns, settings, settings.properties(true), settings.properties(false), settings.newCompressor());
     reader.descriptor = columns.columns.get(0);
 
-    int kept = ColumnCopier.copy(reader, writer.sink(0, false), null, 0, values.size(), 0, deleted, false);
+    int kept = ColumnCopier.copy(reader, writer.sink(0, false), null, 0, values.size(), 0, deleted);
     writer.rowsAdded(kept);
     reader.garble();
     DataFile data = writer.close(PartitionSpec.unpartitioned(), null, MetricsConfig.getDefault());
