@@ -35,10 +35,10 @@ import shaded.parquet.it.unimi.dsi.fastutil.objects.Object2IntLinkedOpenHashMap;
  * one PLAIN dictionary page. Page statistics come from each id's value the first time it occurs in
  * the page.
  *
- * <p>Fallback is parquet-java's: when the dictionary would grow past the table's dictionary page
- * size, or when the first page's ids and dictionary are not smaller than its values written plainly,
- * the rest of the chunk (that first page included) goes to parquet-java's plain column writer over
- * the same chunk; pages already written keep the dictionary.
+ * <p>Fallback is parquet-java's. When the dictionary would grow past the table's dictionary page
+ * size, the open page is written with the dictionary and the rest of the chunk goes to parquet-java's
+ * plain column writer over the same chunk. When the first page's ids and dictionary are not smaller
+ * than its values written plainly, that page goes there too, and the chunk has no dictionary.
  *
  * <p>The maps are fastutil's, as shaded into the pinned parquet-column (which keeps only the linked
  * ones).
