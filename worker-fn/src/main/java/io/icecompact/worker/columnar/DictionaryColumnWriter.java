@@ -19,7 +19,6 @@ import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridEncoder;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
-import shaded.parquet.it.unimi.dsi.fastutil.longs.Long2IntLinkedOpenHashMap;
 import shaded.parquet.it.unimi.dsi.fastutil.objects.Object2IntLinkedOpenHashMap;
 
 /**
@@ -40,8 +39,8 @@ import shaded.parquet.it.unimi.dsi.fastutil.objects.Object2IntLinkedOpenHashMap;
  * plain column writer over the same chunk. When the first page's ids and dictionary are not smaller
  * than its values written plainly, that page goes there too, and the chunk has no dictionary.
  *
- * <p>The maps are fastutil's, as shaded into the pinned parquet-column (which keeps only the linked
- * ones).
+ * <p>Numbers are indexed by {@link LongIdIndex}; binaries by fastutil's map as shaded into the pinned
+ * parquet-column (which keeps only the linked ones).
  */
 final class DictionaryColumnWriter implements ColumnWriter {
   private final ColumnDescriptor column;
@@ -56,7 +55,7 @@ final class DictionaryColumnWriter implements ColumnWriter {
   private final long maxDictionaryBytes;
 
   // the dictionary: ids by value, values by id
-  private final Long2IntLinkedOpenHashMap numberIds;
+  private final LongIdIndex numberIds;
   private final Object2IntLinkedOpenHashMap<Binary> binaryIds;
   private long[] numbers;
   private Binary[] binaries;
@@ -110,10 +109,9 @@ final class DictionaryColumnWriter implements ColumnWriter {
       binaries = new Binary[capacity];
       binaryIds.defaultReturnValue(-1);
     } else {
-      numberIds = new Long2IntLinkedOpenHashMap(capacity);
+      numberIds = new LongIdIndex(capacity);
       binaryIds = null;
       numbers = new long[capacity];
-      numberIds.defaultReturnValue(-1);
     }
     idPage = new int[capacity];
   }
@@ -140,7 +138,7 @@ final class DictionaryColumnWriter implements ColumnWriter {
       return id;
     }
     id = dictionarySize++;
-    numberIds.put(value, id);
+    numberIds.add(value, id);
     if (id == numbers.length) {
       numbers = Arrays.copyOf(numbers, id * 2);
     }

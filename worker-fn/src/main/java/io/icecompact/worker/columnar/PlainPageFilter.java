@@ -19,6 +19,8 @@ import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.PrimitiveComparator;
+import org.apache.parquet.schema.Types;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
@@ -35,6 +37,12 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 final class PlainPageFilter implements PageCopier {
   private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  // the orders of plain INT32 and INT64 (parquet-java's constants for them are not public)
+  private static final PrimitiveComparator<?> SIGNED_INT32 =
+      Types.required(PrimitiveTypeName.INT32).named("int32").comparator();
+  private static final PrimitiveComparator<?> SIGNED_INT64 =
+      Types.required(PrimitiveTypeName.INT64).named("int64").comparator();
 
   private final PageReader pages;
   private final ColumnDescriptor column;
@@ -56,6 +64,14 @@ final class PlainPageFilter implements PageCopier {
   private byte[] outDefinitions = new byte[1024];
   private int outCount;
   private Statistics<?> outStatistics;
+  // the output page's bounds, kept here for the common orders (see updateStatistics)
+  private final boolean signedNumbers;
+  private final boolean unsignedBytes;
+  private boolean bounded;
+  private long min;
+  private long max;
+  private byte[] minBytes;
+  private byte[] maxBytes;
 
   /** {@code pageRowLimit} and {@code pageSize}: the table's, where output pages are cut. */
   PlainPageFilter(PageReader pages, ColumnDescriptor column, int pageRowLimit, long pageSize) {
@@ -73,6 +89,9 @@ final class PlainPageFilter implements PageCopier {
         };
     this.maxDefinition = column.getMaxDefinitionLevel();
     this.outStatistics = Statistics.createStats(column.getPrimitiveType());
+    PrimitiveComparator<?> order = column.getPrimitiveType().comparator();
+    this.signedNumbers = order == SIGNED_INT32 || order == SIGNED_INT64;
+    this.unsignedBytes = order == PrimitiveComparator.UNSIGNED_LEXICOGRAPHICAL_BINARY_COMPARATOR;
     if (pages.readDictionaryPage() != null) {
       throw new IllegalArgumentException("a dictionary-encoded chunk: " + column);
     }
@@ -145,7 +164,39 @@ final class PlainPageFilter implements PageCopier {
     return kept;
   }
 
+  /**
+   * Bounds in signed number order and unsigned byte order (integers, strings, UUIDs) are kept here
+   * and handed to the page's statistics once; others go to the statistics value by value. Comparing a
+   * binary value's bytes in place spares a Binary and parquet-java's byte-at-a-time comparison.
+   */
   private void updateStatistics(int offset, int length) {
+    if (signedNumbers) {
+      long value = type == PrimitiveTypeName.INT32 ? (int) INT.get(values, offset) : (long) LONG.get(values, offset);
+      if (!bounded) {
+        bounded = true;
+        min = value;
+        max = value;
+      } else if (value < min) {
+        min = value;
+      } else if (value > max) {
+        max = value;
+      }
+      return;
+    }
+    if (unsignedBytes) {
+      int from = width >= 0 ? offset : offset + 4;
+      int to = offset + length;
+      if (!bounded) {
+        bounded = true;
+        minBytes = Arrays.copyOfRange(values, from, to);
+        maxBytes = minBytes;
+      } else if (Arrays.compareUnsigned(values, from, to, minBytes, 0, minBytes.length) < 0) {
+        minBytes = Arrays.copyOfRange(values, from, to);
+      } else if (Arrays.compareUnsigned(values, from, to, maxBytes, 0, maxBytes.length) > 0) {
+        maxBytes = Arrays.copyOfRange(values, from, to);
+      }
+      return;
+    }
     switch (type) {
       case INT32 -> outStatistics.updateStats((int) INT.get(values, offset));
       case INT64 -> outStatistics.updateStats((long) LONG.get(values, offset));
@@ -219,6 +270,19 @@ final class PlainPageFilter implements PageCopier {
   private void writePage(ColumnSink sink) throws IOException {
     if (outCount == 0) {
       return;
+    }
+    if (bounded) {
+      bounded = false;
+      if (unsignedBytes) {
+        outStatistics.updateStats(Binary.fromConstantByteArray(minBytes));
+        outStatistics.updateStats(Binary.fromConstantByteArray(maxBytes));
+      } else if (type == PrimitiveTypeName.INT32) {
+        outStatistics.updateStats((int) min);
+        outStatistics.updateStats((int) max);
+      } else {
+        outStatistics.updateStats(min);
+        outStatistics.updateStats(max);
+      }
     }
     BytesInput levels =
         maxDefinition == 0 ? BytesInput.empty() : LevelEncoding.definitions(outDefinitions, outCount, maxDefinition);
