@@ -58,6 +58,10 @@ final class DictionaryColumnWriter implements ColumnWriter {
   private final LongIdIndex numberIds;
   private final Object2IntLinkedOpenHashMap<Binary> binaryIds;
   private long[] numbers;
+  // numbers: ids from this one on are not in numberIds yet (see idsOf), and the range of all numbers
+  private int indexedIds;
+  private long smallest = Long.MAX_VALUE;
+  private long largest = Long.MIN_VALUE;
   private Binary[] binaries;
   private int dictionarySize;
   private long dictionaryBytes;
@@ -133,17 +137,64 @@ final class DictionaryColumnWriter implements ColumnWriter {
    * dictionary has fallen back and the number is not in it, when the caller writes the value instead.
    */
   int idOf(long value) {
+    indexAll();
     int id = numberIds.get(value);
     if (id >= 0 || !roomFor(type == PrimitiveTypeName.INT32 ? 4 : 8)) {
       return id;
     }
-    id = dictionarySize++;
+    id = append(value);
     numberIds.add(value, id);
+    indexedIds = dictionarySize;
+    return id;
+  }
+
+  /**
+   * The output ids of the first {@code count} numbers of an input dictionary (distinct, as a
+   * dictionary's are), added if new; -1 for those that did not fit before the dictionary fell back.
+   *
+   * <p>When they all lie outside the range of the numbers already in the dictionary, none of them can
+   * be there: they are appended without a lookup, and indexed only if a later call needs it. The
+   * timestamps of a streaming table's files usually cover disjoint windows, and looking each of them up
+   * in an index of the whole output dictionary cost a cache miss per value.
+   */
+  int[] idsOf(long[] values, int count) {
+    int[] ids = new int[count];
+    long low = Long.MAX_VALUE;
+    long high = Long.MIN_VALUE;
+    for (int i = 0; i < count; i++) {
+      low = Math.min(low, values[i]);
+      high = Math.max(high, values[i]);
+    }
+    boolean disjoint = high < smallest || low > largest;
+    for (int i = 0; i < count; i++) {
+      if (disjoint) {
+        ids[i] = roomFor(type == PrimitiveTypeName.INT32 ? 4 : 8) ? append(values[i]) : -1;
+      } else {
+        ids[i] = idOf(values[i]);
+      }
+    }
+    return ids;
+  }
+
+  private int append(long value) {
+    int id = dictionarySize++;
     if (id == numbers.length) {
       numbers = Arrays.copyOf(numbers, id * 2);
     }
     numbers[id] = value;
+    smallest = Math.min(smallest, value);
+    largest = Math.max(largest, value);
     return id;
+  }
+
+  /** Indexes the numbers appended without a lookup. */
+  private void indexAll() {
+    for (; indexedIds < dictionarySize; indexedIds++) {
+      long value = numbers[indexedIds];
+      if (numberIds.get(value) < 0) {
+        numberIds.add(value, indexedIds);
+      }
+    }
   }
 
   /** As {@link #idOf(long)} for a binary value, copied if added: the value may be a view into a page. */

@@ -76,7 +76,11 @@ final class DictionaryIdCopier implements PageCopier {
     }
     if (writer != translatedFor) {
       translatedFor = writer; // a new output chunk: a new dictionary
-      Arrays.fill(outputIds, -1);
+      if (type == PrimitiveTypeName.BINARY) {
+        Arrays.fill(outputIds, -1); // learnt as they occur
+      } else {
+        outputIds = writer.idsOf(numbers(), outputIds.length); // learnt at once
+      }
     }
     int fileRow = Math.toIntExact(firstRow);
     int written = 0;
@@ -109,6 +113,15 @@ final class DictionaryIdCopier implements PageCopier {
       throw new UncheckedIOException("Cannot read the pages of " + column, e);
     }
     return written;
+  }
+
+  /** The input dictionary's numbers, by id. */
+  private long[] numbers() {
+    long[] numbers = new long[outputIds.length];
+    for (int id = 0; id < numbers.length; id++) {
+      numbers[id] = type == PrimitiveTypeName.INT32 ? dictionary.decodeToInt(id) : dictionary.decodeToLong(id);
+    }
+    return numbers;
   }
 
   /**

@@ -120,6 +120,51 @@ class DictionaryColumnWriterTest {
     }
   }
 
+  /**
+   * Input dictionaries learnt at once: one outside the range of the dictionary so far is appended
+   * without lookups, one overlapping it is looked up (after indexing what was appended), and no value
+   * gets two ids.
+   */
+  @Test
+  void inputDictionariesLearntAtOnceGiveEachValueOneId() throws IOException {
+    long[][] inputs = {range(1, 100), range(101, 200), range(50, 150), range(-10, 0)};
+    WriteSettings settings = new WriteSettings(Map.of());
+    OutputColumns columns = new OutputColumns(SCHEMA, 2);
+    File file = dir.resolve("learnt.parquet").toFile();
+    ColumnarFileWriter writer =
+        new ColumnarFileWriter(
+            EncryptedFiles.plainAsEncryptedOutput(Files.localOutput(file)),
+            columns, settings, settings.properties(true), settings.properties(false), settings.newCompressor());
+    List<List<Object>> expected = new ArrayList<>();
+    for (int c = 0; c < 3; c++) {
+      ColumnSink sink = writer.sink(c, false);
+      DictionaryColumnWriter dictionary = sink.dictionary();
+      for (long[] input : inputs) {
+        int[] ids = c == 0 ? dictionary.idsOf(input, input.length) : null;
+        for (int i = 0; i < input.length; i++) {
+          switch (c) {
+            case 0 -> dictionary.writeId(ids[i], 1);
+            case 1 -> dictionary.write((int) input[i], 0, 1);
+            default -> dictionary.write(Binary.fromString("s" + input[i]), 0, 1);
+          }
+          sink.endRecord();
+          if (c == 0) {
+            expected.add(Arrays.asList(input[i], (int) input[i], "s" + input[i]));
+          }
+        }
+      }
+      assertThat(dictionary.dictionarySize()).as("column %d", c).isEqualTo(211);
+    }
+    writer.rowsAdded(expected.size());
+    writer.close(PartitionSpec.unpartitioned(), null, MetricsConfig.getDefault());
+
+    assertThat(read(file)).isEqualTo(expected);
+  }
+
+  private static long[] range(long from, long to) {
+    return java.util.stream.LongStream.rangeClosed(from, to).toArray();
+  }
+
   private record Written(File file, DataFile data) {}
 
   /**
