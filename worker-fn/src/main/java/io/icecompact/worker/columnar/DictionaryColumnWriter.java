@@ -75,6 +75,7 @@ final class DictionaryColumnWriter implements ColumnWriter {
   private long pagePlainBytes;
   private Statistics<?> pageStatistics;
   private int[] idPage; // the page an id last updated statistics in
+  private final SignedBounds numberBounds; // instead, for numbers in signed order
   private int page = 1;
   private boolean firstPageDone;
 
@@ -106,6 +107,7 @@ final class DictionaryColumnWriter implements ColumnWriter {
     this.pageSize = properties.getPageSizeThreshold();
     this.maxDictionaryBytes = properties.getDictionaryPageSizeThreshold();
     this.pageStatistics = Statistics.createStats(column.getPrimitiveType());
+    this.numberBounds = SignedBounds.forType(column.getPrimitiveType());
     int capacity = Math.max(expectedSize, 64);
     if (type == PrimitiveTypeName.BINARY) {
       binaryIds = new Object2IntLinkedOpenHashMap<>(capacity);
@@ -239,12 +241,16 @@ final class DictionaryColumnWriter implements ColumnWriter {
       ids = Arrays.copyOf(ids, pageIds * 2);
     }
     ids[pageIds++] = id;
-    if (id >= idPage.length) {
-      idPage = Arrays.copyOf(idPage, Math.max(id + 1, idPage.length * 2));
-    }
-    if (idPage[id] != page) {
-      idPage[id] = page; // statistics see each value once per page
-      updateStatistics(id);
+    if (numberBounds != null) {
+      numberBounds.add(numbers[id]);
+    } else {
+      if (id >= idPage.length) {
+        idPage = Arrays.copyOf(idPage, Math.max(id + 1, idPage.length * 2));
+      }
+      if (idPage[id] != page) {
+        idPage[id] = page; // statistics see each value once per page
+        updateStatistics(id);
+      }
     }
     if (!firstPageDone) {
       pagePlainBytes += type == PrimitiveTypeName.BINARY ? 4L + binaries[id].length() : type == PrimitiveTypeName.INT32 ? 4 : 8;
@@ -343,6 +349,9 @@ final class DictionaryColumnWriter implements ColumnWriter {
   private void writePage() {
     if (pageValues == 0) {
       return;
+    }
+    if (numberBounds != null) {
+      numberBounds.addTo(pageStatistics);
     }
     try {
       BytesInput values;

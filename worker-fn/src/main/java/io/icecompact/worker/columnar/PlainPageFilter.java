@@ -3,8 +3,7 @@ package io.icecompact.worker.columnar;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -20,7 +19,6 @@ import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveComparator;
-import org.apache.parquet.schema.Types;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
@@ -35,15 +33,6 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * column API, since Iceberg's NaN counts need every value.
  */
 final class PlainPageFilter implements PageCopier {
-  private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-  // the orders of plain INT32 and INT64 (parquet-java's constants for them are not public)
-  private static final PrimitiveComparator<?> SIGNED_INT32 =
-      Types.required(PrimitiveTypeName.INT32).named("int32").comparator();
-  private static final PrimitiveComparator<?> SIGNED_INT64 =
-      Types.required(PrimitiveTypeName.INT64).named("int64").comparator();
-
   private final PageReader pages;
   private final ColumnDescriptor column;
   private final PrimitiveTypeName type;
@@ -54,6 +43,7 @@ final class PlainPageFilter implements PageCopier {
 
   // the input page being read
   private byte[] values;
+  private ByteBuffer littleEndian; // the values, read as numbers
   private int valueOffset;
   private int pageRemaining;
   private RunLengthBitPackingHybridDecoder definitions;
@@ -65,11 +55,9 @@ final class PlainPageFilter implements PageCopier {
   private int outCount;
   private Statistics<?> outStatistics;
   // the output page's bounds, kept here for the common orders (see updateStatistics)
-  private final boolean signedNumbers;
+  private final SignedBounds numberBounds;
   private final boolean unsignedBytes;
   private boolean bounded;
-  private long min;
-  private long max;
   private byte[] minBytes;
   private byte[] maxBytes;
 
@@ -89,9 +77,9 @@ final class PlainPageFilter implements PageCopier {
         };
     this.maxDefinition = column.getMaxDefinitionLevel();
     this.outStatistics = Statistics.createStats(column.getPrimitiveType());
-    PrimitiveComparator<?> order = column.getPrimitiveType().comparator();
-    this.signedNumbers = order == SIGNED_INT32 || order == SIGNED_INT64;
-    this.unsignedBytes = order == PrimitiveComparator.UNSIGNED_LEXICOGRAPHICAL_BINARY_COMPARATOR;
+    this.numberBounds = SignedBounds.forType(column.getPrimitiveType());
+    this.unsignedBytes =
+        PrimitiveComparator.UNSIGNED_LEXICOGRAPHICAL_BINARY_COMPARATOR.equals(column.getPrimitiveType().comparator());
     if (pages.readDictionaryPage() != null) {
       throw new IllegalArgumentException("a dictionary-encoded chunk: " + column);
     }
@@ -149,7 +137,7 @@ final class PlainPageFilter implements PageCopier {
         }
         continue;
       }
-      int length = width >= 0 ? width : 4 + (int) INT.get(values, valueOffset);
+      int length = width >= 0 ? width : 4 + littleEndian.getInt(valueOffset);
       if (isDeleted) {
         copyRun(runStart, valueOffset);
         runStart = valueOffset + length;
@@ -170,17 +158,8 @@ final class PlainPageFilter implements PageCopier {
    * binary value's bytes in place spares a Binary and parquet-java's byte-at-a-time comparison.
    */
   private void updateStatistics(int offset, int length) {
-    if (signedNumbers) {
-      long value = type == PrimitiveTypeName.INT32 ? (int) INT.get(values, offset) : (long) LONG.get(values, offset);
-      if (!bounded) {
-        bounded = true;
-        min = value;
-        max = value;
-      } else if (value < min) {
-        min = value;
-      } else if (value > max) {
-        max = value;
-      }
+    if (numberBounds != null) {
+      numberBounds.add(type == PrimitiveTypeName.INT32 ? littleEndian.getInt(offset) : littleEndian.getLong(offset));
       return;
     }
     if (unsignedBytes) {
@@ -198,8 +177,8 @@ final class PlainPageFilter implements PageCopier {
       return;
     }
     switch (type) {
-      case INT32 -> outStatistics.updateStats((int) INT.get(values, offset));
-      case INT64 -> outStatistics.updateStats((long) LONG.get(values, offset));
+      case INT32 -> outStatistics.updateStats(littleEndian.getInt(offset));
+      case INT64 -> outStatistics.updateStats(littleEndian.getLong(offset));
       case FIXED_LEN_BYTE_ARRAY -> outStatistics.updateStats(Binary.fromReusedByteArray(values, offset, length));
       default -> outStatistics.updateStats(Binary.fromReusedByteArray(values, offset + 4, length - 4));
     }
@@ -239,7 +218,7 @@ final class PlainPageFilter implements PageCopier {
         if (v1.getDlEncoding() != Encoding.RLE) {
           throw new IllegalStateException("Column " + column + " has " + v1.getDlEncoding() + " definition levels");
         }
-        levelBytes = 4 + (int) INT.get(bytes, 0);
+        levelBytes = 4 + BytesUtils.readIntLittleEndian(bytes, 0);
         levels = Arrays.copyOfRange(bytes, 4, levelBytes);
       } else {
         levels = null;
@@ -253,6 +232,7 @@ final class PlainPageFilter implements PageCopier {
       values = v2.getData().toByteArray();
       valueOffset = 0;
     }
+    littleEndian = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
     definitions =
         levels == null
             ? null
@@ -271,18 +251,13 @@ final class PlainPageFilter implements PageCopier {
     if (outCount == 0) {
       return;
     }
+    if (numberBounds != null) {
+      numberBounds.addTo(outStatistics);
+    }
     if (bounded) {
       bounded = false;
-      if (unsignedBytes) {
-        outStatistics.updateStats(Binary.fromConstantByteArray(minBytes));
-        outStatistics.updateStats(Binary.fromConstantByteArray(maxBytes));
-      } else if (type == PrimitiveTypeName.INT32) {
-        outStatistics.updateStats((int) min);
-        outStatistics.updateStats((int) max);
-      } else {
-        outStatistics.updateStats(min);
-        outStatistics.updateStats(max);
-      }
+      outStatistics.updateStats(Binary.fromConstantByteArray(minBytes));
+      outStatistics.updateStats(Binary.fromConstantByteArray(maxBytes));
     }
     BytesInput levels =
         maxDefinition == 0 ? BytesInput.empty() : LevelEncoding.definitions(outDefinitions, outCount, maxDefinition);
