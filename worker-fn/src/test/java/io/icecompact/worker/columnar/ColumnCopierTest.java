@@ -19,7 +19,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Conversions;
@@ -49,10 +48,7 @@ class ColumnCopierTest {
     WriteSettings settings = new WriteSettings(Map.of());
     OutputColumns columns = new OutputColumns(SCHEMA, 2);
     File file = dir.resolve("out.parquet").toFile();
-    ColumnarFileWriter writer =
-        new ColumnarFileWriter(
-            EncryptedFiles.plainAsEncryptedOutput(Files.localOutput(file)),
-            columns, settings, settings.properties(true), settings.properties(false), settings.newCompressor());
+    ColumnarFileWriter writer = LocalColumnarFiles.writer(file, columns, settings);
     reader.descriptor = columns.columns.get(0);
 
     int kept = ColumnCopier.copy(reader, writer.sink(0, false), null, 0, values.size(), 0, deleted);

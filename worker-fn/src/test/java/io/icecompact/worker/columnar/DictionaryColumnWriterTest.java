@@ -19,7 +19,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.encryption.EncryptedFiles;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Conversions;
@@ -131,10 +130,7 @@ class DictionaryColumnWriterTest {
     WriteSettings settings = new WriteSettings(Map.of());
     OutputColumns columns = new OutputColumns(SCHEMA, 2);
     File file = dir.resolve("learnt.parquet").toFile();
-    ColumnarFileWriter writer =
-        new ColumnarFileWriter(
-            EncryptedFiles.plainAsEncryptedOutput(Files.localOutput(file)),
-            columns, settings, settings.properties(true), settings.properties(false), settings.newCompressor());
+    ColumnarFileWriter writer = LocalColumnarFiles.writer(file, columns, settings);
     List<List<Object>> expected = new ArrayList<>();
     for (int c = 0; c < 3; c++) {
       ColumnSink sink = writer.sink(c, false);
@@ -175,10 +171,7 @@ class DictionaryColumnWriterTest {
     WriteSettings settings = new WriteSettings(properties);
     OutputColumns columns = new OutputColumns(SCHEMA, 2);
     File file = dir.resolve("out-" + System.nanoTime() + ".parquet").toFile();
-    ColumnarFileWriter writer =
-        new ColumnarFileWriter(
-            EncryptedFiles.plainAsEncryptedOutput(Files.localOutput(file)),
-            columns, settings, settings.properties(true), settings.properties(false), settings.newCompressor());
+    ColumnarFileWriter writer = LocalColumnarFiles.writer(file, columns, settings);
     for (int c = 0; c < 3; c++) {
       ColumnSink sink = writer.sink(c, false);
       DictionaryColumnWriter dictionary = sink.dictionary();
