@@ -34,6 +34,7 @@ import org.apache.parquet.column.EncodingStats;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -329,11 +330,12 @@ public final class ColumnarRewritePath {
         if (source != null && copied.get(c) == null) {
           long values;
           if (onPages[c]) {
-            values = pages.getPageReader(source).getTotalValueCount();
+            PageReader pageReader = pages.getPageReader(source);
+            values = pageReader.getTotalValueCount();
             pageCopiers[c] =
                 plainWanted[c]
-                    ? new PlainPageFilter(pages.getPageReader(source), source, settings.pageRowLimit, settings.pageSize)
-                    : new DictionaryIdCopier(pages.getPageReader(source), source);
+                    ? new PlainPageFilter(pageReader, source, settings.pageRowLimit, settings.pageSize)
+                    : new DictionaryIdCopier(pageReader, source);
           } else {
             readers[c] = store.getColumnReader(source);
             values = readers[c].getTotalValueCount();

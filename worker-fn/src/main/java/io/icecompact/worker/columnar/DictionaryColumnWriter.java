@@ -25,14 +25,15 @@ import shaded.parquet.it.unimi.dsi.fastutil.objects.Object2IntLinkedOpenHashMap;
  * A dictionary-encoded output column chunk of INT32, INT64 or BINARY values (v1 data pages) that
  * also takes values by their output dictionary id.
  *
- * <p>Copying a dictionary-encoded input chunk, each input id's output id is learnt once per input
- * chunk ({@link #idOf}) and every later occurrence is written as that id ({@link #writeId}): no
- * value is decoded, hashed, compared for statistics or encoded again. parquet-java's column writer
+ * <p>Copying a dictionary-encoded input chunk, each input id's output id is learnt once per output
+ * chunk ({@link #idsOf}, {@link #idOf}) and every row is written as that id ({@link #writeId}): no
+ * value is decoded, hashed or encoded again. parquet-java's column writer
  * only takes values, and those per-value steps were most of the columnar path's time on dictionary
  * columns, even in files whose other columns' pages pass through. Pages are what parquet-java's v1
  * writer makes for such a chunk: RLE definition levels, then the bit width and RLE/bit-packed ids;
- * one PLAIN dictionary page. Page statistics come from each id's value the first time it occurs in
- * the page.
+ * one PLAIN dictionary page. Page statistics of signed numbers are kept as two longs
+ * ({@link SignedBounds}); in other orders they take each id's value the first time it occurs in the
+ * page.
  *
  * <p>Fallback is parquet-java's. When the dictionary would grow past the table's dictionary page
  * size, the open page is written with the dictionary and the rest of the chunk goes to parquet-java's

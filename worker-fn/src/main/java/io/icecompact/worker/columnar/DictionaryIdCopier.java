@@ -204,6 +204,11 @@ final class DictionaryIdCopier implements PageCopier {
               width, new ByteArrayInputStream(data, dataOffset + 1, data.length - dataOffset - 1));
       for (int i = 0; i < present; i++) {
         ids[i] = decoder.readInt();
+        if (ids[i] >= outputIds.length) {
+          throw new IllegalStateException(
+              String.format("Column %s refers to dictionary id %d of a dictionary of %d values",
+                  column, ids[i], outputIds.length));
+        }
       }
     }
   }

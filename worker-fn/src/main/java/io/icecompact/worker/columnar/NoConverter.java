@@ -1,6 +1,5 @@
 package io.icecompact.worker.columnar;
 
-import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
 import org.apache.parquet.io.api.PrimitiveConverter;
@@ -9,9 +8,8 @@ import org.apache.parquet.schema.MessageType;
 
 /**
  * The record converter parquet-java's column read store insists on. Values are taken from the
- * column readers directly, so nothing is ever converted. It declares dictionary support only so that
- * readers of dictionary-encoded pages expose each value's dictionary id
- * ({@code getCurrentValueDictionaryID}) besides its decoded value.
+ * column readers directly, so nothing is ever converted; without dictionary support, readers decode
+ * dictionary ids themselves.
  */
 final class NoConverter extends GroupConverter {
   private final Converter[] fields;
@@ -20,7 +18,7 @@ final class NoConverter extends GroupConverter {
     this.fields = new Converter[type.getFieldCount()];
     for (int i = 0; i < fields.length; i++) {
       fields[i] =
-          type.getType(i).isPrimitive() ? new DictionaryIds() : new NoConverter(type.getType(i).asGroupType());
+          type.getType(i).isPrimitive() ? new PrimitiveConverter() {} : new NoConverter(type.getType(i).asGroupType());
     }
   }
 
@@ -31,16 +29,6 @@ final class NoConverter extends GroupConverter {
   @Override
   public Converter getConverter(int fieldIndex) {
     return fields[fieldIndex];
-  }
-
-  private static final class DictionaryIds extends PrimitiveConverter {
-    @Override
-    public boolean hasDictionarySupport() {
-      return true;
-    }
-
-    @Override
-    public void setDictionary(Dictionary dictionary) {}
   }
 
   @Override

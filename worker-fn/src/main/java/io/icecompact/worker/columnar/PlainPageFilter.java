@@ -18,7 +18,6 @@ import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.schema.PrimitiveComparator;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
@@ -54,12 +53,9 @@ final class PlainPageFilter implements PageCopier {
   private byte[] outDefinitions = new byte[1024];
   private int outCount;
   private Statistics<?> outStatistics;
-  // the output page's bounds, kept here for the common orders (see updateStatistics)
+  // the output page's bounds in the common orders, else null (see updateStatistics)
   private final SignedBounds numberBounds;
-  private final boolean unsignedBytes;
-  private boolean bounded;
-  private byte[] minBytes;
-  private byte[] maxBytes;
+  private final UnsignedBytesBounds byteBounds;
 
   /** {@code pageRowLimit} and {@code pageSize}: the table's, where output pages are cut. */
   PlainPageFilter(PageReader pages, ColumnDescriptor column, int pageRowLimit, long pageSize) {
@@ -78,8 +74,7 @@ final class PlainPageFilter implements PageCopier {
     this.maxDefinition = column.getMaxDefinitionLevel();
     this.outStatistics = Statistics.createStats(column.getPrimitiveType());
     this.numberBounds = SignedBounds.forType(column.getPrimitiveType());
-    this.unsignedBytes =
-        PrimitiveComparator.UNSIGNED_LEXICOGRAPHICAL_BINARY_COMPARATOR.equals(column.getPrimitiveType().comparator());
+    this.byteBounds = UnsignedBytesBounds.forType(column.getPrimitiveType());
     if (pages.readDictionaryPage() != null) {
       throw new IllegalArgumentException("a dictionary-encoded chunk: " + column);
     }
@@ -138,6 +133,11 @@ final class PlainPageFilter implements PageCopier {
         continue;
       }
       int length = width >= 0 ? width : 4 + littleEndian.getInt(valueOffset);
+      if ((width < 0 && length < 4) || valueOffset + length > values.length) {
+        throw new IllegalStateException(
+            String.format("A value of column %s runs past the end of its page (%d bytes at %d of %d)",
+                column, length, valueOffset, values.length));
+      }
       if (isDeleted) {
         copyRun(runStart, valueOffset);
         runStart = valueOffset + length;
@@ -153,27 +153,16 @@ final class PlainPageFilter implements PageCopier {
   }
 
   /**
-   * Bounds in signed number order and unsigned byte order (integers, strings, UUIDs) are kept here
-   * and handed to the page's statistics once; others go to the statistics value by value. Comparing a
-   * binary value's bytes in place spares a Binary and parquet-java's byte-at-a-time comparison.
+   * Bounds in signed number order and unsigned byte order (integers, strings, UUIDs) are kept apart
+   * and handed to the page's statistics once; others go to the statistics value by value.
    */
   private void updateStatistics(int offset, int length) {
     if (numberBounds != null) {
       numberBounds.add(type == PrimitiveTypeName.INT32 ? littleEndian.getInt(offset) : littleEndian.getLong(offset));
       return;
     }
-    if (unsignedBytes) {
-      int from = width >= 0 ? offset : offset + 4;
-      int to = offset + length;
-      if (!bounded) {
-        bounded = true;
-        minBytes = Arrays.copyOfRange(values, from, to);
-        maxBytes = minBytes;
-      } else if (Arrays.compareUnsigned(values, from, to, minBytes, 0, minBytes.length) < 0) {
-        minBytes = Arrays.copyOfRange(values, from, to);
-      } else if (Arrays.compareUnsigned(values, from, to, maxBytes, 0, maxBytes.length) > 0) {
-        maxBytes = Arrays.copyOfRange(values, from, to);
-      }
+    if (byteBounds != null) {
+      byteBounds.add(values, width >= 0 ? offset : offset + 4, offset + length);
       return;
     }
     switch (type) {
@@ -254,10 +243,8 @@ final class PlainPageFilter implements PageCopier {
     if (numberBounds != null) {
       numberBounds.addTo(outStatistics);
     }
-    if (bounded) {
-      bounded = false;
-      outStatistics.updateStats(Binary.fromConstantByteArray(minBytes));
-      outStatistics.updateStats(Binary.fromConstantByteArray(maxBytes));
+    if (byteBounds != null) {
+      byteBounds.addTo(outStatistics);
     }
     BytesInput levels =
         maxDefinition == 0 ? BytesInput.empty() : LevelEncoding.definitions(outDefinitions, outCount, maxDefinition);
