@@ -28,7 +28,6 @@ import org.apache.iceberg.io.FileIO;
  */
 public final class TableAccess implements AutoCloseable {
   private static final String CATALOG_NAME = "icecompact";
-  private static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
   private static final String RESOLVING_FILE_IO = "org.apache.iceberg.io.ResolvingFileIO";
   /**
    * Iceberg's {@code HttpClientProperties.CLIENT_TYPE}. The deployed functions carry only the AWS SDK's
@@ -48,7 +47,7 @@ public final class TableAccess implements AutoCloseable {
     properties.putIfAbsent(HTTP_CLIENT_TYPE, HTTP_CLIENT_TYPE_DEFAULT);
     if (onS3(properties)) {
       // Some catalogs (JDBC) default to HadoopFileIO, which the deployed functions do not carry.
-      properties.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO);
+      properties.putIfAbsent(CatalogProperties.FILE_IO_IMPL, CatalogFactory.S3_FILE_IO);
     }
     this.catalogProperties = Map.copyOf(properties);
   }
@@ -62,19 +61,7 @@ public final class TableAccess implements AutoCloseable {
   }
 
   private Catalog newCatalog() {
-    if (!catalogProperties.containsKey(CatalogUtil.ICEBERG_CATALOG_TYPE)
-        && !catalogProperties.containsKey(CatalogProperties.CATALOG_IMPL)) {
-      throw new InvalidJobInputException(
-          "Catalog properties must set 'type' (glue, rest, jdbc, hive, nessie, hadoop) or"
-              + " 'catalog-impl'; got keys "
-              + catalogProperties.keySet());
-    }
-    try {
-      return CatalogUtil.buildIcebergCatalog(CATALOG_NAME, catalogProperties, null);
-    } catch (RuntimeException e) {
-      throw FailureClassifier.classify(
-          e, "Cannot create the catalog", InvalidJobInputException::new);
-    }
+    return CatalogFactory.catalog(CATALOG_NAME, catalogProperties);
   }
 
   /** Loads the table through the catalog; an unknown or malformed identifier is bad input. */
@@ -147,7 +134,7 @@ public final class TableAccess implements AutoCloseable {
   private FileIO newFileIO() {
     String impl = catalogProperties.getOrDefault(CatalogProperties.FILE_IO_IMPL, RESOLVING_FILE_IO);
     try {
-      return CatalogUtil.loadFileIO(impl, catalogProperties, null);
+      return CatalogFactory.fileIO(impl, catalogProperties);
     } catch (RuntimeException e) {
       throw new InvalidJobInputException("Cannot create FileIO '" + impl + "': " + e.getMessage(), e);
     }
