@@ -20,6 +20,7 @@ import io.icecompact.lease.lambda.AcquireLeaseHandler;
 import io.icecompact.lease.lambda.LeaseSteps;
 import io.icecompact.lease.lambda.ReleaseLeaseHandler;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
+import io.icecompact.testkit.LocalAwsCredentials;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalLambda;
 import io.icecompact.testkit.LocalS3;

@@ -1,4 +1,4 @@
-package io.icecompact.statemachine.deployedjars;
+package io.icecompact.testkit;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -19,14 +19,14 @@ import java.util.List;
  * the answer: "no such table". Records each request's method, path or Glue operation, and whether it was
  * signed with SigV4.
  */
-final class NotFoundCatalogServer implements AutoCloseable {
+public final class NotFoundCatalogServer implements AutoCloseable {
   /** One request as the server saw it. */
-  record Request(String method, String path, String glueOperation, boolean sigV4Signed) {}
+  public record Request(String method, String path, String glueOperation, boolean sigV4Signed) {}
 
   private final HttpServer server;
   private final List<Request> requests = new ArrayList<>();
 
-  NotFoundCatalogServer() {
+  public NotFoundCatalogServer() {
     try {
       server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     } catch (IOException e) {
@@ -36,11 +36,11 @@ final class NotFoundCatalogServer implements AutoCloseable {
     server.start();
   }
 
-  URI endpoint() {
+  public URI endpoint() {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
-  synchronized List<Request> requests() {
+  public synchronized List<Request> requests() {
     return List.copyOf(requests);
   }
 

@@ -1,4 +1,4 @@
-package io.icecompact.statemachine;
+package io.icecompact.testkit;
 
 import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -13,7 +13,7 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
  * {@code secret-access-key}.
  */
 public final class LocalAwsCredentials implements AwsCredentialsProvider {
-  static final String PREFIX = "client.credentials-provider.";
+  public static final String PREFIX = "client.credentials-provider.";
 
   private final AwsBasicCredentials credentials;
 
