@@ -171,7 +171,7 @@ public final class JobCommitter {
         throw new PlanIntegrityException("Commit intent " + commit.getKey() + " names a group without a valid result");
       }
       groups.forEach(group -> ledger.rewritten(group.index(), commit.getValue().snapshotId()));
-      problems.addAll(CommitVerifier.verify(commit.getValue(), BatchCommit.expected(groups)));
+      problems.addAll(CommitVerifier.verify(table, commit.getValue(), BatchCommit.expected(groups)));
       committed.put(commit.getValue().snapshotId(), commit.getValue());
       next = Math.max(next, commit.getKey() + 1);
       LOG.info("[{} {} committer] found commit {} of an earlier run: snapshot {}",
@@ -387,7 +387,7 @@ public final class JobCommitter {
         return;
       }
       groups.forEach(group -> ledger.rewritten(group.index(), snapshot.snapshotId()));
-      problems.addAll(CommitVerifier.verify(snapshot, expected(groups)));
+      problems.addAll(CommitVerifier.verify(table, snapshot, expected(groups)));
       committed.put(snapshot.snapshotId(), snapshot);
     }
 
@@ -397,7 +397,7 @@ public final class JobCommitter {
           groups.stream().mapToInt(group -> group.outputs().size()).sum(),
           groups.stream().mapToLong(group -> group.result().inputRows()).sum(),
           groups.stream().mapToLong(group -> group.result().outputRows()).sum(),
-          removableDeletes(groups).size());
+          removableDeletes(groups).keySet());
     }
   }
 
@@ -411,12 +411,7 @@ public final class JobCommitter {
       for (FileScanTask task : group.tasks()) {
         for (DeleteFile delete : task.deletes()) {
           if (delete.content() == FileContent.POSITION_DELETES && ContentFileUtil.isFileScoped(delete)) {
-            // DVs of several data files can share one Puffin file: a DV is its location and offset
-            String key =
-                delete.contentOffset() == null
-                    ? delete.location()
-                    : delete.location() + "@" + delete.contentOffset();
-            removable.putIfAbsent(key, delete);
+            removable.putIfAbsent(CommitVerifier.key(delete), delete);
           }
         }
       }
