@@ -3,6 +3,7 @@ package io.icecompact.committer;
 import io.icecompact.core.error.JobInvariantViolationException;
 import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupResult;
+import io.icecompact.core.job.IcebergFileJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
@@ -140,7 +140,7 @@ final class ResultValidator {
     List<DataFile> outputs = new ArrayList<>();
     long outputRows = 0;
     for (var node : result.outputFiles()) {
-      DataFile file = (DataFile) ContentFileParser.fromJson(node, specs);
+      DataFile file = (DataFile) IcebergFileJson.contentFile(node, specs);
       if (file.specId() != plan.pinned().outputSpecId()) {
         throw violation("group %d wrote %s with spec %d", index, file.location(), file.specId());
       }
