@@ -76,6 +76,22 @@ class CompactCommandTest {
   }
 
   @Test
+  void anErrorWithJsonPrintsAJsonErrorOnStdout() throws Exception {
+    List<String> args = new ArrayList<>(List.of("compact", "--table", "db.nope", "--json"));
+    args.addAll(TestTables.catalogArgs(warehouse));
+    CliRun run = CliRun.of(args);
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).isEqualTo("error: Table not found: db.nope" + System.lineSeparator());
+    JsonNode error = JobJson.mapper().readTree(run.out());
+    assertThat(error.get("status").asText()).isEqualTo("ERROR");
+    assertThat(error.get("error_type").asText()).isEqualTo("InvalidJobInputException");
+    assertThat(error.get("message").asText()).isEqualTo("Table not found: db.nope");
+    assertThat(error.get("exit_code").asInt()).isEqualTo(2);
+    assertThat(run.systemOut()).isEmpty();
+  }
+
+  @Test
   void nothingToDoExitsZeroAndStdoutHasOnlyTheResult() {
     CliRun run = CliRun.of(compact("-o", "min-input-files=1000"));
 

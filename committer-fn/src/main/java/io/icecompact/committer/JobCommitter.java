@@ -1,5 +1,6 @@
 package io.icecompact.committer;
 
+import io.icecompact.core.error.ApplicationException;
 import io.icecompact.core.error.JobInvariantViolationException;
 import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.job.CommitRequest;
@@ -91,6 +92,19 @@ public final class JobCommitter {
 
     RewriteOptions options = RewriteOptions.parse(plan.options());
     Table table = access.loadTable(plan.table());
+    try {
+      return commit(request, plan, options, table, store, work, started);
+    } catch (ApplicationException e) {
+      // stopped before committing (a broken invariant, a table rolled back past the pinned snapshot):
+      // the outputs will never be committed by this job
+      new OutputCleanup(access.fileIO(), plan).deleteAllStored(table, store, work);
+      throw e;
+    }
+  }
+
+  private JobResult commit(
+      CommitRequest request, JobPlan plan, RewriteOptions options, Table table, JobStore store,
+      WorkLocation work, long started) {
     long pinnedId = plan.pinned().snapshotId();
     if (table.currentSnapshot() == null
         || !SnapshotUtil.isAncestorOf(table, table.currentSnapshot().snapshotId(), pinnedId)) {
@@ -138,13 +152,14 @@ public final class JobCommitter {
     }
     if (!ledger.anyUnknown()) {
       // With an unknown commit, any output may be live: keep everything until a re-run decides.
-      deleteOutputs(
-          table,
-          plan,
-          validated.ready().values().stream()
-              .filter(group -> !ledger.isRewritten(group.index()))
-              .toList(),
-          problems);
+      Map<Integer, List<String>> uncommitted = new java.util.TreeMap<>();
+      validated.ready().values().stream()
+          .filter(group -> !ledger.isRewritten(group.index()))
+          .forEach(group -> uncommitted.put(
+              group.index(), group.outputs().stream().map(DataFile::location).toList()));
+      validated.failed().keySet()
+          .forEach(index -> uncommitted.put(index, OutputCleanup.storedOutputs(store, work, index)));
+      problems.addAll(new OutputCleanup(access.fileIO(), plan).delete(table, uncommitted));
     }
     JobResult result = result(plan, ledger, problems, committed, started);
     store.writeDocument(work.jobResult(), result);
@@ -203,38 +218,6 @@ public final class JobCommitter {
     }
     return batches;
   }
-
-  /**
-   * Deletes the outputs of groups that were not committed, except any file that one of this job's
-   * snapshots made live (an earlier attempt whose commit landed late): those are table data now.
-   */
-  private void deleteOutputs(Table table, JobPlan plan, List<ReadyGroup> groups, List<String> problems) {
-    if (groups.isEmpty()) {
-      return;
-    }
-    table.refresh();
-    java.util.Set<String> liveByThisJob = new java.util.HashSet<>();
-    for (Snapshot snapshot :
-        SnapshotStamp.commitsOf(table, plan.jobId(), plan.pinned().snapshotId()).values()) {
-      snapshot.addedDataFiles(table.io()).forEach(file -> liveByThisJob.add(file.location()));
-    }
-    for (ReadyGroup group : groups) {
-      for (DataFile file : group.outputs()) {
-        if (liveByThisJob.contains(file.location())) {
-          problems.add(String.format(
-              "group %d was not committed by this run, but its output %s is in one of the job's"
-                  + " snapshots; it was kept", group.index(), file.location()));
-          continue;
-        }
-        try {
-          access.fileIO().deleteFile(file.location());
-        } catch (RuntimeException e) {
-          LOG.warn("Cannot delete uncommitted output {}: {}", file.location(), e.toString());
-        }
-      }
-    }
-  }
-
 
   private JobResult result(
       JobPlan plan, GroupLedger ledger, List<String> problems, Map<Long, Snapshot> committed, long started) {
