@@ -53,6 +53,9 @@ public final class IcebergFileJson {
 
   /** A scan task of the plan, as {@code ScanTaskParser.fromJson}. */
   public static FileScanTask scanTask(JsonNode node, boolean caseSensitive) {
+    if (!mayHoldNonFinite(node.get("data-file")) && !anyMayHoldNonFinite(node.get("delete-files"))) {
+      return ScanTaskParser.fromJson(node.toString(), caseSensitive);
+    }
     Schema schema = SchemaParser.fromJson(node.get("schema"));
     PartitionSpec spec = PartitionSpecParser.fromJson(schema, node.get("spec"));
     JsonNode dataFile = node.get("data-file");
@@ -90,6 +93,32 @@ public final class IcebergFileJson {
         SchemaParser.toJson(schema),
         PartitionSpecParser.toJson(spec),
         ResidualEvaluator.of(spec, residual, caseSensitive));
+  }
+
+  /** Whether a file's partition holds a string that could stand for a non-finite number. */
+  private static boolean mayHoldNonFinite(JsonNode file) {
+    JsonNode partition = file == null ? null : file.get(PARTITION);
+    if (partition == null || !partition.isArray()) {
+      return false;
+    }
+    for (JsonNode value : partition) {
+      if (value.isTextual() && nonFinite(Types.DoubleType.get(), value) != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean anyMayHoldNonFinite(JsonNode files) {
+    if (files == null) {
+      return false;
+    }
+    for (JsonNode file : files) {
+      if (mayHoldNonFinite(file)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean hasNonFinite(JsonNode file, PartitionSpec spec) {

@@ -110,6 +110,22 @@ class IcebergFileJsonTest {
     }
   }
 
+  @Test
+  void theStringNanInAStringPartitionStaysAString() {
+    Schema schema = new Schema(Types.NestedField.optional(1, "s", Types.StringType.get()));
+    PartitionSpec spec = PartitionSpec.builderFor(schema).identity("s").build();
+    PartitionData partition = new PartitionData(spec.partitionType());
+    partition.set(0, "NaN");
+    DataFile file =
+        DataFiles.builder(spec).withPath("memory-s.parquet").withFormat(FileFormat.PARQUET)
+            .withPartition(partition).withFileSizeInBytes(10).withRecordCount(1).build();
+    JsonNode tree = JobJson.tree(ContentFileParser.toJson(file, spec));
+
+    DataFile read = (DataFile) IcebergFileJson.contentFile(tree, Map.of(spec.specId(), spec));
+
+    assertThat(read.partition().get(0, CharSequence.class).toString()).isEqualTo("NaN");
+  }
+
   /** Boxed values: Double.equals and Float.equals tell NaN, -0.0 and 0.0 apart by their bits. */
   private static List<Object> values(StructLike partition) {
     return Arrays.asList(partition.get(0, Double.class), partition.get(1, Float.class));
