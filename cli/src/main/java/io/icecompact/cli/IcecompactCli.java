@@ -1,6 +1,8 @@
 package io.icecompact.cli;
 
+import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.JobJson;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -29,8 +31,15 @@ public final class IcecompactCli {
     return new CommandLine(new IcecompactCli())
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
+              int code = e instanceof InvalidJobInputException ? EXIT_BAD_INPUT : EXIT_JOB_NOT_DONE;
+              if (cmd.getParseResult() != null && cmd.getParseResult().hasMatchedOption("--json")) {
+                String type = e instanceof IcecompactException ? e.getClass().getSimpleName() : e.getClass().getName();
+                cmd.getOut().println(
+                    JobJson.toPrettyJson(new ErrorResult(ErrorResult.ERROR, type, e.getMessage(), code)));
+                cmd.getOut().flush();
+              }
               cmd.getErr().println("error: " + e.getMessage());
-              return e instanceof InvalidJobInputException ? EXIT_BAD_INPUT : EXIT_JOB_NOT_DONE;
+              return code;
             });
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.options.RewriteOptions;
@@ -76,6 +77,22 @@ class CompactCommandTest {
   }
 
   @Test
+  void anErrorWithJsonPrintsAJsonErrorOnStdout() throws Exception {
+    List<String> args = new ArrayList<>(List.of("compact", "--table", "db.nope", "--json"));
+    args.addAll(TestTables.catalogArgs(warehouse));
+    CliRun run = CliRun.of(args);
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).isEqualTo("error: Table not found: db.nope" + System.lineSeparator());
+    JsonNode error = JobJson.mapper().readTree(run.out());
+    assertThat(error.get("status").asText()).isEqualTo("ERROR");
+    assertThat(error.get("error_type").asText()).isEqualTo("InvalidJobInputException");
+    assertThat(error.get("message").asText()).isEqualTo("Table not found: db.nope");
+    assertThat(error.get("exit_code").asInt()).isEqualTo(2);
+    assertThat(run.systemOut()).isEmpty();
+  }
+
+  @Test
   void nothingToDoExitsZeroAndStdoutHasOnlyTheResult() {
     CliRun run = CliRun.of(compact("-o", "min-input-files=1000"));
 
@@ -106,6 +123,33 @@ class CompactCommandTest {
     assertThat(result.get("reason").asText()).isNotBlank();
     assertThat(run.err()).contains("planned: nothing to do");
     assertThat(run.systemOut()).isEmpty();
+  }
+
+  /**
+   * The CDC sequence (deletes, then more appends, then a full rewrite): Iceberg drops the equality
+   * deletes as dangling in the same commit, and the result still says verified, exit 0.
+   */
+  @Test
+  void fullRewriteOfACdcTableIsVerifiedAndExitsZero() throws Exception {
+    TestTables.withTable(warehouse, TABLE, table -> {
+      for (int day = 0; day < 3; day++) {
+        table.newAppend()
+            .appendFile(FragmentedTable.dataFile(table, List.of(FragmentedTable.newOrder(9_000_000L + day, day))))
+            .commit();
+      }
+      return null;
+    });
+    Map<String, Long> rowsBefore = TestTables.State.of(warehouse, TABLE).rows();
+
+    CliRun run = CliRun.of(compact("-o", "rewrite-all=true", "--json"));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    JsonNode result = JobJson.mapper().readTree(run.out());
+    assertThat(result.get("status").asText()).isEqualTo("COMMITTED");
+    assertThat(result.get("verification").get("verified").asBoolean()).as(run.out()).isTrue();
+    // 2 position delete files went with their data files, the equality deletes as dangling
+    assertThat(result.get("removed_delete_files_count").asInt()).isGreaterThan(2);
+    assertThat(TestTables.State.of(warehouse, TABLE).rows()).isEqualTo(rowsBefore);
   }
 
   /** The documented filter on the partition column compacts only the partitions it selects. */

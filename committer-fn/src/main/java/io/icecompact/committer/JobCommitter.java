@@ -1,9 +1,8 @@
 package io.icecompact.committer;
 
+import io.icecompact.core.error.ApplicationException;
 import io.icecompact.core.error.JobInvariantViolationException;
-import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.job.CommitRequest;
-import io.icecompact.core.job.GroupOutcome.Status;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
@@ -13,22 +12,12 @@ import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.table.TableAccess;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileContent;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.RewriteFiles;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.exceptions.CommitStateUnknownException;
-import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +25,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The committer stage: checks the whole job, then commits its groups as one Iceberg {@code replace}
  * snapshot (or up to {@code partial-progress.max-commits} snapshots).
+ *
+ * <p>{@link #commit} is a straight line over one {@link CommitRun}: return a finished run's stored
+ * result; check that the pinned snapshot is still an ancestor; validate every worker result
+ * ({@link ResultValidator}); recover the commits of an earlier run ({@link EarlierCommits}); commit
+ * the pending groups batch by batch ({@link BatchCommit}, verified by {@link CommitVerifier}); delete
+ * the outputs nothing committed ({@link OutputCleanup}); report ({@link JobResultReport}).
  *
  * <h2>Failure semantics</h2>
  *
@@ -62,8 +57,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(JobCommitter.class);
-  /** Each refused commit that conflicts explain removes at least one group; this bounds the rounds. */
-  private static final int MAX_CONFLICT_ROUNDS = 5;
 
   private final TableAccess access;
   private final CommitGuard guard;
@@ -82,15 +75,49 @@ public final class JobCommitter {
     JobStore store = new JobStore(access.fileIO());
     WorkLocation work = new WorkLocation(request.workLocation());
     JobPlan plan = store.readPlan(request.jobId(), request.planLocation(), request.planSha256());
-    Optional<JobResult> stored = store.readDocument(work.jobResult(), JobResult.class);
-    if (stored.isPresent() && stored.get().status() != JobStatus.UNKNOWN) {
+    Optional<JobResult> finished = store.readDocument(work.jobResult(), JobResult.class)
+        .filter(result -> result.status() != JobStatus.UNKNOWN);
+    if (finished.isPresent()) {
       LOG.info("[{} {} committer] already finished as {}; returning the stored result",
-          plan.table(), plan.jobId(), stored.get().status());
-      return stored.get();
+          plan.table(), plan.jobId(), finished.get().status());
+      return finished.get();
     }
 
-    RewriteOptions options = RewriteOptions.parse(plan.options());
     Table table = access.loadTable(plan.table());
+    CommitRun run;
+    try {
+      requirePinnedIsAncestor(table, plan);
+      ResultValidator.Validated validated =
+          new ResultValidator(plan, store, work, access.fileIO(), table.specs()).validate(request.failures());
+      run = new CommitRun(plan, RewriteOptions.parse(plan.options()), table, store, work, validated);
+      EarlierCommits.recover(run);
+      for (List<ReadyGroup> batch : batches(pendingGroups(run), run.options(), run.committedSnapshots().size())) {
+        if (run.stopped()) {
+          batch.forEach(group -> run.ledger().notCommitted(
+              group.index(), "not committed: an earlier commit of the job did not succeed"));
+        } else {
+          new BatchCommit(run, guard).commit(batch);
+        }
+      }
+    } catch (ApplicationException e) {
+      // stopped before committing (a broken invariant, a table rolled back past the pinned snapshot):
+      // this job will never commit these outputs
+      new OutputCleanup(access.fileIO(), plan).deleteAllStored(table, store, work);
+      throw e;
+    }
+    if (!run.ledger().anyUnknown()) {
+      // With an unknown commit, any output may be live: keep everything until a re-run decides.
+      run.problems().addAll(new OutputCleanup(access.fileIO(), plan).delete(table, uncommittedOutputs(run)));
+    }
+
+    JobResult result = JobResultReport.of(run, System.currentTimeMillis() - started);
+    store.writeDocument(work.jobResult(), result);
+    LOG.info("{} {}: {} groups rewritten in snapshots {}",
+        run.logPrefix(), result.status(), result.rewrittenGroups(), result.snapshotIds());
+    return result;
+  }
+
+  private static void requirePinnedIsAncestor(Table table, JobPlan plan) {
     long pinnedId = plan.pinned().snapshotId();
     if (table.currentSnapshot() == null
         || !SnapshotUtil.isAncestorOf(table, table.currentSnapshot().snapshotId(), pinnedId)) {
@@ -101,88 +128,25 @@ public final class JobCommitter {
               plan.jobId(), pinnedId,
               table.currentSnapshot() == null ? "none" : table.currentSnapshot().snapshotId()));
     }
-    ResultValidator.Validated validated =
-        new ResultValidator(plan, store, work, access.fileIO(), table.specs())
-            .validate(request.failures());
-
-    GroupLedger ledger = new GroupLedger(plan, validated.ready());
-    validated.failed().forEach(ledger::failed);
-    List<String> problems = new ArrayList<>();
-    Map<Long, Snapshot> committed = new LinkedHashMap<>();
-    int nextCommitIndex = recoverEarlierCommits(table, plan, store, work, validated, ledger, problems, committed);
-
-    List<ReadyGroup> pending =
-        validated.ready().values().stream()
-            .filter(group -> !ledger.decided(group.index()))
-            .sorted(Comparator.comparingInt(ReadyGroup::index))
-            .toList();
-    if (!options.allowPartial() && !validated.failed().isEmpty()) {
-      String reason =
-          String.format(
-              "not committed: %s=false and %d group(s) failed",
-              RewriteOptions.ALLOW_PARTIAL, validated.failed().size());
-      pending.forEach(group -> ledger.notCommitted(group.index(), reason));
-      pending = List.of();
-    }
-
-    boolean stopped = false;
-    for (List<ReadyGroup> batch : batches(pending, options, committed.size())) {
-      if (stopped) {
-        batch.forEach(group -> ledger.notCommitted(group.index(), "not committed: an earlier commit of the job did not succeed"));
-        continue;
-      }
-      BatchCommit attempt =
-          new BatchCommit(table, plan, options, store, work, ledger, problems, committed);
-      nextCommitIndex = attempt.run(batch, nextCommitIndex);
-      stopped = attempt.stopJob;
-    }
-    if (!ledger.anyUnknown()) {
-      // With an unknown commit, any output may be live: keep everything until a re-run decides.
-      deleteOutputs(
-          table,
-          plan,
-          validated.ready().values().stream()
-              .filter(group -> !ledger.isRewritten(group.index()))
-              .toList(),
-          problems);
-    }
-    JobResult result = result(plan, ledger, problems, committed, started);
-    store.writeDocument(work.jobResult(), result);
-    LOG.info("[{} {} committer] {}: {} groups rewritten in snapshots {}",
-        plan.table(), plan.jobId(), result.status(), result.rewrittenGroups(), result.snapshotIds());
-    return result;
   }
 
-  /** Finds snapshots an earlier run of this job committed; returns the next free commit index. */
-  private int recoverEarlierCommits(
-      Table table, JobPlan plan, JobStore store, WorkLocation work,
-      ResultValidator.Validated validated, GroupLedger ledger, List<String> problems,
-      Map<Long, Snapshot> committed) {
-    Map<Integer, Snapshot> earlier = SnapshotStamp.commitsOf(table, plan.jobId(), plan.pinned().snapshotId());
-    int next = 0;
-    for (Map.Entry<Integer, Snapshot> commit : earlier.entrySet()) {
-      CommitIntent intent =
-          store.readDocument(work.commitIntent(commit.getKey()), CommitIntent.class)
-              .orElseThrow(() -> new PlanIntegrityException(
-                  "Snapshot " + commit.getValue().snapshotId() + " carries this job's stamp but commit intent "
-                      + work.commitIntent(commit.getKey()) + " is missing"));
-      List<ReadyGroup> groups = intent.groupIndexes().stream().map(validated.ready()::get).toList();
-      if (groups.contains(null)) {
-        throw new PlanIntegrityException("Commit intent " + commit.getKey() + " names a group without a valid result");
-      }
-      groups.forEach(group -> ledger.rewritten(group.index(), commit.getValue().snapshotId()));
-      problems.addAll(CommitVerifier.verify(commit.getValue(), BatchCommit.expected(groups)));
-      committed.put(commit.getValue().snapshotId(), commit.getValue());
-      next = Math.max(next, commit.getKey() + 1);
-      LOG.info("[{} {} committer] found commit {} of an earlier run: snapshot {}",
-          plan.table(), plan.jobId(), commit.getKey(), commit.getValue().snapshotId());
+  /**
+   * Ready groups no earlier run committed, in plan order; none when a group failed and
+   * {@code allow-partial=false} (those are recorded as not committed).
+   */
+  private static List<ReadyGroup> pendingGroups(CommitRun run) {
+    List<ReadyGroup> pending =
+        run.ready().values().stream()
+            .filter(group -> !run.ledger().decided(group.index()))
+            .sorted(Comparator.comparingInt(ReadyGroup::index))
+            .toList();
+    if (run.options().allowPartial() || run.failed().isEmpty()) {
+      return pending;
     }
-    // An intent without a snapshot belongs to an attempt whose outcome was unknown: its index is
-    // never reused, so a commit that lands late cannot be mistaken for another group list.
-    while (store.readDocument(work.commitIntent(next), CommitIntent.class).isPresent()) {
-      next++;
-    }
-    return next;
+    String reason = String.format(
+        "not committed: %s=false and %d group(s) failed", RewriteOptions.ALLOW_PARTIAL, run.failed().size());
+    pending.forEach(group -> run.ledger().notCommitted(group.index(), reason));
+    return List.of();
   }
 
   /**
@@ -204,223 +168,14 @@ public final class JobCommitter {
     return batches;
   }
 
-  /**
-   * Deletes the outputs of groups that were not committed, except any file that one of this job's
-   * snapshots made live (an earlier attempt whose commit landed late): those are table data now.
-   */
-  private void deleteOutputs(Table table, JobPlan plan, List<ReadyGroup> groups, List<String> problems) {
-    if (groups.isEmpty()) {
-      return;
-    }
-    table.refresh();
-    java.util.Set<String> liveByThisJob = new java.util.HashSet<>();
-    for (Snapshot snapshot :
-        SnapshotStamp.commitsOf(table, plan.jobId(), plan.pinned().snapshotId()).values()) {
-      snapshot.addedDataFiles(table.io()).forEach(file -> liveByThisJob.add(file.location()));
-    }
-    for (ReadyGroup group : groups) {
-      for (DataFile file : group.outputs()) {
-        if (liveByThisJob.contains(file.location())) {
-          problems.add(String.format(
-              "group %d was not committed by this run, but its output %s is in one of the job's"
-                  + " snapshots; it was kept", group.index(), file.location()));
-          continue;
-        }
-        try {
-          access.fileIO().deleteFile(file.location());
-        } catch (RuntimeException e) {
-          LOG.warn("Cannot delete uncommitted output {}: {}", file.location(), e.toString());
-        }
-      }
-    }
-  }
-
-
-  private JobResult result(
-      JobPlan plan, GroupLedger ledger, List<String> problems, Map<Long, Snapshot> committed, long started) {
-    int rewrittenFiles = 0;
-    int addedFiles = 0;
-    int removedDeletes = 0;
-    for (Snapshot snapshot : committed.values()) {
-      rewrittenFiles += (int) CommitVerifier.count(snapshot, SnapshotSummary.DELETED_FILES_PROP);
-      addedFiles += (int) CommitVerifier.count(snapshot, SnapshotSummary.ADDED_FILES_PROP);
-      removedDeletes += (int) CommitVerifier.count(snapshot, SnapshotSummary.REMOVED_DELETE_FILES_PROP);
-    }
-    int groups = plan.groups().size();
-    long rewritten = ledger.count(Status.REWRITTEN);
-    long failed = ledger.count(Status.FAILED) + ledger.count(Status.NOT_COMMITTED);
-    long conflicted = ledger.count(Status.CONFLICTED);
-    JobStatus status;
-    String reason;
-    if (ledger.anyUnknown()) {
-      status = JobStatus.UNKNOWN;
-      reason = "A commit's outcome is unknown and it is not in the snapshot log yet; no file was deleted. "
-          + "Re-run the committer for this job to resolve it. " + ledger.firstProblem();
-    } else if (rewritten == 0) {
-      status = JobStatus.FAILED;
-      reason = "No group was committed; " + ledger.firstProblem();
-    } else if (rewritten < groups) {
-      status = JobStatus.PARTIAL;
-      reason = String.format("%d of %d groups rewritten, %d failed, %d conflicted; first: %s",
-          rewritten, groups, failed, conflicted, ledger.firstProblem());
-    } else {
-      status = JobStatus.COMMITTED;
-      reason = plan.skippedGroups() > 0
-          ? String.format("%d more group(s) are left for the next run (%s)", plan.skippedGroups(), RewriteOptions.MAX_GROUPS_PER_JOB)
-          : null;
-    }
-    return new JobResult(
-        plan.jobId(),
-        plan.table(),
-        status,
-        reason,
-        committed.values().stream().map(Snapshot::snapshotId).toList(),
-        rewrittenFiles,
-        addedFiles,
-        ledger.inputBytes(Status.REWRITTEN),
-        ledger.inputFiles(Status.FAILED, Status.CONFLICTED, Status.NOT_COMMITTED),
-        removedDeletes,
-        (int) rewritten,
-        (int) failed,
-        (int) conflicted,
-        plan.skippedGroups(),
-        new JobResult.Verification(problems.isEmpty(), List.copyOf(problems)),
-        System.currentTimeMillis() - started,
-        ledger.outcomes());
-  }
-
-  /** One snapshot's worth of groups, committed with conflict handling. */
-  private final class BatchCommit {
-    private final Table table;
-    private final JobPlan plan;
-    private final RewriteOptions options;
-    private final JobStore store;
-    private final WorkLocation work;
-    private final GroupLedger ledger;
-    private final List<String> problems;
-    private final Map<Long, Snapshot> committed;
-    private boolean stopJob;
-
-    BatchCommit(Table table, JobPlan plan, RewriteOptions options, JobStore store, WorkLocation work,
-        GroupLedger ledger, List<String> problems, Map<Long, Snapshot> committed) {
-      this.table = table;
-      this.plan = plan;
-      this.options = options;
-      this.store = store;
-      this.work = work;
-      this.ledger = ledger;
-      this.problems = problems;
-      this.committed = committed;
-    }
-
-    /** Commits {@code batch}; returns the next free commit index. */
-    int run(List<ReadyGroup> batch, int commitIndex) {
-      List<ReadyGroup> remaining = new ArrayList<>(batch);
-      for (int round = 1; !remaining.isEmpty(); round++) {
-        store.writeDocument(work.commitIntent(commitIndex),
-            new CommitIntent(plan.jobId(), commitIndex, remaining.stream().map(ReadyGroup::index).toList()));
-        try {
-          commitOnce(remaining, commitIndex);
-          recordCommitted(remaining, commitIndex);
-          return commitIndex + 1;
-        } catch (CommitStateUnknownException e) {
-          table.refresh();
-          if (SnapshotStamp.commitsOf(table, plan.jobId(), plan.pinned().snapshotId()).containsKey(commitIndex)) {
-            recordCommitted(remaining, commitIndex);
-            return commitIndex + 1;
-          }
-          remaining.forEach(group -> ledger.unknown(group.index(), e.getMessage()));
-          stopJob = true;
-          return commitIndex + 1;
-        } catch (ValidationException | CommitFailedException e) {
-          table.refresh();
-          Map<Integer, String> conflicts =
-              ConflictDetector.detect(table, plan, remaining, options.useStartingSequenceNumber());
-          LOG.warn("[{} {} committer] commit {} refused ({}); conflicting groups: {}",
-              plan.table(), plan.jobId(), commitIndex, e.getMessage(), conflicts.keySet());
-          if (conflicts.isEmpty() || round >= MAX_CONFLICT_ROUNDS) {
-            String reason = "commit refused: " + e.getClass().getSimpleName() + ": " + e.getMessage();
-            remaining.forEach(group -> ledger.failed(group.index(), reason));
-            stopJob = !options.allowPartial();
-            return commitIndex;
-          }
-          List<ReadyGroup> dropped = remaining.stream().filter(g -> conflicts.containsKey(g.index())).toList();
-          dropped.forEach(group -> ledger.conflicted(group.index(), conflicts.get(group.index())));
-          remaining.removeAll(dropped);
-          if (!options.allowPartial() && !remaining.isEmpty()) {
-            String reason = String.format("not committed: %s=false and group %d conflicted",
-                RewriteOptions.ALLOW_PARTIAL, dropped.get(0).index());
-            remaining.forEach(group -> ledger.notCommitted(group.index(), reason));
-            stopJob = true;
-            return commitIndex;
-          }
-        }
-      }
-      return commitIndex;
-    }
-
-    private void commitOnce(List<ReadyGroup> groups, int commitIndex) {
-      RewriteFiles rewrite = table.newRewrite().validateFromSnapshot(plan.pinned().snapshotId());
-      if (options.useStartingSequenceNumber()) {
-        rewrite.dataSequenceNumber(plan.pinned().sequenceNumber());
-      }
-      for (ReadyGroup group : groups) {
-        group.tasks().forEach(task -> rewrite.deleteFile(task.file()));
-        removableDeletes(List.of(group)).values().forEach(rewrite::deleteFile);
-        group.outputs().forEach(rewrite::addFile);
-      }
-      rewrite.set(SnapshotStamp.JOB_ID, plan.jobId());
-      rewrite.set(SnapshotStamp.COMMIT_INDEX, Integer.toString(commitIndex));
-      rewrite.set(SnapshotStamp.GROUPS, Integer.toString(groups.size()));
-      guard.check();
-      rewrite.commit();
-    }
-
-    private void recordCommitted(List<ReadyGroup> groups, int commitIndex) {
-      table.refresh();
-      Snapshot snapshot =
-          SnapshotStamp.commitsOf(table, plan.jobId(), plan.pinned().snapshotId()).get(commitIndex);
-      if (snapshot == null) {
-        // committed, then replaced by a rollback before we could read it back: say so, don't guess
-        problems.add("commit " + commitIndex + " succeeded but its snapshot is not in the current history");
-        groups.forEach(group -> ledger.rewritten(group.index(), -1L));
-        return;
-      }
-      groups.forEach(group -> ledger.rewritten(group.index(), snapshot.snapshotId()));
-      problems.addAll(CommitVerifier.verify(snapshot, expected(groups)));
-      committed.put(snapshot.snapshotId(), snapshot);
-    }
-
-    static CommitVerifier.Expected expected(List<ReadyGroup> groups) {
-      return new CommitVerifier.Expected(
-          groups.stream().mapToInt(group -> group.tasks().size()).sum(),
-          groups.stream().mapToInt(group -> group.outputs().size()).sum(),
-          groups.stream().mapToLong(group -> group.result().inputRows()).sum(),
-          groups.stream().mapToLong(group -> group.result().outputRows()).sum(),
-          removableDeletes(groups).size());
-    }
-  }
-
-  /**
-   * Delete files that apply only to files this commit replaces: deletion vectors and file-scoped
-   * position deletes. Partition-scoped and equality deletes may still apply to other files: kept.
-   */
-  static Map<String, DeleteFile> removableDeletes(List<ReadyGroup> groups) {
-    Map<String, DeleteFile> removable = new LinkedHashMap<>();
-    for (ReadyGroup group : groups) {
-      for (FileScanTask task : group.tasks()) {
-        for (DeleteFile delete : task.deletes()) {
-          if (delete.content() == FileContent.POSITION_DELETES && ContentFileUtil.isFileScoped(delete)) {
-            // DVs of several data files can share one Puffin file: a DV is its location and offset
-            String key =
-                delete.contentOffset() == null
-                    ? delete.location()
-                    : delete.location() + "@" + delete.contentOffset();
-            removable.putIfAbsent(key, delete);
-          }
-        }
-      }
-    }
-    return removable;
+  /** Outputs of the groups that were not committed: ready but not rewritten, or failed with a result. */
+  private static Map<Integer, List<String>> uncommittedOutputs(CommitRun run) {
+    Map<Integer, List<String>> outputs = new TreeMap<>();
+    run.ready().values().stream()
+        .filter(group -> !run.ledger().isRewritten(group.index()))
+        .forEach(group -> outputs.put(group.index(), group.outputs().stream().map(DataFile::location).toList()));
+    run.failed().keySet()
+        .forEach(index -> outputs.put(index, OutputCleanup.storedOutputs(run.store(), run.work(), index)));
+    return outputs;
   }
 }

@@ -3,6 +3,7 @@ package io.icecompact.committer;
 import io.icecompact.core.error.JobInvariantViolationException;
 import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupResult;
+import io.icecompact.core.job.IcebergFileJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
@@ -57,7 +57,14 @@ final class ResultValidator {
     long totalOut = 0;
 
     for (PlannedGroup group : plan.groups()) {
-      List<FileScanTask> tasks = PlannedTasks.fromJson(group);
+      List<FileScanTask> tasks;
+      try {
+        tasks = PlannedTasks.fromJson(group);
+      } catch (RuntimeException e) {
+        // a value Iceberg's parsers reject fails this group, not the job
+        failed.put(group.index(), "its planned files cannot be read: " + e);
+        continue;
+      }
       for (FileScanTask task : tasks) {
         if (!seenInputs.add(task.file().location())) {
           throw violation("input file %s is planned in more than one group", task.file().location());
@@ -76,7 +83,13 @@ final class ResultValidator {
                 : failure.errorType() + ": " + failure.message());
         continue;
       }
-      ReadyGroup checked = check(group, tasks, result.get());
+      ReadyGroup checked;
+      try {
+        checked = check(group, tasks, result.get());
+      } catch (UnreadableOutputException e) {
+        failed.put(group.index(), "its result's output files cannot be read: " + e.getMessage());
+        continue;
+      }
       ready.put(group.index(), checked);
       totalIn += checked.result().inputRows();
       totalDeleted += checked.result().deletedRows();
@@ -140,7 +153,12 @@ final class ResultValidator {
     List<DataFile> outputs = new ArrayList<>();
     long outputRows = 0;
     for (var node : result.outputFiles()) {
-      DataFile file = (DataFile) ContentFileParser.fromJson(node, specs);
+      DataFile file;
+      try {
+        file = (DataFile) IcebergFileJson.contentFile(node, specs);
+      } catch (RuntimeException e) {
+        throw new UnreadableOutputException(e.toString());
+      }
       if (file.specId() != plan.pinned().outputSpecId()) {
         throw violation("group %d wrote %s with spec %d", index, file.location(), file.specId());
       }
@@ -167,6 +185,13 @@ final class ResultValidator {
           index, outputRows, result.outputRows());
     }
     return new ReadyGroup(group, tasks, result, outputs);
+  }
+
+  /** An output file of a result that Iceberg's parser rejects: that group fails, not the job. */
+  private static final class UnreadableOutputException extends RuntimeException {
+    UnreadableOutputException(String message) {
+      super(message);
+    }
   }
 
   private JobInvariantViolationException violation(String format, Object... args) {

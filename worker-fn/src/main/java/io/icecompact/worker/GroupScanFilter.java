@@ -65,7 +65,9 @@ final class GroupScanFilter {
       return transform.equals("identity") || isTime(transform) ? Expressions.isNull(column) : Expressions.alwaysTrue();
     }
     if (transform.equals("identity")) {
-      return Expressions.equal(column, value);
+      // NaN equals nothing, not even itself: Iceberg has no NaN literal, only the isNaN predicate
+      boolean nan = (value instanceof Double d && d.isNaN()) || (value instanceof Float f && f.isNaN());
+      return nan ? Expressions.isNaN(column) : Expressions.equal(column, value);
     }
     if (!isTime(transform)) {
       return Expressions.alwaysTrue();

@@ -21,7 +21,7 @@ public final class PlannedTasks {
   public static List<FileScanTask> fromJson(PlannedGroup group) {
     List<FileScanTask> tasks = new ArrayList<>(group.tasks().size());
     for (JsonNode node : group.tasks()) {
-      tasks.add(ScanTaskParser.fromJson(node.toString(), false));
+      tasks.add(IcebergFileJson.scanTask(node, false));
     }
     return tasks;
   }
