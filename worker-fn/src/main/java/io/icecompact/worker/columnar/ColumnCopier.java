@@ -34,6 +34,8 @@ final class ColumnCopier {
       BitSet deleted) {
     ColumnWriter writer = sink.writer();
     int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
+    // a required input column under an optional output one: its values gain the output's level
+    int present = sink.column().getMaxDefinitionLevel();
     int fileFrom = Math.toIntExact(firstRow + from);
     int written = 0;
     switch (reader.getDescriptor().getPrimitiveType().getPrimitiveTypeName()) {
@@ -45,7 +47,7 @@ final class ColumnCopier {
             continue;
           }
           if (definition == maxDefinition) {
-            writer.write(reader.getLong(), 0, definition);
+            writer.write(reader.getLong(), 0, present);
           } else {
             writer.writeNull(0, definition);
           }
@@ -62,7 +64,7 @@ final class ColumnCopier {
             continue;
           }
           if (definition == maxDefinition) {
-            writer.write(reader.getInteger(), 0, definition);
+            writer.write(reader.getInteger(), 0, present);
           } else {
             writer.writeNull(0, definition);
           }
@@ -79,7 +81,7 @@ final class ColumnCopier {
             continue;
           }
           if (definition == maxDefinition) {
-            writer.write(reader.getBoolean(), 0, definition);
+            writer.write(reader.getBoolean(), 0, present);
           } else {
             writer.writeNull(0, definition);
           }
@@ -97,7 +99,7 @@ final class ColumnCopier {
           }
           if (definition == maxDefinition) {
             float value = reader.getFloat();
-            writer.write(value, 0, definition);
+            writer.write(value, 0, present);
             metrics.addFloat(value);
           } else {
             writer.writeNull(0, definition);
@@ -117,7 +119,7 @@ final class ColumnCopier {
           }
           if (definition == maxDefinition) {
             double value = reader.getDouble();
-            writer.write(value, 0, definition);
+            writer.write(value, 0, present);
             metrics.addDouble(value);
           } else {
             writer.writeNull(0, definition);
@@ -136,7 +138,7 @@ final class ColumnCopier {
             continue;
           }
           if (definition == maxDefinition) {
-            writer.write(reused(reader.getBinary()), 0, definition);
+            writer.write(reused(reader.getBinary()), 0, present);
           } else {
             writer.writeNull(0, definition);
           }

@@ -136,9 +136,9 @@ public final class ColumnarRewritePath {
       }
       ColumnDescriptor[] sources = new ColumnDescriptor[columns.size()];
       for (int c = 0; c < sources.length; c++) {
-        sources[c] = fileType.containsPath(columns.columns.get(c).getPath())
-            ? fileType.getColumnDescription(columns.columns.get(c).getPath())
-            : null;
+        // by field id, as Iceberg's readers match columns: the file may name it otherwise
+        var written = FooterCheck.columnWithId(fileType, columns.fieldId(c));
+        sources[c] = written == null ? null : fileType.getColumnDescription(new String[] {written.getName()});
       }
       checked.add(new ColumnarInput(task, footer, sources));
     }
@@ -296,18 +296,25 @@ public final class ColumnarRewritePath {
     for (int c = 0; c < columns.size(); c++) {
       ColumnDescriptor source = input.sources()[c];
       sourceChunks[c] = source == null ? null : chunks.get(ColumnPath.get(source.getPath()));
-      plainWanted[c] =
-          sourceChunks[c] != null
-              && !columns.isRowId(c)
-              && !columns.isLastUpdatedSequenceNumber(c)
+      boolean lineage = columns.isRowId(c) || columns.isLastUpdatedSequenceNumber(c);
+      // a required input column under an optional output one: its pages need definition levels added
+      boolean sameLevels =
+          source != null && source.getMaxDefinitionLevel() == columns.columns.get(c).getMaxDefinitionLevel();
+      boolean passThrough =
+          sourceChunks[c] != null && !lineage && sameLevels
               && ChunkPassThrough.eligible(sourceChunks[c], settings.codec);
+      boolean plainPages =
+          sourceChunks[c] != null && !lineage
+              && ChunkPassThrough.plainValues(sourceChunks[c])
+              && PlainPageFilter.supports(source);
+      plainWanted[c] = passThrough || plainPages;
       List<ChunkPassThrough.CopiedPage> pages = null;
       boolean plainSink = plainWanted[c] && out.sink(c, true) != null && out.isPlain(c);
-      if (noDeletes && plainSink) {
+      if (noDeletes && passThrough && plainSink) {
         pages = ChunkPassThrough.read(stream, sourceChunks[c]);
       }
       onPages[c] =
-          !noDeletes && plainSink && PlainPageFilter.supports(source)
+          pages == null && plainSink && plainPages // deleted rows, added levels, v2 pages or another codec
               || !plainWanted[c] && idsWanted(c, sourceChunks[c], out);
       copied.add(pages);
       anyCopied |= pages != null;
@@ -334,7 +341,8 @@ public final class ColumnarRewritePath {
             values = pageReader.getTotalValueCount();
             pageCopiers[c] =
                 plainWanted[c]
-                    ? new PlainPageFilter(pageReader, source, settings.pageRowLimit, settings.pageSize)
+                    ? new PlainPageFilter(
+                        pageReader, source, columns.columns.get(c), settings.pageRowLimit, settings.pageSize)
                     : new DictionaryIdCopier(pageReader, source);
           } else {
             readers[c] = store.getColumnReader(source);
