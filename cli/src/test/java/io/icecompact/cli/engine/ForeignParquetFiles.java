@@ -82,6 +82,7 @@ final class ForeignParquetFiles {
    * @param pageIndexes whether column and offset indexes stay referenced from the footer
    * @param encodingStats whether the chunks keep their encoding statistics
    * @param bloomFilterColumns columns given a bloom filter
+   * @param decimalsAsFixed whether every decimal is stored in fixed bytes (pyarrow's default)
    */
   record Layout(
       String createdBy,
@@ -92,7 +93,8 @@ final class ForeignParquetFiles {
       int pageRowLimit,
       boolean pageIndexes,
       boolean encodingStats,
-      Set<String> bloomFilterColumns) {}
+      Set<String> bloomFilterColumns,
+      boolean decimalsAsFixed) {}
 
   /**
    * Spark 3.5.7 with Iceberg 1.10 (measured here, /work/shared/notes/other-writers.md): parquet-mr 1.16,
@@ -103,7 +105,7 @@ final class ForeignParquetFiles {
   static final Layout SPARK_3_5 =
       new Layout(
           "parquet-mr version 1.16.0", Set.of(1), CompressionCodecName.ZSTD, WriterVersion.PARQUET_1_0,
-          1024 * 1024, 20_000, true, true, Set.of());
+          1024 * 1024, 20_000, true, true, Set.of(), false);
 
   /**
    * Spark with a bloom filter on the id ({@code write.parquet.bloom-filter-enabled.column.order_id} set
@@ -113,7 +115,7 @@ final class ForeignParquetFiles {
   static final Layout SPARK_BLOOM_AND_FALLBACK =
       new Layout(
           "parquet-mr version 1.16.0", Set.of(1), CompressionCodecName.ZSTD, WriterVersion.PARQUET_1_0,
-          2048, 250, true, true, Set.of("order_id"));
+          2048, 250, true, true, Set.of("order_id"), false);
 
   /**
    * Trino's own Parquet writer (io.trino.parquet.writer.ParquetWriter): {@code created_by} "parquet-mr-trino
@@ -126,26 +128,28 @@ final class ForeignParquetFiles {
   static final Layout TRINO =
       new Layout(
           "parquet-mr-trino version 480 (build n/a)", Set.of(), CompressionCodecName.SNAPPY,
-          WriterVersion.PARQUET_1_0, 1024 * 1024, 20_000, false, false, Set.of("order_id"));
+          WriterVersion.PARQUET_1_0, 1024 * 1024, 20_000, false, false, Set.of("order_id"), false);
 
   /**
    * PyIceberg on pyarrow ({@code pyiceberg.io.pyarrow._get_parquet_writer_kwargs}): {@code created_by}
    * "parquet-cpp-arrow version N", the table's codec (ZSTD, PyIceberg's default), dictionary on with
    * {@code write.parquet.dict-size-bytes}, pyarrow's default v1 data pages, chunk statistics, no page
-   * index ({@code write_page_index} defaults to false); nullability from the Iceberg schema. (pyarrow
+   * index ({@code write_page_index} defaults to false); nullability from the Iceberg schema; decimals
+   * in fixed bytes whatever their precision (pyarrow's {@code store_decimal_as_integer} defaults to
+   * false and PyIceberg's append does not set it, where Iceberg's writer uses INT32/INT64). (pyarrow
    * keeps numbers dictionary-encoded up to the dictionary limit where parquet-java falls back: this
    * fixture's unique ids are PLAIN.)
    */
   static final Layout PYICEBERG =
       new Layout(
           "parquet-cpp-arrow version 18.1.0", Set.of(), CompressionCodecName.ZSTD, WriterVersion.PARQUET_1_0,
-          2 * 1024 * 1024, 20_000, false, true, Set.of());
+          2 * 1024 * 1024, 20_000, false, true, Set.of(), true);
 
   /** pyarrow with {@code data_page_version="2.0"} and GZIP: v2 data pages (levels outside the compressed values). */
   static final Layout PYARROW_V2_PAGES_GZIP =
       new Layout(
           "parquet-cpp-arrow version 18.1.0", Set.of(), CompressionCodecName.GZIP, WriterVersion.PARQUET_2_0,
-          2 * 1024 * 1024, 500, false, true, Set.of());
+          2 * 1024 * 1024, 500, false, true, Set.of(), false);
 
   private ForeignParquetFiles() {}
 
@@ -172,7 +176,7 @@ final class ForeignParquetFiles {
 
   /** Writes {@code rows} as {@code layout} lays them out and returns the file as add_files registers it. */
   static DataFile write(Table table, Layout layout, List<Record> rows) {
-    MessageType type = parquetType(table.schema(), layout.requiredIds());
+    MessageType type = parquetType(table.schema(), layout.requiredIds(), layout.decimalsAsFixed());
     String location = table.locationProvider().newDataLocation("foreign-" + System.nanoTime() + ".parquet");
     Path path = location.startsWith("file:") ? Path.of(java.net.URI.create(location)) : Path.of(location);
     try {
@@ -206,23 +210,32 @@ final class ForeignParquetFiles {
         .build();
   }
 
-  /** The table's Parquet schema as Iceberg converts it, with {@code requiredIds} made required. */
-  static MessageType parquetType(Schema schema, Set<Integer> requiredIds) {
+  /**
+   * The table's Parquet schema as Iceberg converts it, with {@code requiredIds} made required and,
+   * with {@code decimalsAsFixed}, every decimal in the fewest fixed bytes its precision needs.
+   */
+  static MessageType parquetType(Schema schema, Set<Integer> requiredIds, boolean decimalsAsFixed) {
     MessageType converted = ParquetSchemaUtil.convert(schema, "spark_schema");
     List<Type> fields = new ArrayList<>();
     for (Type field : converted.getFields()) {
       PrimitiveType primitive = field.asPrimitiveType();
-      if (requiredIds.contains(primitive.getId().intValue())) {
-        org.apache.parquet.schema.Types.PrimitiveBuilder<PrimitiveType> required =
-            org.apache.parquet.schema.Types.primitive(primitive.getPrimitiveTypeName(), Type.Repetition.REQUIRED);
-        if (primitive.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) {
-          required = required.length(primitive.getTypeLength());
-        }
-        fields.add(required.as(primitive.getLogicalTypeAnnotation()).id(primitive.getId().intValue())
-            .named(primitive.getName()));
-      } else {
-        fields.add(field);
+      Type.Repetition repetition =
+          requiredIds.contains(primitive.getId().intValue()) ? Type.Repetition.REQUIRED : primitive.getRepetition();
+      PrimitiveType.PrimitiveTypeName physical = primitive.getPrimitiveTypeName();
+      int length = primitive.getTypeLength();
+      if (decimalsAsFixed
+          && primitive.getLogicalTypeAnnotation()
+              instanceof org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation decimal) {
+        physical = PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
+        length = org.apache.iceberg.types.TypeUtil.decimalRequiredBytes(decimal.getPrecision());
       }
+      org.apache.parquet.schema.Types.PrimitiveBuilder<PrimitiveType> builder =
+          org.apache.parquet.schema.Types.primitive(physical, repetition);
+      if (physical == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) {
+        builder = builder.length(length);
+      }
+      fields.add(builder.as(primitive.getLogicalTypeAnnotation()).id(primitive.getId().intValue())
+          .named(primitive.getName()));
     }
     return new MessageType(converted.getName(), fields);
   }

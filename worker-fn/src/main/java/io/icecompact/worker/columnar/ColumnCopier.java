@@ -5,6 +5,9 @@ import java.util.BitSet;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * Copies the values of a run of rows of one flat column from an input column reader to an output
@@ -32,6 +35,9 @@ final class ColumnCopier {
       int to,
       long firstRow,
       BitSet deleted) {
+    if (isFixedDecimalToInteger(reader.getDescriptor().getPrimitiveType(), sink.column().getPrimitiveType())) {
+      return copyFixedDecimal(reader, sink, from, to, firstRow, deleted);
+    }
     ColumnWriter writer = sink.writer();
     int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
     // a required input column under an optional output one: its values gain the output's level
@@ -149,6 +155,61 @@ final class ColumnCopier {
       }
     }
     return written;
+  }
+
+  /**
+   * Whether {@code written} is a decimal in fixed bytes that the output stores as INT32 or INT64 (the
+   * same precision and scale): pyarrow writes every decimal so unless told otherwise, Iceberg's
+   * writer uses integers up to 18 digits.
+   */
+  static boolean isFixedDecimalToInteger(PrimitiveType written, PrimitiveType output) {
+    return written.getPrimitiveTypeName() == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
+        && (output.getPrimitiveTypeName() == PrimitiveTypeName.INT32
+            || output.getPrimitiveTypeName() == PrimitiveTypeName.INT64)
+        && written.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation
+        && written.getLogicalTypeAnnotation().equals(output.getLogicalTypeAnnotation());
+  }
+
+  /** A fixed-bytes decimal column into an INT32/INT64 one: each unscaled value as a number. */
+  private static int copyFixedDecimal(
+      ColumnReader reader, ColumnSink sink, int from, int to, long firstRow, BitSet deleted) {
+    ColumnWriter writer = sink.writer();
+    int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
+    int present = sink.column().getMaxDefinitionLevel();
+    boolean int32 = sink.column().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32;
+    int fileFrom = Math.toIntExact(firstRow + from);
+    int written = 0;
+    for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
+      int definition = reader.getCurrentDefinitionLevel();
+      if (deleted.get(pos)) {
+        skip(reader, definition, maxDefinition);
+        continue;
+      }
+      if (definition == maxDefinition) {
+        long unscaled = signedValue(reader.getBinary());
+        if (int32) {
+          writer.write(Math.toIntExact(unscaled), 0, present);
+        } else {
+          writer.write(unscaled, 0, present);
+        }
+      } else {
+        writer.writeNull(0, definition);
+      }
+      reader.consume();
+      sink.endRecord();
+      written++;
+    }
+    return written;
+  }
+
+  /** Big-endian two's complement bytes as a long (the decimal's precision keeps it within 8 bytes' range). */
+  private static long signedValue(Binary bytes) {
+    ByteBuffer buffer = bytes.toByteBuffer();
+    long value = buffer.get(buffer.position()); // sign-extended first byte
+    for (int i = buffer.position() + 1; i < buffer.limit(); i++) {
+      value = (value << 8) | (buffer.get(i) & 0xFF);
+    }
+    return value;
   }
 
   /**

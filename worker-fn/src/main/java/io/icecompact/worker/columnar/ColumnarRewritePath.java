@@ -30,6 +30,7 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.EncodingStats;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
@@ -300,11 +301,16 @@ public final class ColumnarRewritePath {
       // a required input column under an optional output one: its pages need definition levels added
       boolean sameLevels =
           source != null && source.getMaxDefinitionLevel() == columns.columns.get(c).getMaxDefinitionLevel();
+      // values stored otherwise (a decimal in fixed bytes for an INT64 one) are converted one by one
+      boolean sameValues =
+          source != null
+              && source.getPrimitiveType().getPrimitiveTypeName()
+                  == columns.columns.get(c).getPrimitiveType().getPrimitiveTypeName();
       boolean passThrough =
-          sourceChunks[c] != null && !lineage && sameLevels
+          sourceChunks[c] != null && !lineage && sameLevels && sameValues
               && ChunkPassThrough.eligible(sourceChunks[c], settings.codec);
       boolean plainPages =
-          sourceChunks[c] != null && !lineage
+          sourceChunks[c] != null && !lineage && sameValues
               && ChunkPassThrough.plainValues(sourceChunks[c])
               && PlainPageFilter.supports(source);
       plainWanted[c] = passThrough || plainPages;
@@ -315,7 +321,7 @@ public final class ColumnarRewritePath {
       }
       onPages[c] =
           pages == null && plainSink && plainPages // deleted rows, added levels, v2 pages or another codec
-              || !plainWanted[c] && idsWanted(c, sourceChunks[c], out);
+              || !plainWanted[c] && sameValues && idsWanted(c, sourceChunks[c], out);
       copied.add(pages);
       anyCopied |= pages != null;
       if (pages == null && source != null) {
@@ -512,10 +518,24 @@ public final class ColumnarRewritePath {
         && out.sink(c, false).dictionary() != null;
   }
 
-  /** Whether every data page of the chunk is dictionary-encoded, by its encoding statistics. */
+  /**
+   * Whether every data page of the chunk is dictionary-encoded: by its encoding statistics, or, in a
+   * file without them (Trino's writer, old parquet-java), by its encodings when no value encoding but
+   * the dictionary's is listed (a v1 dictionary page is PLAIN_DICTIONARY; a v2 one is PLAIN, which
+   * leaves such a chunk undecided, so decoded).
+   */
   private static boolean dictionaryPagesOnly(ColumnChunkMetaData chunk) {
-    EncodingStats stats = chunk == null ? null : chunk.getEncodingStats();
-    return stats != null && stats.hasDictionaryEncodedPages() && !stats.hasNonDictionaryEncodedPages();
+    if (chunk == null) {
+      return false;
+    }
+    EncodingStats stats = chunk.getEncodingStats();
+    if (stats != null) {
+      return stats.hasDictionaryEncodedPages() && !stats.hasNonDictionaryEncodedPages();
+    }
+    return chunk.hasDictionaryPage()
+        && chunk.getEncodings().stream().anyMatch(Encoding::usesDictionary)
+        && chunk.getEncodings().stream()
+            .allMatch(e -> e.usesDictionary() || e == Encoding.RLE || e == Encoding.BIT_PACKED);
   }
 
   /** Whether every chunk of the row group is read with a codec whose decompressor is per thread. */

@@ -51,8 +51,10 @@ final class FooterCheck {
 
   /** What keeps {@code written} from being copied as {@code expected}, or null. */
   private static String difference(PrimitiveType written, PrimitiveType expected) {
-    if (written.getPrimitiveTypeName() != expected.getPrimitiveTypeName()
-        || written.getTypeLength() != expected.getTypeLength()) {
+    boolean samePhysical =
+        written.getPrimitiveTypeName() == expected.getPrimitiveTypeName()
+            && written.getTypeLength() == expected.getTypeLength();
+    if (!samePhysical && !ColumnCopier.isFixedDecimalToInteger(written, expected)) {
       return "another physical type";
     }
     if (!Objects.equals(written.getLogicalTypeAnnotation(), expected.getLogicalTypeAnnotation())) {
