@@ -157,6 +157,25 @@ final class ColumnCopier {
     return written;
   }
 
+  /** Nulls for rows {@code [from, to)} that are not deleted: a column the file does not have. */
+  static int copyNulls(
+      ColumnSink sink, FloatingPointMetrics metrics, int from, int to, long firstRow, BitSet deleted) {
+    ColumnWriter writer = sink.writer();
+    int fileFrom = Math.toIntExact(firstRow + from);
+    int written = 0;
+    for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
+      if (!deleted.get(pos)) {
+        writer.writeNull(0, 0);
+        if (metrics != null) {
+          metrics.addNull();
+        }
+        sink.endRecord();
+        written++;
+      }
+    }
+    return written;
+  }
+
   /**
    * Whether {@code written} is a decimal in fixed bytes that the output stores as INT32 or INT64 (the
    * same precision and scale): pyarrow writes every decimal so unless told otherwise, Iceberg's

@@ -130,7 +130,7 @@ public final class ColumnarRewritePath {
       FileScanTask task = tasks.get(i);
       ParquetMetadata footer = footers.get(i);
       MessageType fileType = footer.getFileMetaData().getSchema();
-      String problem = FooterCheck.problem(columns.type, fileType, OutputColumns.LINEAGE_IDS);
+      String problem = FooterCheck.problem(columns.type, fileType, columns.mayBeAbsent());
       if (problem != null) {
         return Optional.of(
             "file written under another schema (" + problem + "): " + task.file().location());
@@ -464,6 +464,9 @@ public final class ColumnarRewritePath {
     } else if (columns.isLastUpdatedSequenceNumber(c)) {
       Long dataSequenceNumber = input.task().file().dataSequenceNumber();
       return LineageCopier.copy(reader, sink, firstRowId, dataSequenceNumber, false, from, to, firstRow, deleted);
+    }
+    if (reader == null) {
+      return ColumnCopier.copyNulls(sink, metrics, from, to, firstRow, deleted); // added after the file was written
     }
     return ColumnCopier.copy(reader, sink, metrics, from, to, firstRow, deleted);
   }

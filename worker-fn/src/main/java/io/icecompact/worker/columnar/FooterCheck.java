@@ -14,8 +14,8 @@ import org.apache.parquet.schema.Type.Repetition;
  * readers match them. Allowed: another name (a renamed column), a {@code required} column under an
  * optional field (Spark writes a non-nullable DataFrame column so; its values gain definition levels),
  * and columns the schema no longer has (dropped; left out, as Iceberg's readers leave them out).
- * Anything else (a column added since, a promoted or otherwise different type, a file without field
- * ids, nested columns) needs Iceberg's schema projection, which only the generic path does.
+ * Anything else (a promoted or otherwise different type, a file without field ids, nested columns,
+ * an absent column with a default) needs Iceberg's schema projection, which only the generic path does.
  */
 final class FooterCheck {
   private FooterCheck() {}
@@ -34,7 +34,7 @@ final class FooterCheck {
       if (written == null) {
         if (!mayBeAbsent.contains(expected.getId().intValue())) {
           return "column " + expected.getName() + " (id " + expected.getId()
-              + ") is missing: added after the file was written";
+              + ") is missing and is required or has an initial default";
         }
       } else if (!written.isPrimitive()) {
         return "column " + written.getName() + " (id " + written.getId() + ") is nested";
