@@ -46,10 +46,7 @@ final class ChunkPassThrough {
     if (type == PrimitiveTypeName.FLOAT || type == PrimitiveTypeName.DOUBLE || type == PrimitiveTypeName.INT96) {
       return false;
     }
-    if (chunk.getCodec() != codec || chunk.hasDictionaryPage() || !PLAIN_ENCODINGS.containsAll(chunk.getEncodings())) {
-      return false;
-    }
-    if (chunk.getEncodingStats() != null && chunk.getEncodingStats().hasDictionaryEncodedPages()) {
+    if (chunk.getCodec() != codec || !plainValues(chunk)) {
       return false;
     }
     Statistics<?> stats = chunk.getStatistics();
@@ -57,6 +54,14 @@ final class ChunkPassThrough {
         && !stats.isEmpty()
         && stats.isNumNullsSet()
         && (stats.hasNonNullValue() || stats.getNumNulls() == chunk.getValueCount());
+  }
+
+  /** Whether every data page of the chunk holds PLAIN values (no dictionary), by its metadata. */
+  static boolean plainValues(ColumnChunkMetaData chunk) {
+    if (chunk.hasDictionaryPage() || !PLAIN_ENCODINGS.containsAll(chunk.getEncodings())) {
+      return false;
+    }
+    return chunk.getEncodingStats() == null || !chunk.getEncodingStats().hasDictionaryEncodedPages();
   }
 
   /** The chunk's data pages, or null when one of them cannot be copied (e.g. a v2 page). */

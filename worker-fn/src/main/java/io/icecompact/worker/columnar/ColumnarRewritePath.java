@@ -30,6 +30,7 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.EncodingStats;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
@@ -129,16 +130,16 @@ public final class ColumnarRewritePath {
       FileScanTask task = tasks.get(i);
       ParquetMetadata footer = footers.get(i);
       MessageType fileType = footer.getFileMetaData().getSchema();
-      String problem = FooterCheck.problem(columns.type, fileType, OutputColumns.LINEAGE_IDS);
+      String problem = FooterCheck.problem(columns.type, fileType, columns.mayBeAbsent());
       if (problem != null) {
         return Optional.of(
             "file written under another schema (" + problem + "): " + task.file().location());
       }
       ColumnDescriptor[] sources = new ColumnDescriptor[columns.size()];
       for (int c = 0; c < sources.length; c++) {
-        sources[c] = fileType.containsPath(columns.columns.get(c).getPath())
-            ? fileType.getColumnDescription(columns.columns.get(c).getPath())
-            : null;
+        // by field id, as Iceberg's readers match columns: the file may name it otherwise
+        var written = FooterCheck.columnWithId(fileType, columns.fieldId(c));
+        sources[c] = written == null ? null : fileType.getColumnDescription(new String[] {written.getName()});
       }
       checked.add(new ColumnarInput(task, footer, sources));
     }
@@ -296,19 +297,31 @@ public final class ColumnarRewritePath {
     for (int c = 0; c < columns.size(); c++) {
       ColumnDescriptor source = input.sources()[c];
       sourceChunks[c] = source == null ? null : chunks.get(ColumnPath.get(source.getPath()));
-      plainWanted[c] =
-          sourceChunks[c] != null
-              && !columns.isRowId(c)
-              && !columns.isLastUpdatedSequenceNumber(c)
+      boolean lineage = columns.isRowId(c) || columns.isLastUpdatedSequenceNumber(c);
+      // a required input column under an optional output one: its pages need definition levels added
+      boolean sameLevels =
+          source != null && source.getMaxDefinitionLevel() == columns.columns.get(c).getMaxDefinitionLevel();
+      // values stored otherwise (a decimal in fixed bytes for an INT64 one) are converted one by one
+      boolean sameValues =
+          source != null
+              && source.getPrimitiveType().getPrimitiveTypeName()
+                  == columns.columns.get(c).getPrimitiveType().getPrimitiveTypeName();
+      boolean passThrough =
+          sourceChunks[c] != null && !lineage && sameLevels && sameValues
               && ChunkPassThrough.eligible(sourceChunks[c], settings.codec);
+      boolean plainPages =
+          sourceChunks[c] != null && !lineage && sameValues
+              && ChunkPassThrough.plainValues(sourceChunks[c])
+              && PlainPageFilter.supports(source);
+      plainWanted[c] = passThrough || plainPages;
       List<ChunkPassThrough.CopiedPage> pages = null;
       boolean plainSink = plainWanted[c] && out.sink(c, true) != null && out.isPlain(c);
-      if (noDeletes && plainSink) {
+      if (noDeletes && passThrough && plainSink) {
         pages = ChunkPassThrough.read(stream, sourceChunks[c]);
       }
       onPages[c] =
-          !noDeletes && plainSink && PlainPageFilter.supports(source)
-              || !plainWanted[c] && idsWanted(c, sourceChunks[c], out);
+          pages == null && plainSink && plainPages // deleted rows, added levels, v2 pages or another codec
+              || !plainWanted[c] && sameValues && idsWanted(c, sourceChunks[c], out);
       copied.add(pages);
       anyCopied |= pages != null;
       if (pages == null && source != null) {
@@ -334,7 +347,8 @@ public final class ColumnarRewritePath {
             values = pageReader.getTotalValueCount();
             pageCopiers[c] =
                 plainWanted[c]
-                    ? new PlainPageFilter(pageReader, source, settings.pageRowLimit, settings.pageSize)
+                    ? new PlainPageFilter(
+                        pageReader, source, columns.columns.get(c), settings.pageRowLimit, settings.pageSize)
                     : new DictionaryIdCopier(pageReader, source);
           } else {
             readers[c] = store.getColumnReader(source);
@@ -451,6 +465,9 @@ public final class ColumnarRewritePath {
       Long dataSequenceNumber = input.task().file().dataSequenceNumber();
       return LineageCopier.copy(reader, sink, firstRowId, dataSequenceNumber, false, from, to, firstRow, deleted);
     }
+    if (reader == null) {
+      return ColumnCopier.copyNulls(sink, metrics, from, to, firstRow, deleted); // added after the file was written
+    }
     return ColumnCopier.copy(reader, sink, metrics, from, to, firstRow, deleted);
   }
 
@@ -504,10 +521,24 @@ public final class ColumnarRewritePath {
         && out.sink(c, false).dictionary() != null;
   }
 
-  /** Whether every data page of the chunk is dictionary-encoded, by its encoding statistics. */
+  /**
+   * Whether every data page of the chunk is dictionary-encoded: by its encoding statistics, or, in a
+   * file without them (Trino's writer, old parquet-java), by its encodings when no value encoding but
+   * the dictionary's is listed (a v1 dictionary page is PLAIN_DICTIONARY; a v2 one is PLAIN, which
+   * leaves such a chunk undecided, so decoded).
+   */
   private static boolean dictionaryPagesOnly(ColumnChunkMetaData chunk) {
-    EncodingStats stats = chunk == null ? null : chunk.getEncodingStats();
-    return stats != null && stats.hasDictionaryEncodedPages() && !stats.hasNonDictionaryEncodedPages();
+    if (chunk == null) {
+      return false;
+    }
+    EncodingStats stats = chunk.getEncodingStats();
+    if (stats != null) {
+      return stats.hasDictionaryEncodedPages() && !stats.hasNonDictionaryEncodedPages();
+    }
+    return chunk.hasDictionaryPage()
+        && chunk.getEncodings().stream().anyMatch(Encoding::usesDictionary)
+        && chunk.getEncodings().stream()
+            .allMatch(e -> e.usesDictionary() || e == Encoding.RLE || e == Encoding.BIT_PACKED);
   }
 
   /** Whether every chunk of the row group is read with a codec whose decompressor is per thread. */

@@ -83,6 +83,8 @@ final class DictionaryIdCopier implements PageCopier {
       }
     }
     int fileRow = Math.toIntExact(firstRow);
+    // a required input column under an optional output one: its values gain the output's level
+    int outputPresent = sink.column().getMaxDefinitionLevel();
     int written = 0;
     try {
       for (int row = from; row < to; row++) {
@@ -98,10 +100,10 @@ final class DictionaryIdCopier implements PageCopier {
         if (present) {
           int outputId = outputIds[inputId];
           if (outputId < 0) {
-            outputId = learn(writer, inputId, definition);
+            outputId = learn(writer, inputId, outputPresent);
           }
           if (outputId >= 0) {
-            writer.writeId(outputId, definition);
+            writer.writeId(outputId, outputPresent);
           }
         } else {
           writer.writeNull(0, definition);

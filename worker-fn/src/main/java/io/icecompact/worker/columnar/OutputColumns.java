@@ -33,6 +33,20 @@ final class OutputColumns {
     }
   }
 
+  /**
+   * Field ids a data file may lack: the lineage columns (derived) and optional fields added after it
+   * was written without an initial default (they read as nulls).
+   */
+  Set<Integer> mayBeAbsent() {
+    Set<Integer> ids = new java.util.HashSet<>(LINEAGE_IDS);
+    for (Types.NestedField field : fields) {
+      if (field.isOptional() && field.initialDefault() == null) {
+        ids.add(field.fieldId());
+      }
+    }
+    return ids;
+  }
+
   int size() {
     return columns.size();
   }

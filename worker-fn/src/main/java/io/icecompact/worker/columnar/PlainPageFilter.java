@@ -36,7 +36,9 @@ final class PlainPageFilter implements PageCopier {
   private final ColumnDescriptor column;
   private final PrimitiveTypeName type;
   private final int width; // bytes of a fixed-width value, or -1 for BINARY
-  private final int maxDefinition;
+  private final int maxDefinition; // of the input column
+  private final int outputMaxDefinition; // 1 where a required input column is written as optional
+  private final ColumnDescriptor output;
   private final int pageRowLimit;
   private final long pageSize;
 
@@ -57,8 +59,14 @@ final class PlainPageFilter implements PageCopier {
   private final SignedBounds numberBounds;
   private final UnsignedBytesBounds byteBounds;
 
-  /** {@code pageRowLimit} and {@code pageSize}: the table's, where output pages are cut. */
-  PlainPageFilter(PageReader pages, ColumnDescriptor column, int pageRowLimit, long pageSize) {
+  /**
+   * {@code column}: the input's, {@code output}: the output's (the same type, maybe optional where the
+   * input is required); {@code pageRowLimit} and {@code pageSize}: the table's, where output pages are cut.
+   */
+  PlainPageFilter(
+      PageReader pages, ColumnDescriptor column, ColumnDescriptor output, int pageRowLimit, long pageSize) {
+    this.output = output;
+    this.outputMaxDefinition = output.getMaxDefinitionLevel();
     this.pageRowLimit = pageRowLimit;
     this.pageSize = pageSize;
     this.pages = pages;
@@ -72,9 +80,9 @@ final class PlainPageFilter implements PageCopier {
           default -> -1;
         };
     this.maxDefinition = column.getMaxDefinitionLevel();
-    this.outStatistics = Statistics.createStats(column.getPrimitiveType());
-    this.numberBounds = SignedBounds.forType(column.getPrimitiveType());
-    this.byteBounds = UnsignedBytesBounds.forType(column.getPrimitiveType());
+    this.outStatistics = Statistics.createStats(output.getPrimitiveType());
+    this.numberBounds = SignedBounds.forType(output.getPrimitiveType());
+    this.byteBounds = UnsignedBytesBounds.forType(output.getPrimitiveType());
     if (pages.readDictionaryPage() != null) {
       throw new IllegalArgumentException("a dictionary-encoded chunk: " + column);
     }
@@ -142,7 +150,7 @@ final class PlainPageFilter implements PageCopier {
         copyRun(runStart, valueOffset);
         runStart = valueOffset + length;
       } else {
-        addDefinition(definition);
+        addDefinition(outputMaxDefinition);
         updateStatistics(valueOffset, length);
         kept++;
       }
@@ -247,12 +255,14 @@ final class PlainPageFilter implements PageCopier {
       byteBounds.addTo(outStatistics);
     }
     BytesInput levels =
-        maxDefinition == 0 ? BytesInput.empty() : LevelEncoding.definitions(outDefinitions, outCount, maxDefinition);
+        outputMaxDefinition == 0
+            ? BytesInput.empty()
+            : LevelEncoding.definitions(outDefinitions, outCount, outputMaxDefinition);
     sink.chunk().writePage(
         BytesInput.concat(levels, BytesInput.from(outValues, 0, outValueBytes)), outCount, outCount, outStatistics, null,
-        Encoding.BIT_PACKED, maxDefinition == 0 ? Encoding.BIT_PACKED : Encoding.RLE, Encoding.PLAIN);
+        Encoding.BIT_PACKED, outputMaxDefinition == 0 ? Encoding.BIT_PACKED : Encoding.RLE, Encoding.PLAIN);
     outCount = 0;
     outValueBytes = 0;
-    outStatistics = Statistics.createStats(column.getPrimitiveType());
+    outStatistics = Statistics.createStats(output.getPrimitiveType());
   }
 }
