@@ -1,8 +1,10 @@
 package io.icecompact.cli;
 
 import io.icecompact.cli.bench.BenchReport;
+import io.icecompact.cli.bench.EndToEndBench;
 import io.icecompact.cli.bench.LatencyFileIO;
 import io.icecompact.cli.bench.PathRuns;
+import io.icecompact.cli.bench.SparkShapedTable;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LocalWarehouse;
 import io.icecompact.core.table.TableAccess;
@@ -18,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -92,6 +95,36 @@ final class BenchCommand implements Callable<Integer> {
           + " with a bounded heap (ICECOMPACT_JAVA_OPTS=-Xmx...) to show the group fits")
   boolean memory;
 
+  @Option(names = "--e2e",
+      description = "End-to-end mode: build Spark-written streaming tables (--sizes, --format-versions) and time"
+          + " the whole compact job (plan, rewrite, commit) per --paths, in this JVM and in a fresh one")
+  boolean endToEnd;
+
+  @Option(names = "--sizes", split = ",", defaultValue = "S",
+      description = "End-to-end table sizes: S (30 days x 5 files x 10k rows, ~33 MB), M (30 x 40 x 10k,"
+          + " ~264 MB) or DAYSxFILESxROWS (default: ${DEFAULT-VALUE})")
+  List<String> sizes;
+
+  @Option(names = "--format-versions", split = ",", defaultValue = "2,3",
+      description = "End-to-end format versions: 2 (position delete files) and/or 3 (deletion vectors)"
+          + " (default: ${DEFAULT-VALUE})")
+  List<Integer> formatVersions;
+
+  @Option(names = "--processes", split = ",", defaultValue = "warm,fresh",
+      description = "End-to-end: 'warm' runs the job in this JVM after --warmups runs, 'fresh' runs"
+          + " `icecompact compact` in a new JVM (default: ${DEFAULT-VALUE})")
+  List<String> processes;
+
+  @Option(names = "--fresh-java-opts", defaultValue = "-Xmx1g",
+      description = "End-to-end: JVM options of the fresh process, as ICECOMPACT_JAVA_OPTS gives"
+          + " ./icecompact (default: ${DEFAULT-VALUE})")
+  String freshJavaOptions;
+
+  @Option(names = "--codec", defaultValue = "zstd",
+      description = "End-to-end: codec of the Spark-written files, zstd (Iceberg's default) or snappy"
+          + " (default: ${DEFAULT-VALUE})")
+  String codec;
+
   @Option(names = "--warehouse", paramLabel = "DIR", description = "Where to build the tables (default: a temporary directory)")
   Path warehouse;
 
@@ -111,6 +144,9 @@ final class BenchCommand implements Callable<Integer> {
           spec.commandLine(), "--threads and --column-threads must be 1 or more");
     }
     Path base = warehouse != null ? warehouse : Files.createTempDirectory("icecompact-bench-");
+    if (endToEnd) {
+      return endToEnd(base, out, err);
+    }
     BenchReport report = new BenchReport(out);
     for (String shape : memory ? List.of("deletes") : shapes) {
       FragmentedTable.Shape tableShape = shape(shape);
@@ -135,6 +171,43 @@ final class BenchCommand implements Callable<Integer> {
     }
     report.footer(memory, Runtime.getRuntime().maxMemory(), warmups, rounds);
     out.flush();
+    return 0;
+  }
+
+  /** The whole job on Spark-shaped tables; the runs use the largest --threads value as workers. */
+  private int endToEnd(Path base, PrintWriter out, PrintWriter err) {
+    for (String size : sizes) {
+      try {
+        SparkShapedTable.Size.named(size);
+      } catch (IllegalArgumentException e) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+      }
+    }
+    if (formatVersions.stream().anyMatch(v -> v != 2 && v != 3)) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--format-versions takes 2 and/or 3, got " + formatVersions);
+    }
+    if (processes.stream().anyMatch(p -> !p.equals("warm") && !p.equals("fresh"))) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--processes takes warm and/or fresh, got " + processes);
+    }
+    CompressionCodecName codecName = switch (codec) {
+      case "zstd" -> CompressionCodecName.ZSTD;
+      case "snappy" -> CompressionCodecName.SNAPPY;
+      default -> throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--codec takes zstd or snappy, got '" + codec + "'");
+    };
+    EndToEndBench.Settings settings =
+        new EndToEndBench.Settings(
+            sizes, formatVersions, paths, threads.stream().mapToInt(Integer::intValue).max().orElse(2),
+            processes.contains("warm"), processes.contains("fresh"), warmups,
+            List.of(freshJavaOptions.trim().split("\\s+")), codecName);
+    boolean rowsKept = new EndToEndBench(base, settings, out, err).run();
+    out.flush();
+    if (!rowsKept) {
+      err.println("error: a run changed the table's live rows (see 'live rows after')");
+      return IcecompactCli.EXIT_JOB_NOT_DONE;
+    }
     return 0;
   }
 

@@ -3,6 +3,7 @@ package io.icecompact.cli;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
+import io.icecompact.worker.RewritePathChoice;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -25,13 +26,19 @@ final class CompactCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the result as JSON on stdout")
   boolean json;
 
+  // for `bench --e2e`, which times this command in a fresh JVM with the generic path forced too
+  @Option(names = "--rewrite-path", hidden = true, defaultValue = "AUTO")
+  RewritePathChoice rewritePath;
+
   @Spec
   CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
-    JobResult result = new EmbeddedJobRunner(workers, new StderrProgress(err)).run(job.toSpec());
+    JobResult result = new EmbeddedJobRunner(
+                workers, new StderrProgress(err), EmbeddedJobRunner.GroupInterceptor.NONE, rewritePath)
+            .run(job.toSpec());
     return report(result, json, spec.commandLine().getOut());
   }
 

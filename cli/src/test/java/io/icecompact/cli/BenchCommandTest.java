@@ -34,6 +34,46 @@ class BenchCommandTest {
   }
 
   @Test
+  void endToEndRunsTheWholeJobPerPathInThisJvmAndAFreshOneAndKeepsTheLiveRows(@TempDir Path dir) {
+    CliRun run =
+        CliRun.of(
+            "bench", "--e2e", "--warehouse", dir.toString(), "--sizes", "2x5x200", "--format-versions", "2,3",
+            "--threads", "1", "--warmups", "0");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .contains("2x5x200 v2 (Spark 3.5 layout, 2 day partitions x 5 files x 200 rows): 10 data files")
+        .contains("10 position delete files deleting 20 rows; live: 1,980 rows")
+        .contains("2x5x200 v3 (Spark 3.5 layout")
+        .contains("10 deletion vectors deleting 20 rows; live: 1,980 rows");
+    List<String> rows = run.out().lines().filter(line -> line.startsWith("| 2x5x200 ")).toList();
+    // v2 and v3, generic and auto, this JVM and a fresh one
+    assertThat(rows).hasSize(8);
+    assertThat(rows)
+        .allSatisfy(row -> assertThat(row).contains("| committed | same 1,980 rows, checksum "))
+        .filteredOn(row -> row.contains("| generic |"))
+        .hasSize(4)
+        .allSatisfy(row -> assertThat(row).contains("generic 2 (generic path requested)"));
+    assertThat(rows).filteredOn(row -> row.contains("| fresh JVM |")).hasSize(4);
+  }
+
+  @Test
+  void endToEndSaysSoWhenTheTableHasNothingToRewrite(@TempDir Path dir) {
+    CliRun run =
+        CliRun.of("bench", "--e2e", "--warehouse", dir.toString(), "--sizes", "2x3x200", "--format-versions", "2",
+            "--processes", "warm", "--warmups", "0");
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.err()).contains("give it at least 5 files per day");
+  }
+
+  @Test
+  void endToEndRefusesAnUnknownSize(@TempDir Path dir) {
+    CliRun run = CliRun.of("bench", "--e2e", "--warehouse", dir.toString(), "--sizes", "XL");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("Unknown size 'XL': use S, M or DAYSxFILESxROWS");
+  }
+
+  @Test
   void refusesRoundsBelowOneAndUnknownShapes(@TempDir Path dir) {
     CliRun rounds = CliRun.of("bench", "--warehouse", dir.toString(), "--rounds", "0");
     assertThat(rounds.exitCode()).isEqualTo(2);

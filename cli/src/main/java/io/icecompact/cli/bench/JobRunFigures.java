@@ -1,0 +1,55 @@
+package io.icecompact.cli.bench;
+
+import io.icecompact.core.job.GroupOutcome;
+import io.icecompact.core.job.GroupResult;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobStore;
+import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.table.TableAccess;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one whole {@code compact} job measured: wall seconds of its stages (the first includes the
+ * JVM's start in a fresh process), the job's result, and the workers' own time per group as each
+ * stored it in its result.
+ */
+record JobRunFigures(
+    double planSeconds, double rewriteSeconds, double commitSeconds, JobResult result, List<Long> groupMillis) {
+
+  double totalSeconds() {
+    return planSeconds + rewriteSeconds + commitSeconds;
+  }
+
+  /** Median and 90th percentile of the groups' own time, e.g. "41 / 77". */
+  String groupMillisText() {
+    if (groupMillis.isEmpty()) {
+      return "-";
+    }
+    List<Long> sorted = new ArrayList<>(groupMillis);
+    sorted.sort(null);
+    return String.format(
+        Locale.ROOT, "%d / %d", sorted.get(sorted.size() / 2), sorted.get((int) Math.min(sorted.size() - 1,
+            Math.ceil(sorted.size() * 0.9) - 1)));
+  }
+
+  String pathsText() {
+    RewritePathTally tally = new RewritePathTally();
+    for (GroupOutcome group : result.groups()) {
+      tally.add(group.rewritePath(), group.rewritePathReason());
+    }
+    return tally.toString();
+  }
+
+  /** The results the job's workers stored in its work location. */
+  static List<GroupResult> groupResults(TableAccess access, String tableLocation, String table, JobResult result) {
+    JobStore store = new JobStore(access.fileIO());
+    WorkLocation work = WorkLocation.of(null, tableLocation, table, result.jobId());
+    List<GroupResult> results = new ArrayList<>();
+    for (GroupOutcome group : result.groups()) {
+      store.readGroupResult(work, group.groupIndex()).ifPresent(results::add);
+    }
+    return results;
+  }
+}
