@@ -27,6 +27,7 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionParser;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -56,6 +57,8 @@ public final class GroupRewriter {
   // keep the last of each instead of parsing them again for every group.
   private final AtomicReference<CachedPlan> lastPlan = new AtomicReference<>();
   private final AtomicReference<CachedTable> lastTable = new AtomicReference<>();
+  private final PinnedSnapshotTasks snapshotTasks =
+      PinnedSnapshotTasks.forHeap(Runtime.getRuntime().maxMemory());
   private final AtomicReference<PrefetchStats> prefetched = new AtomicReference<>(PrefetchStats.NONE);
 
   private record CachedPlan(String location, String sha256, JobPlan plan) {}
@@ -136,12 +139,15 @@ public final class GroupRewriter {
               "Pinned metadata has schema %d but the plan was made with schema %d",
               table.schema().schemaId(), plan.pinned().schemaId()));
     }
+    Expression filter = ExpressionParser.fromJson(plan.filter(), table.schema());
     List<FileScanTask> tasks =
         LiveTaskResolver.resolve(
             table,
             plan.pinned().snapshotId(),
-            ExpressionParser.fromJson(plan.filter(), table.schema()),
-            PlannedTasks.fromJson(group));
+            filter,
+            PlannedTasks.fromJson(group),
+            snapshotTasks.tasks(
+                table, plan.pinned().metadataLocation(), plan.pinned().snapshotId(), plan.filter(), filter));
 
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, group.index(), request.attempt())

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -27,28 +28,29 @@ import org.apache.iceberg.io.CloseableIterable;
 final class LiveTaskResolver {
   private LiveTaskResolver() {}
 
+  /**
+   * The planned tasks as the pinned snapshot has them; {@code snapshotTasks}, when present, are the
+   * whole snapshot's tasks by location (see {@link PinnedSnapshotTasks}), otherwise the group's
+   * partitions are scanned.
+   */
   static List<FileScanTask> resolve(
-      Table pinnedTable, long snapshotId, Expression filter, List<FileScanTask> planned) {
+      Table pinnedTable,
+      long snapshotId,
+      Expression filter,
+      List<FileScanTask> planned,
+      Optional<Map<String, FileScanTask>> snapshotTasks) {
     Map<String, FileScanTask> wanted = new HashMap<>();
     planned.forEach(task -> wanted.put(task.file().location(), task));
     Map<String, FileScanTask> live = new HashMap<>();
-    try (CloseableIterable<FileScanTask> tasks =
-        pinnedTable
-            .newScan()
-            .useSnapshot(snapshotId)
-            .filter(Expressions.and(filter, GroupScanFilter.of(planned)))
-            // The partition filter leaves a few manifests: reading them on this thread avoids
-            // Iceberg's shared pool, whose waiter polls every 10 ms.
-            .planWith(new CallingThreadExecutor())
-            .ignoreResiduals()
-            .planFiles()) {
-      for (FileScanTask task : tasks) {
-        if (wanted.containsKey(task.file().location())) {
-          live.put(task.file().location(), task);
+    if (snapshotTasks.isPresent()) {
+      for (String location : wanted.keySet()) {
+        FileScanTask task = snapshotTasks.get().get(location);
+        if (task != null) {
+          live.put(location, task);
         }
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    } else {
+      scanGroupPartitions(pinnedTable, snapshotId, filter, planned, wanted, live);
     }
 
     Set<String> missing = new TreeSet<>(wanted.keySet());
@@ -74,6 +76,33 @@ final class LiveTaskResolver {
       resolved.add(liveTask);
     }
     return resolved;
+  }
+
+  private static void scanGroupPartitions(
+      Table pinnedTable,
+      long snapshotId,
+      Expression filter,
+      List<FileScanTask> planned,
+      Map<String, FileScanTask> wanted,
+      Map<String, FileScanTask> live) {
+    try (CloseableIterable<FileScanTask> tasks =
+        pinnedTable
+            .newScan()
+            .useSnapshot(snapshotId)
+            .filter(Expressions.and(filter, GroupScanFilter.of(planned)))
+            // The partition filter leaves a few manifests: reading them on this thread avoids
+            // Iceberg's shared pool, whose waiter polls every 10 ms.
+            .planWith(new CallingThreadExecutor())
+            .ignoreResiduals()
+            .planFiles()) {
+      for (FileScanTask task : tasks) {
+        if (wanted.containsKey(task.file().location())) {
+          live.put(task.file().location(), task);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static Set<String> deletePaths(FileScanTask task) {
