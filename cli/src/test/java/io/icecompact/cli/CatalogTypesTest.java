@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.core.io.LocalFileIO;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.testkit.LocalAwsCredentials;
 import io.icecompact.testkit.LocalDynamoDb;
+import io.icecompact.testkit.LocalRestCatalog;
 import io.icecompact.testkit.LocalS3;
 import io.icecompact.testkit.NotFoundCatalogServer;
 import java.nio.file.Path;
@@ -25,10 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Each catalog type the docs list, through {@code icecompact compact}: those that run on this machine
- * (JDBC on SQLite, Hadoop on a local warehouse, DynamoDB on local DynamoDB and S3) compact a real
- * fragmented table; Glue's client makes a real request to a local endpoint that knows no table; Hive and
- * Nessie, whose clients icecompact does not ship, are refused up front naming what is missing. (No REST
- * catalog server of our Iceberg version is published: iceberg-open-api's test fixtures stop at 1.11.)
+ * (JDBC on SQLite, Hadoop on a local warehouse, DynamoDB on local DynamoDB and S3, REST on the testkit's
+ * {@link LocalRestCatalog} serving a JDBC catalog) compact a real fragmented table; Glue's client makes a
+ * real request to a local endpoint that knows no table; Hive and Nessie, whose clients icecompact does
+ * not ship, are refused up front naming what is missing.
  */
 class CatalogTypesTest {
   static final String TABLE = "db.orders";
@@ -85,6 +87,30 @@ class CatalogTypesTest {
   }
 
   @Test
+  void restServedFromAJdbcCatalog() {
+    Map<String, String> backing = LocalWarehouse.catalogProperties(warehouse);
+    try (TableAccess server = new TableAccess(backing);
+        LocalRestCatalog rest = new LocalRestCatalog(server.catalog())) {
+      // the table is made and checked through the JDBC catalog; the CLI knows only the REST server
+      compactsThrough(backing, restClient(rest));
+
+      assertThat(rest.requests()).as("the commit").contains("POST /v1/namespaces/db/tables/orders");
+    }
+  }
+
+  @Test
+  void restReportsTheMissingTable() {
+    try (TableAccess server = new TableAccess(LocalWarehouse.catalogProperties(warehouse));
+        LocalRestCatalog rest = new LocalRestCatalog(server.catalog())) {
+      CliRun run = CliRun.of(compact(restClient(rest)));
+
+      assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
+      assertThat(run.err()).isEqualTo("error: Table not found: " + TABLE + NL);
+      assertThat(rest.requests()).contains("GET /v1/namespaces/db/tables/orders");
+    }
+  }
+
+  @Test
   void glueAsksItsEndpointAndReportsTheMissingTable() {
     try (NotFoundCatalogServer glue = new NotFoundCatalogServer()) {
       Map<String, String> catalog = new TreeMap<>(awsClients());
@@ -120,14 +146,19 @@ class CatalogTypesTest {
     assertThat(nessie.err()).startsWith("error: Catalog type 'nessie' needs Iceberg's NessieCatalog");
   }
 
-  /**
-   * Creates the fragmented table through the catalog, compacts it with the CLI, and checks the table:
-   * same live rows, each partition's files rewritten into one.
-   */
   private void compactsThrough(Map<String, String> catalog) {
+    compactsThrough(catalog, catalog);
+  }
+
+  /**
+   * Creates the fragmented table through {@code tableCatalog}, compacts it with the CLI through
+   * {@code cliCatalog}, and checks the table through {@code tableCatalog}: same live rows, each
+   * partition's files rewritten into one.
+   */
+  private void compactsThrough(Map<String, String> tableCatalog, Map<String, String> cliCatalog) {
     Map<String, Long> rowsBefore;
     int filesBefore;
-    try (TableAccess access = new TableAccess(catalog)) {
+    try (TableAccess access = new TableAccess(tableCatalog)) {
       Table table =
           FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), TestTables.SMALL);
       rowsBefore = LiveRows.multiset(table);
@@ -136,11 +167,11 @@ class CatalogTypesTest {
     assertThat(filesBefore).isEqualTo(15);
     assertThat(LiveRows.count(rowsBefore)).isPositive();
 
-    CliRun run = CliRun.of(compact(catalog));
+    CliRun run = CliRun.of(compact(cliCatalog));
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(0);
     assertThat(run.out()).contains("\"status\" : \"COMMITTED\"");
-    try (TableAccess access = new TableAccess(catalog)) {
+    try (TableAccess access = new TableAccess(tableCatalog)) {
       Table table = access.loadTable(TABLE);
       assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
       assertThat(TestTables.liveDataFiles(table)).hasSize(3);
@@ -156,6 +187,11 @@ class CatalogTypesTest {
           args.add(key + "=" + value);
         });
     return args;
+  }
+
+  /** A RESTCatalog client of {@code rest}, with the FileIO for the local table files it points to. */
+  private static Map<String, String> restClient(LocalRestCatalog rest) {
+    return Map.of("type", "rest", "uri", rest.uri().toString(), "io-impl", LocalFileIO.class.getName());
   }
 
   /** S3FileIO on local S3, and the keys every AWS client Iceberg builds signs with. */

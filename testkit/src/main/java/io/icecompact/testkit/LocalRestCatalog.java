@@ -66,7 +66,10 @@ import org.apache.iceberg.rest.responses.ErrorResponse;
 public final class LocalRestCatalog implements AutoCloseable {
   private static final String SEPARATOR = RESTCatalogProperties.NAMESPACE_SEPARATOR_DEFAULT;
 
-  /** HTTP code per exception, as Iceberg's RESTCatalogAdapter maps them; anything else is a 500. */
+  /**
+   * HTTP code per exception (or its nearest listed superclass) as Iceberg's RESTCatalogAdapter maps them;
+   * anything else is a 500, which a client committing reads as "commit state unknown".
+   */
   private static final Map<Class<?>, Integer> ERROR_CODES =
       Map.ofEntries(
           Map.entry(BadRequestException.class, 400),
@@ -128,7 +131,8 @@ public final class LocalRestCatalog implements AutoCloseable {
     return List.of(
         new Route(Endpoint.V1_LIST_NAMESPACES, call -> {
           String parent = call.query().get("parent");
-          Namespace ns = parent == null ? Namespace.empty() : RESTUtil.namespaceFromQueryParam(parent, SEPARATOR);
+          Namespace ns =
+              parent == null ? Namespace.empty() : RESTUtil.namespaceFromQueryParam(parent, SEPARATOR);
           String pageSize = call.query().get("pageSize");
           return pageSize == null
               ? CatalogHandlers.listNamespaces(namespaces, ns)
@@ -136,16 +140,18 @@ public final class LocalRestCatalog implements AutoCloseable {
         }),
         new Route(Endpoint.V1_CREATE_NAMESPACE,
             call -> CatalogHandlers.createNamespace(namespaces, call.body(CreateNamespaceRequest.class))),
-        new Route(Endpoint.V1_LOAD_NAMESPACE, call -> CatalogHandlers.loadNamespace(namespaces, call.namespace())),
+        new Route(Endpoint.V1_LOAD_NAMESPACE,
+            call -> CatalogHandlers.loadNamespace(namespaces, call.namespace())),
         new Route(Endpoint.V1_NAMESPACE_EXISTS, call -> {
           CatalogHandlers.namespaceExists(namespaces, call.namespace());
           return null;
         }),
         new Route(Endpoint.V1_LIST_TABLES, call -> {
+          Namespace ns = call.namespace();
           String pageSize = call.query().get("pageSize");
           return pageSize == null
-              ? CatalogHandlers.listTables(catalog, call.namespace())
-              : CatalogHandlers.listTables(catalog, call.namespace(), call.query().get("pageToken"), pageSize);
+              ? CatalogHandlers.listTables(catalog, ns)
+              : CatalogHandlers.listTables(catalog, ns, call.query().get("pageToken"), pageSize);
         }),
         new Route(Endpoint.V1_CREATE_TABLE, call -> {
           CreateTableRequest request = call.body(CreateTableRequest.class);
@@ -201,7 +207,7 @@ public final class LocalRestCatalog implements AutoCloseable {
       return ConfigResponse.builder().withEndpoints(routes.stream().map(Route::endpoint).toList()).build();
     }
     for (Route route : routes) {
-      Matcher matcher = route.path().matcher(path);
+      Matcher matcher = route.pattern().matcher(path);
       if (route.endpoint().httpMethod().equals(method) && matcher.matches()) {
         List<String> pathVariables = new ArrayList<>();
         for (int i = 1; i <= matcher.groupCount(); i++) {
@@ -260,7 +266,7 @@ public final class LocalRestCatalog implements AutoCloseable {
   }
 
   /** One of Iceberg's endpoints, its path as a pattern (no prefix) whose groups are the path variables. */
-  private record Route(Endpoint endpoint, Pattern path, Handler handler) {
+  private record Route(Endpoint endpoint, Pattern pattern, Handler handler) {
     Route(Endpoint endpoint, Handler handler) {
       this(endpoint,
           Pattern.compile(endpoint.path().replace("/{prefix}", "").replaceAll("\\{[^}]+}", "([^/]+)")),
