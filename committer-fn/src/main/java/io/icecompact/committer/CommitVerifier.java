@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 
@@ -49,7 +50,7 @@ final class CommitVerifier {
     compare(problems, snapshot, summary, SnapshotSummary.ADDED_RECORDS_PROP, expected.addedRows());
 
     Map<String, DeleteFile> removed = new LinkedHashMap<>();
-    snapshot.removedDeleteFiles(table.io()).forEach(file -> removed.put(key(file), file));
+    SnapshotChanges.builderFor(table).snapshot(snapshot).build().removedDeleteFiles().forEach(file -> removed.put(key(file), file));
     Set<String> stillLive = new TreeSet<>(expected.removedDeleteFiles());
     stillLive.removeAll(removed.keySet());
     stillLive.forEach(

@@ -10,6 +10,7 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.util.ContentFileUtil;
@@ -58,7 +59,8 @@ final class DanglingDeletes {
   private Set<String> removedDataFiles() {
     if (removedDataFiles == null) {
       removedDataFiles = new HashSet<>();
-      snapshot.removedDataFiles(table.io()).forEach(file -> removedDataFiles.add(file.location()));
+      SnapshotChanges.builderFor(table).snapshot(snapshot).build().removedDataFiles()
+          .forEach(file -> removedDataFiles.add(file.location()));
     }
     return removedDataFiles;
   }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.FileIO;
 import org.slf4j.Logger;
@@ -113,7 +114,8 @@ final class OutputCleanup {
     Set<String> added = new HashSet<>();
     for (Snapshot snapshot : table.snapshots()) {
       if (snapshot.summary() != null && plan.jobId().equals(snapshot.summary().get(SnapshotStamp.JOB_ID))) {
-        snapshot.addedDataFiles(table.io()).forEach(file -> added.add(file.location()));
+        SnapshotChanges.builderFor(table).snapshot(snapshot).build().addedDataFiles()
+            .forEach(file -> added.add(file.location()));
       }
     }
     return added;
