@@ -70,8 +70,8 @@ public final class ColumnarRewritePath {
   private final int columnThreads;
   // the copy threads of the running rewrite, or null when columns are copied on the caller's thread
   private ExecutorService columnPool;
-  // built once per group: each build creates a codec factory over a new Hadoop configuration (ms)
-  private final ParquetReadOptions footerOptions = ParquetReadOptions.builder().build();
+  // built once per group: the options hold a codec factory, which is not thread-safe
+  private final ParquetReadOptions footerOptions = ReadOptions.builder().build();
   private List<ColumnarInput> inputs;
 
   /** What the rewrite read and wrote. */
@@ -193,7 +193,7 @@ public final class ColumnarRewritePath {
     MetricsConfig metricsConfig = MetricsConfig.forTable(table);
     PageCompressor compressor = settings.newCompressor();
     PageDecompressors decompressors = new PageDecompressors(footerOptions.getCodecFactory());
-    ParquetReadOptions readOptions = ParquetReadOptions.builder().withCodecFactory(decompressors).build();
+    ParquetReadOptions readOptions = ReadOptions.builder().withCodecFactory(decompressors).build();
     OutputFiles outputs = new OutputFiles(files, partition, metricsConfig, compressor);
     long rowsRead = 0;
     long rowsDeleted = 0;
