@@ -135,6 +135,11 @@ public final class ColumnarRewritePath {
         return Optional.of(
             "file written under another schema (" + problem + "): " + task.file().location());
       }
+      String deleteProblem =
+          FooterCheck.missingDeleteKey(fileType, task.file().location(), task.deletes(), table.schema());
+      if (deleteProblem != null) {
+        return Optional.of(deleteProblem);
+      }
       ColumnDescriptor[] sources = new ColumnDescriptor[columns.size()];
       for (int c = 0; c < sources.length; c++) {
         // by field id, as Iceberg's readers match columns: the file may name it otherwise
