@@ -2,8 +2,10 @@ package io.icecompact.worker.columnar;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.conf.HadoopParquetConfiguration;
 import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.hadoop.util.HadoopCodecs;
 
 /**
  * parquet-java read options over an empty Hadoop configuration. {@code ParquetReadOptions.builder()}
@@ -23,5 +25,10 @@ final class ReadOptions {
    */
   static ParquetReadOptions.Builder builder() {
     return ParquetReadOptions.builder(EMPTY);
+  }
+
+  /** parquet-java's codec factory over the same configuration; like the options, one per rewrite. */
+  static CompressionCodecFactory newCodecFactory() {
+    return HadoopCodecs.newFactory(EMPTY, 0);
   }
 }
