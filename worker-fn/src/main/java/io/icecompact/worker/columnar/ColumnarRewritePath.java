@@ -62,8 +62,6 @@ public final class ColumnarRewritePath implements GroupRewritePath {
   private final WriteSettings settings;
   private final RowGroupCopies rowGroupCopies;
   private final int columnThreads;
-  // the copy threads of the running rewrite, or null when columns are copied on the caller's thread
-  private ExecutorService columnPool;
 
   /**
    * @param group the group as {@link #prepare} found it
@@ -152,12 +150,14 @@ public final class ColumnarRewritePath implements GroupRewritePath {
     long rowsRead = 0;
     long rowsDeleted = 0;
     boolean failed = true;
-    // parquet-java's codecs other than ZSTD keep per-instance state: those tables copy on one thread
-    columnPool = columnThreads > 1 && compressor.threadSafe() ? newColumnPool(columnThreads) : null;
+    // the copy threads, or null to copy columns on this thread: parquet-java's codecs other than ZSTD
+    // keep per-instance state, so those tables copy on one thread
+    ExecutorService columnPool =
+        columnThreads > 1 && compressor.threadSafe() ? newColumnPool(columnThreads) : null;
     try {
       int done = 0;
       for (ColumnarInput input : group.inputs()) {
-        long[] counts = copyFile(input, readOptions, outputs);
+        long[] counts = copyFile(input, readOptions, outputs, columnPool);
         rowsRead += counts[0];
         rowsDeleted += counts[1];
         progress.accept(++done);
@@ -167,7 +167,6 @@ public final class ColumnarRewritePath implements GroupRewritePath {
     } finally {
       if (columnPool != null) {
         columnPool.shutdownNow();
-        columnPool = null;
       }
       if (failed) {
         outputs.abort();
@@ -179,7 +178,8 @@ public final class ColumnarRewritePath implements GroupRewritePath {
   }
 
   /** Copies one file's live rows; returns {rows read, rows deleted}. */
-  private long[] copyFile(ColumnarInput input, ParquetReadOptions readOptions, OutputFileRoller outputs) {
+  private long[] copyFile(
+      ColumnarInput input, ParquetReadOptions readOptions, OutputFileRoller outputs, ExecutorService columnPool) {
     String location = input.location();
     long expectedRows = input.task().file().recordCount();
     long footerRows = input.footer().getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
@@ -196,7 +196,7 @@ public final class ColumnarRewritePath implements GroupRewritePath {
       BitSet deleted = deletes.of(input, reader);
       List<BlockMetaData> blocks = input.footer().getBlocks();
       for (int index = 0; index < blocks.size(); index++) {
-        kept += copyRowGroup(input, reader, stream, index, read, deleted, outputs);
+        kept += copyRowGroup(input, reader, stream, index, read, deleted, outputs, columnPool);
         read += blocks.get(index).getRowCount();
       }
     } catch (IcecompactException e) {
@@ -220,7 +220,8 @@ public final class ColumnarRewritePath implements GroupRewritePath {
       int index,
       long firstRow,
       BitSet deleted,
-      OutputFileRoller outputs) throws IOException {
+      OutputFileRoller outputs,
+      ExecutorService columnPool) throws IOException {
     BlockMetaData block = input.footer().getBlocks().get(index);
     int rows = Math.toIntExact(block.getRowCount());
     int nextDeleted = deleted.nextSetBit(Math.toIntExact(firstRow));
