@@ -33,6 +33,13 @@ final class RowGroupCopies {
   private final OutputColumns columns;
   private final WriteSettings settings;
 
+  /**
+   * A column whose copy reads the row group's chunk, as decided before the chunks are read (they are
+   * read together): by its pages ({@code onPages}: plain pages if {@code plainWanted}, else dictionary
+   * ids) or by value.
+   */
+  private record ChunkRead(ColumnDescriptor source, boolean plainWanted, boolean onPages) {}
+
   RowGroupCopies(OutputColumns columns, WriteSettings settings) {
     this.columns = columns;
     this.settings = settings;
@@ -52,9 +59,8 @@ final class RowGroupCopies {
     block.getColumns().forEach(chunk -> chunks.put(chunk.getPath(), chunk));
 
     ColumnCopy[] copies = new ColumnCopy[columns.size()];
-    boolean[] plainWanted = new boolean[columns.size()];
-    boolean[] onPages = new boolean[columns.size()];
-    List<ColumnDescriptor> toRead = new ArrayList<>();
+    ChunkRead[] reads = new ChunkRead[columns.size()];
+    List<ColumnDescriptor> toRead = new ArrayList<>(); // the sources of reads, read together
     for (int c = 0; c < columns.size(); c++) {
       ColumnDescriptor source = input.sources()[c];
       ColumnChunkMetaData chunk = source == null ? null : chunks.get(ColumnPath.get(source.getPath()));
@@ -73,57 +79,50 @@ final class RowGroupCopies {
           chunk != null && !lineage && sameValues
               && ChunkPassThrough.plainValues(chunk)
               && PlainPageFilter.supports(source);
-      plainWanted[c] = passThrough || plainPages;
-      boolean plainSink = plainWanted[c] && out.sink(c, true) != null && out.isPlain(c);
+      boolean plainWanted = passThrough || plainPages;
+      boolean plainSink = plainWanted && out.sink(c, true) != null && out.isPlain(c);
       if (noDeletes && passThrough && plainSink) {
         copies[c] = new ColumnCopy.PassThrough(ChunkPassThrough.read(stream, chunk), chunk);
         continue;
       }
-      onPages[c] =
+      boolean onPages =
           plainSink && plainPages // deleted rows, added levels, v2 pages or another codec
-              || !plainWanted[c] && sameValues && idsWanted(c, chunk, out);
+              || !plainWanted && sameValues && idsWanted(c, chunk, out);
       if (source != null) {
+        reads[c] = new ChunkRead(source, plainWanted, onPages);
         toRead.add(source);
       }
     }
     if (!toRead.isEmpty()) {
-      openReaders(input, reader, index, rows, toRead, plainWanted, onPages, copies);
+      reader.setRequestedSchema(toRead);
+      openReaders(input, reader.readRowGroup(index), index, rows, reads, copies);
     }
     for (int c = 0; c < copies.length; c++) {
       if (copies[c] == null) {
-        copies[c] = withoutSource(input, c, null);
+        copies[c] = lineageOrNulls(input, c, null);
       }
     }
     return copies;
   }
 
-  /** Reads the row group's chunks of {@code toRead} and sets the copies that read them. */
+  /** Sets the copies of {@code reads} over the row group's {@code pages}. */
   private void openReaders(
-      ColumnarInput input,
-      ParquetFileReader reader,
-      int index,
-      int rows,
-      List<ColumnDescriptor> toRead,
-      boolean[] plainWanted,
-      boolean[] onPages,
-      ColumnCopy[] copies) throws IOException {
+      ColumnarInput input, PageReadStore pages, int index, int rows, ChunkRead[] reads, ColumnCopy[] copies) {
     MessageType fileType = input.footer().getFileMetaData().getSchema();
-    reader.setRequestedSchema(toRead);
-    PageReadStore pages = reader.readRowGroup(index);
     ColumnReadStoreImpl store =
         new ColumnReadStoreImpl(
             pages, NoConverter.forSchema(fileType), fileType, input.footer().getFileMetaData().getCreatedBy());
     for (int c = 0; c < copies.length; c++) {
-      ColumnDescriptor source = input.sources()[c];
-      if (source == null || copies[c] != null) {
+      if (reads[c] == null) {
         continue;
       }
+      ColumnDescriptor source = reads[c].source();
       long values;
-      if (onPages[c]) {
+      if (reads[c].onPages()) {
         PageReader pageReader = pages.getPageReader(source);
         values = pageReader.getTotalValueCount();
         copies[c] =
-            plainWanted[c]
+            reads[c].plainWanted()
                 ? new ColumnCopy.PlainPages(
                     new PlainPageFilter(
                         pageReader, source, columns.columns.get(c), settings.pageRowLimit, settings.pageSize))
@@ -132,7 +131,9 @@ final class RowGroupCopies {
         ColumnReader columnReader = store.getColumnReader(source);
         values = columnReader.getTotalValueCount();
         copies[c] =
-            isLineage(c) ? withoutSource(input, c, columnReader) : new ColumnCopy.Decode(columnReader, plainWanted[c]);
+            isLineage(c)
+                ? lineageOrNulls(input, c, columnReader)
+                : new ColumnCopy.Decode(columnReader, reads[c].plainWanted());
       }
       if (values != rows) {
         throw new CorruptInputFileException(
@@ -144,7 +145,7 @@ final class RowGroupCopies {
   }
 
   /** A lineage column (its stored values from {@code stored}, or null), or nulls for an added column. */
-  private ColumnCopy withoutSource(ColumnarInput input, int c, ColumnReader stored) {
+  private ColumnCopy lineageOrNulls(ColumnarInput input, int c, ColumnReader stored) {
     if (!isLineage(c)) {
       return new ColumnCopy.Nulls(); // added after the file was written
     }
