@@ -5,10 +5,12 @@ import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.GroupRewriteException;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.RowCountMismatchException;
+import io.icecompact.core.rewrite.GroupRewritePath;
 import io.icecompact.core.rewrite.RewritePath;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
@@ -27,7 +29,6 @@ import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DataWriteResult;
 import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
@@ -43,32 +44,33 @@ import org.apache.iceberg.util.PartitionUtil;
  * id and position) and written, so {@code _row_id} and {@code _last_updated_sequence_number} survive.
  * The job's filter is never applied to rows: it selects files, and every row of a file is kept.
  */
-final class GenericRewritePath {
-  static final String NAME = RewritePath.GENERIC;
-
+final class GenericRewritePath implements GroupRewritePath {
   private final Table table;
   private final int outputSpecId;
   private final long targetFileSize;
+  private final List<FileScanTask> tasks;
+  private final GroupDeleteLoader deleteLoader;
 
-  GenericRewritePath(Table table, int outputSpecId, long targetFileSize) {
+  /**
+   * @param deleteLoader the group's delete loader, which may already hold deletes the columnar path
+   *     loaded before it fell back
+   */
+  GenericRewritePath(
+      Table table, int outputSpecId, long targetFileSize, List<FileScanTask> tasks, GroupDeleteLoader deleteLoader) {
     this.table = table;
     this.outputSpecId = outputSpecId;
     this.targetFileSize = targetFileSize;
+    this.tasks = tasks;
+    this.deleteLoader = deleteLoader;
   }
 
-  RewriteOutput rewrite(
-      List<FileScanTask> tasks, OutputFileFactory files, IntConsumer progress, String reason) {
-    GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
-    return rewrite(tasks, files, progress, reason, deleteLoader);
+  @Override
+  public String name() {
+    return RewritePath.GENERIC;
   }
 
-  /** With the group's delete loader, when the columnar path already loaded some of its deletes. */
-  RewriteOutput rewrite(
-      List<FileScanTask> tasks,
-      OutputFileFactory files,
-      IntConsumer progress,
-      String reason,
-      GroupDeleteLoader deleteLoader) {
+  @Override
+  public RowCounts write(OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
     Schema projection =
         formatVersion() >= 3
             ? MetadataColumns.schemaWithRowLineage(table.schema())
@@ -90,34 +92,22 @@ final class GenericRewritePath {
     try {
       int done = 0;
       for (FileScanTask task : tasks) {
-        long[] counts = copyFile(task, projection, deleteLoader, writer, spec, partitionKey, wrapper);
+        long[] counts = copyFile(task, projection, writer, spec, partitionKey, wrapper);
         rowsRead += counts[0];
         rowsKept += counts[1];
         progress.accept(++done);
       }
       failed = false;
     } finally {
-      closeWriter(writer, failed);
+      closeWriter(writer, failed, completed);
     }
-    DataWriteResult result = writer.result();
-    RewriteOutput output =
-        new RewriteOutput(
-            List.copyOf(result.dataFiles()), rowsRead, rowsRead - rowsKept, NAME, reason);
-    if (output.rowsWritten() != rowsKept) {
-      deleteAll(output.dataFiles());
-      throw new RowCountMismatchException(
-          String.format(
-              "Wrote %d rows but read %d and deleted %d (expected %d written)",
-              output.rowsWritten(), rowsRead, rowsRead - rowsKept, rowsKept));
-    }
-    return output;
+    return new RowCounts(rowsRead, rowsRead - rowsKept);
   }
 
   /** Copies one file's live rows; returns {rows read, rows kept}. */
   private long[] copyFile(
       FileScanTask task,
       Schema projection,
-      GroupDeleteLoader deleteLoader,
       FanoutDataWriter<Record> writer,
       PartitionSpec spec,
       PartitionKey partitionKey,
@@ -187,7 +177,11 @@ final class GenericRewritePath {
     }
   }
 
-  private void closeWriter(FanoutDataWriter<Record> writer, boolean failed) {
+  /**
+   * Closes the writer and hands over the files it completed. After a failure the writer's rolled
+   * files are handed over to be deleted; a close that fails then leaves its partial files as orphans.
+   */
+  private static void closeWriter(FanoutDataWriter<Record> writer, boolean failed, Consumer<DataFile> completed) {
     try {
       writer.close();
     } catch (IOException | RuntimeException e) {
@@ -195,23 +189,16 @@ final class GenericRewritePath {
         throw FailureClassifier.classify(e, "Cannot finish output files", GroupRewriteException::new);
       }
     }
-    if (failed) {
-      try {
-        deleteAll(writer.result().dataFiles());
-      } catch (RuntimeException ignored) {
-        // the writer never closed: its partial files are orphans for remove_orphan_files
+    List<DataFile> written;
+    try {
+      written = writer.result().dataFiles();
+    } catch (RuntimeException e) {
+      if (!failed) {
+        throw e;
       }
+      return; // the writer never closed: its partial files are orphans for remove_orphan_files
     }
-  }
-
-  private void deleteAll(List<DataFile> dataFiles) {
-    for (DataFile file : dataFiles) {
-      try {
-        table.io().deleteFile(file.location());
-      } catch (RuntimeException ignored) {
-        // an undeletable orphan is left for remove_orphan_files; the failure being raised matters more
-      }
-    }
+    written.forEach(completed);
   }
 
   private int formatVersion() {

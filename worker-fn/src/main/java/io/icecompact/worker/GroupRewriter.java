@@ -11,9 +11,13 @@ import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.job.PlannedTasks;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.rewrite.ColumnarEligibility;
+import io.icecompact.core.rewrite.GroupRewritePath;
+import io.icecompact.core.rewrite.RewriteOutput;
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
+import io.icecompact.worker.columnar.Preparation;
+import io.icecompact.worker.columnar.PreparedGroup;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -212,23 +216,23 @@ public final class GroupRewriter {
       IntConsumer progress) {
     int outputSpecId = plan.pinned().outputSpecId();
     GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
-    GenericRewritePath generic = new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize());
+    GroupRewritePath generic =
+        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader);
     if (pathChoice == RewritePathChoice.GENERIC) {
-      return generic.rewrite(tasks, files, progress, "generic path requested", deleteLoader);
+      return generic.rewrite(files, table.io(), progress, "generic path requested");
     }
     RewritePath expected = ColumnarEligibility.of(table, tasks, outputSpecId);
     if (!expected.isColumnar()) {
-      return generic.rewrite(tasks, files, progress, expected.reason(), deleteLoader);
+      return generic.rewrite(files, table.io(), progress, expected.reason());
     }
-    ColumnarRewritePath columnar =
-        new ColumnarRewritePath(table, outputSpecId, group.maxOutputFileSize(), deleteLoader, columnThreads);
-    Optional<String> footerProblem = columnar.prepare(tasks, footerIO);
-    if (footerProblem.isPresent()) {
-      return generic.rewrite(tasks, files, progress, footerProblem.get(), deleteLoader);
+    Preparation preparation = ColumnarRewritePath.prepare(table, tasks, footerIO);
+    if (!(preparation instanceof PreparedGroup prepared)) {
+      return generic.rewrite(files, table.io(), progress, preparation.refusal().orElseThrow());
     }
-    ColumnarRewritePath.Result result = columnar.rewrite(files, progress);
-    return new RewriteOutput(
-        result.dataFiles(), result.rowsRead(), result.rowsDeleted(), RewritePath.COLUMNAR, expected.reason());
+    GroupRewritePath columnar =
+        new ColumnarRewritePath(
+            table, outputSpecId, group.maxOutputFileSize(), deleteLoader, columnThreads, prepared);
+    return columnar.rewrite(files, table.io(), progress, expected.reason());
   }
 
   private JobPlan plan(JobStore store, GroupRequest request) {

@@ -325,6 +325,66 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     assertThat(LiveRows.multiset(load())).isEqualTo(before);
   }
 
+  /**
+   * An equality delete on a column added after some data files were written: their rows read it as
+   * null, so a delete of "web" keeps them all and a delete of null removes them all. The columnar path
+   * reads delete keys from each file's own columns, so such a group goes generic, and the reason names
+   * the column and the file without it.
+   */
+  @Test
+  void anEqualityDeleteOnAColumnAnOlderFileLacksGoesGeneric() {
+    Map<String, Long> before = equalityDeleteOnAddedColumn("web");
+    assertThat(LiveRows.count(before)).isEqualTo(2 * 100 + 100 - 33); // 33 rows of the new file are "web"
+    assertAddedColumnDeleteGoesGeneric(before);
+  }
+
+  @Test
+  void anEqualityDeleteOfNullOnAColumnAnOlderFileLacksGoesGeneric() {
+    Map<String, Long> before = equalityDeleteOnAddedColumn((Object) null);
+    assertThat(LiveRows.count(before)).isEqualTo(100 - 34); // all of the older files, 34 nulls of the new one
+    assertAddedColumnDeleteGoesGeneric(before);
+  }
+
+  /**
+   * Two files of 100 rows written before {@code channel} was added, one of 100 after (channel cycling
+   * null, "web", "app"), then an equality delete on {@code channel}; returns the live rows as Iceberg's
+   * generic reader sees them.
+   */
+  private Map<String, Long> equalityDeleteOnAddedColumn(Object... deletedChannels) {
+    Table table = create(new FragmentedTable.Shape(0, 2, 100, 2, 0, 0, false));
+    filesWithoutChannel = liveDataPaths(table);
+    table.updateSchema().addColumn("channel", Types.StringType.get()).commit();
+    table = load();
+    List<Record> rows = new ArrayList<>();
+    String[] channels = {null, "web", "app"};
+    for (int i = 0; i < 100; i++) {
+      Record order = FragmentedTable.newOrder(1000 + i, 0);
+      GenericRecord row = GenericRecord.create(table.schema());
+      for (Types.NestedField field : FragmentedTable.SCHEMA.columns()) {
+        row.setField(field.name(), order.getField(field.name()));
+      }
+      row.setField("channel", channels[i % channels.length]);
+      rows.add(row);
+    }
+    table.newAppend().appendFile(FragmentedTable.dataFile(table, rows)).commit();
+    TypedTable.deleteWhere(load(), "channel", deletedChannels);
+    return LiveRows.multiset(load());
+  }
+
+  private List<String> filesWithoutChannel;
+
+  private void assertAddedColumnDeleteGoesGeneric(Map<String, Long> before) {
+    JobResult result = run(job(options(RewriteOptions.REWRITE_ALL, "true")));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).singleElement().satisfies(g -> {
+      assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+      assertThat(g.rewritePathReason()).contains("equality delete on column channel").contains("does not contain");
+      assertThat(filesWithoutChannel).anyMatch(g.rewritePathReason()::contains);
+    });
+    assertThat(LiveRows.multiset(load())).isEqualTo(before);
+  }
+
   /** A promoted type (int to long) needs Iceberg's projection: generic, and the reason says which column. */
   @Test
   void aColumnPromotedAfterTheFilesWereWrittenGoesGeneric() {

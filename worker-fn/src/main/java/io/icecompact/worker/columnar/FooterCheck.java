@@ -1,9 +1,13 @@
 package io.icecompact.worker.columnar;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.Schema;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
@@ -43,6 +47,26 @@ final class FooterCheck {
         if (difference != null) {
           return "column " + expected.getName() + " is written as '" + written + "', the schema has '"
               + expected + "' (" + difference + ")";
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The equality delete keyed on a column the file does not store, or null. Such a column was added
+   * after the file was written and its rows read it as null (or its initial default); {@link DeletedRows}
+   * reads keys from the file's own columns only, so the generic path applies that delete.
+   */
+  static String missingDeleteKey(MessageType file, String fileLocation, List<DeleteFile> deletes, Schema schema) {
+    for (DeleteFile delete : deletes) {
+      if (delete.content() != FileContent.EQUALITY_DELETES) {
+        continue;
+      }
+      for (int id : delete.equalityFieldIds()) {
+        if (columnWithId(file, id) == null) {
+          return "equality delete on column " + schema.findColumnName(id) + " (id " + id + "), which data file "
+              + fileLocation + " does not contain: " + delete.location();
         }
       }
     }

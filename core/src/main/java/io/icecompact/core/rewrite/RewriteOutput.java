@@ -1,0 +1,25 @@
+package io.icecompact.core.rewrite;
+
+import java.util.List;
+import org.apache.iceberg.DataFile;
+
+/**
+ * What one rewrite of a group produced, with the counts that prove no row was lost or invented.
+ *
+ * @param path {@link RewritePath#COLUMNAR} or {@link RewritePath#GENERIC}
+ * @param pathReason why the group took that path
+ */
+public record RewriteOutput(
+    List<DataFile> dataFiles, long rowsRead, long rowsDeleted, String path, String pathReason) {
+  public RewriteOutput {
+    dataFiles = List.copyOf(dataFiles);
+  }
+
+  public long rowsWritten() {
+    return dataFiles.stream().mapToLong(DataFile::recordCount).sum();
+  }
+
+  public long bytesWritten() {
+    return dataFiles.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+  }
+}
