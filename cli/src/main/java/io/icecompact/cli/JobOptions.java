@@ -1,5 +1,6 @@
 package io.icecompact.cli;
 
+import io.icecompact.cli.catalog.BoundedGlueClientFactory;
 import io.icecompact.cli.flags.JobId;
 import io.icecompact.cli.flags.KeyValue;
 import io.icecompact.core.job.JobSpec;
@@ -42,8 +43,9 @@ public final class JobOptions {
   @Spec(Spec.Target.MIXEE)
   CommandSpec command;
 
+  /** As given; a Glue catalog's calls are bounded in time (see {@link BoundedGlueClientFactory}). */
   Map<String, String> catalogProperties() {
-    return map("--catalog-property", catalogProperties);
+    return BoundedGlueClientFactory.withBoundedGlue(map("--catalog-property", catalogProperties));
   }
 
   JobSpec toSpec() {
