@@ -74,6 +74,12 @@ class BadFlagsTest {
         bare("Cannot create the catalog: IllegalArgumentException: Cannot initialize Catalog implementation"
                 + " com.example.NoSuchCatalog" + PREFIX,
             "compact", "--table", TABLE, "-c", "catalog-impl=com.example.NoSuchCatalog"),
+        // DynamoDB is a catalog-impl, not a type
+        bare("Cannot create the catalog: UnsupportedOperationException: Unknown catalog type: dynamodb",
+            "compact", "--table", TABLE, "-c", "type=dynamodb", "-c", "warehouse=s3://bucket/wh"),
+        bare("Cannot create the catalog: IllegalArgumentException: Cannot initialize Catalog implementation"
+                + " org.apache.iceberg.gcp.bigquery.BigQueryMetastoreCatalog" + PREFIX,
+            "compact", "--table", TABLE, "-c", "type=bigquery"),
         bare("Catalog type 'hive' needs Iceberg's HiveCatalog" + PREFIX,
             "compact", "--table", TABLE, "-c", "type=hive", "-c", "uri=thrift://127.0.0.1:9083"),
         // compact: -o, its form
