@@ -20,7 +20,7 @@ final class CompactCommand implements Callable<Integer> {
   @Mixin
   JobOptions job;
 
-  @Option(names = "--workers", defaultValue = "2", converter = WholeNumber.Positive.class,
+  @Option(names = "--workers", defaultValue = "2", paramLabel = "N", converter = WholeNumber.Positive.class,
       description = "Groups rewritten in parallel, 1 or more (default: ${DEFAULT-VALUE})")
   int workers;
 

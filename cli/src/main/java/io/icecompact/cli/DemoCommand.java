@@ -39,7 +39,7 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--format-version", defaultValue = "2", converter = FormatVersion.class, description = "Iceberg format version, 2 or 3 (default: ${DEFAULT-VALUE})")
   int formatVersion;
 
-  @Option(names = "--workers", defaultValue = "2", converter = WholeNumber.Positive.class,
+  @Option(names = "--workers", defaultValue = "2", paramLabel = "N", converter = WholeNumber.Positive.class,
       description = "Groups rewritten in parallel, 1 or more (default: ${DEFAULT-VALUE})")
   int workers;
 

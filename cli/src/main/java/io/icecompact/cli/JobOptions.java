@@ -36,7 +36,7 @@ public final class JobOptions {
       description = "Where job artefacts go (default: <table location>/_icecompact)")
   String workLocation;
 
-  @Option(names = "--job-id", converter = JobId.class,
+  @Option(names = "--job-id", paramLabel = "ID", converter = JobId.class,
       description = "Job id: letters, digits, '.', '_', '-', at most 64 (default: generated)")
   String jobId;
 

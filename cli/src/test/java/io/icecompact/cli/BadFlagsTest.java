@@ -51,7 +51,7 @@ class BadFlagsTest {
         compact("Invalid value for option '--workers': 'two' is not a whole number", "--workers", "two"),
         compact("Invalid value for option '--workers': must be at most 2147483647, got 99999999999",
             "--workers", "99999999999"),
-        compact("Missing required parameter for option '--workers' (<workers>)", "--workers"),
+        compact("Missing required parameter for option '--workers' (N)", "--workers"),
         // compact: --job-id
         compact("Invalid value for option '--job-id': 'a/b' " + jobId, "--job-id", "a/b"),
         compact("Invalid value for option '--job-id': '' " + jobId, "--job-id", ""),
