@@ -7,6 +7,9 @@ import io.icecompact.cli.bench.PathRuns;
 import io.icecompact.cli.bench.SparkShapedTable;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.cli.flags.FormatVersion;
+import io.icecompact.cli.flags.OneOf;
+import io.icecompact.cli.flags.WholeNumber;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
@@ -22,9 +25,11 @@ import java.util.concurrent.Callable;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code icecompact bench}: generates a fragmented table per shape, plans it once, and rewrites the
@@ -35,27 +40,31 @@ import picocli.CommandLine.Spec;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Generate fragmented tables and compare the rewrite paths on the same groups.")
 final class BenchCommand implements Callable<Integer> {
-  @Option(names = "--files", defaultValue = "600", description = "Data files (default: ${DEFAULT-VALUE})")
+  @Option(names = "--files", defaultValue = "600", converter = WholeNumber.Positive.class,
+      description = "Data files (default: ${DEFAULT-VALUE})")
   int files;
 
-  @Option(names = "--partitions", defaultValue = "10", description = "Day partitions (default: ${DEFAULT-VALUE})")
+  @Option(names = "--partitions", defaultValue = "10", converter = WholeNumber.Positive.class,
+      description = "Day partitions (default: ${DEFAULT-VALUE})")
   int partitions;
 
-  @Option(names = "--rows-per-file", defaultValue = "12000", description = "Rows per file (default: ${DEFAULT-VALUE}, ~330 KB)")
+  @Option(names = "--rows-per-file", defaultValue = "12000", converter = WholeNumber.Positive.class,
+      description = "Rows per file (default: ${DEFAULT-VALUE}, ~330 KB)")
   int rowsPerFile;
 
-  @Option(names = "--delete-files", defaultValue = "200",
+  @Option(names = "--delete-files", defaultValue = "200", converter = WholeNumber.NonNegative.class,
       description = "Files with every 50th row deleted by position, in the deletes shapes (default: ${DEFAULT-VALUE})")
   int deleteFiles;
 
-  @Option(names = "--equality-deletes", defaultValue = "1000",
+  @Option(names = "--equality-deletes", defaultValue = "1000", converter = WholeNumber.NonNegative.class,
       description = "Ids deleted by equality, in the deletes shapes (default: ${DEFAULT-VALUE})")
   int equalityDeletes;
 
-  @Option(names = "--format-version", defaultValue = "2", description = "2 or 3 (default: ${DEFAULT-VALUE})")
+  @Option(names = "--format-version", defaultValue = "2", converter = FormatVersion.class,
+      description = "Format version of the generated tables, 2 or 3 (default: ${DEFAULT-VALUE})")
   int formatVersion;
 
-  @Option(names = {"--threads", "--workers"}, split = ",", defaultValue = "1,2",
+  @Option(names = {"--threads", "--workers"}, split = ",", defaultValue = "1,2", converter = WholeNumber.Positive.class,
       description = "Worker thread counts to run, e.g. 1,2 (default: ${DEFAULT-VALUE})")
   List<Integer> threads;
 
@@ -63,30 +72,30 @@ final class BenchCommand implements Callable<Integer> {
       description = "Rewrite path choices to run (default: ${DEFAULT-VALUE})")
   List<RewritePathChoice> paths;
 
-  @Option(names = "--shapes", split = ",", defaultValue = "deletes,no-deletes",
+  @Option(names = "--shapes", split = ",", defaultValue = "deletes,no-deletes", converter = ShapeName.class,
       description = "Table shapes: 'deletes' (position deletes, and equality deletes of recent orders as a CDC"
           + " feed writes them), 'scattered-deletes' (equality-deleted ids drawn from every order: nearly every"
           + " file holds a deleted row), 'no-deletes' (default: ${DEFAULT-VALUE})")
   List<String> shapes;
 
-  @Option(names = "--column-threads", split = ",", defaultValue = "1",
+  @Option(names = "--column-threads", split = ",", defaultValue = "1", converter = WholeNumber.Positive.class,
       description = "Threads each group's columnar copy uses for its columns, e.g. 1,2; a Lambda worker uses"
           + " its vCPUs this way (default: ${DEFAULT-VALUE})")
   List<Integer> columnThreads;
 
-  @Option(names = "--warmups", defaultValue = "1",
+  @Option(names = "--warmups", defaultValue = "1", converter = WholeNumber.NonNegative.class,
       description = "Runs of each configuration before the measured ones, while the JIT compiles (default: ${DEFAULT-VALUE})")
   int warmups;
 
-  @Option(names = "--rounds", defaultValue = "3",
+  @Option(names = "--rounds", defaultValue = "3", converter = WholeNumber.Positive.class,
       description = "Measured runs of each configuration; the median is reported (default: ${DEFAULT-VALUE})")
   int rounds;
 
-  @Option(names = "--prefetch", split = ",", defaultValue = "on",
+  @Option(names = "--prefetch", split = ",", defaultValue = "on", converter = PrefetchSetting.class,
       description = "Input prefetch settings to run: on, off or on,off (default: ${DEFAULT-VALUE})")
   List<String> prefetch;
 
-  @Option(names = "--latency-ms", defaultValue = "0",
+  @Option(names = "--latency-ms", defaultValue = "0", converter = WholeNumber.NonNegativeLong.class,
       description = "Artificial delay of every read request, as object storage has (default: ${DEFAULT-VALUE})")
   long latencyMillis;
 
@@ -100,17 +109,17 @@ final class BenchCommand implements Callable<Integer> {
           + " the whole compact job (plan, rewrite, commit) per --paths, in this JVM and in a fresh one")
   boolean endToEnd;
 
-  @Option(names = "--sizes", split = ",", defaultValue = "S",
+  @Option(names = "--sizes", split = ",", defaultValue = "S", converter = SizeName.class,
       description = "End-to-end table sizes: S (30 days x 5 files x 10k rows, ~33 MB), M (30 x 40 x 10k,"
           + " ~264 MB) or DAYSxFILESxROWS (default: ${DEFAULT-VALUE})")
   List<String> sizes;
 
-  @Option(names = "--format-versions", split = ",", defaultValue = "2,3",
+  @Option(names = "--format-versions", split = ",", defaultValue = "2,3", converter = FormatVersion.class,
       description = "End-to-end format versions: 2 (position delete files) and/or 3 (deletion vectors)"
           + " (default: ${DEFAULT-VALUE})")
   List<Integer> formatVersions;
 
-  @Option(names = "--processes", split = ",", defaultValue = "warm,fresh",
+  @Option(names = "--processes", split = ",", defaultValue = "warm,fresh", converter = ProcessKind.class,
       description = "End-to-end: 'warm' runs the job in this JVM after --warmups runs, 'fresh' runs"
           + " `icecompact compact` in a new JVM (default: ${DEFAULT-VALUE})")
   List<String> processes;
@@ -120,10 +129,10 @@ final class BenchCommand implements Callable<Integer> {
           + " ./icecompact (default: ${DEFAULT-VALUE})")
   String freshJavaOptions;
 
-  @Option(names = "--codec", defaultValue = "zstd",
+  @Option(names = "--codec", defaultValue = "zstd", converter = Codec.class,
       description = "End-to-end: codec of the Spark-written files, zstd (Iceberg's default) or snappy"
           + " (default: ${DEFAULT-VALUE})")
-  String codec;
+  CompressionCodecName codec;
 
   @Option(names = "--warehouse", paramLabel = "DIR", description = "Where to build the tables (default: a temporary directory)")
   Path warehouse;
@@ -135,14 +144,6 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if (warmups < 0 || rounds < 1) {
-      throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--warmups must be 0 or more and --rounds 1 or more");
-    }
-    if (columnThreads.stream().anyMatch(n -> n < 1) || threads.stream().anyMatch(n -> n < 1)) {
-      throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--threads and --column-threads must be 1 or more");
-    }
     Path base = warehouse != null ? warehouse : Files.createTempDirectory("icecompact-bench-");
     if (endToEnd) {
       return endToEnd(base, out, err);
@@ -176,32 +177,11 @@ final class BenchCommand implements Callable<Integer> {
 
   /** The whole job on Spark-shaped tables; the runs use the largest --threads value as workers. */
   private int endToEnd(Path base, PrintWriter out, PrintWriter err) {
-    for (String size : sizes) {
-      try {
-        SparkShapedTable.Size.named(size);
-      } catch (IllegalArgumentException e) {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-      }
-    }
-    if (formatVersions.stream().anyMatch(v -> v != 2 && v != 3)) {
-      throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--format-versions takes 2 and/or 3, got " + formatVersions);
-    }
-    if (processes.stream().anyMatch(p -> !p.equals("warm") && !p.equals("fresh"))) {
-      throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--processes takes warm and/or fresh, got " + processes);
-    }
-    CompressionCodecName codecName = switch (codec) {
-      case "zstd" -> CompressionCodecName.ZSTD;
-      case "snappy" -> CompressionCodecName.SNAPPY;
-      default -> throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--codec takes zstd or snappy, got '" + codec + "'");
-    };
     EndToEndBench.Settings settings =
         new EndToEndBench.Settings(
             sizes, formatVersions, paths, threads.stream().mapToInt(Integer::intValue).max().orElse(2),
             processes.contains("warm"), processes.contains("fresh"), warmups,
-            List.of(freshJavaOptions.trim().split("\\s+")), codecName);
+            List.of(freshJavaOptions.trim().split("\\s+")), codec);
     boolean rowsKept = new EndToEndBench(base, settings, out, err).run();
     out.flush();
     if (!rowsKept) {
@@ -228,8 +208,7 @@ final class BenchCommand implements Callable<Integer> {
         deletes = false;
         equalityDeleteWindow = 0;
       }
-      default -> throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "Unknown shape '" + name + "': use deletes, scattered-deletes and/or no-deletes");
+      default -> throw new IllegalStateException("--shapes is checked when parsed, got '" + name + "'");
     }
     if (memory) {
       // one partition: the planner makes one group of the whole table
@@ -254,11 +233,48 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private PrefetchLimits limits(String setting) {
-    return switch (setting) {
-      case "on" -> PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory());
-      case "off" -> PrefetchLimits.OFF;
-      default -> throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "Unknown --prefetch value '" + setting + "': use on and/or off");
-    };
+    return "off".equals(setting) ? PrefetchLimits.OFF : PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory());
+  }
+
+  static final class ShapeName extends OneOf {
+    ShapeName() {
+      super("deletes", "scattered-deletes", "no-deletes");
+    }
+  }
+
+  static final class PrefetchSetting extends OneOf {
+    PrefetchSetting() {
+      super("on", "off");
+    }
+  }
+
+  static final class ProcessKind extends OneOf {
+    ProcessKind() {
+      super("warm", "fresh");
+    }
+  }
+
+  /** The codecs the Spark-shaped tables are written with. */
+  static final class Codec implements ITypeConverter<CompressionCodecName> {
+    @Override
+    public CompressionCodecName convert(String value) {
+      return switch (value) {
+        case "zstd" -> CompressionCodecName.ZSTD;
+        case "snappy" -> CompressionCodecName.SNAPPY;
+        default -> throw new TypeConversionException("'" + value + "' is not one of zstd, snappy");
+      };
+    }
+  }
+
+  /** An end-to-end size name, checked by the size it names. */
+  static final class SizeName implements ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      try {
+        return SparkShapedTable.Size.named(value).name();
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
   }
 }

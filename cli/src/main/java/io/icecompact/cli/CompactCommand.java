@@ -1,5 +1,6 @@
 package io.icecompact.cli;
 
+import io.icecompact.cli.flags.WholeNumber;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
@@ -19,8 +20,8 @@ final class CompactCommand implements Callable<Integer> {
   @Mixin
   JobOptions job;
 
-  @Option(names = "--workers", defaultValue = "2",
-      description = "Groups rewritten in parallel (default: ${DEFAULT-VALUE})")
+  @Option(names = "--workers", defaultValue = "2", paramLabel = "N", converter = WholeNumber.Positive.class,
+      description = "Groups rewritten in parallel, 1 or more (default: ${DEFAULT-VALUE})")
   int workers;
 
   @Option(names = "--json", description = "Print the result as JSON on stdout")

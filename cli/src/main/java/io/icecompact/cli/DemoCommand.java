@@ -1,6 +1,8 @@
 package io.icecompact.cli;
 
 import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.cli.flags.FormatVersion;
+import io.icecompact.cli.flags.WholeNumber;
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.cli.demo.LocalWarehouse;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
@@ -34,10 +36,11 @@ final class DemoCommand implements Callable<Integer> {
       description = "Warehouse directory to create (default: a new temporary directory); the table stays there")
   Path warehouse;
 
-  @Option(names = "--format-version", defaultValue = "2", description = "Iceberg format version, 2 or 3 (default: ${DEFAULT-VALUE})")
+  @Option(names = "--format-version", defaultValue = "2", converter = FormatVersion.class, description = "Iceberg format version, 2 or 3 (default: ${DEFAULT-VALUE})")
   int formatVersion;
 
-  @Option(names = "--workers", defaultValue = "2", description = "Groups rewritten in parallel (default: ${DEFAULT-VALUE})")
+  @Option(names = "--workers", defaultValue = "2", paramLabel = "N", converter = WholeNumber.Positive.class,
+      description = "Groups rewritten in parallel, 1 or more (default: ${DEFAULT-VALUE})")
   int workers;
 
   @Option(names = "--json", description = "Print the result as JSON on stdout")

@@ -3,8 +3,12 @@ package io.icecompact.cli;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
+import java.io.PrintWriter;
+import java.util.Arrays;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /** The embedded runner: the whole job on one machine, no AWS account needed. */
 @Command(
@@ -17,7 +21,7 @@ import picocli.CommandLine.Command;
     exitCodeList = {
       "0:the job committed, or had nothing to do",
       "1:the job failed, was partial, or its outcome is unknown",
-      "2:bad input (unknown option, table, malformed filter); nothing was written"
+      "2:bad input (unknown or malformed flag, value out of range, unknown table, malformed filter); nothing was written"
     })
 public final class IcecompactCli {
   public static final int EXIT_JOB_NOT_DONE = 1;
@@ -29,18 +33,48 @@ public final class IcecompactCli {
 
   public static CommandLine commandLine() {
     return new CommandLine(new IcecompactCli())
+        .setParameterExceptionHandler(IcecompactCli::usageError)
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
               int code = e instanceof InvalidJobInputException ? EXIT_BAD_INPUT : EXIT_JOB_NOT_DONE;
               if (cmd.getParseResult() != null && cmd.getParseResult().hasMatchedOption("--json")) {
                 String type = e instanceof IcecompactException ? e.getClass().getSimpleName() : e.getClass().getName();
-                cmd.getOut().println(
-                    JobJson.toPrettyJson(new ErrorResult(ErrorResult.ERROR, type, e.getMessage(), code)));
-                cmd.getOut().flush();
+                printJsonError(cmd, type, e.getMessage(), code);
               }
               cmd.getErr().println("error: " + e.getMessage());
               return code;
             });
+  }
+
+  /**
+   * A flag picocli rejected (unknown, missing, malformed or out of range), or one a command rejected
+   * with a {@link ParameterException}: exit 2 with one line naming the flag, not the whole usage text;
+   * with {@code --json}, the JSON error object on stdout as for any other error.
+   */
+  static int usageError(ParameterException e, String[] args) {
+    CommandLine cmd = e.getCommandLine();
+    if (asksForJson(cmd, args)) {
+      printJsonError(cmd, e.getClass().getName(), e.getMessage(), EXIT_BAD_INPUT);
+    }
+    PrintWriter err = cmd.getErr();
+    err.println("error: " + e.getMessage());
+    UnmatchedArgumentException.printSuggestions(e, err);
+    err.println("Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for its flags.");
+    err.flush();
+    return EXIT_BAD_INPUT;
+  }
+
+  /**
+   * Whether the rejected command line asked for JSON: the parse stopped at the bad flag, so its
+   * result may not hold a later {@code --json}; the arguments do.
+   */
+  private static boolean asksForJson(CommandLine cmd, String[] args) {
+    return cmd.getCommandSpec().findOption("--json") != null && Arrays.asList(args).contains("--json");
+  }
+
+  private static void printJsonError(CommandLine cmd, String type, String message, int code) {
+    cmd.getOut().println(JobJson.toPrettyJson(new ErrorResult(ErrorResult.ERROR, type, message, code)));
+    cmd.getOut().flush();
   }
 
   static final class Version implements CommandLine.IVersionProvider {

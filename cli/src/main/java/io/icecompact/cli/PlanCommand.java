@@ -33,7 +33,7 @@ final class PlanCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    try (TableAccess access = new TableAccess(job.catalogProperties)) {
+    try (TableAccess access = new TableAccess(job.catalogProperties())) {
       RewritePlanner.PlannedJob planned = new RewritePlanner(access).dryRun(job.toSpec());
       if (json) {
         out.println(JobJson.toPrettyJson(describe(planned)));

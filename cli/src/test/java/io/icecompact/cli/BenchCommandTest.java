@@ -67,24 +67,6 @@ class BenchCommandTest {
   }
 
   @Test
-  void endToEndRefusesAnUnknownSize(@TempDir Path dir) {
-    CliRun run = CliRun.of("bench", "--e2e", "--warehouse", dir.toString(), "--sizes", "XL");
-    assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("Unknown size 'XL': use S, M or DAYSxFILESxROWS");
-  }
-
-  @Test
-  void refusesRoundsBelowOneAndUnknownShapes(@TempDir Path dir) {
-    CliRun rounds = CliRun.of("bench", "--warehouse", dir.toString(), "--rounds", "0");
-    assertThat(rounds.exitCode()).isEqualTo(2);
-    assertThat(rounds.err()).contains("--rounds 1 or more");
-
-    CliRun shape = CliRun.of("bench", "--warehouse", dir.toString(), "--shapes", "cdc");
-    assertThat(shape.exitCode()).isEqualTo(2);
-    assertThat(shape.err()).contains("Unknown shape 'cdc'");
-  }
-
-  @Test
   void saysSoWhenTheGeneratedTableHasNothingToRewrite(@TempDir Path dir) {
     // two files per partition: under the planner's min-input-files
     CliRun run =

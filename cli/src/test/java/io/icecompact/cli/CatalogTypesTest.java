@@ -130,6 +130,80 @@ class CatalogTypesTest {
     }
   }
 
+  /**
+   * An endpoint that accepts connections and never answers held the CLI for 90 s (three attempts of the
+   * SDK's 30 s read timeout); the Glue client's calls are now bounded, and the failure is transient (exit 1)
+   * and names the endpoint.
+   */
+  @Test
+  void glueEndpointThatNeverAnswersFailsFastNamingIt() throws Exception {
+    try (SilentEndpoint glue = new SilentEndpoint()) {
+      Map<String, String> catalog = new TreeMap<>(awsClients());
+      catalog.put("type", "glue");
+      catalog.put("glue.endpoint", "http://127.0.0.1:" + glue.port());
+      catalog.put("warehouse", "s3://" + bucket + "/glue");
+
+      long start = System.nanoTime();
+      CliRun run = CliRun.of(compact(catalog));
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+      assertThat(took).isLessThan(Duration.ofSeconds(25));
+      assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
+      assertThat(run.err())
+          .startsWith("error: Cannot load table " + TABLE + ": ApiCallTimeoutException: Glue endpoint http://127.0.0.1:"
+              + glue.port() + " did not answer within 15 s (5 s per attempt)");
+      assertThat(glue.connections()).as("the SDK retried before giving up").isGreaterThan(1);
+    }
+  }
+
+  @Test
+  void aClientFactoryOfTheUsersOwnIsKept() {
+    Map<String, String> assumeRole =
+        Map.of("type", "glue", "client.factory", "org.apache.iceberg.aws.AssumeRoleAwsClientFactory");
+    assertThat(io.icecompact.cli.catalog.BoundedGlueClientFactory.withBoundedGlue(assumeRole)).isEqualTo(assumeRole);
+    assertThat(io.icecompact.cli.catalog.BoundedGlueClientFactory.withBoundedGlue(Map.of("type", "GLUE")))
+        .containsEntry("client.factory", io.icecompact.cli.catalog.BoundedGlueClientFactory.class.getName());
+    assertThat(io.icecompact.cli.catalog.BoundedGlueClientFactory.withBoundedGlue(Map.of("type", "jdbc")))
+        .doesNotContainKey("client.factory");
+  }
+
+  /** Accepts TCP connections on 127.0.0.1 and never sends a byte, as a stalled proxy does. */
+  private static final class SilentEndpoint implements AutoCloseable {
+    private final java.net.ServerSocket server;
+    private final List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    SilentEndpoint() throws java.io.IOException {
+      server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+      Thread acceptor = new Thread(() -> {
+        try {
+          while (!server.isClosed()) {
+            held.add(server.accept());
+          }
+        } catch (java.io.IOException closed) {
+          // close() ends the loop
+        }
+      }, "silent-endpoint");
+      acceptor.setDaemon(true);
+      acceptor.start();
+    }
+
+    int port() {
+      return server.getLocalPort();
+    }
+
+    int connections() {
+      return held.size();
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      server.close();
+      for (java.net.Socket socket : held) {
+        socket.close();
+      }
+    }
+  }
+
   @Test
   void hiveAndNessieNameWhatIsMissing() {
     CliRun hive = CliRun.of(compact(Map.of("type", "hive", "uri", "thrift://127.0.0.1:9083")));

@@ -1,6 +1,7 @@
 package io.icecompact.committer;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.job.GroupResult;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
@@ -87,7 +89,16 @@ final class OutputCleanup {
   /** Output locations a group's stored result names, read without Iceberg's parsers. */
   static List<String> storedOutputs(JobStore store, WorkLocation work, int groupIndex) {
     List<String> locations = new ArrayList<>();
-    store.readGroupResult(work, groupIndex)
+    Optional<GroupResult> result;
+    try {
+      result = store.readGroupResult(work, groupIndex);
+    } catch (PlanIntegrityException e) {
+      // an unparseable result names no outputs: they stay as orphan files, referenced by no snapshot
+      LOG.warn("group {}: its stored result cannot be read, its outputs are not deleted: {}",
+          groupIndex, e.getMessage());
+      return locations;
+    }
+    result
         .map(GroupResult::outputFiles)
         .ifPresent(files -> {
           for (JsonNode file : files) {

@@ -1,6 +1,7 @@
 package io.icecompact.committer;
 
 import io.icecompact.core.error.JobInvariantViolationException;
+import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupResult;
 import io.icecompact.core.job.IcebergFileJson;
@@ -15,6 +16,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.iceberg.DataFile;
@@ -26,7 +28,8 @@ import org.apache.iceberg.io.FileIO;
 /**
  * Re-checks every worker result against the plan and the storage before anything is committed. The
  * committer trusts no worker: a result that breaks an invariant fails the whole job, because it
- * means a bug or tampering, not bad luck. Groups whose worker gave up are simply not ready.
+ * means a bug or tampering, not bad luck. Groups whose worker gave up are simply not ready, and so is a
+ * group whose stored result cannot be read or parsed: nothing of it can be checked, so it fails alone.
  */
 final class ResultValidator {
   private final JobPlan plan;
@@ -70,7 +73,14 @@ final class ResultValidator {
           throw violation("input file %s is planned in more than one group", task.file().location());
         }
       }
-      var result = store.readGroupResult(work, group.index());
+      Optional<GroupResult> result;
+      try {
+        result = store.readGroupResult(work, group.index());
+      } catch (PlanIntegrityException e) {
+        // stored but unparseable: this group's outputs cannot be known, the other groups' can
+        failed.put(group.index(), "its stored result cannot be read: " + e.getMessage());
+        continue;
+      }
       if (result.isEmpty()) {
         GroupFailure failure =
             failureByGroup.containsKey(group.index())

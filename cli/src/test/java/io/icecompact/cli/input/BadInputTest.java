@@ -79,8 +79,7 @@ class BadInputTest {
   void badValueOfAnIcebergOptionIsBadInput() {
     assertThatThrownBy(() -> run(Map.of("min-input-files", "abc"), null, null))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage(
-            "Invalid rewrite option: For input string: \"abc\" (options given: {min-input-files=abc})");
+        .hasMessage("'min-input-files' is set to abc but must be a whole number");
     assertThatThrownBy(() -> run(Map.of("target-file-size-bytes", "-5"), null, null))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessageStartingWith("Invalid rewrite option: ")

@@ -90,6 +90,23 @@ public final class RewriteOptions {
           MAX_GROUPS_PER_JOB,
           ALLOW_PARTIAL);
 
+  /**
+   * Iceberg's options whose values Iceberg parses with {@code Long.parseLong} (failing with only "For
+   * input string") or, for {@code rewrite-all}, with {@code Boolean.parseBoolean}, which reads any word
+   * but "true" as false: their form is checked here, their ranges by Iceberg.
+   */
+  private static final Set<String> WHOLE_NUMBER_OPTIONS =
+      Set.of(
+          TARGET_FILE_SIZE_BYTES,
+          MIN_FILE_SIZE_BYTES,
+          MAX_FILE_SIZE_BYTES,
+          MIN_INPUT_FILES,
+          MAX_FILE_GROUP_SIZE_BYTES,
+          MAX_FILE_GROUP_INPUT_FILES,
+          MAX_FILES_TO_REWRITE,
+          DELETE_FILE_THRESHOLD,
+          OUTPUT_SPEC_ID);
+
   private final Map<String, String> given;
   private final boolean partialProgressEnabled;
   private final int partialProgressMaxCommits;
@@ -125,8 +142,32 @@ public final class RewriteOptions {
         throw new InvalidJobInputException(
             String.format("Rewrite option '%s' has no value", option.getKey()));
       }
+      checkIcebergValueForm(option.getKey(), option.getValue());
     }
     return new RewriteOptions(given);
+  }
+
+  private static void checkIcebergValueForm(String name, String value) {
+    if (WHOLE_NUMBER_OPTIONS.contains(name)) {
+      try {
+        Long.parseLong(value);
+      } catch (NumberFormatException e) {
+        throw new InvalidJobInputException(
+            String.format(
+                "'%s' is set to %s but must be a whole number%s",
+                name, value, name.endsWith("-bytes") ? " of bytes" : ""));
+      }
+    } else if (REWRITE_ALL.equals(name) && !value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+      throw new InvalidJobInputException(
+          String.format("'%s' is set to %s but must be true or false", name, value));
+    } else if (DELETE_RATIO_THRESHOLD.equals(name)) {
+      try {
+        Double.parseDouble(value);
+      } catch (NumberFormatException e) {
+        throw new InvalidJobInputException(
+            String.format("'%s' is set to %s but must be a number from 0 to 1", name, value));
+      }
+    }
   }
 
   /** The valid name within two edits of a typo, if there is one. */

@@ -46,6 +46,25 @@ class RewriteOptionsTest {
             "max-groups-per-job");
   }
 
+  /** Iceberg would fail on "512MB" with only "For input string", and read rewrite-all=yes as false. */
+  @Test
+  void icebergOptionsOfTheWrongFormAreRejectedNamingTheOption() {
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("target-file-size-bytes", "512MB")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'target-file-size-bytes' is set to 512MB but must be a whole number of bytes");
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("min-input-files", "five")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'min-input-files' is set to five but must be a whole number");
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("rewrite-all", "yes")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'rewrite-all' is set to yes but must be true or false");
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("delete-ratio-threshold", "half")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'delete-ratio-threshold' is set to half but must be a number from 0 to 1");
+    assertThat(RewriteOptions.parse(Map.of("rewrite-all", "true", "target-file-size-bytes", "1048576")).asMap())
+        .hasSize(2);
+  }
+
   @Test
   void zeroMaxCommitsNamesOptionValueAndRule() {
     assertThatThrownBy(
