@@ -18,6 +18,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -124,9 +125,9 @@ final class BenchCommand implements Callable<Integer> {
           + " `icecompact compact` in a new JVM (default: ${DEFAULT-VALUE})")
   List<String> processes;
 
-  @Option(names = "--fresh-java-opts", defaultValue = "-Xmx1g",
-      description = "End-to-end: JVM options of the fresh process, as ICECOMPACT_JAVA_OPTS gives"
-          + " ./icecompact (default: ${DEFAULT-VALUE})")
+  @Option(names = "--fresh-java-opts", defaultValue = "inherit",
+      description = "End-to-end: JVM options of the fresh process; 'inherit' starts it as ./icecompact"
+          + " started this one (its -Xmx, ICECOMPACT_JAVA_OPTS and class-data archive) (default: ${DEFAULT-VALUE})")
   String freshJavaOptions;
 
   @Option(names = "--codec", defaultValue = "zstd", converter = Codec.class,
@@ -175,13 +176,26 @@ final class BenchCommand implements Callable<Integer> {
     return 0;
   }
 
+  /**
+   * 'inherit': this JVM's own options, so the fresh job starts as a user's does; an archive being
+   * recorded at this JVM's exit is not passed on (the fresh JVM would record over it).
+   */
+  private List<String> freshJavaOptions() {
+    if (!"inherit".equals(freshJavaOptions.trim())) {
+      return List.of(freshJavaOptions.trim().split("\\s+"));
+    }
+    return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(option -> !option.startsWith("-XX:ArchiveClassesAtExit"))
+        .toList();
+  }
+
   /** The whole job on Spark-shaped tables; the runs use the largest --threads value as workers. */
   private int endToEnd(Path base, PrintWriter out, PrintWriter err) {
     EndToEndBench.Settings settings =
         new EndToEndBench.Settings(
             sizes, formatVersions, paths, threads.stream().mapToInt(Integer::intValue).max().orElse(2),
             processes.contains("warm"), processes.contains("fresh"), warmups,
-            List.of(freshJavaOptions.trim().split("\\s+")), codec);
+            freshJavaOptions(), codec);
     boolean rowsKept = new EndToEndBench(base, settings, out, err).run();
     out.flush();
     if (!rowsKept) {
