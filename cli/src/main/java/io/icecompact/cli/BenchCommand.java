@@ -127,7 +127,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--fresh-java-opts", defaultValue = "inherit",
       description = "End-to-end: JVM options of the fresh process; 'inherit' starts it as ./icecompact"
-          + " started this one (its -Xmx, ICECOMPACT_JAVA_OPTS and class-data archive) (default: ${DEFAULT-VALUE})")
+          + " started this one (its defaults or ICECOMPACT_JAVA_OPTS) (default: ${DEFAULT-VALUE})")
   String freshJavaOptions;
 
   @Option(names = "--codec", defaultValue = "zstd", converter = Codec.class,
@@ -176,17 +176,12 @@ final class BenchCommand implements Callable<Integer> {
     return 0;
   }
 
-  /**
-   * 'inherit': this JVM's own options, so the fresh job starts as a user's does; an archive being
-   * recorded at this JVM's exit is not passed on (the fresh JVM would record over it).
-   */
+  /** 'inherit': this JVM's own options, so the fresh job starts as ./icecompact starts a user's. */
   private List<String> freshJavaOptions() {
     if (!"inherit".equals(freshJavaOptions.trim())) {
       return List.of(freshJavaOptions.trim().split("\\s+"));
     }
-    return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-        .filter(option -> !option.startsWith("-XX:ArchiveClassesAtExit"))
-        .toList();
+    return ManagementFactory.getRuntimeMXBean().getInputArguments();
   }
 
   /** The whole job on Spark-shaped tables; the runs use the largest --threads value as workers. */
