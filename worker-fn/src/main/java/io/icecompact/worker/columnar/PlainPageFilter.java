@@ -130,7 +130,8 @@ final class PlainPageFilter implements PageCopier {
     int kept = 0;
     int runStart = valueOffset; // the bytes of a run of kept values, copied at once
     for (int row = from; row < end; row++) {
-      int definition = maxDefinition == 0 ? 0 : definitions.readInt();
+      // no decoder: a required column, or a page whose levels are one run of "defined" (no nulls)
+      int definition = definitions == null ? maxDefinition : definitions.readInt();
       boolean isDeleted = deleted.get(firstRow + row);
       if (definition != maxDefinition) {
         if (!isDeleted) {
@@ -230,11 +231,11 @@ final class PlainPageFilter implements PageCopier {
       valueOffset = 0;
     }
     littleEndian = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
+    int levelWidth = BytesUtils.getWidthFromMaxInt(maxDefinition);
     definitions =
-        levels == null
+        levels == null || LevelEncoding.isSingleRun(levels, pageRemaining, maxDefinition, levelWidth)
             ? null
-            : new RunLengthBitPackingHybridDecoder(
-                BytesUtils.getWidthFromMaxInt(maxDefinition), new ByteArrayInputStream(levels));
+            : new RunLengthBitPackingHybridDecoder(levelWidth, new ByteArrayInputStream(levels));
   }
 
   private void requirePlain(Encoding encoding) {
