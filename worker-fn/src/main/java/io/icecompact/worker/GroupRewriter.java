@@ -55,6 +55,7 @@ public final class GroupRewriter {
   private final RewritePathChoice pathChoice;
   private final PrefetchLimits prefetch;
   private final int columnThreads;
+  private final long crossCheckManifestBytes;
   // The plan index (checked by digest) and the pinned metadata file never change, and a warm worker (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
@@ -87,6 +88,16 @@ public final class GroupRewriter {
    * its share ({@link #defaultColumnThreads}).
    */
   public GroupRewriter(TableAccess access, RewritePathChoice pathChoice, PrefetchLimits prefetch, int columnThreads) {
+    this(access, pathChoice, prefetch, columnThreads, LiveTaskResolver.CROSS_CHECK_MANIFEST_BYTES);
+  }
+
+  /**
+   * With the most manifest bytes a group's cross-check against the pinned snapshot may read (see
+   * {@link LiveTaskResolver}); 0 always rewrites the group document's tasks as they are.
+   */
+  public GroupRewriter(
+      TableAccess access, RewritePathChoice pathChoice, PrefetchLimits prefetch, int columnThreads,
+      long crossCheckManifestBytes) {
     if (columnThreads < 1) {
       throw new IllegalArgumentException("columnThreads must be >= 1, got " + columnThreads);
     }
@@ -94,6 +105,7 @@ public final class GroupRewriter {
     this.pathChoice = pathChoice;
     this.prefetch = prefetch;
     this.columnThreads = columnThreads;
+    this.crossCheckManifestBytes = crossCheckManifestBytes;
   }
 
   /**
@@ -150,7 +162,8 @@ public final class GroupRewriter {
             filter,
             store.readGroupTasks(work, plan, group.index()),
             snapshotTasks.tasks(
-                table, plan.pinned().metadataLocation(), plan.pinned().snapshotId(), plan.filter(), filter));
+                table, plan.pinned().metadataLocation(), plan.pinned().snapshotId(), plan.filter(), filter),
+            crossCheckManifestBytes);
 
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, group.index(), request.attempt())

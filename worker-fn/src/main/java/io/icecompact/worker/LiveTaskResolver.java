@@ -18,27 +18,43 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Re-derives, from the pinned snapshot's own metadata, the scan task (data file plus the delete files
- * that apply to it) of every file a group names. The worker trusts the plan for which files to
- * rewrite, but not for which deletes apply: a file that is not live is refused rather than read blind,
- * and delete files that differ from the plan's mean the plan does not describe this snapshot.
+ * that apply to it) of every file a group names: a cross-check of the group document. A file that is
+ * not live is refused rather than read blind, and delete files that differ from the plan's mean the
+ * plan does not describe this snapshot.
+ *
+ * <p>The cross-check reads the manifests whose partitions overlap the group's. Where those are more
+ * than {@link #CROSS_CHECK_MANIFEST_BYTES} (a table whose manifests each span every partition, as
+ * streaming appends leave them: every worker would read the whole table's metadata), the group
+ * document's tasks are used as they are. They are exactly what Iceberg's planner derived from the same
+ * snapshot, sequence numbers included, and their digest was checked against the plan index; and the
+ * committer's {@code RewriteFiles} refuses to replace a file the table does not hold.
  */
 final class LiveTaskResolver {
+  private static final Logger LOG = LoggerFactory.getLogger(LiveTaskResolver.class);
+
+  /** The most manifest bytes one worker reads to cross-check its group: 32 MB. */
+  static final long CROSS_CHECK_MANIFEST_BYTES = 32L << 20;
+
   private LiveTaskResolver() {}
 
   /**
    * The planned tasks as the pinned snapshot has them; {@code snapshotTasks}, when present, are the
    * whole snapshot's tasks by location (see {@link PinnedSnapshotTasks}), otherwise the group's
-   * partitions are scanned.
+   * partitions are scanned, unless that means reading more than {@code manifestBudgetBytes} of
+   * manifests: then {@code planned} is returned as it is.
    */
   static List<FileScanTask> resolve(
       Table pinnedTable,
       long snapshotId,
       Expression filter,
       List<FileScanTask> planned,
-      Optional<Map<String, FileScanTask>> snapshotTasks) {
+      Optional<Map<String, FileScanTask>> snapshotTasks,
+      long manifestBudgetBytes) {
     Map<String, FileScanTask> wanted = new HashMap<>();
     planned.forEach(task -> wanted.put(task.file().location(), task));
     Map<String, FileScanTask> live = new HashMap<>();
@@ -50,7 +66,14 @@ final class LiveTaskResolver {
         }
       }
     } else {
-      scanGroupPartitions(pinnedTable, snapshotId, filter, planned, wanted, live);
+      Expression groupFilter = Expressions.and(filter, GroupScanFilter.of(planned));
+      long manifestBytes = ManifestsToRead.bytes(pinnedTable, snapshotId, groupFilter);
+      if (manifestBytes > manifestBudgetBytes) {
+        LOG.info("Group of {} files: its tasks as planned; cross-checking them would read {} MB of manifests"
+            + " (more than {} MB)", planned.size(), manifestBytes >> 20, manifestBudgetBytes >> 20);
+        return planned;
+      }
+      scanGroupPartitions(pinnedTable, snapshotId, groupFilter, wanted, live);
     }
 
     Set<String> missing = new TreeSet<>(wanted.keySet());
@@ -81,15 +104,14 @@ final class LiveTaskResolver {
   private static void scanGroupPartitions(
       Table pinnedTable,
       long snapshotId,
-      Expression filter,
-      List<FileScanTask> planned,
+      Expression groupFilter,
       Map<String, FileScanTask> wanted,
       Map<String, FileScanTask> live) {
     try (CloseableIterable<FileScanTask> tasks =
         pinnedTable
             .newScan()
             .useSnapshot(snapshotId)
-            .filter(Expressions.and(filter, GroupScanFilter.of(planned)))
+            .filter(groupFilter)
             // The partition filter leaves a few manifests: reading them on this thread avoids
             // Iceberg's shared pool, whose waiter polls every 10 ms.
             .planWith(new CallingThreadExecutor())

@@ -90,11 +90,35 @@ class PinnedSnapshotTasksTest {
     List<FileScanTask> planned = List.of(whole.get(location("eu-2")), whole.get(location("us-1")));
 
     List<FileScanTask> fromWhole =
-        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.of(whole));
+        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.of(whole), Long.MAX_VALUE);
     List<FileScanTask> fromPartitions =
-        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.empty());
+        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.empty(), Long.MAX_VALUE);
 
     assertThat(summary(fromWhole)).isEqualTo(summary(fromPartitions)).hasSize(2);
+  }
+
+  @Test
+  void aCrossCheckThatWouldReadMoreManifestBytesThanItsBudgetKeepsThePlannedTasks() {
+    PinnedSnapshotTasks cache = new PinnedSnapshotTasks(100);
+    ask(cache, Expressions.alwaysTrue());
+    Map<String, FileScanTask> whole = ask(cache, Expressions.alwaysTrue()).orElseThrow();
+    List<FileScanTask> planned = List.of(whole.get(location("eu-1")), whole.get(location("us-1")));
+    long manifestBytes = ManifestsToRead.bytes(table, snapshotId, Expressions.alwaysTrue());
+    assertThat(manifestBytes).isPositive();
+    // partition summaries prune every manifest for a region no file has
+    assertThat(ManifestsToRead.bytes(table, snapshotId, Expressions.equal("region", "asia"))).isZero();
+
+    List<FileScanTask> asPlanned =
+        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.empty(),
+            manifestBytes - 1);
+    List<FileScanTask> crossChecked =
+        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.empty(),
+            manifestBytes);
+
+    assertThat(asPlanned).isSameAs(planned);
+    assertThat(crossChecked).isNotSameAs(planned);
+    assertThat(crossChecked.get(0)).isNotSameAs(planned.get(0));
+    assertThat(summary(crossChecked)).isEqualTo(summary(planned));
   }
 
   @Test

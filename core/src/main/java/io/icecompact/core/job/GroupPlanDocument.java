@@ -18,6 +18,7 @@ import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.FileSequenceNumbers;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
@@ -35,12 +36,15 @@ import org.apache.iceberg.expressions.ResidualEvaluator;
  * task: about 2 KB per data file, and an equality delete that applies to a thousand data files is
  * written a thousand times. Here the schema and the specs are written once, each delete file once
  * (tasks name theirs by position), and every file with Iceberg's own {@code ContentFileParser} under
- * its own spec. Tasks are rebuilt as Iceberg builds them ({@code BaseFileScanTask}), sharing one
- * schema and spec string each, so a group's tasks cost the worker and the committer little memory.
+ * its own spec, next to its data and file sequence numbers, which that parser leaves out (see
+ * {@link FileSequenceNumbers}). Tasks are rebuilt as Iceberg builds them ({@code BaseFileScanTask}),
+ * sharing one schema and spec string each, so a group's tasks cost the worker and the committer little
+ * memory, and equal the pinned snapshot's own scan tasks.
  *
  * <pre>
  * {"job_id": .., "group_index": .., "schema": {..}, "specs": [{..}],
- *  "delete_files": [{..}], "tasks": [{"data_file": {..}, "deletes": [0, 2]}]}
+ *  "delete_files": [{"file": {..}, "data_sequence_number": 4, "file_sequence_number": 4}],
+ *  "tasks": [{"data_file": {..}, "data_sequence_number": 3, "file_sequence_number": 3, "deletes": [0]}]}
  * </pre>
  */
 public final class GroupPlanDocument {
@@ -78,7 +82,11 @@ public final class GroupPlanDocument {
       json.writeEndArray();
       json.writeArrayFieldStart("delete_files");
       for (DeleteFile delete : deletes) {
+        json.writeStartObject();
+        json.writeFieldName("file");
         ContentFileParser.toJson(delete, used.get(delete.specId()), json);
+        writeSequenceNumbers(json, delete);
+        json.writeEndObject();
       }
       json.writeEndArray();
       json.writeArrayFieldStart("tasks");
@@ -106,6 +114,7 @@ public final class GroupPlanDocument {
     json.writeStartObject();
     json.writeFieldName("data_file");
     ContentFileParser.toJson(file, specs.get(file.specId()), json);
+    writeSequenceNumbers(json, file);
     json.writeArrayFieldStart("deletes");
     for (DeleteFile delete : task.deletes()) {
       json.writeNumber(deleteIndexes.get(DeleteKey.of(delete)));
@@ -117,6 +126,25 @@ public final class GroupPlanDocument {
       ExpressionParser.toJson(residual, json);
     }
     json.writeEndObject();
+  }
+
+  private static void writeSequenceNumbers(JsonGenerator json, ContentFile<?> file) throws IOException {
+    if (file.dataSequenceNumber() != null) {
+      json.writeNumberField("data_sequence_number", file.dataSequenceNumber());
+    }
+    if (file.fileSequenceNumber() != null) {
+      json.writeNumberField("file_sequence_number", file.fileSequenceNumber());
+    }
+  }
+
+  private static <F extends ContentFile<?>> F withSequenceNumbers(F file, JsonNode holder) {
+    FileSequenceNumbers.set(file, longOrNull(holder.get("data_sequence_number")),
+        longOrNull(holder.get("file_sequence_number")));
+    return file;
+  }
+
+  private static Long longOrNull(JsonNode node) {
+    return node == null || node.isNull() ? null : node.asLong();
   }
 
   /**
@@ -157,13 +185,13 @@ public final class GroupPlanDocument {
     }
     List<DeleteFile> deletes = new ArrayList<>();
     for (JsonNode node : root.get("delete_files")) {
-      deletes.add((DeleteFile) IcebergFileJson.contentFile(node, specs));
+      deletes.add(withSequenceNumbers((DeleteFile) IcebergFileJson.contentFile(node.get("file"), specs), node));
     }
     Map<Integer, ResidualEvaluator> alwaysTrue = new HashMap<>();
     JsonNode taskNodes = root.get("tasks");
     List<FileScanTask> tasks = new ArrayList<>(taskNodes.size());
     for (JsonNode node : taskNodes) {
-      DataFile file = (DataFile) IcebergFileJson.contentFile(node.get("data_file"), specs);
+      DataFile file = withSequenceNumbers((DataFile) IcebergFileJson.contentFile(node.get("data_file"), specs), node);
       PartitionSpec spec = specs.get(file.specId());
       JsonNode indexes = node.get("deletes");
       DeleteFile[] taskDeletes = new DeleteFile[indexes.size()];
