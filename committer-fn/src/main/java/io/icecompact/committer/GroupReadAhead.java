@@ -16,10 +16,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.util.ThreadPools;
 
 /**
  * Reads what the committer checks of each group (its plan document, its stored result, the length of
@@ -57,11 +57,7 @@ final class GroupReadAhead implements Iterator<GroupReadAhead.Read>, AutoCloseab
     this.store = store;
     this.work = work;
     this.io = io;
-    this.pool = Executors.newFixedThreadPool(THREADS, runnable -> {
-      Thread thread = new Thread(runnable, "icecompact-committer-read-ahead");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.pool = ThreadPools.newFixedThreadPool("icecompact-committer-read-ahead", THREADS);
     fill();
   }
 

@@ -10,12 +10,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.function.Function;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.util.ThreadPools;
 
 /**
  * Writes the plan's group documents a few at a time while the planner goes on: a thousand S3 PUTs one
@@ -39,11 +39,7 @@ final class GroupPlanWriter implements AutoCloseable {
     this.work = work;
     this.jobId = jobId;
     this.specs = specs;
-    this.pool = Executors.newFixedThreadPool(THREADS, runnable -> {
-      Thread thread = new Thread(runnable, "icecompact-group-plan-writer");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.pool = ThreadPools.newFixedThreadPool("icecompact-group-plan-writer", THREADS);
   }
 
   /** Stores group {@code index}'s document; {@code entry} makes its index entry from the digest. */
