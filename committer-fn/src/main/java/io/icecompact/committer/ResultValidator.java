@@ -1,6 +1,7 @@
 package io.icecompact.committer;
 
 import io.icecompact.core.error.JobInvariantViolationException;
+import io.icecompact.core.text.Abbreviated;
 import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupResult;
@@ -147,7 +148,7 @@ final class ResultValidator {
       missing.removeAll(reported);
       throw violation(
           "group %d's result does not match its plan: files outside the plan %s, planned files missing %s",
-          index, outside, missing);
+          index, Abbreviated.list(outside), Abbreviated.list(missing));
     }
     long plannedRows = tasks.stream().mapToLong(task -> task.file().recordCount()).sum();
     if (result.inputRows() != plannedRows) {

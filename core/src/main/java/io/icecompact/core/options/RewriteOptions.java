@@ -63,6 +63,12 @@ public final class RewriteOptions {
    * number of results the committer reads.
    */
   public static final int MAX_GROUPS_PER_JOB_DEFAULT = 1000;
+  /**
+   * The largest {@code max-groups-per-job}: the Map state's items are the group indexes in the planner's
+   * output, one small number per group (about 5 bytes), and Step Functions refuses a state payload, and
+   * a Distributed Map's items read from its input, over 256 KiB. 10,000 groups keep both under 64 KiB.
+   */
+  public static final int MAX_GROUPS_PER_JOB_LIMIT = 10_000;
   /** When false, one failed or conflicted group means nothing is committed. */
   public static final String ALLOW_PARTIAL = "allow-partial";
   public static final boolean ALLOW_PARTIAL_DEFAULT = true;
@@ -123,6 +129,14 @@ public final class RewriteOptions {
     this.useStartingSequenceNumber =
         booleanOption(USE_STARTING_SEQUENCE_NUMBER, USE_STARTING_SEQUENCE_NUMBER_DEFAULT);
     this.maxGroupsPerJob = positiveInt(MAX_GROUPS_PER_JOB, MAX_GROUPS_PER_JOB_DEFAULT);
+    if (maxGroupsPerJob > MAX_GROUPS_PER_JOB_LIMIT) {
+      throw new InvalidJobInputException(
+          String.format(
+              "'%s' is set to %d but must be at most %d: the Step Functions Map's items are the job's group"
+                  + " indexes, and Step Functions refuses a state payload over 256 KiB. A larger table is"
+                  + " compacted over several runs (the skipped groups are left for the next one)",
+              MAX_GROUPS_PER_JOB, maxGroupsPerJob, MAX_GROUPS_PER_JOB_LIMIT));
+    }
     this.allowPartial = booleanOption(ALLOW_PARTIAL, ALLOW_PARTIAL_DEFAULT);
   }
 

@@ -81,6 +81,15 @@ class RewriteOptionsTest {
   }
 
   @Test
+  void maxGroupsAboveTheStepFunctionsBoundNamesOptionCapAndWhy() {
+    assertThat(RewriteOptions.parse(Map.of("max-groups-per-job", "10000")).maxGroupsPerJob()).isEqualTo(10_000);
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("max-groups-per-job", "10001")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageStartingWith("'max-groups-per-job' is set to 10001 but must be at most 10000")
+        .hasMessageContaining("Step Functions refuses a state payload over 256 KiB");
+  }
+
+  @Test
   void nonBooleanAllowPartialNamesOptionValueAndRule() {
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("allow-partial", "maybe")))
         .isInstanceOf(InvalidJobInputException.class)
