@@ -81,7 +81,25 @@ const { StateMachine, ExecutionError, ExecutionTimeoutError } = require('aws-loc
 // The payload sizes measured, and the limit (the same for every kind).
 const PAYLOAD_LIMIT_BYTES = 262144;
 const payloads = {};
-const currentTask = new Map(); // function name -> state names whose Resource it is (for task_result)
+const taskStates = new Map(); // function name -> the Task states whose Resource it is
+const taskFunction = new Map(); // Task state's reported name -> its function name
+const activeTasks = new Map(); // function name -> Map(Task state's reported name -> iterations inside it)
+
+// The Task states now running a function: a function shared by several states (ReleaseLease and
+// ReleaseLeaseAfterFailure) is measured under the one entered. The interpreter logs StateEntered before
+// it invokes the function, and this process reads that event before the function's response arrives.
+function statesRunning(fn) {
+  const running = [...(activeTasks.get(fn) || new Map()).entries()].filter(([, n]) => n > 0).map(([name]) => name);
+  return running.length > 0 ? running : taskStates.get(fn) || ['(unknown task)'];
+}
+
+function taskEntered(name, entered) {
+  const fn = taskFunction.get(name);
+  if (fn === undefined) return;
+  const counts = activeTasks.get(fn) || new Map();
+  counts.set(name, (counts.get(name) || 0) + (entered ? 1 : -1));
+  activeTasks.set(fn, counts);
+}
 
 function byteSize(value) {
   if (value === undefined) return 0;
@@ -112,15 +130,14 @@ const lambdaSdk = require(
 const originalSend = lambdaSdk.LambdaClient.prototype.send;
 lambdaSdk.LambdaClient.prototype.send = async function send(command, ...rest) {
   const invoke = command instanceof lambdaSdk.InvokeCommand;
-  const states = invoke ? currentTask.get(functionNameOf(command.input.FunctionName)) || ['(unknown task)'] : [];
-  if (invoke) {
-    const sent = command.input.Payload ? Buffer.byteLength(Buffer.from(command.input.Payload)) : 0;
-    states.forEach((state) => measure(state, 'task_parameters', sent));
-  }
+  const sent = invoke && command.input.Payload ? Buffer.byteLength(Buffer.from(command.input.Payload)) : 0;
   const response = await originalSend.call(this, command, ...rest);
-  if (invoke && response.Payload) {
-    const received = Buffer.byteLength(Buffer.from(response.Payload));
-    states.forEach((state) => measure(state, 'task_result', received));
+  if (invoke) {
+    const received = response.Payload ? Buffer.byteLength(Buffer.from(response.Payload)) : 0;
+    statesRunning(functionNameOf(command.input.FunctionName)).forEach((state) => {
+      measure(state, 'task_parameters', sent);
+      measure(state, 'task_result', received);
+    });
   }
   if (invoke && response.FunctionError) {
     const payload = response.Payload ? Buffer.from(response.Payload).toString('utf8') : '';
@@ -161,7 +178,8 @@ function indexStates(definition, prefix = '', index = { nested: new Map(), maps:
     if (prefix && !index.nested.has(name)) index.nested.set(name, reported);
     if (state.Type === 'Task' && typeof state.Resource === 'string') {
       const fn = functionNameOf(state.Resource);
-      currentTask.set(fn, [...(currentTask.get(fn) || []), reported]);
+      taskStates.set(fn, [...(taskStates.get(fn) || []), reported]);
+      taskFunction.set(reported, fn);
     }
     if (state.Type === 'Map') index.maps.set(reported, state);
     const processor = state.ItemProcessor || state.Iterator;
@@ -248,6 +266,7 @@ async function main() {
       case 'StateEntered': {
         const name = stateName(event);
         if (event.index === undefined) states.push(event.state.name);
+        taskEntered(name, true);
         measure(name, 'input', byteSize(event.state.input));
         const map = index.maps.get(name);
         if (map && map.ItemsPath) {
@@ -260,6 +279,7 @@ async function main() {
         break;
       }
       case 'StateExited':
+        taskEntered(stateName(event), false);
         measure(stateName(event), 'output', byteSize(event.state.output));
         break;
       case 'StateFailed':

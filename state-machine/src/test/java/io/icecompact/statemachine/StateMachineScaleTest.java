@@ -72,6 +72,7 @@ class StateMachineScaleTest extends StateMachineTestBase {
     assertThat(output.get("rewritten_data_files_count").asInt()).isEqualTo(2 * cap);
     assertThat(committedPlan().get("group_indexes")).hasSize(cap);
     assertThat(lambda.invocations(CompactionDefinition.REWRITE_GROUP)).isEqualTo(cap);
+    table.refresh();
     Snapshot replace = table.currentSnapshot();
     assertReplaceStampedWith(replace, output.get("job_id").asText());
     assertThat(replace.summary())

@@ -50,6 +50,12 @@ public final class RewriteOptions {
       RewriteDataFiles.PARTIAL_PROGRESS_MAX_COMMITS;
   public static final int PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT =
       RewriteDataFiles.PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT;
+  /**
+   * The largest {@code partial-progress.max-commits} (Spark has none): the job result Step Functions
+   * carries lists every committed snapshot's id (about 21 bytes each), and a state payload may not
+   * exceed 256 KiB. 1,000 ids take about 21 KB.
+   */
+  public static final int PARTIAL_PROGRESS_MAX_COMMITS_LIMIT = 1000;
   public static final String USE_STARTING_SEQUENCE_NUMBER =
       RewriteDataFiles.USE_STARTING_SEQUENCE_NUMBER;
   public static final boolean USE_STARTING_SEQUENCE_NUMBER_DEFAULT =
@@ -126,6 +132,13 @@ public final class RewriteOptions {
         booleanOption(PARTIAL_PROGRESS_ENABLED, PARTIAL_PROGRESS_ENABLED_DEFAULT);
     this.partialProgressMaxCommits =
         positiveInt(PARTIAL_PROGRESS_MAX_COMMITS, PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT);
+    if (partialProgressMaxCommits > PARTIAL_PROGRESS_MAX_COMMITS_LIMIT) {
+      throw new InvalidJobInputException(
+          String.format(
+              "'%s' is set to %d but must be at most %d: the job result, which Step Functions carries, lists"
+                  + " every committed snapshot, and Step Functions refuses a state payload over 256 KiB",
+              PARTIAL_PROGRESS_MAX_COMMITS, partialProgressMaxCommits, PARTIAL_PROGRESS_MAX_COMMITS_LIMIT));
+    }
     this.useStartingSequenceNumber =
         booleanOption(USE_STARTING_SEQUENCE_NUMBER, USE_STARTING_SEQUENCE_NUMBER_DEFAULT);
     this.maxGroupsPerJob = positiveInt(MAX_GROUPS_PER_JOB, MAX_GROUPS_PER_JOB_DEFAULT);
