@@ -59,6 +59,18 @@ class JobResultSummaryTest {
   }
 
   @Test
+  void theLargestSummaryStaysFarBelowStepFunctionsLimit() {
+    JobResult whole = result(10_000, 500);
+    List<Long> snapshotIds = IntStream.range(0, 1000).mapToObj(i -> Long.MIN_VALUE + i).toList();
+    List<String> longProblems = IntStream.range(0, 500).mapToObj(i -> "p".repeat(10_000)).toList();
+    JobResult worst = new JobResult(whole.jobId(), whole.table(), JobStatus.PARTIAL, whole.reason(), snapshotIds,
+        1, 1, 1, 1, 1, 1, 1, 1, 1, new JobResult.Verification(false, longProblems), 1, whole.groups());
+
+    // 1,000 snapshot ids (partial-progress.max-commits at its cap), 10 problems and the reason at their cuts
+    assertThat(JobJson.toBytes(worst.summary(WHOLE)).length).isLessThan(46 * 1024);
+  }
+
+  @Test
   void theSummaryReadsBackAsAJobResult() {
     JobResult summary = result(3, 12).summary(WHOLE);
 
