@@ -74,10 +74,6 @@ process.env.AWS_REGION = REGION;
 
 const { StateMachine, ExecutionError, ExecutionTimeoutError } = require('aws-local-stepfunctions');
 
-// Real Step Functions reports a Lambda function error as Error = the payload's errorType and Cause = the
-// payload itself (the JSON text {"errorMessage", "errorType", "stackTrace"}), in Catch outputs and in the
-// execution's failure alike. aws-local-stepfunctions 3.0.0 makes Cause "<errorType>: <errorMessage>".
-// Raising the error from the Lambda client itself, with the payload as message, gives the real shape.
 // The payload sizes measured, and the limit (the same for every kind).
 const PAYLOAD_LIMIT_BYTES = 262144;
 const payloads = {};
@@ -122,6 +118,11 @@ function violations() {
   return over;
 }
 
+// Real Step Functions reports a Lambda function error as Error = the payload's errorType and Cause = the
+// payload itself (the JSON text {"errorMessage", "errorType", "stackTrace"}), in Catch outputs and in the
+// execution's failure alike. aws-local-stepfunctions 3.0.0 makes Cause "<errorType>: <errorMessage>".
+// Raising the error from the Lambda client itself, with the payload as message, gives the real shape.
+// The same hook measures what each Task sends and what its function returns.
 const lambdaSdk = require(
   require.resolve('@aws-sdk/client-lambda', {
     paths: [path.dirname(require.resolve('aws-local-stepfunctions'))],
