@@ -8,6 +8,7 @@ import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.text.Abbreviated;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -146,7 +147,7 @@ final class ResultValidator {
       missing.removeAll(reported);
       throw violation(
           "group %d's result does not match its plan: files outside the plan %s, planned files missing %s",
-          index, outside, missing);
+          index, Abbreviated.list(outside), Abbreviated.list(missing));
     }
     long plannedRows = tasks.stream().mapToLong(task -> task.file().recordCount()).sum();
     if (result.inputRows() != plannedRows) {

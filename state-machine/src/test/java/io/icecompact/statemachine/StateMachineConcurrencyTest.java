@@ -79,7 +79,7 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
     assertThat(output.get("failed_groups").asInt()).isZero();
     assertThat(output.get("snapshot_ids")).hasSize(1);
     long replaceId = output.get("snapshot_ids").get(0).asLong();
-    output.get("groups").forEach(g -> {
+    wholeResult(output).get("groups").forEach(g -> {
       if (g.get("group_index").asInt() == conflicted) {
         assertJobStatus(g, "CONFLICTED");
         assertThat(g.get("reason").asText()).isNotBlank();

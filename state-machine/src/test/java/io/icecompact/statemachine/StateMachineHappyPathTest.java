@@ -80,8 +80,8 @@ class StateMachineHappyPathTest extends StateMachineTestBase {
     assertThat(output.get("failed_data_files_count").asInt()).isZero();
     assertThat(output.get("verification").get("verified").asBoolean()).isTrue();
     assertThat(output.get("verification").get("problems")).isEmpty();
-    assertThat(output.get("groups")).hasSize(GROUPS);
-    output.get("groups").forEach(group -> {
+    assertThat(wholeResult(output).get("groups")).hasSize(GROUPS);
+    wholeResult(output).get("groups").forEach(group -> {
       assertJobStatus(group, "REWRITTEN");
       assertThat(group.get("snapshot_id").asLong()).isEqualTo(snapshotId);
     });

@@ -65,8 +65,8 @@ class StateMachineLeaseTest extends StateMachineTestBase {
     ExecutorService executions = Executors.newFixedThreadPool(2);
     List<ExecutionResult> results;
     try {
-      Future<ExecutionResult> first = executions.submit(() -> stepFunctions.run(definition, input));
-      Future<ExecutionResult> second = executions.submit(() -> stepFunctions.run(definition, input));
+      Future<ExecutionResult> first = executions.submit(() -> run(input));
+      Future<ExecutionResult> second = executions.submit(() -> run(input));
       results = List.of(first.get(3, TimeUnit.MINUTES), second.get(3, TimeUnit.MINUTES));
     } finally {
       executions.shutdownNow();

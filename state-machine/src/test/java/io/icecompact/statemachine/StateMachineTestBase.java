@@ -79,6 +79,8 @@ abstract class StateMachineTestBase {
   @TempDir static Path classDir;
   @TempDir Path testDir;
 
+  /** The executions this test ran, whose payloads are checked after it. */
+  final List<ExecutionResult> executions = new java.util.concurrent.CopyOnWriteArrayList<>();
   String bucket;
   String leaseTable;
   LeaseSteps leaseSteps;
@@ -214,7 +216,29 @@ abstract class StateMachineTestBase {
   }
 
   ExecutionResult run(Map<String, Object> input) {
-    return stepFunctions.run(definition, json(input));
+    return run(json(input));
+  }
+
+  /**
+   * Runs one execution of the definition; every execution of a test is checked against Step Functions'
+   * payload limits after the test ({@link #noPayloadOverStepFunctionsLimits}).
+   */
+  ExecutionResult run(String inputJson) {
+    ExecutionResult result = stepFunctions.run(definition, inputJson);
+    executions.add(result);
+    return result;
+  }
+
+  /**
+   * Fails the test when any of its executions had a state input or output, a Task result or a Map's items
+   * or result over 256 KiB, or a function answered more than that: AWS would have failed the execution
+   * with {@code States.DataLimitExceeded}, which the local interpreter does not enforce.
+   */
+  @AfterEach
+  void noPayloadOverStepFunctionsLimits() {
+    List<String> violations = new ArrayList<>(lambda.limitViolations());
+    executions.forEach(result -> violations.addAll(result.limitViolations()));
+    assertThat(violations).as("payloads over Step Functions' limits").isEmpty();
   }
 
   /** The path of a compaction that ran to the end. */
@@ -234,6 +258,20 @@ abstract class StateMachineTestBase {
         .as("execution: %s %s %s, states %s", result.status(), result.error(), result.cause(), result.states())
         .isEqualTo("SUCCEEDED");
     assertThat(result.states()).containsExactlyElementsOf(path);
+  }
+
+  /**
+   * The whole job result the committer stored at the summary's {@code result_location}, with every
+   * group's outcome (the execution's output is the summary, without them).
+   */
+  JsonNode wholeResult(JsonNode summary) {
+    assertThat(summary.has("groups")).as("the summary carries no per-group outcomes").isFalse();
+    String location = summary.get("result_location").asText();
+    try (java.io.InputStream in = access.fileIO().newInputFile(location).newStream()) {
+      return JSON.readTree(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** The job result's status, with the whole result in the failure message. */

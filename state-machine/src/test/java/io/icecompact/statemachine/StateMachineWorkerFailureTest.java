@@ -169,7 +169,7 @@ class StateMachineWorkerFailureTest extends StateMachineTestBase {
     assertThat(output.get("failed_data_files_count").asInt()).isEqualTo(5);
     assertThat(output.get("rewritten_data_files_count").asInt()).isEqualTo(INPUT_FILES - 5);
     List<JsonNode> failed = new ArrayList<>();
-    output.get("groups").forEach(g -> {
+    wholeResult(output).get("groups").forEach(g -> {
       if (!g.get("status").asText().equals("REWRITTEN")) {
         failed.add(g);
       }

@@ -44,12 +44,22 @@ import java.util.regex.Pattern;
  * {@code {"errorMessage": <message, or the class name when null>, "errorType": <fully qualified class
  * name>, "stackTrace": ["<frame>", ...]}}, so that {@code Retry}/{@code Catch} {@code ErrorEquals} match on
  * the exception's class name as in AWS. Invocations run concurrently, each with a fresh request id.
+ *
+ * <p>A response larger than {@link #RESPONSE_LIMIT_BYTES} (Step Functions' 256 KiB, far below Lambda's own
+ * 6 MB) is answered as Step Functions treats it: a function error {@code States.DataLimitExceeded}, which
+ * the state-machine runner makes terminal (no Retry, no Catch, not even {@code States.ALL}), as in AWS. It
+ * is also recorded in {@link #limitViolations()}, so that a test can fail on it even when the caller
+ * swallowed the error.
  */
 public final class LocalLambda implements AutoCloseable {
   public static final String REGION = "us-east-1";
   public static final String ACCOUNT = "123456789012";
   /** Lambda's maximum, reported by {@link Context#getRemainingTimeInMillis()}. */
   private static final Duration TIMEOUT = Duration.ofMinutes(15);
+  /** The largest result Step Functions accepts from a Task: 256 KiB of UTF-8 JSON. */
+  public static final int RESPONSE_LIMIT_BYTES = 256 * 1024;
+  /** The error Step Functions fails a Task with when its result is larger. */
+  public static final String DATA_LIMIT_EXCEEDED = "States.DataLimitExceeded";
 
   private static final Pattern INVOKE_PATH =
       Pattern.compile("^/2015-03-31/functions/([^/]+)/invocations/?$");
@@ -58,6 +68,7 @@ public final class LocalLambda implements AutoCloseable {
   private final Map<String, RequestStreamHandler> handlers = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> invocations = new ConcurrentHashMap<>();
   private final Map<String, List<String>> payloads = new ConcurrentHashMap<>();
+  private final List<String> limitViolations = new CopyOnWriteArrayList<>();
   private HttpServer server;
   private ExecutorService executor;
   private URI endpoint;
@@ -125,10 +136,19 @@ public final class LocalLambda implements AutoCloseable {
     return received == null ? List.of() : List.copyOf(received);
   }
 
-  /** Forgets the invocation counts and payloads (handlers stay registered). */
+  /**
+   * The responses refused because they exceeded {@link #RESPONSE_LIMIT_BYTES}, one line each (function and
+   * size), in arrival order.
+   */
+  public List<String> limitViolations() {
+    return List.copyOf(limitViolations);
+  }
+
+  /** Forgets the invocation counts, payloads and limit violations (handlers stay registered). */
   public void resetCounts() {
     invocations.values().forEach(count -> count.set(0));
     payloads.values().forEach(List::clear);
+    limitViolations.clear();
   }
 
   /**
@@ -201,7 +221,17 @@ public final class LocalLambda implements AutoCloseable {
     ByteArrayOutputStream output = new ByteArrayOutputStream();
     try (InputStream input = new ByteArrayInputStream(payload)) {
       handler.handleRequest(input, output, new LocalContext(name, requestId, System.nanoTime()));
-      return new Outcome(requestId, false, output.toByteArray());
+      byte[] response = output.toByteArray();
+      if (response.length > RESPONSE_LIMIT_BYTES) {
+        String message =
+            String.format(
+                "The state/task '%s' returned a result with a size exceeding the maximum number of bytes"
+                    + " service limit: %d bytes > %d",
+                arn(name), response.length, RESPONSE_LIMIT_BYTES);
+        limitViolations.add(name + ": " + message);
+        return new Outcome(requestId, true, errorBody(DATA_LIMIT_EXCEEDED, message, new StackTraceElement[0]));
+      }
+      return new Outcome(requestId, false, response);
     } catch (Throwable t) { // the Lambda runtime reports Errors (StackOverflowError, ...) the same way
       return new Outcome(requestId, true, errorBody(t));
     }
@@ -209,12 +239,16 @@ public final class LocalLambda implements AutoCloseable {
 
   /** The error document of Lambda's Java runtime for an exception a handler threw. */
   static byte[] errorBody(Throwable t) {
-    ObjectNode body = JSON.createObjectNode();
     String message = t.getLocalizedMessage();
-    body.put("errorMessage", message == null ? t.getClass().getName() : message);
-    body.put("errorType", t.getClass().getName());
+    return errorBody(t.getClass().getName(), message == null ? t.getClass().getName() : message, t.getStackTrace());
+  }
+
+  private static byte[] errorBody(String errorType, String message, StackTraceElement[] stackTrace) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("errorMessage", message);
+    body.put("errorType", errorType);
     ArrayNode trace = body.putArray("stackTrace");
-    for (StackTraceElement frame : t.getStackTrace()) {
+    for (StackTraceElement frame : stackTrace) {
       trace.add(frame.toString());
     }
     try {

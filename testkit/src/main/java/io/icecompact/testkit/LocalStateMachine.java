@@ -9,9 +9,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
@@ -34,9 +37,21 @@ import java.util.concurrent.TimeoutException;
  * {@code MaxConcurrencyPath} and Fail states' {@code ErrorPath}/{@code CausePath} work.
  * A Lambda error's {@code Cause} is the function's error document, as in AWS (the runner patches the
  * library, which would give {@code "<errorType>: <errorMessage>"}).
+ *
+ * <p>The interpreter enforces none of Step Functions' payload limits, so the runner measures them: every
+ * state's input and output, each Task's parameters and its function's result, each Map's items and result
+ * array, each error, in UTF-8 bytes of the JSON ({@link ExecutionResult#payloads}); whatever exceeds
+ * {@link #PAYLOAD_LIMIT_BYTES} is in {@link ExecutionResult#limitViolations}, where AWS would have failed
+ * the execution with {@code States.DataLimitExceeded}.
  */
 public final class LocalStateMachine implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * Step Functions' limit on a state's input or output, a Task's result, and a Distributed Map's items
+   * read from its input: 256 KiB of UTF-8 JSON.
+   */
+  public static final int PAYLOAD_LIMIT_BYTES = 256 * 1024;
 
   private final URI lambdaEndpoint;
   private Duration timeout = Duration.ofSeconds(60);
@@ -48,12 +63,37 @@ public final class LocalStateMachine implements AutoCloseable {
    * (the definition's own {@code TimeoutSeconds}); {@code output} is the execution's output as JSON text
    * (null unless SUCCEEDED); {@code error} and {@code cause} are set when it did not succeed;
    * {@code states} names the top-level states the execution entered, in order (a state's retries happen
-   * within one entry; states inside Map iterations are left out).
+   * within one entry; states inside Map iterations are left out). {@code payloads} holds, per state
+   * ({@code "<Map>/<state>"} inside a Map's iterations, {@code "(execution)"} for the execution's own input
+   * and output), the largest payload of each kind in bytes: {@code input}, {@code output},
+   * {@code task_parameters}, {@code task_result} (before ResultSelector/ResultPath), {@code items} and
+   * {@code map_result} (a Map's, before ResultPath), {@code error_cause}. {@code limitViolations} describes
+   * each state and kind over {@link #PAYLOAD_LIMIT_BYTES}.
    */
   public record ExecutionResult(
-      String status, String output, String error, String cause, List<String> states) {
+      String status,
+      String output,
+      String error,
+      String cause,
+      List<String> states,
+      Map<String, Map<String, Long>> payloads,
+      List<String> limitViolations) {
     public ExecutionResult {
       states = states == null ? List.of() : List.copyOf(states);
+      Map<String, Map<String, Long>> copy = new TreeMap<>();
+      if (payloads != null) {
+        payloads.forEach((state, kinds) -> copy.put(state, Collections.unmodifiableMap(new TreeMap<>(kinds))));
+      }
+      payloads = Collections.unmodifiableMap(copy);
+      limitViolations = limitViolations == null ? List.of() : List.copyOf(limitViolations);
+    }
+
+    /** Each state's largest payload of any kind, in bytes. */
+    public Map<String, Long> largestPayloads() {
+      Map<String, Long> largest = new TreeMap<>();
+      payloads.forEach(
+          (state, kinds) -> largest.put(state, kinds.values().stream().mapToLong(Long::longValue).max().orElse(0)));
+      return Collections.unmodifiableMap(largest);
     }
 
     public boolean succeeded() {
@@ -165,12 +205,39 @@ public final class LocalStateMachine implements AutoCloseable {
       if (entered != null) {
         entered.forEach(state -> states.add(state.asText()));
       }
+      Map<String, Map<String, Long>> payloads = new TreeMap<>();
+      JsonNode measured = result.get("payloads");
+      if (measured != null) {
+        measured
+            .fields()
+            .forEachRemaining(
+                state -> {
+                  Map<String, Long> kinds = new TreeMap<>();
+                  state.getValue().fields().forEachRemaining(kind -> kinds.put(kind.getKey(), kind.getValue().asLong()));
+                  payloads.put(state.getKey(), kinds);
+                });
+      }
+      List<String> violations = new ArrayList<>();
+      JsonNode over = result.get("violations");
+      if (over != null) {
+        over.forEach(
+            violation ->
+                violations.add(
+                    String.format(
+                        "%s %s: %d bytes > %d (States.DataLimitExceeded in AWS)",
+                        violation.get("state").asText(),
+                        violation.get("kind").asText(),
+                        violation.get("bytes").asLong(),
+                        violation.get("limit").asLong())));
+      }
       return new ExecutionResult(
           status,
           "SUCCEEDED".equals(status) ? JSON.writeValueAsString(output) : null,
           textOrNull(result.get("error")),
           textOrNull(result.get("cause")),
-          states);
+          states,
+          payloads,
+          violations);
     } catch (IOException e) {
       throw new IllegalStateException("unexpected runner output: " + completed.stdout(), e);
     }

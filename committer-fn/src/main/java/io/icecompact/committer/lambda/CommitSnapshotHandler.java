@@ -6,8 +6,10 @@ import io.icecompact.committer.JobCommitter;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.LeaseGrant;
@@ -22,6 +24,11 @@ import java.util.List;
  * Lambda entry point of {@code CommitSnapshot}: runs the committer, which reads the plan, the group
  * results and the recorded failures from the work location, and checks right before each Iceberg
  * commit that this execution still holds the table's lease (owner and fencing token).
+ *
+ * <p>Returns the result's {@linkplain JobResult#summary summary}, not the whole result: its per-group
+ * outcomes grow with the job (345 KB at 1,000 groups) and Step Functions fails an execution whose state
+ * exceeds 256 KiB, after the commit and without releasing the lease. The whole result is in the work
+ * location's {@code result.json}, which the summary's {@code result_location} names.
  */
 public final class CommitSnapshotHandler implements RequestStreamHandler {
   record Input(JobSpec job, PlanSummary plan, LeaseGrant lease) {}
@@ -54,8 +61,9 @@ public final class CommitSnapshotHandler implements RequestStreamHandler {
     try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
       JobCommitter committer =
           new JobCommitter(access, () -> lease.checkHeld(held.table(), held.owner(), held.token()));
-      JobJson.mapper()
-          .writeValue(out, committer.commit(CommitRequest.of(input.job(), input.plan(), List.of())));
+      JobResult result = committer.commit(CommitRequest.of(input.job(), input.plan(), List.of()));
+      String wholeResult = new WorkLocation(input.plan().workLocation()).jobResult();
+      JobJson.mapper().writeValue(out, result.summary(wholeResult));
     }
   }
 }

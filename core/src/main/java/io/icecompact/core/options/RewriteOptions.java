@@ -50,6 +50,12 @@ public final class RewriteOptions {
       RewriteDataFiles.PARTIAL_PROGRESS_MAX_COMMITS;
   public static final int PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT =
       RewriteDataFiles.PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT;
+  /**
+   * The largest {@code partial-progress.max-commits} (Spark has none): the job result Step Functions
+   * carries lists every committed snapshot's id (about 21 bytes each), and a state payload may not
+   * exceed 256 KiB. 1,000 ids take about 21 KB.
+   */
+  public static final int PARTIAL_PROGRESS_MAX_COMMITS_LIMIT = 1000;
   public static final String USE_STARTING_SEQUENCE_NUMBER =
       RewriteDataFiles.USE_STARTING_SEQUENCE_NUMBER;
   public static final boolean USE_STARTING_SEQUENCE_NUMBER_DEFAULT =
@@ -63,6 +69,12 @@ public final class RewriteOptions {
    * number of results the committer reads.
    */
   public static final int MAX_GROUPS_PER_JOB_DEFAULT = 1000;
+  /**
+   * The largest {@code max-groups-per-job}: the Map state's items are the group indexes in the planner's
+   * output, one small number per group (about 5 bytes), and Step Functions refuses a state payload, and
+   * a Distributed Map's items read from its input, over 256 KiB. 10,000 groups keep both under 64 KiB.
+   */
+  public static final int MAX_GROUPS_PER_JOB_LIMIT = 10_000;
   /** When false, one failed or conflicted group means nothing is committed. */
   public static final String ALLOW_PARTIAL = "allow-partial";
   public static final boolean ALLOW_PARTIAL_DEFAULT = true;
@@ -120,9 +132,24 @@ public final class RewriteOptions {
         booleanOption(PARTIAL_PROGRESS_ENABLED, PARTIAL_PROGRESS_ENABLED_DEFAULT);
     this.partialProgressMaxCommits =
         positiveInt(PARTIAL_PROGRESS_MAX_COMMITS, PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT);
+    if (partialProgressMaxCommits > PARTIAL_PROGRESS_MAX_COMMITS_LIMIT) {
+      throw new InvalidJobInputException(
+          String.format(
+              "'%s' is set to %d but must be at most %d: the job result, which Step Functions carries, lists"
+                  + " every committed snapshot, and Step Functions refuses a state payload over 256 KiB",
+              PARTIAL_PROGRESS_MAX_COMMITS, partialProgressMaxCommits, PARTIAL_PROGRESS_MAX_COMMITS_LIMIT));
+    }
     this.useStartingSequenceNumber =
         booleanOption(USE_STARTING_SEQUENCE_NUMBER, USE_STARTING_SEQUENCE_NUMBER_DEFAULT);
     this.maxGroupsPerJob = positiveInt(MAX_GROUPS_PER_JOB, MAX_GROUPS_PER_JOB_DEFAULT);
+    if (maxGroupsPerJob > MAX_GROUPS_PER_JOB_LIMIT) {
+      throw new InvalidJobInputException(
+          String.format(
+              "'%s' is set to %d but must be at most %d: the Step Functions Map's items are the job's group"
+                  + " indexes, and Step Functions refuses a state payload over 256 KiB. A larger table is"
+                  + " compacted over several runs (the skipped groups are left for the next one)",
+              MAX_GROUPS_PER_JOB, maxGroupsPerJob, MAX_GROUPS_PER_JOB_LIMIT));
+    }
     this.allowPartial = booleanOption(ALLOW_PARTIAL, ALLOW_PARTIAL_DEFAULT);
   }
 

@@ -81,6 +81,25 @@ class RewriteOptionsTest {
   }
 
   @Test
+  void maxCommitsAboveTheStepFunctionsBoundNamesOptionCapAndWhy() {
+    assertThat(RewriteOptions.parse(Map.of("partial-progress.max-commits", "1000")).partialProgressMaxCommits())
+        .isEqualTo(1000);
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("partial-progress.max-commits", "1001")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageStartingWith("'partial-progress.max-commits' is set to 1001 but must be at most 1000")
+        .hasMessageContaining("Step Functions refuses a state payload over 256 KiB");
+  }
+
+  @Test
+  void maxGroupsAboveTheStepFunctionsBoundNamesOptionCapAndWhy() {
+    assertThat(RewriteOptions.parse(Map.of("max-groups-per-job", "10000")).maxGroupsPerJob()).isEqualTo(10_000);
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("max-groups-per-job", "10001")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageStartingWith("'max-groups-per-job' is set to 10001 but must be at most 10000")
+        .hasMessageContaining("Step Functions refuses a state payload over 256 KiB");
+  }
+
+  @Test
   void nonBooleanAllowPartialNamesOptionValueAndRule() {
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("allow-partial", "maybe")))
         .isInstanceOf(InvalidJobInputException.class)

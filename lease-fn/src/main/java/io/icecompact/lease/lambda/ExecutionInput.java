@@ -8,9 +8,11 @@ import com.networknt.schema.ValidationMessage;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.text.Abbreviated;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -37,15 +39,23 @@ public record ExecutionInput(
 
   public static ExecutionInput parse(JsonNode input) {
     if (input == null || !input.isObject()) {
-      throw new InvalidJobInputException("Execution input must be a JSON object, got: " + input);
+      // cut: the message is the error's Cause in Step Functions, where a payload may not exceed 256 KiB
+      throw new InvalidJobInputException(
+          "Execution input must be a JSON object, got: " + Abbreviated.text(String.valueOf(input), 200));
     }
     Set<ValidationMessage> problems = SCHEMA.validate(input);
     if (!problems.isEmpty()) {
       throw new InvalidJobInputException(
-          "Execution input is invalid: "
-              + problems.stream().map(ValidationMessage::getMessage).sorted().collect(Collectors.joining("; ")));
+          "Execution input is invalid: " + problemList(problems));
     }
     return JobJson.mapper().convertValue(input, ExecutionInput.class);
+  }
+
+  /** The first 10 problems, sorted, and how many more: an input of 256 KiB may break thousands of rules. */
+  private static String problemList(Set<ValidationMessage> problems) {
+    List<String> sorted = problems.stream().map(ValidationMessage::getMessage).sorted().toList();
+    String first = sorted.stream().limit(10).map(p -> Abbreviated.text(p, 500)).collect(Collectors.joining("; "));
+    return sorted.size() > 10 ? first + "; ... and " + (sorted.size() - 10) + " more" : first;
   }
 
   public JobSpec jobSpec() {
