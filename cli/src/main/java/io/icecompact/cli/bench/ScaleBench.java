@@ -184,10 +184,22 @@ public final class ScaleBench {
     }
     ScaleProbe.Figures figures = read(JobJson.tree(last), ScaleProbe.Figures.class);
     if (figures.error() != null) {
-      err.printf(Locale.ROOT, "the %s step failed: %s%n%s%n", name, figures.error(), lastLines(outcome.err()));
+      err.printf(Locale.ROOT, "the %s step failed: %s%n%s%n", name, figures.error(), stackTraceHead(outcome.err()));
       err.flush();
     }
     return new Step(figures, outcome.seconds());
+  }
+
+  /** The first lines of the child's stack trace: where the step failed. */
+  private static String stackTraceHead(String text) {
+    List<String> lines = text.lines().toList();
+    int start = 0;
+    while (start < lines.size() && !lines.get(start).matches("^\\S+(Exception|Error)(: .*)?$")) {
+      start++;
+    }
+    return start == lines.size()
+        ? lastLines(text)
+        : String.join("\n", lines.subList(start, Math.min(lines.size(), start + 8)));
   }
 
   private static String lastLines(String text) {

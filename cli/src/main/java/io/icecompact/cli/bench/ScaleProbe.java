@@ -50,7 +50,7 @@ public final class ScaleProbe {
       result = run(step, request);
     } catch (Throwable e) { // an OutOfMemoryError is a figure of this bench, not a crash
       e.printStackTrace();
-      error = e.toString();
+      error = describe(e);
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     Figures figures =
@@ -83,6 +83,15 @@ public final class ScaleProbe {
       }
       default -> throw new IllegalArgumentException("Unknown step '" + step + "': plan, results or commit");
     };
+  }
+
+  /** The error, and what caused it when that was something else (an OutOfMemoryError in a planning thread). */
+  static String describe(Throwable error) {
+    Throwable root = error;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == error ? error.toString() : error + ", caused by " + root;
   }
 
   /** The process's peak resident set (Linux's VmHWM); 0 where /proc is not there. */
