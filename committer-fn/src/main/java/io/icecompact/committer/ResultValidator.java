@@ -1,14 +1,12 @@
 package io.icecompact.committer;
 
 import io.icecompact.core.error.JobInvariantViolationException;
-import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupResult;
 import io.icecompact.core.job.IcebergFileJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
-import io.icecompact.core.job.PlannedTasks;
 import io.icecompact.core.job.WorkLocation;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +14,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.iceberg.DataFile;
@@ -30,6 +27,8 @@ import org.apache.iceberg.io.FileIO;
  * committer trusts no worker: a result that breaks an invariant fails the whole job, because it
  * means a bug or tampering, not bad luck. Groups whose worker gave up are simply not ready, and so is a
  * group whose stored result cannot be read or parsed: nothing of it can be checked, so it fails alone.
+ * Groups are checked one at a time, in plan order, their documents read a few groups ahead
+ * ({@link GroupReadAhead}); a ready group keeps its tasks and outputs, not its result's file lists.
  */
 final class ResultValidator {
   private final JobPlan plan;
@@ -59,51 +58,50 @@ final class ResultValidator {
     long totalDeleted = 0;
     long totalOut = 0;
 
-    for (PlannedGroup group : plan.groups()) {
-      List<FileScanTask> tasks;
-      try {
-        tasks = PlannedTasks.fromJson(group);
-      } catch (RuntimeException e) {
-        // a value Iceberg's parsers reject fails this group, not the job
-        failed.put(group.index(), "its planned files cannot be read: " + e);
-        continue;
-      }
-      for (FileScanTask task : tasks) {
-        if (!seenInputs.add(task.file().location())) {
-          throw violation("input file %s is planned in more than one group", task.file().location());
+    try (GroupReadAhead reads = new GroupReadAhead(plan, store, work, io)) {
+      while (reads.hasNext()) {
+        GroupReadAhead.Read read = reads.next();
+        PlannedGroup group = read.planned();
+        if (read.tasksError() != null) {
+          // a document that does not match the index, or values Iceberg's parsers reject: nothing of
+          // this group can be known, so it fails alone and none of its files is touched
+          failed.put(group.index(), "its planned files cannot be read: " + read.tasksError().getMessage());
+          continue;
         }
+        for (FileScanTask task : read.tasks()) {
+          if (!seenInputs.add(task.file().location())) {
+            throw violation("input file %s is planned in more than one group", task.file().location());
+          }
+        }
+        if (read.resultError() != null) {
+          // stored but unparseable: this group's outputs cannot be known, the other groups' can
+          failed.put(group.index(), "its stored result cannot be read: " + read.resultError().getMessage());
+          continue;
+        }
+        if (read.result().isEmpty()) {
+          GroupFailure failure =
+              failureByGroup.containsKey(group.index())
+                  ? failureByGroup.get(group.index())
+                  : store.readGroupFailure(work, group.index()).orElse(null);
+          failed.put(
+              group.index(),
+              failure == null
+                  ? "no result was stored: the worker did not finish"
+                  : failure.errorType() + ": " + failure.message());
+          continue;
+        }
+        ReadyGroup checked;
+        try {
+          checked = check(group, read.tasks(), read.result().get(), read.outputLengths());
+        } catch (UnreadableOutputException e) {
+          failed.put(group.index(), "its result's output files cannot be read: " + e.getMessage());
+          continue;
+        }
+        ready.put(group.index(), checked);
+        totalIn += checked.result().inputRows();
+        totalDeleted += checked.result().deletedRows();
+        totalOut += checked.result().outputRows();
       }
-      Optional<GroupResult> result;
-      try {
-        result = store.readGroupResult(work, group.index());
-      } catch (PlanIntegrityException e) {
-        // stored but unparseable: this group's outputs cannot be known, the other groups' can
-        failed.put(group.index(), "its stored result cannot be read: " + e.getMessage());
-        continue;
-      }
-      if (result.isEmpty()) {
-        GroupFailure failure =
-            failureByGroup.containsKey(group.index())
-                ? failureByGroup.get(group.index())
-                : store.readGroupFailure(work, group.index()).orElse(null);
-        failed.put(
-            group.index(),
-            failure == null
-                ? "no result was stored: the worker did not finish"
-                : failure.errorType() + ": " + failure.message());
-        continue;
-      }
-      ReadyGroup checked;
-      try {
-        checked = check(group, tasks, result.get());
-      } catch (UnreadableOutputException e) {
-        failed.put(group.index(), "its result's output files cannot be read: " + e.getMessage());
-        continue;
-      }
-      ready.put(group.index(), checked);
-      totalIn += checked.result().inputRows();
-      totalDeleted += checked.result().deletedRows();
-      totalOut += checked.result().outputRows();
     }
     for (Integer index : failureByGroup.keySet()) {
       if (index < 0 || index >= plan.groups().size()) {
@@ -117,7 +115,8 @@ final class ResultValidator {
     return new Validated(ready, failed);
   }
 
-  private ReadyGroup check(PlannedGroup group, List<FileScanTask> tasks, GroupResult result) {
+  private ReadyGroup check(
+      PlannedGroup group, List<FileScanTask> tasks, GroupResult result, Map<String, Long> outputLengths) {
     int index = group.index();
     if (!plan.jobId().equals(result.jobId())) {
       throw violation("group %d's result belongs to job %s", index, result.jobId());
@@ -175,10 +174,10 @@ final class ResultValidator {
       if (!file.location().contains(plan.jobId())) {
         throw violation("group %d's output %s is not named for this job", index, file.location());
       }
-      long length;
-      try {
-        length = io.newInputFile(file.location()).getLength();
-      } catch (NotFoundException e) {
+      Long length = outputLengths.containsKey(file.location())
+          ? outputLengths.get(file.location())
+          : lengthOrNull(file.location());
+      if (length == null) {
         throw violation("group %d's output %s does not exist", index, file.location());
       }
       if (length != file.fileSizeInBytes()) {
@@ -194,7 +193,16 @@ final class ResultValidator {
           "group %d's output files hold %d rows but its result reports %d",
           index, outputRows, result.outputRows());
     }
-    return new ReadyGroup(group, tasks, result, outputs);
+    // the file lists are checked: let them go (a job may hold thousands of groups until it commits)
+    return new ReadyGroup(group, tasks, result.withoutFileLists(), outputs);
+  }
+
+  private Long lengthOrNull(String location) {
+    try {
+      return io.newInputFile(location).getLength();
+    } catch (NotFoundException e) {
+      return null;
+    }
   }
 
   /** An output file of a result that Iceberg's parser rejects: that group fails, not the job. */

@@ -8,7 +8,6 @@ import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PinnedSnapshot;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.PlannedGroup;
-import io.icecompact.core.job.PlannedTasks;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.rewrite.ColumnarEligibility;
@@ -34,8 +33,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The planner stage: pins the table's current snapshot, plans file groups with Iceberg's
- * {@link BinPackRewriteFilePlanner}, stores the whole plan in the job's work location and returns a
- * summary whose size depends on the number of groups only.
+ * {@link BinPackRewriteFilePlanner}, stores the plan in the job's work location (an index and one
+ * document per group, see {@link JobPlan}) and returns a summary whose size depends on the number of
+ * groups only.
+ *
+ * <p>Memory: Iceberg's planner holds every planned file's scan task (without column statistics) until
+ * it has grouped them; each group's document is then written and its tasks let go, so the planner
+ * never holds the JSON of more than a few groups.
  *
  * <p>Checks everything a user can get wrong (options, filter, table) before writing anything.
  */
@@ -48,21 +52,28 @@ public final class RewritePlanner {
     this.access = access;
   }
 
-  /** Plans without storing anything: the dry run. The summary's plan location is then null. */
+  /**
+   * Plans without storing anything: the dry run. The plan's entries have no digests, and the groups'
+   * tasks are kept in memory ({@link PlannedJob#tasks}).
+   */
   public PlannedJob dryRun(JobSpec spec) {
-    return prepare(spec.withJobIdIfAbsent());
+    return prepare(spec.withJobIdIfAbsent(), null);
   }
 
-  /** Plans the job and stores the plan in its work location. */
+  /**
+   * Plans the job and stores it in its work location: one document per group, written while the next
+   * groups are described, then the index.
+   */
   public PlanSummary plan(JobSpec requested) {
     long started = System.currentTimeMillis();
     JobSpec spec = requested.withJobIdIfAbsent();
-    PlannedJob planned = prepare(spec);
+    JobStore store = new JobStore(access.fileIO());
+    PlannedJob planned = prepare(spec, store);
     long planningMillis = System.currentTimeMillis() - started;
     if (planned.plan() == null) {
       return nothingToDo(spec, planned, planningMillis);
     }
-    String sha256 = new JobStore(access.fileIO()).writePlan(planned.work(), planned.plan());
+    String sha256 = store.writePlan(planned.work(), planned.plan());
     List<PlannedGroup> groups = planned.plan().groups();
     LOG.info(
         "[{} {} planner] planned {} groups of {} files pinned at snapshot {}",
@@ -71,24 +82,31 @@ public final class RewritePlanner {
         groups.size(),
         groups.stream().mapToInt(PlannedGroup::inputFiles).sum(),
         planned.plan().pinned().snapshotId());
+    return summary(planned.plan(), planned.work(), sha256, System.currentTimeMillis() - started);
+  }
+
+  /** The summary of a stored plan index whose SHA-256 is {@code sha256}. */
+  public static PlanSummary summary(JobPlan plan, WorkLocation work, String sha256, long planningMillis) {
+    List<PlannedGroup> groups = plan.groups();
     return new PlanSummary(
-        spec.jobId(),
-        spec.table(),
+        plan.jobId(),
+        plan.table(),
         PlanSummary.PlanStatus.PLANNED,
         null,
-        planned.plan().pinned(),
-        planned.work().jobDirectory(),
-        planned.work().plan(),
+        plan.pinned(),
+        work.jobDirectory(),
+        work.plan(),
         sha256,
         groups.size(),
         IntStream.range(0, groups.size()).boxed().toList(),
         groups.stream().mapToInt(PlannedGroup::inputFiles).sum(),
         groups.stream().mapToLong(PlannedGroup::inputBytes).sum(),
-        planned.plan().skippedGroups(),
-        System.currentTimeMillis() - started);
+        plan.skippedGroups(),
+        planningMillis);
   }
 
-  private PlannedJob prepare(JobSpec spec) {
+  /** Plans; stores each group's document through {@code store}, or keeps its tasks when null. */
+  private PlannedJob prepare(JobSpec spec, JobStore store) {
     RewriteOptions options = RewriteOptions.parse(spec.options());
     Table table = access.loadTable(spec.table());
     Expression filter = JobFilter.resolve(spec.filter(), spec.where(), table.schema());
@@ -96,7 +114,7 @@ public final class RewritePlanner {
         WorkLocation.of(spec.workLocation(), table.location(), spec.table(), spec.jobId());
     Snapshot current = table.currentSnapshot();
     if (current == null) {
-      return new PlannedJob(null, work, "The table has no snapshot yet: there is nothing to rewrite");
+      return new PlannedJob(null, work, "The table has no snapshot yet: there is nothing to rewrite", null);
     }
 
     BinPackRewriteFilePlanner planner =
@@ -127,13 +145,33 @@ public final class RewritePlanner {
     if (groups.isEmpty()) {
       String reason =
           new NothingToDoReason(table, filter, current.snapshotId(), options).explain();
-      return new PlannedJob(null, work, reason);
+      return new PlannedJob(null, work, reason, null);
     }
 
-    int kept = Math.min(groups.size(), options.maxGroupsPerJob());
-    List<PlannedGroup> plannedGroups = new ArrayList<>(kept);
-    for (int index = 0; index < kept; index++) {
-      plannedGroups.add(toPlannedGroup(index, groups.get(index), table, pinned.outputSpecId()));
+    int total = groups.size();
+    int kept = Math.min(total, options.maxGroupsPerJob());
+    groups.subList(kept, total).clear(); // left for the next run: let their tasks go
+    List<PlannedGroup> plannedGroups;
+    List<List<FileScanTask>> keptTasks = null;
+    if (store == null) {
+      plannedGroups = new ArrayList<>(kept);
+      keptTasks = new ArrayList<>(kept);
+      for (int index = 0; index < kept; index++) {
+        List<FileScanTask> tasks = groups.get(index).fileScanTasks();
+        plannedGroups.add(toPlannedGroup(index, groups.get(index), table, pinned.outputSpecId(), null));
+        keptTasks.add(tasks);
+      }
+    } else {
+      try (GroupPlanWriter writer = new GroupPlanWriter(store, work, spec.jobId(), table.specs())) {
+        for (int index = 0; index < kept; index++) {
+          RewriteFileGroup group = groups.get(index);
+          int groupIndex = index;
+          writer.write(index, group.fileScanTasks(),
+              sha256 -> toPlannedGroup(groupIndex, group, table, pinned.outputSpecId(), sha256));
+          groups.set(index, null); // written: let its tasks go
+        }
+        plannedGroups = writer.entries();
+      }
     }
     JobPlan plan =
         new JobPlan(
@@ -144,12 +182,12 @@ public final class RewritePlanner {
             JobFilter.toJson(filter, table.schema()),
             System.currentTimeMillis(),
             plannedGroups,
-            groups.size() - kept);
-    return new PlannedJob(plan, work, null);
+            total - kept);
+    return new PlannedJob(plan, work, null, keptTasks);
   }
 
   private static PlannedGroup toPlannedGroup(
-      int index, RewriteFileGroup group, Table table, int outputSpecId) {
+      int index, RewriteFileGroup group, Table table, int outputSpecId, String sha256) {
     List<FileScanTask> tasks = group.fileScanTasks();
     RewritePath expected = ColumnarEligibility.of(table, tasks, outputSpecId);
     return new PlannedGroup(
@@ -165,9 +203,9 @@ public final class RewritePlanner {
                 .distinct()
                 .count(),
         group.maxOutputFileSize(),
-        PlannedTasks.toJson(tasks),
         expected.name(),
-        expected.reason());
+        expected.reason(),
+        sha256);
   }
 
   /** The partition as a path (e.g. {@code ordered_at_day=2026-06-01}), readable in logs and results. */
@@ -235,6 +273,17 @@ public final class RewritePlanner {
         planningMillis);
   }
 
-  /** A plan before it is stored; {@code plan} is null when there is nothing to do. */
-  public record PlannedJob(JobPlan plan, WorkLocation work, String reason) {}
+  /**
+   * A plan; {@code plan} is null when there is nothing to do. A dry run keeps each group's tasks
+   * ({@code groupTasks}, by group index); a stored plan does not (null).
+   */
+  public record PlannedJob(JobPlan plan, WorkLocation work, String reason, List<List<FileScanTask>> groupTasks) {
+    /** The tasks of group {@code index} of a dry run. */
+    public List<FileScanTask> tasks(int index) {
+      if (groupTasks == null) {
+        throw new IllegalStateException("A stored plan keeps no tasks: read them with JobStore.readGroupTasks");
+      }
+      return groupTasks.get(index);
+    }
+  }
 }

@@ -11,7 +11,7 @@ import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
-import io.icecompact.core.job.PlannedTasks;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
@@ -118,13 +118,14 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
 
   /** Commits, as another writer, a position delete of row 0 of a file of {@code groupIndex}. */
   private ConcurrentDelete deleteRowZeroOfAFileOf(JsonNode request, int groupIndex) {
+    JobStore store = new JobStore(access.fileIO());
     JobPlan plan =
-        new JobStore(access.fileIO())
-            .readPlan(
-                request.get("job_id").asText(),
-                request.get("plan_location").asText(),
-                request.get("plan_sha256").asText());
-    List<FileScanTask> tasks = PlannedTasks.fromJson(plan.group(groupIndex));
+        store.readPlan(
+            request.get("job_id").asText(),
+            request.get("plan_location").asText(),
+            request.get("plan_sha256").asText());
+    List<FileScanTask> tasks =
+        store.readGroupTasks(new WorkLocation(request.get("work_location").asText()), plan, groupIndex);
     // a file without position deletes, so that its row 0 is live
     DataFile target =
         tasks.stream()

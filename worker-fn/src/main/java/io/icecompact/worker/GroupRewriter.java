@@ -8,7 +8,6 @@ import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
-import io.icecompact.core.job.PlannedTasks;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.rewrite.ColumnarEligibility;
 import io.icecompact.core.rewrite.GroupRewritePath;
@@ -41,9 +40,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The worker stage: rewrites one planned group and stores its result next to the plan.
  *
- * <p>It talks to storage only (never to the catalog): the plan is read and its digest checked, the
- * table is loaded from the pinned metadata file, and the group's delete files are re-derived from
- * that snapshot. Output files are named {@code <group>-<attempt>-<job id>-<n>.parquet}, so every
+ * <p>It talks to storage only (never to the catalog): the plan index and the group's own document
+ * are read (never the other groups') and their digests checked, the table is loaded from the pinned
+ * metadata file, and the group's delete files are re-derived from that snapshot. Output files are named {@code <group>-<attempt>-<job id>-<n>.parquet}, so every
  * attempt writes new files and all of a job's outputs can be found by its id.
  *
  * <p>A retry of a group whose earlier attempt already stored a result returns that result: the
@@ -56,7 +55,7 @@ public final class GroupRewriter {
   private final RewritePathChoice pathChoice;
   private final PrefetchLimits prefetch;
   private final int columnThreads;
-  // The plan (checked by digest) and the pinned metadata file never change, and a warm worker (a
+  // The plan index (checked by digest) and the pinned metadata file never change, and a warm worker (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
   private final AtomicReference<CachedPlan> lastPlan = new AtomicReference<>();
@@ -149,7 +148,7 @@ public final class GroupRewriter {
             table,
             plan.pinned().snapshotId(),
             filter,
-            PlannedTasks.fromJson(group),
+            store.readGroupTasks(work, plan, group.index()),
             snapshotTasks.tasks(
                 table, plan.pinned().metadataLocation(), plan.pinned().snapshotId(), plan.filter(), filter));
 

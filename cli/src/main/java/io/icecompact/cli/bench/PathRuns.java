@@ -1,7 +1,6 @@
 package io.icecompact.cli.bench;
 
 import io.icecompact.cli.runner.PlanCopy;
-import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
@@ -20,7 +19,7 @@ public final class PathRuns {
   private final Map<String, String> catalog;
   private final String shape;
   private final BenchReport report;
-  private final JobPlan plan;
+  private final RewritePlanner.PlannedJob planned;
   private final String tableLocation;
   private int runs;
 
@@ -36,11 +35,11 @@ public final class PathRuns {
             "Nothing to rewrite in the generated '" + shape + "' table (" + planned.reason()
                 + "): give it more files per partition");
       }
-      this.plan = planned.plan();
+      this.planned = planned;
       double planSeconds = (System.nanoTime() - start) / 1e9;
       Table table = access.loadTable(TABLE);
       this.tableLocation = table.location();
-      report.table(shape, table, plan, planSeconds);
+      report.table(shape, table, planned.plan(), planSeconds);
     }
   }
 
@@ -58,7 +57,7 @@ public final class PathRuns {
     List<PathRun.Figures> measured = new ArrayList<>();
     try (TableAccess access = new TableAccess(catalog)) {
       for (int round = 0; round < warmups + rounds; round++) {
-        PlanSummary summary = PlanCopy.store(access, plan, tableLocation, TABLE, plan.jobId() + "-run" + (++runs));
+        PlanSummary summary = PlanCopy.store(access, planned, tableLocation, TABLE, planned.plan().jobId() + "-run" + (++runs));
         PathRun.Figures figures = PathRun.run(access, spec(), summary, path, prefetch, threads, columnThreads);
         if (round >= warmups) {
           measured.add(figures);

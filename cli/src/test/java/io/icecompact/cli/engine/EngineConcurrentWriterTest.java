@@ -9,7 +9,6 @@ import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
-import io.icecompact.core.job.PlannedTasks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -320,7 +319,7 @@ class EngineConcurrentWriterTest extends EngineTestBase {
       inputs = groupInputs(summary, TARGET_GROUP);
       // a file without position deletes yet: on v3 a second DV for one file would have to merge the first
       target =
-          PlannedTasks.fromJson(plan(summary).group(TARGET_GROUP)).stream()
+          groupTasks(summary, TARGET_GROUP).stream()
               .filter(task -> task.deletes().stream().noneMatch(d -> d.content() == FileContent.POSITION_DELETES))
               .map(task -> (DataFile) task.file())
               .findFirst()

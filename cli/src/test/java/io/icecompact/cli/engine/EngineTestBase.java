@@ -15,7 +15,6 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanSummary;
-import io.icecompact.core.job.PlannedTasks;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
 import java.io.IOException;
@@ -159,8 +158,13 @@ abstract class EngineTestBase {
     return new JobStore(access.fileIO()).readPlan(summary.jobId(), summary.planLocation(), summary.planSha256());
   }
 
+  List<FileScanTask> groupTasks(PlanSummary summary, int groupIndex) {
+    return new JobStore(access.fileIO())
+        .readGroupTasks(new WorkLocation(summary.workLocation()), plan(summary), groupIndex);
+  }
+
   List<DataFile> groupInputs(PlanSummary summary, int groupIndex) {
-    return PlannedTasks.fromJson(plan(summary).group(groupIndex)).stream()
+    return groupTasks(summary, groupIndex).stream()
         .map(FileScanTask::file)
         .map(f -> (DataFile) f)
         .toList();

@@ -9,7 +9,6 @@ import io.icecompact.cli.runner.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.cli.runner.PlanCopy;
 import io.icecompact.cli.runner.ProgressListener;
 import io.icecompact.core.job.GroupResult;
-import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
@@ -77,7 +76,7 @@ class RewriteEquivalencePropertyTest {
           recipe.formatVersion() >= 3 ? MetadataColumns.schemaWithRowLineage(generic.schema()) : generic.schema();
       Map<String, Long> before = LiveRows.multiset(generic, columns);
 
-      JobPlan plan = new RewritePlanner(access).dryRun(spec(catalog, GENERIC_TABLE, recipe.maxGroupFiles())).plan();
+      RewritePlanner.PlannedJob plan = new RewritePlanner(access).dryRun(spec(catalog, GENERIC_TABLE, recipe.maxGroupFiles()));
       Rewrite reference = rewrite(access, catalog, plan, generic, GENERIC_TABLE, RewritePathChoice.GENERIC);
       Rewrite candidate = rewrite(access, catalog, plan, generic, AUTO_TABLE, RewritePathChoice.AUTO);
       record(recipe, candidate);
@@ -164,10 +163,10 @@ class RewriteEquivalencePropertyTest {
 
   /** Rewrites {@code plan}'s groups with {@code choice} and commits them to {@code table}. */
   private static Rewrite rewrite(
-      TableAccess access, Map<String, String> catalog, JobPlan plan, Table planned, TableIdentifier table,
+      TableAccess access, Map<String, String> catalog, RewritePlanner.PlannedJob plan, Table planned, TableIdentifier table,
       RewritePathChoice choice) {
     PlanSummary summary =
-        PlanCopy.store(access, plan, planned.location(), table.toString(), plan.jobId() + "-" + choice.name().toLowerCase(java.util.Locale.ROOT));
+        PlanCopy.store(access, plan, planned.location(), table.toString(), plan.plan().jobId() + "-" + choice.name().toLowerCase(java.util.Locale.ROOT));
     JobSpec spec = spec(catalog, table, Integer.MAX_VALUE);
     JobResult result = new EmbeddedJobRunner(1, ProgressListener.NONE, GroupInterceptor.NONE, choice).run(spec, summary);
     assertThat(result.status()).as("%s job: %s %s", choice, result.reason(), result.groups()).isEqualTo(JobStatus.COMMITTED);

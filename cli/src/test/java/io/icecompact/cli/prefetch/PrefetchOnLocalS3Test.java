@@ -11,11 +11,9 @@ import io.icecompact.cli.runner.PlanCopy;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupResult;
-import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanSummary;
-import io.icecompact.core.job.PlannedTasks;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
@@ -67,7 +65,7 @@ class PrefetchOnLocalS3Test {
   private static Map<String, String> catalog;
   private static TableAccess access;
   private static Table table;
-  private static JobPlan plan;
+  private static RewritePlanner.PlannedJob planned;
 
   /** One table for all tests: none changes it (each rewrite writes new files under its own job id). */
   @BeforeAll
@@ -82,7 +80,7 @@ class PrefetchOnLocalS3Test {
     catalog.put("io-impl", S3FileIO.class.getName());
     access = new TableAccess(catalog);
     table = FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), SHAPE);
-    plan = new RewritePlanner(access).dryRun(spec()).plan();
+    planned = new RewritePlanner(access).dryRun(spec());
   }
 
   @AfterAll
@@ -114,7 +112,7 @@ class PrefetchOnLocalS3Test {
 
   @Test
   void requestsAndBytesInFlightStayWithinTheLimits() throws IOException {
-    List<FileScanTask> tasks = PlannedTasks.fromJson(plan.group(0));
+    List<FileScanTask> tasks = planned.tasks(0);
     long largest = inputs(tasks).values().stream().mapToLong(Long::longValue).max().orElseThrow();
     // room for three of the largest files and two requests: the budget, not the file count, binds
     PrefetchLimits limits = new PrefetchLimits(2, 3 * largest, largest);
@@ -146,7 +144,7 @@ class PrefetchOnLocalS3Test {
 
   @Test
   void aFileMissingFromStorageFailsTypedInTheRewritesThreadAndCloseLeavesNothingOpen() {
-    List<FileScanTask> tasks = PlannedTasks.fromJson(plan.group(0));
+    List<FileScanTask> tasks = planned.tasks(0);
     String missing = tasks.get(1).file().location();
     CountingFileIO storage = new CountingFileIO(new MissingFileIO(access.fileIO(), missing));
     try (PrefetchingFileIO inputs = PrefetchingFileIO.start(storage, tasks, PrefetchLimits.DEFAULT)) {
@@ -160,7 +158,7 @@ class PrefetchOnLocalS3Test {
 
   @Test
   void closeStopsFetchingAndLaterReadsGoToStorage() {
-    List<FileScanTask> tasks = PlannedTasks.fromJson(plan.group(0));
+    List<FileScanTask> tasks = planned.tasks(0);
     CountingFileIO storage = new CountingFileIO(access.fileIO());
     PrefetchingFileIO inputs = PrefetchingFileIO.start(storage, tasks, new PrefetchLimits(1, 1 << 20, 1 << 20));
     inputs.close();
@@ -183,7 +181,7 @@ class PrefetchOnLocalS3Test {
   private record GroupOutput(List<String> rows, List<JsonNode> files) {}
 
   private Map<Integer, GroupOutput> rewriteAll(String run, GroupRewriter rewriter) {
-    PlanSummary summary = PlanCopy.store(access, plan, table.location(), TABLE, plan.jobId() + "-" + run);
+    PlanSummary summary = PlanCopy.store(access, planned, table.location(), TABLE, planned.plan().jobId() + "-" + run);
     JobStore store = new JobStore(access.fileIO());
     Map<Integer, GroupOutput> outputs = new TreeMap<>();
     for (int index : summary.groupIndexes()) {

@@ -27,4 +27,12 @@ public record GroupResult(
     List<JsonNode> outputFiles,
     String rewritePath,
     String rewritePathReason,
-    long durationMillis) {}
+    long durationMillis) {
+
+  /** This result without its input, applied-delete and output file lists: the counts and the path. */
+  public GroupResult withoutFileLists() {
+    return new GroupResult(jobId, groupIndex, attempt, pinnedSnapshotId, schemaId, outputSpecId, List.of(),
+        List.of(), inputRows, deletedRows, outputRows, outputBytes, List.of(), rewritePath, rewritePathReason,
+        durationMillis);
+  }
+}

@@ -4,31 +4,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.DoubleNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icecompact.core.error.PlanIntegrityException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ContentFileParser;
-import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.PartitionSpecParser;
-import org.apache.iceberg.ScanTaskParser;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.SchemaParser;
-import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.expressions.ExpressionParser;
-import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.expressions.ResidualEvaluator;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * Reads Iceberg's {@code ContentFileParser} and {@code ScanTaskParser} JSON back, including float and
- * double partition values that are not finite.
+ * Reads Iceberg's {@code ContentFileParser} JSON back, including float and double partition values
+ * that are not finite.
  *
  * <p>Iceberg writes NaN and ±Infinity partition values as the strings {@code "NaN"}, {@code
  * "Infinity"} and {@code "-Infinity"} (JSON has no such numbers), and its own parsers then reject
@@ -49,76 +35,6 @@ public final class IcebergFileJson {
       return ContentFileParser.fromJson(node, specs);
     }
     return ContentFileParser.fromJson(withNumbers(node, spec), spec);
-  }
-
-  /** A scan task of the plan, as {@code ScanTaskParser.fromJson}. */
-  public static FileScanTask scanTask(JsonNode node, boolean caseSensitive) {
-    if (!mayHoldNonFinite(node.get("data-file")) && !anyMayHoldNonFinite(node.get("delete-files"))) {
-      return ScanTaskParser.fromJson(node.toString(), caseSensitive);
-    }
-    Schema schema = SchemaParser.fromJson(node.get("schema"));
-    PartitionSpec spec = PartitionSpecParser.fromJson(schema, node.get("spec"));
-    JsonNode dataFile = node.get("data-file");
-    JsonNode deleteFiles = node.get("delete-files");
-    boolean nonFinite = dataFile != null && hasNonFinite(dataFile, spec);
-    if (deleteFiles != null) {
-      for (JsonNode deleteFile : deleteFiles) {
-        nonFinite |= hasNonFinite(deleteFile, spec);
-      }
-    }
-    if (!nonFinite) {
-      return ScanTaskParser.fromJson(node.toString(), caseSensitive);
-    }
-    // ScanTaskParser only reads text, in which these values cannot be numbers: the task is built from
-    // its parts as ScanTaskParser builds it.
-    DataFile file = (DataFile) ContentFileParser.fromJson(withNumbers(dataFile, spec), spec);
-    long start = node.path("start").asLong(0);
-    long length = node.path("length").asLong(file.fileSizeInBytes());
-    if (start != 0 || length != file.fileSizeInBytes()) {
-      throw new PlanIntegrityException(
-          "Cannot read the scan task of " + file.location() + ": a split of a file (start " + start
-              + ", length " + length + ") with a non-finite partition value is not supported");
-    }
-    List<DeleteFile> deletes = new ArrayList<>();
-    if (deleteFiles != null) {
-      for (JsonNode deleteFile : deleteFiles) {
-        deletes.add((DeleteFile) ContentFileParser.fromJson(withNumbers(deleteFile, spec), spec));
-      }
-    }
-    Expression residual =
-        node.has("residual-filter") ? ExpressionParser.fromJson(node.get("residual-filter")) : Expressions.alwaysTrue();
-    return new BaseFileScanTask(
-        file,
-        deleteFiles == null ? null : deletes.toArray(DeleteFile[]::new),
-        SchemaParser.toJson(schema),
-        PartitionSpecParser.toJson(spec),
-        ResidualEvaluator.of(spec, residual, caseSensitive));
-  }
-
-  /** Whether a file's partition holds a string that could stand for a non-finite number. */
-  private static boolean mayHoldNonFinite(JsonNode file) {
-    JsonNode partition = file == null ? null : file.get(PARTITION);
-    if (partition == null || !partition.isArray()) {
-      return false;
-    }
-    for (JsonNode value : partition) {
-      if (value.isTextual() && nonFinite(Types.DoubleType.get(), value) != null) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean anyMayHoldNonFinite(JsonNode files) {
-    if (files == null) {
-      return false;
-    }
-    for (JsonNode file : files) {
-      if (mayHoldNonFinite(file)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static boolean hasNonFinite(JsonNode file, PartitionSpec spec) {

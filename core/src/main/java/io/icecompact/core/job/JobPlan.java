@@ -4,8 +4,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The whole plan of a job, stored once in the job's work location by the planner and read by every
- * worker and by the committer. Its SHA-256 travels in the small {@link PlanSummary}.
+ * The plan index of a job, stored once in the job's work location by the planner and read by every
+ * worker and by the committer: the pinned snapshot, the options and one small entry per group. Its size
+ * depends on the number of groups only ({@code max-groups-per-job}); each group's files are in its own
+ * document ({@link GroupPlanDocument}), whose SHA-256 its entry holds. The index's own SHA-256 travels in
+ * the small {@link PlanSummary}.
  */
 public record JobPlan(
     String jobId,
@@ -18,6 +21,10 @@ public record JobPlan(
     int skippedGroups) {
 
   public PlannedGroup group(int index) {
+    // the planner numbers groups 0..n-1 in order
+    if (index >= 0 && index < groups.size() && groups.get(index).index() == index) {
+      return groups.get(index);
+    }
     for (PlannedGroup group : groups) {
       if (group.index() == index) {
         return group;

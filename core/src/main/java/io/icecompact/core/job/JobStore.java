@@ -10,15 +10,20 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 
 /**
- * Reads and writes a job's documents in its work location through the table's FileIO. The plan is
- * checked against the SHA-256 the planner returned, so a changed plan is refused instead of used.
+ * Reads and writes a job's documents in its work location through the table's FileIO. The plan index
+ * is checked against the SHA-256 the planner returned, and each group document against the digest
+ * in the index, so a changed plan is refused instead of used.
  */
 public final class JobStore {
   private final FileIO io;
@@ -27,7 +32,7 @@ public final class JobStore {
     this.io = io;
   }
 
-  /** Stores the plan and returns its SHA-256 (hex). */
+  /** Stores the plan index and returns its SHA-256 (hex). */
   public String writePlan(WorkLocation work, JobPlan plan) {
     byte[] bytes = JobJson.toBytes(plan);
     write(work.plan(), bytes);
@@ -55,6 +60,37 @@ public final class JobStore {
           "Plan " + planLocation + " belongs to job " + plan.jobId() + ", not " + jobId);
     }
     return plan;
+  }
+
+  /**
+   * Stores group {@code groupIndex}'s document ({@link GroupPlanDocument}) and returns its SHA-256 (hex),
+   * for the group's entry in the plan index.
+   */
+  public String writeGroupPlan(
+      WorkLocation work, String jobId, int groupIndex, List<FileScanTask> tasks, Map<Integer, PartitionSpec> specs) {
+    byte[] bytes = GroupPlanDocument.toBytes(jobId, groupIndex, tasks, specs);
+    write(work.groupPlan(groupIndex), bytes);
+    return sha256(bytes);
+  }
+
+  /**
+   * The scan tasks of group {@code groupIndex} of {@code plan}, refusing a document whose digest is not
+   * the one the plan index holds for it.
+   */
+  public List<FileScanTask> readGroupTasks(WorkLocation work, JobPlan plan, int groupIndex) {
+    PlannedGroup group = plan.group(groupIndex);
+    String location = work.groupPlan(groupIndex);
+    byte[] bytes =
+        read(location)
+            .orElseThrow(() -> new PlanIntegrityException("Group plan not found at " + location));
+    String actual = sha256(bytes);
+    if (group.sha256() == null || !group.sha256().equalsIgnoreCase(actual)) {
+      throw new PlanIntegrityException(
+          String.format(
+              "Group plan %s has SHA-256 %s but the plan index expects %s; refusing a changed plan",
+              location, actual, group.sha256()));
+    }
+    return GroupPlanDocument.tasks(bytes, plan.jobId(), groupIndex, "group plan " + location);
   }
 
   public void writeGroupResult(WorkLocation work, GroupResult result) {

@@ -1,11 +1,9 @@
 package io.icecompact.core.job;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import java.util.List;
-
 /**
- * One file group of the plan: the files one worker rewrites together, as Iceberg scan tasks serialized
- * by {@code ScanTaskParser} (each carries its data file and the delete files that apply to it).
+ * One file group's entry in the plan index: what it rewrites, in counts, and the SHA-256 of its group
+ * document ({@link GroupPlanDocument}, at {@link WorkLocation#groupPlan}), which holds its scan tasks.
+ * A worker reads the index and its own group's document only.
  *
  * <p>The expected rewrite path is judged from metadata only ({@code ColumnarEligibility}); the worker
  * also reads the files' footers and may still take the generic path.
@@ -18,6 +16,6 @@ public record PlannedGroup(
     long inputRows,
     int deleteFiles,
     long maxOutputFileSize,
-    List<JsonNode> tasks,
     String expectedRewritePath,
-    String expectedRewritePathReason) {}
+    String expectedRewritePathReason,
+    String sha256) {}

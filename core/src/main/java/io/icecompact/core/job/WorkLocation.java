@@ -3,8 +3,8 @@ package io.icecompact.core.job;
 import java.util.Locale;
 
 /**
- * Where one job keeps its artefacts: the plan, one result per group, commit intents and the final
- * result. Outside the table's {@code data/} and {@code metadata/} folders so that nothing here is ever
+ * Where one job keeps its artefacts: the plan index and one document per group, one result per
+ * group, commit intents and the final result. Outside the table's {@code data/} and {@code metadata/} folders so that nothing here is ever
  * mistaken for table content.
  */
 public record WorkLocation(String jobDirectory) {
@@ -21,6 +21,11 @@ public record WorkLocation(String jobDirectory) {
 
   public String plan() {
     return jobDirectory + "/plan.json";
+  }
+
+  /** Group {@code groupIndex}'s scan tasks ({@link GroupPlanDocument}), checked by the index's digest. */
+  public String groupPlan(int groupIndex) {
+    return String.format("%s/plan/group-%05d.json", jobDirectory, groupIndex);
   }
 
   public String groupResult(int groupIndex) {

@@ -73,10 +73,8 @@ class IcebergFileJsonTest {
       }
       assertThat(planned).hasSize(VALUES.length);
 
-      PlannedGroup group =
-          new PlannedGroup(0, "all", planned.size(), 0, 0, 0, 0, PlannedTasks.toJson(planned), null, null);
-      PlannedGroup stored = JobJson.fromBytes(JobJson.toBytes(group), PlannedGroup.class, "plan");
-      List<FileScanTask> read = PlannedTasks.fromJson(stored);
+      byte[] document = GroupPlanDocument.toBytes("job", 0, planned, table.specs());
+      List<FileScanTask> read = GroupPlanDocument.tasks(document, "job", 0, "group document");
 
       assertThat(read).hasSize(planned.size());
       for (int i = 0; i < planned.size(); i++) {
