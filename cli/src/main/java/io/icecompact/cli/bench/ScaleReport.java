@@ -52,9 +52,7 @@ final class ScaleReport {
               summary.groupCount(), summary.skippedGroups(),
               summary.inputFiles() / Math.max(1, summary.groupCount()),
               bytes(documents.indexBytes()),
-              documents.groupDocumentBytes().isEmpty()
-                  ? "(one document)"
-                  : bytes(documents.largestGroupDocument()) + " / " + bytes(documents.medianGroupDocument()),
+              bytes(documents.largestGroupDocument()) + " / " + bytes(documents.medianGroupDocument()),
               bytes(documents.largestWorkerRead()));
     }
     plannerRows.add(String.format(Locale.ROOT, "| %,d | %,d | %.1f (%.1f) | %s | %s | %s | %s |",

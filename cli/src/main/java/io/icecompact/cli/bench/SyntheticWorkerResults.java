@@ -7,7 +7,6 @@ import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
-import io.icecompact.core.job.PlannedTasks;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
 import java.io.IOException;
@@ -49,7 +48,9 @@ final class SyntheticWorkerResults {
     Table table = access.loadTable(plan.table());
     PartitionSpec spec = table.specs().get(plan.pinned().outputSpecId());
     for (PlannedGroup group : plan.groups()) {
-      store.writeGroupResult(work, result(table, spec, plan, group.index(), PlannedTasks.fromJson(group)));
+      // one group at a time, as a worker reads its own: memory bounded by the largest group
+      List<FileScanTask> tasks = store.readGroupTasks(work, plan, group.index());
+      store.writeGroupResult(work, result(table, spec, plan, group.index(), tasks));
     }
     return plan.groups().size();
   }
