@@ -4,6 +4,7 @@ import io.icecompact.cli.bench.BenchReport;
 import io.icecompact.cli.bench.EndToEndBench;
 import io.icecompact.cli.bench.LatencyFileIO;
 import io.icecompact.cli.bench.PathRuns;
+import io.icecompact.cli.bench.ScaleBench;
 import io.icecompact.cli.bench.SparkShapedTable;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LocalWarehouse;
@@ -23,12 +24,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
@@ -41,9 +44,13 @@ import picocli.CommandLine.TypeConversionException;
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Generate fragmented tables and compare the rewrite paths on the same groups.")
 final class BenchCommand implements Callable<Integer> {
-  @Option(names = "--files", defaultValue = "600", converter = WholeNumber.Positive.class,
-      description = "Data files (default: ${DEFAULT-VALUE})")
-  int files;
+  @Option(names = "--files", split = ",", converter = WholeNumber.Positive.class,
+      description = "Data files (default: " + DEFAULT_FILES + "); with --scale, the table sizes to build, e.g."
+          + " 100000,1000000 (default: " + DEFAULT_SCALE_FILES + ")")
+  List<Integer> files;
+
+  static final String DEFAULT_FILES = "600";
+  static final String DEFAULT_SCALE_FILES = "100000,1000000";
 
   @Option(names = "--partitions", defaultValue = "10", converter = WholeNumber.Positive.class,
       description = "Day partitions (default: ${DEFAULT-VALUE})")
@@ -110,6 +117,17 @@ final class BenchCommand implements Callable<Integer> {
           + " the whole compact job (plan, rewrite, commit) per --paths, in this JVM and in a fresh one")
   boolean endToEnd;
 
+  @Option(names = "--scale",
+      description = "Scale mode: build metadata-only tables of --files data files (v2, up to 1,000 day partitions)"
+          + " and measure planning and committing them, each in a fresh JVM of --scale-heap; no data file is read"
+          + " or written")
+  boolean scale;
+
+  @Option(names = "--scale-heap", defaultValue = "3g", converter = HeapSize.class,
+      description = "Scale mode: the maximum heap (-Xmx) of the planner's and committer's fresh JVMs"
+          + " (default: ${DEFAULT-VALUE})")
+  String scaleHeap;
+
   @Option(names = "--sizes", split = ",", defaultValue = "S", converter = SizeName.class,
       description = "End-to-end table sizes: S (30 days x 5 files x 10k rows, ~33 MB), M (30 x 40 x 10k,"
           + " ~264 MB) or DAYSxFILESxROWS (default: ${DEFAULT-VALUE})")
@@ -145,9 +163,19 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if ((scale ? 1 : 0) + (endToEnd ? 1 : 0) + (memory ? 1 : 0) > 1) {
+      throw new ParameterException(spec.commandLine(), "Give at most one of --scale, --e2e, --memory");
+    }
+    if (!scale && files != null && files.size() > 1) {
+      throw new ParameterException(
+          spec.commandLine(), "Invalid value for option '--files': several sizes need --scale, got " + files);
+    }
     Path base = warehouse != null ? warehouse : Files.createTempDirectory("icecompact-bench-");
     if (endToEnd) {
       return endToEnd(base, out, err);
+    }
+    if (scale) {
+      return scale(base, out, err);
     }
     BenchReport report = new BenchReport(out);
     for (String shape : memory ? List.of("deletes") : shapes) {
@@ -182,6 +210,24 @@ final class BenchCommand implements Callable<Integer> {
       return List.of(freshJavaOptions.trim().split("\\s+"));
     }
     return ManagementFactory.getRuntimeMXBean().getInputArguments();
+  }
+
+  /** Metadata-only tables of each --files size: planner and committer in fresh JVMs. */
+  private int scale(Path base, PrintWriter out, PrintWriter err) {
+    List<Integer> sizes =
+        files != null ? files : Stream.of(DEFAULT_SCALE_FILES.split(",")).map(Integer::valueOf).toList();
+    boolean done = new ScaleBench(base, new ScaleBench.Settings(sizes, List.of("-Xmx" + scaleHeap)), out, err).run();
+    out.flush();
+    if (!done) {
+      err.println("error: a step failed or the committed snapshot is not what the job meant (see the tables)");
+      return IcecompactCli.EXIT_JOB_NOT_DONE;
+    }
+    return 0;
+  }
+
+  /** The table size of the other modes: --files' one value. */
+  private int fileCount() {
+    return files != null ? files.get(0) : Integer.parseInt(DEFAULT_FILES);
   }
 
   /** The whole job on Spark-shaped tables; the runs use the largest --threads value as workers. */
@@ -222,9 +268,9 @@ final class BenchCommand implements Callable<Integer> {
     if (memory) {
       // one partition: the planner makes one group of the whole table
       return new FragmentedTable.Shape(
-          0, files, rowsPerFile, formatVersion, deleteFiles, equalityDeletes, false, equalityDeleteWindow);
+          0, fileCount(), rowsPerFile, formatVersion, deleteFiles, equalityDeletes, false, equalityDeleteWindow);
     }
-    int perPartition = Math.max(1, files / Math.max(1, partitions));
+    int perPartition = Math.max(1, fileCount() / Math.max(1, partitions));
     return new FragmentedTable.Shape(
         partitions, perPartition, rowsPerFile, formatVersion,
         deletes ? deleteFiles : 0, deletes ? equalityDeletes : 0, true, equalityDeleteWindow);
@@ -243,6 +289,17 @@ final class BenchCommand implements Callable<Integer> {
 
   private PrefetchLimits limits(String setting) {
     return "off".equals(setting) ? PrefetchLimits.OFF : PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory());
+  }
+
+  /** A JVM heap size as -Xmx takes it: a whole number with an optional k, m or g. */
+  static final class HeapSize implements ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      if (!value.matches("[1-9][0-9]*[kKmMgG]?")) {
+        throw new TypeConversionException("'" + value + "' is not a heap size such as 3g, 512m or 3221225472");
+      }
+      return value;
+    }
   }
 
   static final class ShapeName extends OneOf {

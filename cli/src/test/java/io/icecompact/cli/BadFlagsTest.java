@@ -160,7 +160,7 @@ class BadFlagsTest {
         bench("Invalid value for option '--threads' (<threads>): '' is not a whole number", "--threads", "1,,2"),
         bench("Invalid value for option '--column-threads' (<columnThreads>): must be at least 1, got 0",
             "--column-threads", "0"),
-        bench("Invalid value for option '--files': must be at least 1, got 0", "--files", "0"),
+        bench("Invalid value for option '--files' (<files>): must be at least 1, got 0", "--files", "0"),
         bench("Invalid value for option '--partitions': must be at least 1, got -1", "--partitions", "-1"),
         bench("Invalid value for option '--rows-per-file': must be at least 1, got 0", "--rows-per-file", "0"),
         bench("Invalid value for option '--delete-files': must be at least 0, got -1", "--delete-files", "-1"),
@@ -183,6 +183,11 @@ class BadFlagsTest {
         bench("Invalid value for option '--processes' (<processes>): 'cold' is not one of warm, fresh",
             "--e2e", "--processes", "cold"),
         bench("Invalid value for option '--codec': 'gzip' is not one of zstd, snappy", "--e2e", "--codec", "gzip"),
+        bench("Invalid value for option '--scale-heap': '3x' is not a heap size such as 3g, 512m or 3221225472",
+            "--scale", "--scale-heap", "3x"),
+        bench("Invalid value for option '--files' (<files>): must be at least 1, got 0", "--scale", "--files", "1000,0"),
+        bench("Invalid value for option '--files': several sizes need --scale, got [100, 200]", "--files", "100,200"),
+        bench("Give at most one of --scale, --e2e, --memory", "--scale", "--e2e"),
         bench("Unknown option: '--json'", "--json"));
   }
 

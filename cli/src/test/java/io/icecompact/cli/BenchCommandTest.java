@@ -77,4 +77,46 @@ class BenchCommandTest {
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.err()).contains("Nothing to rewrite in the generated 'no-deletes' table");
   }
+
+  /**
+   * {@code bench --scale} on a tiny table: the figures are there and agree with the table's metadata
+   * (2,000 files in 20 days of 100: 20 groups, all replaced by the commit). Nothing is timed.
+   */
+  @Test
+  void scalePlansAndCommitsAMetadataOnlyTableInFreshJvms(@TempDir Path dir) {
+    CliRun run = CliRun.of("bench", "--scale", "--warehouse", dir.toString(), "--files", "2000", "--scale-heap", "512m");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out())
+        .contains("2,000-file table (v2, metadata only): 2,000 data files in ")
+        .contains("20 day partitions, built by 1 fast append(s)")
+        .contains("Each step ran in a fresh JVM (-Xmx512m)");
+    String plannerRow = row(run.out(), "| 2,000 | 20 | ");
+    // groups (skipped), files per group
+    assertThat(plannerRow).contains("| 20 (0) | 100 | ").doesNotContain("failed").doesNotContain("nothing to do");
+    List<String> cells = cells(plannerRow);
+    // heap after GC and the pools' peaks, RSS; the plan index, the group documents, a worker's read
+    assertThat(cells.get(3)).matches("[0-9.]+ (KB|MB)|\\(no GC\\)");
+    assertThat(cells.subList(4, 6)).allSatisfy(cell -> assertThat(cell).matches("[0-9.]+ MB"));
+    assertThat(cells.get(8)).matches("[0-9.]+ KB");
+    assertThat(cells.get(9)).matches("[0-9.]+ KB / [0-9.]+ KB");
+    assertThat(cells.get(10)).matches("[0-9.]+ KB");
+    String committerRow = row(run.out(), "| 2,000 | 20 | ", 1);
+    assertThat(committerRow)
+        .contains("| committed, verified | replace: 2,000 files replaced, 20 added, 20 live |");
+  }
+
+  private static String row(String out, String start) {
+    return row(out, start, 0);
+  }
+
+  private static String row(String out, String start, int nth) {
+    List<String> rows = out.lines().filter(line -> line.startsWith(start)).toList();
+    assertThat(rows).as(out).hasSizeGreaterThan(nth);
+    return rows.get(nth);
+  }
+
+  private static List<String> cells(String row) {
+    return List.of(row.substring(1, row.length() - 1).split("\\|")).stream().map(String::trim).toList();
+  }
 }

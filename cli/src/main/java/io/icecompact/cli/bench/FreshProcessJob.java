@@ -6,7 +6,6 @@ import io.icecompact.worker.RewritePathChoice;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -90,24 +89,11 @@ final class FreshProcessJob {
   }
 
   private Process start(List<String> args) {
-    List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
-    command.addAll(javaOptions);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.icecompact.cli.IcecompactCli"));
-    command.addAll(args);
-    try {
-      return new ProcessBuilder(command).start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot start " + command.get(0), e);
-    }
+    return ChildJvm.start(javaOptions, "io.icecompact.cli.IcecompactCli", args);
   }
 
   private static String drain(Process process) {
-    try {
-      return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ChildJvm.drain(process.getInputStream());
   }
 
   private static int waitFor(Process process) {
