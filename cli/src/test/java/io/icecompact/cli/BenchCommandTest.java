@@ -95,15 +95,24 @@ class BenchCommandTest {
     // groups (skipped), files per group
     assertThat(plannerRow).contains("| 20 (0) | 100 | ").doesNotContain("failed").doesNotContain("nothing to do");
     List<String> cells = cells(plannerRow);
-    // heap after GC and the pools' peaks, RSS; the plan index, the group documents, a worker's read
+    // heap after GC and the pools' peaks, RSS; the plan index, the group documents, a group's manifests
+    // (small here: cross-checked), a worker's read (the index, its document and those manifests)
     assertThat(cells.get(3)).matches("[0-9.]+ (KB|MB)|\\(no GC\\)");
     assertThat(cells.subList(4, 6)).allSatisfy(cell -> assertThat(cell).matches("[0-9.]+ MB"));
     assertThat(cells.get(8)).matches("[0-9.]+ KB");
     assertThat(cells.get(9)).matches("[0-9.]+ KB / [0-9.]+ KB");
-    assertThat(cells.get(10)).matches("[0-9.]+ KB");
+    assertThat(cells.get(10)).matches("[0-9.]+ KB \\(cross-checked\\)");
+    assertThat(cells.get(11)).matches("[0-9.]+ KB");
+    assertThat(kilobytes(cells.get(11)))
+        .isEqualTo(kilobytes(cells.get(8)) + kilobytes(cells.get(9).split(" / ")[0]) + kilobytes(cells.get(10)),
+            org.assertj.core.data.Offset.offset(0.2));
     String committerRow = row(run.out(), "| 2,000 | 20 | ", 1);
     assertThat(committerRow)
         .contains("| committed, verified | replace: 2,000 files replaced, 20 added, 20 live |");
+  }
+
+  private static double kilobytes(String cell) {
+    return Double.parseDouble(cell.substring(0, cell.indexOf(" KB")));
   }
 
   private static String row(String out, String start) {

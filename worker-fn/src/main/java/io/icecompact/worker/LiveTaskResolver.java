@@ -34,11 +34,11 @@ import org.slf4j.LoggerFactory;
  * snapshot, sequence numbers included, and their digest was checked against the plan index; and the
  * committer's {@code RewriteFiles} refuses to replace a file the table does not hold.
  */
-final class LiveTaskResolver {
+public final class LiveTaskResolver {
   private static final Logger LOG = LoggerFactory.getLogger(LiveTaskResolver.class);
 
   /** The most manifest bytes one worker reads to cross-check its group: 32 MB. */
-  static final long CROSS_CHECK_MANIFEST_BYTES = 32L << 20;
+  public static final long CROSS_CHECK_MANIFEST_BYTES = 32L << 20;
 
   private LiveTaskResolver() {}
 

@@ -109,7 +109,7 @@ public final class ScaleBench {
       return new PlanStep(files, step, summary, null, spec);
     }
     try (TableAccess access = new TableAccess(catalog)) {
-      return new PlanStep(files, step, summary, PlanDocuments.measure(access.fileIO(), summary), spec);
+      return new PlanStep(files, step, summary, PlanDocuments.measure(access, summary), spec);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.icecompact.cli.bench;
 
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.worker.LiveTaskResolver;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +15,8 @@ final class ScaleReport {
   private static final String PLANNER_HEADER =
       "| files | day partitions | plan s (process s) | heap after GC, max | heap pool peaks | RSS peak"
           + " | groups (skipped) | files per group | plan index | group document largest / median"
-          + " | a worker reads |\n"
-          + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+          + " | a group's manifests | a worker reads |\n"
+          + "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
   private static final String COMMITTER_HEADER =
       "| input files replaced | groups | commit s (process s) | heap after GC, max | heap pool peaks | RSS peak"
           + " | status | committed snapshot (from the table's metadata) |\n"
@@ -41,18 +42,20 @@ final class ScaleReport {
     ScaleProbe.Figures f = plan.step().figures();
     String planned;
     if (f.error() != null) {
-      planned = "failed: " + f.error() + " | | | |";
+      planned = "failed: " + f.error() + " | | | | |";
     } else if (plan.documents() == null) {
-      planned = "nothing to do: " + plan.summary().reason() + " | | | |";
+      planned = "nothing to do: " + plan.summary().reason() + " | | | | |";
     } else {
       PlanSummary summary = plan.summary();
       PlanDocuments documents = plan.documents();
       planned =
-          String.format(Locale.ROOT, "%,d (%,d) | %,d | %s | %s | %s",
+          String.format(Locale.ROOT, "%,d (%,d) | %,d | %s | %s | %s | %s",
               summary.groupCount(), summary.skippedGroups(),
               summary.inputFiles() / Math.max(1, summary.groupCount()),
               bytes(documents.indexBytes()),
               bytes(documents.largestGroupDocument()) + " / " + bytes(documents.medianGroupDocument()),
+              bytes(documents.crossCheckManifestBytes())
+                  + (documents.crossChecked() ? " (cross-checked)" : " (not read)"),
               bytes(documents.largestWorkerRead()));
     }
     plannerRows.add(String.format(Locale.ROOT, "| %,d | %,d | %.1f (%.1f) | %s | %s | %s | %s |",
@@ -89,9 +92,11 @@ final class ScaleReport {
     out.printf(Locale.ROOT,
         "%nEach step ran in a fresh JVM (%s); its time excludes the JVM's start (the process's time includes it)."
             + " Heap after GC = the most heap in use right after any garbage collection (GC notifications);"
-            + " heap pool peaks = the sum of the heap pools' peak usage, garbage included. A worker reads the plan"
-            + " index and its own group's document.",
-        String.join(" ", settings.childJavaOptions()));
+            + " heap pool peaks = the sum of the heap pools' peak usage, garbage included. A group's manifests ="
+            + " the manifests whose partitions overlap a group's, which its worker cross-checks the group against"
+            + " when they are at most %s, and otherwise does not read. A worker reads the plan index, its own"
+            + " group's document and those manifests if it cross-checks.",
+        String.join(" ", settings.childJavaOptions()), bytes(LiveTaskResolver.CROSS_CHECK_MANIFEST_BYTES));
     if (!committerRows.isEmpty()) {
       out.printf(Locale.ROOT,
           " The committer ran on the %,d-file table's job, with synthetic worker results (one small output file"
