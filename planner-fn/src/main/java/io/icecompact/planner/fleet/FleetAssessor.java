@@ -1,0 +1,194 @@
+package io.icecompact.planner.fleet;
+
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.error.InvalidTablePolicyException;
+import io.icecompact.core.health.TableHealth;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.PlannedGroup;
+import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.core.policy.TablePolicy;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.planner.RewritePlanner;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.util.ContentFileUtil;
+import org.apache.iceberg.util.PropertyUtil;
+
+/**
+ * Seed 003's decision tree over the tables of one or more namespaces: per table its health, its
+ * policy and a decision, ranked so that the tables to compact come first, highest score first.
+ *
+ * <p>Reads metadata and plans (the planner's dry run); writes nothing.
+ */
+public final class FleetAssessor {
+  /** Decisions to compact first, then by score, then by name so equal scores rank the same way twice. */
+  public static final Comparator<TableAssessment> RANKING =
+      Comparator.comparing((TableAssessment a) -> a.decision() != Decision.COMPACT)
+          .thenComparing(Comparator.comparingDouble(TableAssessment::score).reversed())
+          .thenComparing(TableAssessment::table);
+
+  private final TableAccess access;
+  private final LongSupplier clock;
+
+  public FleetAssessor(TableAccess access) {
+    this(access, System::currentTimeMillis);
+  }
+
+  FleetAssessor(TableAccess access, LongSupplier clock) {
+    this.access = access;
+    this.clock = clock;
+  }
+
+  /** Every table of {@code namespaces}, ranked. An unknown namespace is bad input. */
+  public List<TableAssessment> assess(List<String> namespaces) {
+    List<TableAssessment> assessments = new ArrayList<>();
+    for (String namespace : namespaces) {
+      for (TableIdentifier id : listTables(namespace)) {
+        assessments.add(assess(id.toString()));
+      }
+    }
+    assessments.sort(RANKING);
+    return List.copyOf(assessments);
+  }
+
+  private List<TableIdentifier> listTables(String namespace) {
+    if (namespace == null || namespace.isBlank()) {
+      throw new InvalidJobInputException("Namespace is missing (e.g. 'analytics')");
+    }
+    try {
+      return access.catalog().listTables(Namespace.of(namespace.split("\\.")));
+    } catch (NoSuchNamespaceException e) {
+      throw new InvalidJobInputException("Namespace not found: " + namespace, e);
+    }
+  }
+
+  /** One table's assessment; the table's own problems become its decision, not an exception. */
+  public TableAssessment assess(String name) {
+    Table table = access.loadTable(name);
+    TableHealth health = TableHealth.of(name, table);
+    TablePolicy policy;
+    try {
+      policy =
+          TablePolicy.of(name, table.properties(), table.schema(), health.formatVersion(), health.deleteFiles());
+    } catch (InvalidTablePolicyException e) {
+      return new TableAssessment(name, health, null, Decision.SKIP_INVALID_POLICY, e.getMessage(), null);
+    }
+    if (!policy.enabled()) {
+      return new TableAssessment(
+          name, health, policy, Decision.SKIP_DISABLED, TablePolicy.ENABLED + " is false", null);
+    }
+    if (health.lastCompactionMillis() != null && !policy.minInterval().isZero()) {
+      Duration since = Duration.ofMillis(clock.getAsLong() - health.lastCompactionMillis());
+      if (since.compareTo(policy.minInterval()) < 0) {
+        return new TableAssessment(name, health, policy, Decision.SKIP_TOO_SOON,
+            String.format("last compaction at %s, %s ago; %s is %s",
+                Instant.ofEpochMilli(health.lastCompactionMillis()), readable(since), TablePolicy.MIN_INTERVAL,
+                policy.minInterval()),
+            null);
+      }
+    }
+    RewritePlanner.PlannedJob planned;
+    try {
+      planned = new RewritePlanner(access).dryRun(
+          new JobSpec(null, name, Map.of(), policy.options(), null, policy.where(), null));
+    } catch (InvalidJobInputException e) {
+      // an option Iceberg rejects when planning (a range rule, e.g. min-file-size above the target)
+      return new TableAssessment(name, health, null, Decision.SKIP_INVALID_POLICY,
+          "Table " + name + ": " + TablePolicy.OPTION_PREFIX + "* " + e.getMessage(), null);
+    }
+    if (planned.plan() == null) {
+      return new TableAssessment(name, health, policy, Decision.SKIP_NO_OP, planned.reason(), null);
+    }
+    CompactionPrediction prediction = predict(table, policy, planned);
+    return new TableAssessment(name, health, policy, Decision.COMPACT,
+        String.format("%d groups of %d files would be rewritten into about %d", prediction.groups(),
+            prediction.dataFilesRead(), prediction.filesWrittenEstimate()),
+        prediction);
+  }
+
+  static CompactionPrediction predict(Table table, TablePolicy policy, RewritePlanner.PlannedJob planned) {
+    long target = targetFileSize(table, policy);
+    List<PlannedGroup> groups = planned.plan().groups();
+    long dataFiles = 0;
+    long dataBytes = 0;
+    long deletedRows = 0;
+    long filesWritten = 0;
+    long bytesWritten = 0;
+    Set<String> deleteFiles = new HashSet<>();
+    Map<String, Long> deleteBytes = new HashMap<>();
+    for (int index = 0; index < groups.size(); index++) {
+      List<FileScanTask> tasks = planned.tasks(index);
+      long groupBytes = 0;
+      long groupRows = 0;
+      long groupDeleted = 0;
+      Set<String> groupWideDeletes = new HashSet<>();
+      for (FileScanTask task : tasks) {
+        dataFiles++;
+        groupBytes += task.length();
+        groupRows += task.file().recordCount();
+        long positions = 0;
+        for (DeleteFile delete : task.deletes()) {
+          deleteFiles.add(delete.location());
+          deleteBytes.putIfAbsent(delete.location(), delete.fileSizeInBytes());
+          if (ContentFileUtil.isFileScoped(delete)) {
+            positions += delete.recordCount();
+          } else if (groupWideDeletes.add(delete.location())) {
+            groupDeleted += delete.recordCount();
+          }
+        }
+        groupDeleted += Math.min(positions, task.file().recordCount());
+      }
+      groupDeleted = Math.min(groupDeleted, groupRows);
+      long written = groupRows == 0 ? 0 : Math.round(groupBytes * (1 - (double) groupDeleted / groupRows));
+      dataBytes += groupBytes;
+      deletedRows += groupDeleted;
+      bytesWritten += written;
+      filesWritten += Math.max(1, (written + target - 1) / target);
+    }
+    long deleteFileBytes = deleteBytes.values().stream().mapToLong(Long::longValue).sum();
+    long filesRead = dataFiles + deleteFiles.size();
+    return new CompactionPrediction(
+        groups.size(),
+        planned.plan().skippedGroups(),
+        dataFiles,
+        deleteFiles.size(),
+        dataBytes + deleteFileBytes,
+        deletedRows,
+        bytesWritten,
+        filesWritten,
+        filesRead,
+        filesWritten,
+        Math.max(0, filesRead - filesWritten),
+        target);
+  }
+
+  /** The job's target: the policy's option, else the table's write target, else Iceberg's 512 MB. */
+  static long targetFileSize(Table table, TablePolicy policy) {
+    String option = policy.options().get(RewriteOptions.TARGET_FILE_SIZE_BYTES);
+    if (option != null) {
+      return Long.parseLong(option.trim());
+    }
+    return PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+  }
+
+  private static String readable(Duration duration) {
+    long minutes = duration.toMinutes();
+    return minutes >= 120 ? (minutes / 60) + " h" : minutes >= 1 ? minutes + " min" : duration.toSeconds() + " s";
+  }
+}

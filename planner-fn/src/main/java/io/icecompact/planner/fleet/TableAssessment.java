@@ -1,0 +1,28 @@
+package io.icecompact.planner.fleet;
+
+import io.icecompact.core.health.TableHealth;
+import io.icecompact.core.policy.TablePolicy;
+
+/**
+ * One table of a sweep: its health, its policy, the decision and why.
+ *
+ * @param table the table's identifier
+ * @param health seed 003's numbers and score (null when the table could not be read)
+ * @param policy the policy from the table's properties (null when a property is invalid)
+ * @param decision what a sweep does with it
+ * @param reason why, in words an operator can act on
+ * @param prediction what the job would do ({@link Decision#COMPACT} only)
+ */
+public record TableAssessment(
+    String table,
+    TableHealth health,
+    TablePolicy policy,
+    Decision decision,
+    String reason,
+    CompactionPrediction prediction) {
+
+  /** The score, 0 for a table without health. */
+  public double score() {
+    return health == null ? 0 : health.score();
+  }
+}
