@@ -142,6 +142,13 @@ class BadFlagsTest {
         bare("'min-input-files' is set to five but must be a whole number",
             "plan", "--table", TABLE, CATALOG, "-o", "min-input-files=five"),
         bare("Invalid value for option '--job-id': 'a b' " + jobId, "plan", "--table", TABLE, CATALOG, "--job-id", "a b"),
+        // health
+        bare("Missing required option: '--namespace=NS'", "health", CATALOG),
+        bare("Namespace not found: nope", "health", CATALOG, "--namespace", "nope"),
+        bare("Namespace is missing (e.g. 'analytics')", "health", CATALOG, "--namespace", ""),
+        bare("Invalid value for option '--catalog-property' (KEY=VALUE): 'warehouse' is not KEY=VALUE",
+            "health", "--namespace", "db", "-c", "warehouse"),
+        bare("Unknown options: '--table', '" + TABLE + "'", "health", CATALOG, "--namespace", "db", "--table", TABLE),
         // demo
         bare("Invalid value for option '--workers': must be at least 1, got 0", "demo", "--warehouse", NEW_DIR,
             "--workers", "0"),

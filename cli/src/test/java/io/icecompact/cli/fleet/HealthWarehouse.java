@@ -28,29 +28,29 @@ import org.apache.iceberg.data.Record;
  * Seed 003's lab of tables at a test's scale, in a local warehouse: namespace {@code lab} holds the
  * six shapes its health table ranks, namespace {@code ops} three tables whose policy decides.
  */
-final class HealthWarehouse {
+public final class HealthWarehouse {
   /** 60 files of 200 rows in 12 day partitions, one snapshot per file: what a stream leaves. */
-  static final String STREAM = "lab.stream";
+  public static final String STREAM = "lab.stream";
   /** 90 files in 48 hour partitions, at most two per hour (late rows), 8 snapshots. */
-  static final String HOURLY = "lab.hourly";
+  public static final String HOURLY = "lab.hourly";
   /** 80 files in 16 days, 12 days compacted by a job that committed only those: 32 files left. */
-  static final String LEFTOVER = "lab.leftover";
+  public static final String LEFTOVER = "lab.leftover";
   /** v2 merge-on-read: 8 files in 4 days, position deletes on every file and equality deletes. */
-  static final String MOR2 = "lab.mor2";
+  public static final String MOR2 = "lab.mor2";
   /** v3: 15 files in 3 days, deletion vectors on 6 of them. */
-  static final String DV3 = "lab.dv3";
+  public static final String DV3 = "lab.dv3";
   /** 20 files in 4 days compacted to 4, then one append. */
-  static final String FRESH = "lab.fresh";
+  public static final String FRESH = "lab.fresh";
 
-  static final String OPT_OUT = "ops.optout";
-  static final String RECENT = "ops.recent";
-  static final String BAD = "ops.bad";
+  public static final String OPT_OUT = "ops.optout";
+  public static final String RECENT = "ops.recent";
+  public static final String BAD = "ops.bad";
 
   static final FragmentedTable.Shape SMALL = new FragmentedTable.Shape(3, 5, 200, 2, 0, 0, true);
 
   private HealthWarehouse() {}
 
-  static void build(Path warehouse) {
+  public static void build(Path warehouse) {
     Map<String, String> catalog = LocalWarehouse.catalogProperties(warehouse);
     try (TableAccess access = new TableAccess(catalog)) {
       Catalog c = access.catalog();
