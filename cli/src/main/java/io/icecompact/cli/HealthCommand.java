@@ -5,6 +5,7 @@ import io.icecompact.cli.flags.KeyValue;
 import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.planner.fleet.Decision;
 import io.icecompact.planner.fleet.FleetAssessor;
 import io.icecompact.planner.fleet.TableAssessment;
 import java.io.PrintWriter;
@@ -22,7 +23,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code icecompact health}: every table of the namespaces ranked by seed 003's score, with the
- * decision a sweep would take and why. Reads metadata and dry-runs the planner; writes nothing.
+ * decision a sweep would take and why. Reads metadata and dry-runs the planner; writes nothing. Exit 1
+ * when a table could not be read (its row says why), 2 for bad flags or an unknown namespace.
  */
 @Command(name = "health", mixinStandardHelpOptions = true,
     description = "Rank the tables of one or more namespaces by health score, with the decision and its reason.")
@@ -62,7 +64,9 @@ final class HealthCommand implements Callable<Integer> {
         print(out, ranked);
       }
       out.flush();
-      return 0;
+      // the table is printed whole either way; a script must still notice what it could not read
+      boolean unreadable = ranked.stream().anyMatch(a -> a.decision() == Decision.SKIP_UNREADABLE);
+      return unreadable ? IcecompactCli.EXIT_JOB_NOT_DONE : 0;
     }
   }
 
@@ -75,6 +79,10 @@ final class HealthCommand implements Callable<Integer> {
     rows.add(HEADER);
     for (TableAssessment a : ranked) {
       TableHealth h = a.health();
+      if (h == null) {
+        rows.add(new String[] {a.table(), "-", "-", "-", "-", "-", "-", "-", a.decision().name(), a.reason()});
+        continue;
+      }
       rows.add(new String[] {
         a.table(),
         Long.toString(h.dataFiles()),

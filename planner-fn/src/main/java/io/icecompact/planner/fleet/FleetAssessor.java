@@ -1,5 +1,6 @@
 package io.icecompact.planner.fleet;
 
+import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.InvalidTablePolicyException;
 import io.icecompact.core.health.TableHealth;
@@ -59,7 +60,7 @@ public final class FleetAssessor {
     List<TableAssessment> assessments = new ArrayList<>();
     for (String namespace : namespaces) {
       for (TableIdentifier id : listTables(namespace)) {
-        assessments.add(assess(id.toString()));
+        assessments.add(assessOrUnreadable(id.toString()));
       }
     }
     assessments.sort(RANKING);
@@ -77,7 +78,20 @@ public final class FleetAssessor {
     }
   }
 
-  /** One table's assessment; the table's own problems become its decision, not an exception. */
+  /** One table of a fleet: a table that cannot be read must not stop the assessment of the others. */
+  private TableAssessment assessOrUnreadable(String name) {
+    try {
+      return assess(name);
+    } catch (RuntimeException e) {
+      String type = e instanceof IcecompactException ? "" : e.getClass().getSimpleName() + ": ";
+      return new TableAssessment(name, null, null, Decision.SKIP_UNREADABLE, type + e.getMessage(), null);
+    }
+  }
+
+  /**
+   * One table's assessment; the table's policy problems become its decision. Fails when the table or
+   * its metadata cannot be read ({@link #assess(List)} records that as {@link Decision#SKIP_UNREADABLE}).
+   */
   public TableAssessment assess(String name) {
     Table table = access.loadTable(name);
     TableHealth health = TableHealth.of(name, table);
