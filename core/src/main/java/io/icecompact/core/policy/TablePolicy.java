@@ -41,8 +41,9 @@ import org.apache.iceberg.Schema;
  *
  * <p>Defaults follow seed 003's decision tree: binpack (the only strategy; a sort needs a predicate
  * measured on the table); partial progress on with at most {@value #MAX_COMMITS_DEFAULT} commits; on a
- * v2 table with delete files, {@code delete-file-threshold=}{@value #DELETE_FILE_THRESHOLD_V2} and the
- * {@code delete-cleanup} step. What a user sets always wins over a default.
+ * v2 table with delete files, the {@code delete-cleanup} step and, while that step is in the list,
+ * {@code delete-file-threshold=}{@value #DELETE_FILE_THRESHOLD_V2}. What a user sets always wins over a
+ * default.
  *
  * @param enabled whether the table may be compacted at all
  * @param minInterval the least time between two compactions
@@ -129,13 +130,6 @@ public record TablePolicy(
     } catch (InvalidJobInputException e) {
       throw new InvalidTablePolicyException(table, optionProperty(given, e), "is invalid: " + e.getMessage(), e);
     }
-    Map<String, String> options = new LinkedHashMap<>(given);
-    options.putIfAbsent(RewriteOptions.PARTIAL_PROGRESS_ENABLED, "true");
-    options.putIfAbsent(RewriteOptions.PARTIAL_PROGRESS_MAX_COMMITS, Integer.toString(MAX_COMMITS_DEFAULT));
-    if (v2WithDeletes) {
-      options.putIfAbsent(RewriteOptions.DELETE_FILE_THRESHOLD, Integer.toString(DELETE_FILE_THRESHOLD_V2));
-    }
-
     List<CareStep> steps;
     if (own.containsKey(STEPS)) {
       steps = parseSteps(table, own.get(STEPS));
@@ -144,6 +138,17 @@ public record TablePolicy(
       if (v2WithDeletes) {
         steps.add(CareStep.DELETE_CLEANUP);
       }
+    }
+
+    Map<String, String> options = new LinkedHashMap<>(given);
+    options.putIfAbsent(RewriteOptions.PARTIAL_PROGRESS_ENABLED, "true");
+    options.putIfAbsent(RewriteOptions.PARTIAL_PROGRESS_MAX_COMMITS, Integer.toString(MAX_COMMITS_DEFAULT));
+    // The threshold and the cleanup go together (seed 003, step 5): a v2 position delete file that is
+    // not file-scoped still applies by sequence number to the files rewritten from the ones it named
+    // (they keep the starting sequence number), so without the cleanup every rewritten file would be a
+    // candidate again at the next sweep.
+    if (v2WithDeletes && steps.contains(CareStep.DELETE_CLEANUP)) {
+      options.putIfAbsent(RewriteOptions.DELETE_FILE_THRESHOLD, Integer.toString(DELETE_FILE_THRESHOLD_V2));
     }
     return new TablePolicy(enabled, minInterval, where, options, steps);
   }

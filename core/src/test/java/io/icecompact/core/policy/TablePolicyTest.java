@@ -44,6 +44,15 @@ class TablePolicyTest {
     assertThat(policy.steps()).endsWith(CareStep.DELETE_CLEANUP);
   }
 
+  /** Without the cleanup, rewritten files would stay candidates by the deletes that still apply by number. */
+  @Test
+  void aV2TableWhoseStepsLeaveOutTheCleanupGetsNoThreshold() {
+    TablePolicy policy = v2(Map.of("icecompact.steps", "expire-snapshots"), 3);
+
+    assertThat(policy.options()).doesNotContainKey("delete-file-threshold");
+    assertThat(policy.steps()).containsExactly(CareStep.EXPIRE_SNAPSHOTS);
+  }
+
   @Test
   void aV3TableWithDeletionVectorsNeedsNeitherTheThresholdNorTheCleanup() {
     TablePolicy policy = TablePolicy.of("db.t", Map.of(), SCHEMA, 3, 3);
