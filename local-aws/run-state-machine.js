@@ -6,6 +6,7 @@
 // Usage: node run-state-machine.js --definition <file> --lambda-endpoint <url>
 //                                  [--input-file <file>] (default: stdin) [--retry-interval-ms <n>]
 //                                  [--execution-name <name>]
+//                                  [--child-definition <state machine ARN>=<file>]... (see startExecution below)
 // Prints one JSON line on stdout:
 //   {"status": "SUCCEEDED"|"FAILED"|"TIMED_OUT", "output": <JSON value or null>, "error": ..., "cause": ...,
 //    "states": [<names of the top-level states entered, in order; states inside Map iterations left out>],
@@ -39,13 +40,20 @@ const path = require('path');
 const crypto = require('crypto');
 
 function parseArgs(argv) {
-  const args = {};
+  const args = { children: {} };
   for (let i = 0; i < argv.length; i++) {
     const key = argv[i];
     if (!key.startsWith('--') || i + 1 >= argv.length) {
       throw new Error(`unexpected argument: ${key}`);
     }
-    args[key.slice(2)] = argv[++i];
+    const value = argv[++i];
+    if (key === '--child-definition') {
+      const at = value.lastIndexOf('=');
+      if (at <= 0) throw new Error(`--child-definition wants <state machine ARN>=<file>, got: ${value}`);
+      args.children[value.slice(0, at)] = value.slice(at + 1);
+    } else {
+      args[key.slice(2)] = value;
+    }
   }
   return args;
 }
@@ -71,6 +79,10 @@ delete process.env.AWS_ENDPOINT_URL;
 delete process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
 const REGION = 'us-east-1';
 process.env.AWS_REGION = REGION;
+const AWS_CONFIG = {
+  region: REGION,
+  credentials: { accessKeys: { accessKeyId: 'testkit', secretAccessKey: 'testkit' } },
+};
 
 const { StateMachine, ExecutionError, ExecutionTimeoutError } = require('aws-local-stepfunctions');
 
@@ -201,6 +213,86 @@ function statesWithRetry(definition, names = new Set()) {
   return names;
 }
 
+// Task states that start another state machine and wait for it (arn:aws:states:::states:startExecution.sync:2),
+// which aws-local-stepfunctions does not run: each is handled here by running the child's definition (from
+// --child-definition) in this process with the task's Input, as Step Functions would. Its result has
+// startExecution.sync:2's shape (Output parsed as JSON); a child that fails makes the task fail with
+// States.TaskFailed and, as Cause, the child's execution description (Status, Error, Cause) as JSON text.
+// Child executions' own states are not measured; their input and output are (as the task's parameters and
+// result). Execution names must be unique per state machine, as in AWS (ExecutionAlreadyExists).
+const START_EXECUTION = /^arn:aws:states:::states:startExecution\.sync(:2)?$/;
+const childExecutionNames = new Set();
+
+function startExecutionStates(definition, names = []) {
+  for (const [name, state] of Object.entries(definition.States || {})) {
+    if (state.Type === 'Task' && START_EXECUTION.test(String(state.Resource))) names.push(name);
+    const processor = state.ItemProcessor || state.Iterator;
+    if (processor) startExecutionStates(processor, names);
+    for (const branch of state.Branches || []) startExecutionStates(branch, names);
+  }
+  return names;
+}
+
+function childHandlers(definition) {
+  const handlers = {};
+  for (const name of startExecutionStates(definition)) {
+    handlers[name] = async (parameters) => {
+      const arn = parameters.StateMachineArn;
+      const file = args.children[arn];
+      if (!file) {
+        const error = new Error(`no --child-definition for ${arn}`);
+        error.name = 'StepFunctions.StateMachineDoesNotExistException';
+        throw error;
+      }
+      const childName = parameters.Name || crypto.randomUUID();
+      if (childExecutionNames.has(`${arn}:${childName}`)) {
+        const error = new Error(`Execution Already Exists: '${arn}:${childName}'`);
+        error.name = 'StepFunctions.ExecutionAlreadyExistsException';
+        throw error;
+      }
+      childExecutionNames.add(`${arn}:${childName}`);
+      const childDefinition = JSON.parse(fs.readFileSync(file, 'utf8'));
+      const childInput =
+        typeof parameters.Input === 'string' ? JSON.parse(parameters.Input) : parameters.Input || {};
+      measure(name, 'task_parameters', byteSize(parameters));
+      const executionArn = arn.replace(':stateMachine:', ':execution:') + ':' + childName;
+      const child = new StateMachine(childDefinition, { awsConfig: AWS_CONFIG });
+      const childRun = child.run(childInput, {
+        overrides: {
+          taskResourceLocalHandlers: childHandlers(childDefinition),
+          ...(retryOverrides(childDefinition) ? { retryIntervalOverrides: retryOverrides(childDefinition) } : {}),
+        },
+        context: {
+          Execution: { Id: executionArn, Name: childName },
+          StateMachine: { Id: arn, Name: arn.slice(arn.lastIndexOf(':') + 1) },
+        },
+      });
+      try {
+        const output = await childRun.result;
+        const result = { ExecutionArn: executionArn, Name: childName, Status: 'SUCCEEDED', Output: output };
+        measure(name, 'task_result', byteSize(result));
+        return result;
+      } catch (err) {
+        const cause = err instanceof ExecutionError && err.cause ? err.cause : err;
+        const error = new Error(JSON.stringify({
+          ExecutionArn: executionArn, Name: childName, Status: 'FAILED', Error: cause.name || 'Error',
+          Cause: cause.message === undefined ? null : String(cause.message),
+        }));
+        error.name = 'States.TaskFailed';
+        throw error;
+      }
+    };
+  }
+  return handlers;
+}
+
+function retryOverrides(definition) {
+  if (args['retry-interval-ms'] === undefined) return null;
+  const overrides = {};
+  for (const name of statesWithRetry(definition)) overrides[name] = Number(args['retry-interval-ms']);
+  return overrides;
+}
+
 // Resolves once the line is handed to the OS: a pipe's writes are asynchronous, and exiting earlier cuts a
 // long line short.
 function print(result) {
@@ -214,23 +306,17 @@ async function main() {
 
   let stateMachine;
   try {
-    stateMachine = new StateMachine(definition, {
-      awsConfig: {
-        region: REGION,
-        credentials: { accessKeys: { accessKeyId: 'testkit', secretAccessKey: 'testkit' } },
-      },
-    });
+    stateMachine = new StateMachine(definition, { awsConfig: AWS_CONFIG });
   } catch (err) {
     fail(`definition rejected: ${err.message}`);
   }
 
-  const runOptions = {};
-  if (args['retry-interval-ms'] !== undefined) {
-    const ms = Number(args['retry-interval-ms']);
-    const overrides = {};
-    for (const name of statesWithRetry(definition)) overrides[name] = ms;
-    runOptions.overrides = { retryIntervalOverrides: overrides };
-  }
+  const runOptions = {
+    overrides: {
+      taskResourceLocalHandlers: childHandlers(definition),
+    },
+  };
+  if (retryOverrides(definition)) runOptions.overrides.retryIntervalOverrides = retryOverrides(definition);
   const executionName = args['execution-name'] || crypto.randomUUID();
   const stateMachineName = path.basename(args.definition).replace(/\.[^.]*$/, '') || 'local';
   runOptions.context = {

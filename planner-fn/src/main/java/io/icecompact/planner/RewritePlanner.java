@@ -151,28 +151,11 @@ public final class RewritePlanner {
     int total = groups.size();
     int kept = Math.min(total, options.maxGroupsPerJob());
     groups.subList(kept, total).clear(); // left for the next run: let their tasks go
-    List<PlannedGroup> plannedGroups;
-    List<List<FileScanTask>> keptTasks = null;
-    if (store == null) {
-      plannedGroups = new ArrayList<>(kept);
-      keptTasks = new ArrayList<>(kept);
-      for (int index = 0; index < kept; index++) {
-        List<FileScanTask> tasks = groups.get(index).fileScanTasks();
-        plannedGroups.add(toPlannedGroup(index, groups.get(index), table, pinned.outputSpecId(), null));
-        keptTasks.add(tasks);
-      }
-    } else {
-      try (GroupPlanWriter writer = new GroupPlanWriter(store, work, spec.jobId(), table.specs())) {
-        for (int index = 0; index < kept; index++) {
-          RewriteFileGroup group = groups.get(index);
-          int groupIndex = index;
-          writer.write(index, group.fileScanTasks(),
-              sha256 -> toPlannedGroup(groupIndex, group, table, pinned.outputSpecId(), sha256));
-          groups.set(index, null); // written: let its tasks go
-        }
-        plannedGroups = writer.entries();
-      }
-    }
+    List<List<FileScanTask>> keptTasks = store == null ? tasksOf(groups) : null;
+    List<PlannedGroup> plannedGroups =
+        store == null
+            ? describe(groups, table, pinned.outputSpecId())
+            : store(groups, table, pinned.outputSpecId(), store, work, spec.jobId());
     JobPlan plan =
         new JobPlan(
             spec.jobId(),
@@ -184,6 +167,35 @@ public final class RewritePlanner {
             plannedGroups,
             total - kept);
     return new PlannedJob(plan, work, null, keptTasks);
+  }
+
+  private static List<List<FileScanTask>> tasksOf(List<RewriteFileGroup> groups) {
+    return groups.stream().map(RewriteFileGroup::fileScanTasks).toList();
+  }
+
+  /** The dry run's index entries, without digests: nothing is stored. */
+  private static List<PlannedGroup> describe(List<RewriteFileGroup> groups, Table table, int outputSpecId) {
+    List<PlannedGroup> entries = new ArrayList<>(groups.size());
+    for (int index = 0; index < groups.size(); index++) {
+      entries.add(toPlannedGroup(index, groups.get(index), table, outputSpecId, null));
+    }
+    return entries;
+  }
+
+  /** Stores each group's document and returns the index entries, letting each group go once written. */
+  private static List<PlannedGroup> store(
+      List<RewriteFileGroup> groups, Table table, int outputSpecId, JobStore store, WorkLocation work,
+      String jobId) {
+    try (GroupPlanWriter writer = new GroupPlanWriter(store, work, jobId, table.specs())) {
+      for (int index = 0; index < groups.size(); index++) {
+        RewriteFileGroup group = groups.get(index);
+        int groupIndex = index;
+        writer.write(index, group.fileScanTasks(),
+            sha256 -> toPlannedGroup(groupIndex, group, table, outputSpecId, sha256));
+        groups.set(index, null); // the writer holds it until written
+      }
+      return writer.entries();
+    }
   }
 
   private static PlannedGroup toPlannedGroup(

@@ -29,7 +29,9 @@ import java.util.concurrent.TimeoutException;
  * and, inside a Map's {@code ItemSelector}, {@code Map.Item.Index}/{@code Value}, but no {@code State}
  * ({@code $$.State.RetryCount} fails the execution); inside a Map iteration {@code $$.Execution.Input} is
  * the item. JSONata, {@code Assign} variables, ItemReader/ResultWriter and tolerated failures are not
- * supported; Task resources must be plain Lambda function ARNs, not {@code arn:aws:states:::lambda:invoke}.
+ * supported; Task resources must be plain Lambda function ARNs, not {@code arn:aws:states:::lambda:invoke},
+ * or {@code arn:aws:states:::states:startExecution.sync:2}, which the runner executes itself (see
+ * {@link #childDefinition}).
  * {@code "ResultPath": "$"} stores the result under a key {@code "$"} instead of replacing the state's input
  * (omitting ResultPath means the same and works). Numbers are JavaScript doubles: an integer above 2^53,
  * such as an Iceberg snapshot id, comes out rounded. A Map whose {@code ProcessorConfig} has
@@ -56,6 +58,7 @@ public final class LocalStateMachine implements AutoCloseable {
   private final URI lambdaEndpoint;
   private Duration timeout = Duration.ofSeconds(60);
   private Duration retryInterval;
+  private final Map<String, Path> childDefinitions = new TreeMap<>();
   private final Set<Process> running = ConcurrentHashMap.newKeySet();
 
   /**
@@ -158,6 +161,20 @@ public final class LocalStateMachine implements AutoCloseable {
   }
 
   /**
+   * The definition of the state machine {@code stateMachineArn}, which Task states with the resource
+   * {@code arn:aws:states:::states:startExecution.sync:2} (or {@code .sync}) start and wait for: the runner
+   * executes it in the same process with the task's {@code Input} and gives back startExecution.sync:2's
+   * result ({@code Output} as JSON, {@code Status}, {@code ExecutionArn}, {@code Name}); a child that fails
+   * fails the task with {@code States.TaskFailed} and the child's {@code Status}, {@code Error} and
+   * {@code Cause} as a JSON Cause. Names must be unique per state machine, as in AWS.
+   */
+  public LocalStateMachine childDefinition(String stateMachineArn, Path definition) {
+    childDefinitions.put(Objects.requireNonNull(stateMachineArn, "stateMachineArn"),
+        definition.toAbsolutePath());
+    return this;
+  }
+
+  /**
    * Runs one execution of {@code definition} with {@code inputJson} and returns its outcome. Throws when
    * the execution does not finish within {@link #timeout} or the interpreter refuses the definition.
    */
@@ -172,6 +189,10 @@ public final class LocalStateMachine implements AutoCloseable {
       args.add("--retry-interval-ms");
       args.add(Long.toString(retryInterval.toMillis()));
     }
+    childDefinitions.forEach((arn, file) -> {
+      args.add("--child-definition");
+      args.add(arn + "=" + file);
+    });
     NodeProcesses.Completed completed;
     try {
       completed =
