@@ -76,6 +76,24 @@ class FleetEdgeCasesTest {
     }
   }
 
+  /** A range rule only Iceberg's planner checks is still the table's property, named as the others are. */
+  @Test
+  void anOptionThePlannerRejectsIsAnInvalidPolicyNamingIt() {
+    TestTables.create(warehouse, "db.tiny", TestTables.SMALL);
+    TestTables.withTable(warehouse, "db.tiny", table -> {
+      table.updateProperties().set("icecompact.option.max-file-size-bytes", "1").commit();
+      return null;
+    });
+    try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
+      TableAssessment tiny = new FleetAssessor(access).assess("db.tiny");
+
+      assertThat(tiny.decision()).isEqualTo(Decision.SKIP_INVALID_POLICY);
+      assertThat(tiny.reason()).startsWith(
+          "Table db.tiny: property 'icecompact.option.max-file-size-bytes' is invalid: Invalid rewrite option:"
+              + " 'target-file-size-bytes' (536870912) must be < 'max-file-size-bytes' (1)");
+    }
+  }
+
   /** One table whose manifest list is gone: its row says so, the others are assessed, health exits 1. */
   @Test
   void anUnreadableTableDoesNotStopTheOthers() throws Exception {

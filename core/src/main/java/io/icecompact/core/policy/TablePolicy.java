@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -155,12 +156,21 @@ public record TablePolicy(
 
   /** The property of the option an error names, or the option prefix when it names none. */
   private static String optionProperty(Map<String, String> given, InvalidJobInputException e) {
-    String message = e.getMessage();
-    return given.keySet().stream()
-        .filter(name -> message.contains("'" + name + "'"))
-        .findFirst()
-        .map(name -> OPTION_PREFIX + name)
-        .orElse(OPTION_PREFIX + "*");
+    return namedOption(given, e.getMessage()).map(name -> OPTION_PREFIX + name).orElse(OPTION_PREFIX + "*");
+  }
+
+  /** The first of {@code options} that {@code message} names in quotes ({@code 'min-input-files'}). */
+  public static Optional<String> namedOption(Map<String, String> options, String message) {
+    return options.keySet().stream().filter(name -> message.contains("'" + name + "'")).findFirst();
+  }
+
+  /**
+   * The error of an option only the planner can check (a range rule such as {@code max-file-size-bytes}
+   * below the target), as the policy's own errors read: naming the table and the property.
+   */
+  public InvalidTablePolicyException optionRejectedByPlanner(String table, InvalidJobInputException e) {
+    String property = namedOption(options, e.getMessage()).map(name -> OPTION_PREFIX + name).orElse(OPTION_PREFIX + "*");
+    return new InvalidTablePolicyException(table, property, "is invalid: " + e.getMessage(), e);
   }
 
   static boolean parseEnabled(String table, String value) {

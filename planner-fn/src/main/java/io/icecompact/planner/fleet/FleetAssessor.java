@@ -121,9 +121,12 @@ public final class FleetAssessor {
       planned = new RewritePlanner(access).dryRun(
           new JobSpec(null, name, Map.of(), policy.options(), null, policy.where(), null));
     } catch (InvalidJobInputException e) {
-      // an option Iceberg rejects when planning (a range rule, e.g. min-file-size above the target)
+      if (!rejectsAnOption(policy, e)) {
+        throw e; // the table itself (e.g. dropped since it was loaded): not its policy
+      }
+      // an option Iceberg checks only when planning (a range rule, e.g. max-file-size below the target)
       return new TableAssessment(name, health, null, Decision.SKIP_INVALID_POLICY,
-          "Table " + name + ": " + TablePolicy.OPTION_PREFIX + "* " + e.getMessage(), null);
+          policy.optionRejectedByPlanner(name, e).getMessage(), null);
     }
     if (planned.plan() == null) {
       return new TableAssessment(name, health, policy, Decision.SKIP_NO_OP, planned.reason(), null);
@@ -133,6 +136,12 @@ public final class FleetAssessor {
         String.format("%d groups of %d files would be rewritten into about %d", prediction.groups(),
             prediction.dataFilesRead(), prediction.filesWrittenEstimate()),
         prediction);
+  }
+
+  /** The planner's message starts so for Iceberg's checks, and quotes our own options by name. */
+  private static boolean rejectsAnOption(TablePolicy policy, InvalidJobInputException e) {
+    String message = String.valueOf(e.getMessage());
+    return message.startsWith("Invalid rewrite option") || TablePolicy.namedOption(policy.options(), message).isPresent();
   }
 
   static CompactionPrediction predict(Table table, TablePolicy policy, RewritePlanner.PlannedJob planned) {
