@@ -20,7 +20,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:the job committed, or had nothing to do",
-      "1:the job failed, was partial, or its outcome is unknown",
+      "1:the job failed, was partial, or its outcome is unknown; health: a table could not be read",
       "2:bad input (unknown or malformed flag, value out of range, unknown table, malformed filter); nothing was written"
     })
 public final class IcecompactCli {
