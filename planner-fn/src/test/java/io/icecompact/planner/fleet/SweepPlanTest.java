@@ -1,0 +1,111 @@
+package io.icecompact.planner.fleet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.health.TableHealth;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.policy.TablePolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class SweepPlanTest {
+  private static final Map<String, String> CATALOG = Map.of("type", "jdbc", "uri", "jdbc:sqlite:/tmp/c.db");
+  private static final String SWEEP = "sweep-2026-12-02T06-00-00Z";
+
+  private static SweepInput input(int maxTables) {
+    return new SweepInput(CATALOG, List.of("lab"), maxTables, 3, "s3://bucket/work", 8);
+  }
+
+  private static TableAssessment assessment(String table, double score, Decision decision, String where) {
+    TableHealth health = new TableHealth(table, 2, 1L, 10, 1000, 100, 2, 8, 0, 0, 0, 2, null, score);
+    TablePolicy policy = new TablePolicy(decision != Decision.SKIP_DISABLED, Duration.ZERO, where,
+        Map.of("partial-progress.enabled", "true", "min-input-files", "5"), TablePolicy.DEFAULT_STEPS);
+    return new TableAssessment(table, health, policy, decision, "because", null);
+  }
+
+  @Test
+  void theTopMaxTablesToCompactCarryTheirPolicyAndTheSweepsSettingsAndEveryDecisionIsCounted() {
+    List<TableAssessment> ranked = List.of(
+        assessment("lab.stream", 108, Decision.COMPACT, "day >= '2026-12-01'"),
+        assessment("lab.dv3", 28, Decision.COMPACT, null),
+        assessment("lab.leftover", 16, Decision.COMPACT, null),
+        assessment("lab.hourly", 50, Decision.SKIP_NO_OP, null),
+        assessment("ops.optout", 27, Decision.SKIP_DISABLED, null));
+
+    SweepPlan plan = SweepPlan.of(ranked, input(2), SWEEP);
+
+    assertThat(plan.tablesAssessed()).isEqualTo(5);
+    assertThat(plan.decisions()).containsEntry(Decision.COMPACT, 3).containsEntry(Decision.SKIP_NO_OP, 1)
+        .containsEntry(Decision.SKIP_DISABLED, 1).containsEntry(Decision.SKIP_TOO_SOON, 0)
+        .containsEntry(Decision.SKIP_INVALID_POLICY, 0).containsEntry(Decision.SKIP_UNREADABLE, 0);
+    assertThat(plan.compactCount()).isEqualTo(2);
+    assertThat(plan.maxConcurrentTables()).isEqualTo(3);
+    assertThat(plan.toCompact()).extracting(SweepPlan.TableToCompact::table).containsExactly("lab.stream", "lab.dv3");
+    SweepPlan.TableToCompact first = plan.toCompact().get(0);
+    assertThat(first.score()).isEqualTo(108);
+    assertThat(first.input()).isEqualTo(new SweepPlan.CompactionInput("lab.stream", CATALOG,
+        ranked.get(0).policy().options(), "day >= '2026-12-01'", "s3://bucket/work", 8));
+  }
+
+  @Test
+  void theInputIsTheCompactionsExecutionInputInSnakeCaseWithoutAbsentFields() {
+    SweepInput bare = new SweepInput(CATALOG, List.of("lab"), null, null, null, null);
+    JsonNode json = JobJson.mapper().valueToTree(
+        SweepPlan.of(List.of(assessment("lab.stream", 108, Decision.COMPACT, null)), bare, SWEEP));
+
+    assertThat(json.get("compact_count").asInt()).isEqualTo(1);
+    assertThat(json.get("max_concurrent_tables").asInt()).isEqualTo(SweepInput.MAX_CONCURRENT_TABLES_DEFAULT);
+    assertThat(json.get("decisions").get("COMPACT").asInt()).isEqualTo(1);
+    JsonNode item = json.get("to_compact").get(0);
+    assertThat(item.get("execution_name").asText()).startsWith("lab.stream-" + SWEEP + "-");
+    assertThat(item.get("input").fieldNames()).toIterable()
+        .containsExactlyInAnyOrder("table", "catalog_properties", "options");
+    assertThat(item.get("input").get("options").get("min-input-files").asText()).isEqualTo("5");
+  }
+
+  /** 10,000 tables assessed: the plan's JSON stays the size of max_tables items. */
+  @Test
+  void thePlanIsBoundedByMaxTablesNotByTheTablesAssessed() {
+    List<TableAssessment> ranked = new ArrayList<>();
+    IntStream.range(0, 10_000).forEach(i -> ranked.add(assessment("lab.t" + i, 10_000 - i, Decision.COMPACT, null)));
+
+    SweepPlan plan = SweepPlan.of(ranked, input(100), SWEEP);
+
+    assertThat(plan.tablesAssessed()).isEqualTo(10_000);
+    assertThat(plan.toCompact()).hasSize(100);
+    assertThat(JobJson.toBytes(plan).length).isLessThan(64 * 1024);
+  }
+
+  @Test
+  void aTableListedTwiceIsCountedAndCompactedOnce() {
+    TableAssessment stream = assessment("lab.stream", 108, Decision.COMPACT, null);
+
+    SweepPlan plan = SweepPlan.of(List.of(stream, stream), input(10), SWEEP);
+
+    assertThat(plan.tablesAssessed()).isEqualTo(1);
+    assertThat(plan.toCompact()).hasSize(1);
+  }
+
+  @Test
+  void executionNamesAreValidForStepFunctionsAndUniquePerTableAndSweep() {
+    String longTable = "analytics_" + "x".repeat(60) + ".orders";
+    String longSweep = "a1b2c3d4-e5f6-4711-8899-aabbccddeeff-scheduled-by-eventbridge-for-the-nightly-run";
+    List<String> names = List.of(
+        SweepPlan.executionName(longTable, longSweep),
+        SweepPlan.executionName(longTable + "2", longSweep),
+        SweepPlan.executionName(longTable, longSweep + "2"),
+        SweepPlan.executionName("lab.a b", SWEEP),
+        SweepPlan.executionName("lab.a:b", SWEEP),
+        SweepPlan.executionName("\"weird\".t{1}$%", "sweep/éé"));
+
+    assertThat(names).doesNotHaveDuplicates()
+        .allSatisfy(name -> assertThat(name).hasSizeLessThanOrEqualTo(80).matches("[A-Za-z0-9._-]+"));
+    assertThat(SweepPlan.executionName("lab.stream", SWEEP)).startsWith("lab.stream-" + SWEEP + "-");
+    assertThat(SweepPlan.executionName("lab.stream", SWEEP)).isEqualTo(SweepPlan.executionName("lab.stream", SWEEP));
+  }
+}
