@@ -52,8 +52,13 @@ final class CompactionDefinition {
    * {@code icecompact.state-machine.dir} (set by this module's build), else in the working directory.
    */
   static Path source() {
+    return source("compaction.asl.json");
+  }
+
+  /** A file of the {@code state-machine} folder (found as {@link #source()} is). */
+  static Path source(String fileName) {
     Path dir = Paths.get(System.getProperty("icecompact.state-machine.dir", ""));
-    Path file = dir.resolve("compaction.asl.json").toAbsolutePath().normalize();
+    Path file = dir.resolve(fileName).toAbsolutePath().normalize();
     if (!Files.isRegularFile(file)) {
       throw new IllegalStateException(file + " not found; set -Dicecompact.state-machine.dir=<repository>/state-machine");
     }

@@ -19,6 +19,7 @@ import io.icecompact.lease.LeaseTableSchema;
 import io.icecompact.lease.lambda.AcquireLeaseHandler;
 import io.icecompact.lease.lambda.LeaseSteps;
 import io.icecompact.lease.lambda.ReleaseLeaseHandler;
+import io.icecompact.planner.lambda.AssessTablesHandler;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
 import io.icecompact.testkit.LocalAwsCredentials;
 import io.icecompact.testkit.LocalDynamoDb;
@@ -140,6 +141,7 @@ abstract class StateMachineTestBase {
     lambda.register(RECORD_GROUP_FAILURE, new RecordGroupFailureHandler());
     lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease()));
     lambda.register(RELEASE_LEASE, new ReleaseLeaseHandler(leaseSteps));
+    lambda.register(SweepDefinition.ASSESS_TABLES, new AssessTablesHandler());
   }
 
   // ---- catalogs ----
