@@ -6,7 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.policy.TablePolicy;
+import io.icecompact.core.table.TableAccess;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,12 +70,14 @@ class StateMachineSweepTest extends StateMachineTestBase {
     assertThat(output.get("decisions").get("SKIP_DISABLED").asInt()).isEqualTo(1);
     List<String> compacted = new ArrayList<>();
     for (JsonNode compaction : output.get("compactions")) {
-      JsonNode job = compaction.get("output");
-      assertThat(job).as("compaction %s", compaction).isNotNull();
-      assertJobStatus(job, "COMMITTED");
-      String table = job.get("table").asText();
+      assertJobStatus(compaction, "COMMITTED");
+      String table = compaction.get("table").asText();
       compacted.add(table);
       assertThat(compaction.get("name").asText()).startsWith(table + "-").hasSizeLessThanOrEqualTo(80);
+      assertThat(compaction.get("job_id").asText()).matches("job-[0-9a-f]{12}");
+      assertThat(compaction.get("rewritten_data_files_count").asInt()).isEqualTo(INPUT_FILES);
+      assertThat(compaction.get("added_data_files_count").asInt()).isEqualTo(GROUPS);
+      assertThat(compaction.get("result_location").asText()).startsWith("s3://" + bucket + "/");
     }
     assertThat(compacted).containsExactlyInAnyOrder(ORDERS, EVENTS);
     for (String name : List.of(ORDERS, EVENTS)) {
@@ -99,6 +107,78 @@ class StateMachineSweepTest extends StateMachineTestBase {
         .startsWith("Sweep input is invalid: ")
         .contains("$.namespaces");
     assertThat(lambda.invocations(ACQUIRE_LEASE)).isZero();
+  }
+
+  /**
+   * Whatever a compaction returns (job results whose reasons are 150,000 characters each, NOTHING_TO_DO,
+   * the lease holder) or however it fails, the sweep keeps a few hundred bytes per table: kept whole, the
+   * two long results alone would put the Map's result over 256 KiB. The compactions here are a stub
+   * definition answering each of those by table name.
+   */
+  @Test
+  void eachCompactionsOutcomeIsKeptInAFewHundredBytes() throws Exception {
+    Map<String, String> catalog = jdbcCatalog();
+    access = new TableAccess(catalog);
+    FragmentedTable.Shape small = new FragmentedTable.Shape(1, 5, 10, 2, 0, 0, true);
+    List<String> tables = List.of("db.failed", "db.partial", "db.nothing", "db.held", "db.broken");
+    tables.forEach(name -> FragmentedTable.create(access.catalog(), TableIdentifier.parse(name), small));
+    stepFunctions.childDefinition(SweepDefinition.COMPACTION_STATE_MACHINE_ARN, compactionStub());
+
+    ExecutionResult result = runSweep(sweepInput(catalog, List.of("db")));
+
+    assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
+    JsonNode output = result.outputJson();
+    assertThat(output.get("compact_count").asInt()).isEqualTo(5);
+    Map<String, JsonNode> byTable = new LinkedHashMap<>();
+    output.get("compactions").forEach(c -> byTable.put(c.get("table").asText(), c));
+    assertThat(byTable).containsOnlyKeys(tables);
+    assertThat(byTable.get("db.failed").get("status").asText()).isEqualTo("FAILED");
+    assertThat(byTable.get("db.failed").get("result_location").asText()).isEqualTo("s3://work/db.failed/result.json");
+    assertThat(byTable.get("db.failed").has("reason")).isFalse();
+    assertThat(byTable.get("db.partial").get("status").asText()).isEqualTo("PARTIAL");
+    assertThat(byTable.get("db.partial").get("failed_groups").asInt()).isEqualTo(1);
+    assertThat(byTable.get("db.nothing").get("status").asText()).isEqualTo("NOTHING_TO_DO");
+    assertThat(byTable.get("db.held").get("status").asText()).isEqualTo("LEASE_HELD");
+    assertThat(byTable.get("db.broken").get("error").asText()).isEqualTo("States.TaskFailed");
+    assertThat(byTable.get("db.broken").has("cause")).isFalse();
+    byTable.values().forEach(c -> assertThat(json(c).length()).as("%s", c).isLessThan(400));
+    assertThat(result.payloads().get("CompactTables").get("map_result")).isLessThan(4_000L);
+  }
+
+  /** A compaction state machine that answers each of the stub's tables with one of the real outputs. */
+  private Path compactionStub() throws java.io.IOException {
+    ObjectNode states = JSON.createObjectNode();
+    ArrayNode choices = JSON.createArrayNode();
+    Map<String, Object> outputs = new LinkedHashMap<>();
+    outputs.put("db.failed", summary("db.failed", JobStatus.FAILED, 0));
+    outputs.put("db.partial", summary("db.partial", JobStatus.PARTIAL, 1));
+    outputs.put("db.nothing", Map.of("job_id", "job-nothing", "table", "db.nothing", "status", "NOTHING_TO_DO",
+        "reason", "No file group met a rewrite threshold"));
+    outputs.put("db.held", Map.of("acquired", false, "table", "db.held", "owner", "sweep", "token", 0,
+        "held_by", "arn:aws:states:us-east-1:123456789012:execution:compaction:nightly", "held_until_millis", 1));
+    outputs.forEach((table, answer) -> {
+      String state = "Answer" + table.substring(3);
+      choices.add(JSON.createObjectNode().put("Variable", "$.table").put("StringEquals", table).put("Next", state));
+      states.set(state, JSON.createObjectNode().put("Type", "Pass").put("End", true).set("Result", JSON.valueToTree(answer)));
+    });
+    states.set("Which", JSON.createObjectNode().put("Type", "Choice").put("Default", "Broken").set("Choices", choices));
+    states.set("Broken", JSON.createObjectNode().put("Type", "Fail").put("Error", "Boom").put("Cause", "x".repeat(10_000)));
+    ObjectNode definition = JSON.createObjectNode().put("StartAt", "Which");
+    definition.set("States", states);
+    Path file = testDir.resolve("compaction-stub.asl.json");
+    JSON.writeValue(file.toFile(), definition);
+    return file;
+  }
+
+  /**
+   * A job result summary as CommitSnapshot returns it, its reason then made 150,000 characters long (a
+   * summary cuts it at 2,000): larger than any real output, which the sweep must not carry whole.
+   */
+  private static JsonNode summary(String table, JobStatus status, int failedGroups) {
+    JobResult whole = new JobResult("job-" + table.substring(3), table, status, "why", List.of(),
+        0, 0, 0, 5, 0, 0, failedGroups, 0, 0, null, 10, List.of());
+    ObjectNode summary = JobJson.mapper().valueToTree(whole.summary("s3://work/" + table + "/result.json"));
+    return summary.put("reason", "r".repeat(150_000));
   }
 
   private static Map<String, Object> sweepInput(Map<String, String> catalog, List<String> namespaces) {
