@@ -1,0 +1,74 @@
+package io.icecompact.planner.lambda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.table.TableAccess;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The handler's own checks and output; the sweep of real tables runs in state-machine's StateMachineSweepTest. */
+class AssessTablesHandlerTest {
+  @TempDir Path warehouse;
+  private String catalog;
+
+  @BeforeEach
+  void catalogWithAnEmptyNamespace() {
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("type", "jdbc");
+    properties.put("uri", "jdbc:sqlite:" + warehouse.resolve("catalog.db"));
+    properties.put("jdbc.schema-version", "V1");
+    properties.put("warehouse", warehouse.toString());
+    try (TableAccess access = new TableAccess(properties)) {
+      ((SupportsNamespaces) access.catalog()).createNamespace(Namespace.of("empty"));
+    }
+    catalog = JobJson.toJson(properties);
+  }
+
+  private static JsonNode handle(String input) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    new AssessTablesHandler().handleRequest(
+        new ByteArrayInputStream(input.getBytes(StandardCharsets.UTF_8)), out, null);
+    return JobJson.mapper().readTree(out.toByteArray());
+  }
+
+  @Test
+  void aNamespaceWithoutTablesIsASweepWithNothingToCompact() throws IOException {
+    JsonNode plan = handle("{\"sweep\": {\"catalog_properties\": " + catalog + ", \"namespaces\": [\"empty\"],"
+        + " \"max_concurrent_tables\": 2}, \"execution_name\": \"nightly\"}");
+
+    assertThat(plan.get("tables_assessed").asInt()).isZero();
+    assertThat(plan.get("compact_count").asInt()).isZero();
+    assertThat(plan.get("max_concurrent_tables").asInt()).isEqualTo(2);
+    assertThat(plan.get("to_compact")).isEmpty();
+    assertThat(plan.get("decisions").get("COMPACT").asInt()).isZero();
+  }
+
+  @Test
+  void eachMissingOrBadPartIsNamed() {
+    assertRejected("{\"execution_name\": \"nightly\"}", "AssessTables input has no 'sweep'");
+    assertRejected("{\"sweep\": {\"catalog_properties\": " + catalog + ", \"namespaces\": [\"empty\"]}}",
+        "AssessTables input has no 'execution_name'");
+    assertRejected("{\"sweep\": {\"catalog_properties\": " + catalog + ", \"namespaces\": [\"empty\"],"
+        + " \"max_tables\": 0}, \"execution_name\": \"nightly\"}", "Sweep input is invalid: $.max_tables");
+    assertRejected("{\"sweep\": {\"catalog_properties\": " + catalog + ", \"namespaces\": [\"nope\"]},"
+        + " \"execution_name\": \"nightly\"}", "Namespace not found: nope");
+  }
+
+  private static void assertRejected(String input, String message) {
+    assertThatThrownBy(() -> handle(input)).isInstanceOf(InvalidJobInputException.class).hasMessageContaining(message);
+  }
+}
