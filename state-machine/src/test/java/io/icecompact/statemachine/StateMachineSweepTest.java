@@ -91,6 +91,9 @@ class StateMachineSweepTest extends StateMachineTestBase {
         .containsExactlyInAnyOrder(ORDERS, EVENTS);
     JsonNode assessTables = payloads(SweepDefinition.ASSESS_TABLES).get(0);
     assertThat(assessTables.get("execution_name").asText()).isNotBlank();
+    // what grows with a sweep grows with max_tables (100 at most), not with the tables assessed
+    assertThat(result.largestPayloads()).as("%s", result.payloads()).allSatisfy((state, bytes) ->
+        assertThat(bytes).as(state).isLessThan(8 * 1024L));
   }
 
   @Test
