@@ -64,6 +64,7 @@ class DeleteCleanupStepTest extends CareTestBase {
     Table cleaned = load();
     assertThat(report.problems()).isEmpty();
     assertThat(report.deleteFilesBefore()).isEqualTo(8);
+    assertThat(report.keptUnreadable()).as("the kept position delete was read, not kept for want of a reader").isZero();
     assertThat(report.removed().count()).isEqualTo(6);
     assertThat(report.deleteFilesAfter()).isEqualTo(2).isEqualTo(deleteFiles(cleaned).size());
     assertThat(report.positionDeleteFilesAfter()).isEqualTo(1);
@@ -96,6 +97,7 @@ class DeleteCleanupStepTest extends CareTestBase {
     long snapshot = load().currentSnapshot().snapshotId();
     DeleteCleanupStep.Report report = new DeleteCleanupStep().run(load());
     assertThat(report.removed().count()).isZero();
+    assertThat(report.keptUnreadable()).isZero();
     assertThat(report.snapshotId()).isNull();
     assertThat(load().currentSnapshot().snapshotId()).isEqualTo(snapshot);
   }
