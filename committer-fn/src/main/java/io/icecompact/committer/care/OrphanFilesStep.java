@@ -73,6 +73,10 @@ public final class OrphanFilesStep {
                   + "commit lands. Use at least 1 day; the default is 3 days.",
               minAge, SAFE_MIN_AGE));
     }
+    if (workBase != null && !workBase.isBlank() && (tableName == null || tableName.isBlank())) {
+      // without it the work root would be the base itself, shared by every table's jobs
+      throw new IllegalArgumentException("tableName is required with a workBase (" + workBase + ")");
+    }
     this.minAge = minAge;
     this.workBase = workBase;
     this.tableName = tableName;
