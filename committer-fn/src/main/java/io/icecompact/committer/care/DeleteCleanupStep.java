@@ -61,7 +61,9 @@ import org.apache.iceberg.util.ContentFileUtil;
  * the new snapshot, up to {@code attempts} times. The files themselves stay until snapshot expiry
  * deletes them: older snapshots still reach them.
  */
-public final class DeleteCleanupStep {
+public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Report> {
+  public static final String NAME = "delete-cleanup";
+
   private static final Schema FILE_PATH = new Schema(MetadataColumns.DELETE_FILE_PATH);
   private static final int FILE_PATH_ID = MetadataColumns.DELETE_FILE_PATH.fieldId();
 
@@ -93,6 +95,12 @@ public final class DeleteCleanupStep {
       int equalityDeleteFilesBefore, int equalityDeleteFilesAfter, RemovedFiles removed, int keptUnreadable,
       Long snapshotId, String reason, List<String> problems) {}
 
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
   public Report run(Table table) {
     ValidationException last = null;
     for (int attempt = 1; attempt <= attempts; attempt++) {

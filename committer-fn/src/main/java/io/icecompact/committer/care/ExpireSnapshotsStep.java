@@ -21,7 +21,9 @@ import org.apache.iceberg.exceptions.NotFoundException;
  * <p>The report is read back: expired snapshots are those the refreshed metadata no longer lists, and
  * a deleted file counts only when storage no longer has it and no remaining snapshot reaches it.
  */
-public final class ExpireSnapshotsStep {
+public final class ExpireSnapshotsStep implements CareStep<ExpireSnapshotsStep.Report> {
+  public static final String NAME = "expire-snapshots";
+
 
   /**
    * @param snapshotsBefore snapshots listed before
@@ -34,6 +36,12 @@ public final class ExpireSnapshotsStep {
       int snapshotsBefore, int snapshotsAfter, int snapshotsExpired, List<Long> expiredSnapshotIds,
       RemovedFiles filesDeleted, List<String> problems) {}
 
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
   public Report run(Table table) {
     table.refresh();
     Set<Long> before = snapshotIds(table);

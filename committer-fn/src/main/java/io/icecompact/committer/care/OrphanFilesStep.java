@@ -43,7 +43,9 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * and the metadata is read again just before deleting, so a commit that lands meanwhile protects its
  * files.
  */
-public final class OrphanFilesStep {
+public final class OrphanFilesStep implements CareStep<OrphanFilesStep.Report> {
+  public static final String NAME = "remove-orphan-files";
+
   public static final Duration DEFAULT_MIN_AGE = Duration.ofDays(3);
   public static final Duration SAFE_MIN_AGE = Duration.ofDays(1);
 
@@ -104,6 +106,12 @@ public final class OrphanFilesStep {
       int workLocationsRemoved, int workLocationsKept, RemovedFiles workFilesDeleted,
       List<String> skippedFolders, List<String> problems) {}
 
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
   public Report run(Table table) {
     if (!(table.io() instanceof SupportsPrefixOperations io)) {
       throw new CareRefusedException(

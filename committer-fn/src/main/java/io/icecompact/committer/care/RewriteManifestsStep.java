@@ -26,7 +26,9 @@ import org.apache.iceberg.util.PropertyUtil;
  * and rows do not change (the commit is a {@code replace} of manifests only); delete manifests are
  * left as they are.
  */
-public final class RewriteManifestsStep {
+public final class RewriteManifestsStep implements CareStep<RewriteManifestsStep.Report> {
+  public static final String NAME = "rewrite-manifests";
+
   /**
    * Default threshold: Iceberg's own {@code commit.manifest.min-count-to-merge} default (100), the
    * count at which a merging append would have merged manifests itself. A streaming table written with
@@ -59,6 +61,12 @@ public final class RewriteManifestsStep {
       boolean rewritten, String reason, int dataManifestsBefore, int dataManifestsAfter,
       int deleteManifestsBefore, int deleteManifestsAfter, long dataFilesBefore, long dataFilesAfter) {}
 
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
   public Report run(Table table) {
     table.refresh();
     Snapshot before = table.currentSnapshot();
