@@ -91,6 +91,30 @@ class DeleteCleanupStepTest extends CareTestBase {
   }
 
   @Test
+  void aDataFileCommittedBetweenTheDecisionAndTheCommitFailsValidationAndTheStepDecidesAgain() {
+    create(TABLE_SHAPE);
+    addDeletesToEveryPartition(load());
+    assertThat(compact(Map.of("rewrite-all", "true"), null).status()).isEqualTo(JobStatus.COMMITTED);
+    Map<String, Long> rows = LiveRows.multiset(load());
+    List<DeleteFile> listed = deleteFiles(load());
+    java.util.concurrent.atomic.AtomicInteger appends = new java.util.concurrent.atomic.AtomicInteger();
+    List<org.apache.iceberg.data.Record> batch = List.of(FragmentedTable.newOrder(5_000_000, 1));
+
+    DeleteCleanupStep.Report report = new DeleteCleanupStep(3, table -> {
+      if (appends.getAndIncrement() == 0) { // a streaming writer commits once, mid-cleanup
+        Table writer = load();
+        writer.newAppend().appendFile(FragmentedTable.dataFile(writer, batch)).commit();
+      }
+    }).run(load());
+
+    assertThat(report.attempts()).isEqualTo(2);
+    assertThat(report.problems()).isEmpty();
+    assertThat(report.removed().count()).isEqualTo(listed.size());
+    assertThat(deleteFiles(load())).isEmpty();
+    assertThat(LiveRows.count(LiveRows.multiset(load()))).isEqualTo(LiveRows.count(rows) + 1);
+  }
+
+  @Test
   void keepsEveryDeleteThatStillApplies() {
     create(TABLE_SHAPE);
     addDeletesToEveryPartition(load());

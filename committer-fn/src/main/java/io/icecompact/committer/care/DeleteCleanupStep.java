@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
@@ -68,17 +69,22 @@ public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Repor
   private static final int FILE_PATH_ID = MetadataColumns.DELETE_FILE_PATH.fieldId();
 
   private final int attempts;
+  private final Consumer<Table> beforeCommit;
 
   public DeleteCleanupStep() {
-    this(3);
+    this(3, table -> {});
   }
 
-  /** @param attempts how many times to decide and commit when concurrent commits fail validation */
-  public DeleteCleanupStep(int attempts) {
+  /**
+   * @param attempts how many times to decide and commit when concurrent commits fail validation
+   * @param beforeCommit called between the decision and the commit (tests commit concurrently here)
+   */
+  public DeleteCleanupStep(int attempts, Consumer<Table> beforeCommit) {
     if (attempts < 1) {
       throw new IllegalArgumentException("attempts must be >= 1, got " + attempts);
     }
     this.attempts = attempts;
+    this.beforeCommit = beforeCommit;
   }
 
   /**
@@ -86,6 +92,7 @@ public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Repor
    *
    * @param removed delete files the committed snapshot removed, read back from it (bytes: their sizes)
    * @param keptUnreadable delete files kept because they could not be read
+   * @param attempts decisions made (more than one when a concurrent commit failed the validation)
    * @param snapshotId the cleanup's snapshot, or null when nothing was committed
    * @param reason what happened
    * @param problems the snapshot removed something not decided, kept something decided, or changed data
@@ -93,7 +100,7 @@ public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Repor
   public record Report(
       int deleteFilesBefore, int deleteFilesAfter, int positionDeleteFilesBefore, int positionDeleteFilesAfter,
       int equalityDeleteFilesBefore, int equalityDeleteFilesAfter, RemovedFiles removed, int keptUnreadable,
-      Long snapshotId, String reason, List<String> problems) {}
+      int attempts, Long snapshotId, String reason, List<String> problems) {}
 
   @Override
   public String name() {
@@ -106,7 +113,7 @@ public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Repor
     for (int attempt = 1; attempt <= attempts; attempt++) {
       table.refresh();
       try {
-        return attempt(table);
+        return attempt(table, attempt);
       } catch (ValidationException e) {
         last = e; // a concurrent commit: decide again from the new snapshot
       }
@@ -114,11 +121,11 @@ public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Repor
     throw last;
   }
 
-  private Report attempt(Table table) {
+  private Report attempt(Table table, int attempt) {
     Snapshot snapshot = table.currentSnapshot();
     int formatVersion = ((HasTableOperations) table).operations().current().formatVersion();
     if (snapshot == null || formatVersion < 2) {
-      return new Report(0, 0, 0, 0, 0, 0, RemovedFiles.NONE, 0, null,
+      return new Report(0, 0, 0, 0, 0, 0, RemovedFiles.NONE, 0, attempt, null,
           snapshot == null ? "the table has no snapshot" : "a v1 table has no delete files", List.of());
     }
     LiveData live = LiveData.of(table, snapshot);
@@ -137,7 +144,7 @@ public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Repor
     Counts before = Counts.of(deletes);
     if (removable.isEmpty()) {
       return new Report(before.all, before.all, before.position, before.position, before.equality, before.equality,
-          RemovedFiles.NONE, unreadable, null, "no delete file applies to nothing", List.of());
+          RemovedFiles.NONE, unreadable, attempt, null, "no delete file applies to nothing", List.of());
     }
     RowDelta delta =
         table.newRowDelta()
@@ -145,6 +152,7 @@ public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Repor
             .conflictDetectionFilter(Expressions.alwaysTrue())
             .validateNoConflictingDataFiles();
     removable.values().forEach(delta::removeDeletes);
+    beforeCommit.accept(table);
     delta.commit();
 
     table.refresh();
@@ -168,7 +176,7 @@ public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Repor
     Counts after = Counts.of(liveDeletes(table, committed));
     long bytes = removedByCommit.values().stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
     return new Report(before.all, after.all, before.position, after.position, before.equality, after.equality,
-        RemovedFiles.of(new ArrayList<>(removedByCommit.keySet()), bytes), unreadable, committed.snapshotId(),
+        RemovedFiles.of(new ArrayList<>(removedByCommit.keySet()), bytes), unreadable, attempt, committed.snapshotId(),
         String.format("removed %d delete files that apply to no live data file", removedByCommit.size()), problems);
   }
 
