@@ -97,6 +97,23 @@ class OrphanFilesStepTest extends CareTestBase {
   }
 
   @Test
+  void aFileCommittedWhileTheStepRunsIsKeptEvenWhenOld() {
+    Table table = create(SMALL);
+    // a slow writer: its file was written four days ago and is committed only now, mid-sweep
+    DataFile slow = FragmentedTable.dataFile(table, List.of(FragmentedTable.newOrder(3_000_000, 2)));
+    age(folder(table), OLD);
+    Path slowFile = Path.of(slow.location());
+
+    OrphanFilesStep.Report report = new OrphanFilesStep(OrphanFilesStep.DEFAULT_MIN_AGE, null, null,
+        Clock.systemUTC(), current -> load().newAppend().appendFile(slow).commit()).run(load());
+
+    assertThat(slowFile).exists();
+    assertThat(report.orphansDeleted().count()).isZero();
+    assertThat(report.problems()).isEmpty();
+    assertThat(LiveRows.multiset(load())).containsKey(LiveRows.text(FragmentedTable.newOrder(3_000_000, 2), 6));
+  }
+
+  @Test
   void aMinimumAgeUnderOneDayIsRefused() {
     assertThatThrownBy(() -> new OrphanFilesStep(Duration.ofHours(23), null, null, Clock.systemUTC()))
         .isInstanceOf(CareRefusedException.class)

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.exceptions.NotFoundException;
@@ -53,6 +54,7 @@ public final class OrphanFilesStep implements CareStep<OrphanFilesStep.Report> {
   private final String workBase;
   private final String tableName;
   private final Clock clock;
+  private final Consumer<Table> beforeRecheck;
 
   /** The default minimum age, jobs' work locations in the default place ({@code <table>/_icecompact}). */
   public OrphanFilesStep() {
@@ -66,6 +68,11 @@ public final class OrphanFilesStep implements CareStep<OrphanFilesStep.Report> {
    * @throws CareRefusedException when {@code minAge} is under one day
    */
   public OrphanFilesStep(Duration minAge, String workBase, String tableName, Clock clock) {
+    this(minAge, workBase, tableName, clock, table -> {});
+  }
+
+  /** @param beforeRecheck called after the orphans are chosen, before the metadata is read again (tests commit here) */
+  public OrphanFilesStep(Duration minAge, String workBase, String tableName, Clock clock, Consumer<Table> beforeRecheck) {
     if (minAge == null || minAge.compareTo(SAFE_MIN_AGE) < 0) {
       throw new CareRefusedException(
           String.format(
@@ -83,6 +90,7 @@ public final class OrphanFilesStep implements CareStep<OrphanFilesStep.Report> {
     this.workBase = workBase;
     this.tableName = tableName;
     this.clock = clock;
+    this.beforeRecheck = beforeRecheck;
   }
 
   /**
@@ -172,6 +180,7 @@ public final class OrphanFilesStep implements CareStep<OrphanFilesStep.Report> {
     }
 
     // 4. read the metadata again: a commit since step 3 protects its files
+    beforeRecheck.accept(table);
     table.refresh();
     reachable.addNewSnapshots(table);
     orphans.removeIf(file -> reachable.contains(file.location()) || reachable.samePathAs(file.location()) != null);
