@@ -48,7 +48,7 @@ public final class TableCare {
     return outcomes;
   }
 
-  private static io.icecompact.committer.care.CareStep<?> step(CareStep step) {
+  private static io.icecompact.committer.care.TableCareStep<?> step(CareStep step) {
     return switch (step) {
       case EXPIRE_SNAPSHOTS -> new ExpireSnapshotsStep();
       case REWRITE_MANIFESTS -> new RewriteManifestsStep();

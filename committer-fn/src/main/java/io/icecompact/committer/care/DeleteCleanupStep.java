@@ -1,5 +1,6 @@
 package io.icecompact.committer.care;
 
+import io.icecompact.core.policy.CareStep;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -62,8 +63,8 @@ import org.apache.iceberg.util.ContentFileUtil;
  * the new snapshot, up to {@code attempts} times. The files themselves stay until snapshot expiry
  * deletes them: older snapshots still reach them.
  */
-public final class DeleteCleanupStep implements CareStep<DeleteCleanupStep.Report> {
-  public static final String NAME = "delete-cleanup";
+public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.Report> {
+  public static final String NAME = CareStep.DELETE_CLEANUP.propertyName();
 
   private static final Schema FILE_PATH = new Schema(MetadataColumns.DELETE_FILE_PATH);
   private static final int FILE_PATH_ID = MetadataColumns.DELETE_FILE_PATH.fieldId();

@@ -1,5 +1,6 @@
 package io.icecompact.committer.care;
 
+import io.icecompact.core.policy.CareStep;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -21,8 +22,8 @@ import org.apache.iceberg.exceptions.NotFoundException;
  * <p>The report is read back: expired snapshots are those the refreshed metadata no longer lists, and
  * a deleted file counts only when storage no longer has it and no remaining snapshot reaches it.
  */
-public final class ExpireSnapshotsStep implements CareStep<ExpireSnapshotsStep.Report> {
-  public static final String NAME = "expire-snapshots";
+public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsStep.Report> {
+  public static final String NAME = CareStep.EXPIRE_SNAPSHOTS.propertyName();
 
 
   /**

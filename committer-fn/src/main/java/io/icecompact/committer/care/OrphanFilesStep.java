@@ -1,5 +1,6 @@
 package io.icecompact.committer.care;
 
+import io.icecompact.core.policy.CareStep;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
@@ -44,8 +45,8 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * and the metadata is read again just before deleting, so a commit that lands meanwhile protects its
  * files.
  */
-public final class OrphanFilesStep implements CareStep<OrphanFilesStep.Report> {
-  public static final String NAME = "remove-orphan-files";
+public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Report> {
+  public static final String NAME = CareStep.REMOVE_ORPHANS.propertyName();
 
   public static final Duration DEFAULT_MIN_AGE = Duration.ofDays(3);
   public static final Duration SAFE_MIN_AGE = Duration.ofDays(1);

@@ -1,5 +1,6 @@
 package io.icecompact.committer.care;
 
+import io.icecompact.core.policy.CareStep;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
@@ -26,8 +27,8 @@ import org.apache.iceberg.util.PropertyUtil;
  * and rows do not change (the commit is a {@code replace} of manifests only); delete manifests are
  * left as they are.
  */
-public final class RewriteManifestsStep implements CareStep<RewriteManifestsStep.Report> {
-  public static final String NAME = "rewrite-manifests";
+public final class RewriteManifestsStep implements TableCareStep<RewriteManifestsStep.Report> {
+  public static final String NAME = CareStep.REWRITE_MANIFESTS.propertyName();
 
   /**
    * Default threshold: Iceberg's own {@code commit.manifest.min-count-to-merge} default (100), the
