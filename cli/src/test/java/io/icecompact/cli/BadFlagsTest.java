@@ -142,6 +142,13 @@ class BadFlagsTest {
         bare("'min-input-files' is set to five but must be a whole number",
             "plan", "--table", TABLE, CATALOG, "-o", "min-input-files=five"),
         bare("Invalid value for option '--job-id': 'a b' " + jobId, "plan", "--table", TABLE, CATALOG, "--job-id", "a b"),
+        // sweep
+        bare("Missing required option: '--namespace=NS'", "sweep", CATALOG),
+        bare("Namespace not found: nope", "sweep", CATALOG, "--namespace", "nope"),
+        bare("Invalid value for option '--max-tables': must be at least 1, got 0", "sweep", CATALOG,
+            "--namespace", "db", "--max-tables", "0"),
+        bare("Invalid value for option '--workers': 'x' is not a whole number", "sweep", CATALOG,
+            "--namespace", "db", "--workers", "x"),
         // health
         bare("Missing required option: '--namespace=NS'", "health", CATALOG),
         bare("Namespace not found: nope", "health", CATALOG, "--namespace", "nope"),

@@ -50,7 +50,8 @@ import org.apache.iceberg.Schema;
  * @param minInterval the least time between two compactions
  * @param where the partition filter, null for the whole table
  * @param options the rewrite options a job gets: the table's, then the defaults it did not set
- * @param steps the care steps to run after the rewrite, in the order they run
+ * @param steps the care steps to run after the rewrite (the sweep runs them in one fixed order:
+ *     delete-cleanup, rewrite-manifests, expire-snapshots, remove-orphans)
  */
 public record TablePolicy(
     boolean enabled,

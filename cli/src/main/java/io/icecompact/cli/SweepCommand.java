@@ -1,0 +1,148 @@
+package io.icecompact.cli;
+
+import io.icecompact.cli.catalog.BoundedGlueClientFactory;
+import io.icecompact.cli.flags.KeyValue;
+import io.icecompact.cli.flags.WholeNumber;
+import io.icecompact.cli.sweep.EmbeddedSweep;
+import io.icecompact.cli.sweep.TableCare;
+import io.icecompact.core.health.TableHealth;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.planner.fleet.Decision;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code icecompact sweep}: {@code health}'s decision over every table of the namespaces, then, on this
+ * machine, the best {@code --max-tables} tables whose decision is to compact are compacted and cared
+ * for. Exit 0 when every table the sweep compacted committed and every care step ran; 1 otherwise (each
+ * row says what); 2 for bad flags or an unknown namespace.
+ */
+@Command(name = "sweep", mixinStandardHelpOptions = true,
+    description = "Assess every table of the namespaces, compact the best ones and run their care steps.")
+final class SweepCommand implements Callable<Integer> {
+  @Option(names = {"-c", "--catalog-property"}, paramLabel = "KEY=VALUE", converter = KeyValue.Converter.class,
+      description = "Iceberg catalog property (type or catalog-impl, uri, warehouse, io-impl, ...); repeatable")
+  List<KeyValue> catalogProperties = new ArrayList<>();
+
+  @Option(names = "--namespace", required = true, paramLabel = "NS",
+      description = "Namespace whose tables are swept, e.g. analytics; repeatable")
+  List<String> namespaces = new ArrayList<>();
+
+  @Option(names = "--max-tables", defaultValue = "10", paramLabel = "K", converter = WholeNumber.Positive.class,
+      description = "Tables compacted in this sweep, best score first (default: ${DEFAULT-VALUE})")
+  int maxTables;
+
+  @Option(names = "--workers", defaultValue = "2", paramLabel = "N", converter = WholeNumber.Positive.class,
+      description = "Groups rewritten in parallel in each job, 1 or more (default: ${DEFAULT-VALUE})")
+  int workers;
+
+  @Option(names = "--json", description = "Print the sweep as JSON")
+  boolean json;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    Map<String, String> catalog;
+    try {
+      catalog = BoundedGlueClientFactory.withBoundedGlue(KeyValue.toMap(catalogProperties));
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(),
+          "Invalid value for option '--catalog-property': " + e.getMessage());
+    }
+    EmbeddedSweep.Result result =
+        new EmbeddedSweep(workers, line -> {
+          err.println(line);
+          err.flush();
+        }).run(catalog, namespaces, maxTables);
+    if (json) {
+      out.println(JobJson.toPrettyJson(result));
+    } else {
+      print(out, result);
+    }
+    out.flush();
+    return allDone(result) ? 0 : IcecompactCli.EXIT_JOB_NOT_DONE;
+  }
+
+  /** Every compacted table committed and every care step ran, and no table was unreadable. */
+  static boolean allDone(EmbeddedSweep.Result result) {
+    for (EmbeddedSweep.TableSweep table : result.tables()) {
+      if (table.before().decision() == Decision.SKIP_UNREADABLE || table.error() != null) {
+        return false;
+      }
+      if (table.job() != null && !(table.job().status().success() && table.job().verification().verified())) {
+        return false;
+      }
+      if (table.care().stream().anyMatch(care -> care.error() != null)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static final String[] HEADER = {
+    "table", "score", "decision", "job", "files", "score after", "care", "reason"};
+
+  /** One aligned row per table: its decision, what its job did (files before -> after) and its care. */
+  static void print(PrintWriter out, EmbeddedSweep.Result result) {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(HEADER);
+    for (EmbeddedSweep.TableSweep t : result.tables()) {
+      TableHealth before = t.before().health();
+      TableHealth after = t.after();
+      String job = t.job() != null ? t.job().status().name() : t.error() != null ? "ERROR" : "-";
+      String files = before == null ? "-"
+          : after == null ? Long.toString(before.dataFiles())
+          : before.dataFiles() + " -> " + after.dataFiles();
+      rows.add(new String[] {
+        t.before().table(),
+        String.format(Locale.ROOT, "%.0f", t.before().score()),
+        t.before().decision().name(),
+        job,
+        files,
+        after == null ? "-" : String.format(Locale.ROOT, "%.0f", after.score()),
+        care(t.care()),
+        t.error() != null ? t.error() : t.job() != null && t.job().reason() != null ? t.job().reason()
+            : t.before().reason()});
+    }
+    int[] widths = new int[HEADER.length - 1];
+    for (String[] row : rows) {
+      for (int i = 0; i < widths.length; i++) {
+        widths[i] = Math.max(widths[i], row[i].length());
+      }
+    }
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < widths.length; i++) {
+        boolean number = i == 1 || i == 5;
+        line.append(String.format(Locale.ROOT, (number ? "%" : "%-") + widths[i] + "s  ", row[i]));
+      }
+      line.append(row[HEADER.length - 1]);
+      out.println(line.toString().stripTrailing());
+    }
+    out.printf(Locale.ROOT, "%d tables assessed in %s, %d compacted; decisions: %s%n",
+        result.tablesAssessed(), String.join(", ", result.namespaces()), result.compacted(), result.decisions());
+  }
+
+  /** The steps that ran, each with "failed" when it did. */
+  private static String care(List<TableCare.Outcome> care) {
+    if (care.isEmpty()) {
+      return "-";
+    }
+    List<String> steps = new ArrayList<>();
+    care.forEach(c -> steps.add(c.error() == null ? c.step() : c.step() + " (failed)"));
+    return String.join(",", steps);
+  }
+}

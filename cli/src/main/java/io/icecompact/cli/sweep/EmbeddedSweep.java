@@ -1,0 +1,109 @@
+package io.icecompact.cli.sweep;
+
+import io.icecompact.cli.runner.EmbeddedJobRunner;
+import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.core.health.TableHealth;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStatus;
+import io.icecompact.core.policy.TablePolicy;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.planner.fleet.Decision;
+import io.icecompact.planner.fleet.FleetAssessor;
+import io.icecompact.planner.fleet.TableAssessment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The sweep on one machine: assess every table of the namespaces ({@link FleetAssessor}), compact the
+ * best {@code maxTables} whose decision is {@link Decision#COMPACT}, one after another, each with its
+ * policy's options and partition filter as {@code compact} runs a job, then run the care steps its policy
+ * lists ({@link TableCare}), and read each compacted table's health again from its metadata.
+ *
+ * <p>A table whose job fails or ends without committing is reported as such, and its care steps do not
+ * run (orphan removal after an unknown commit could delete files that are live); the sweep goes on with
+ * the next table.
+ */
+public final class EmbeddedSweep {
+  /**
+   * One assessed table and, when the sweep compacted it, what happened.
+   *
+   * @param before the assessment that decided
+   * @param job the compaction's result (null when not compacted)
+   * @param error why the compaction could not run (null when it ran)
+   * @param care what each care step did (empty when not compacted or not committed)
+   * @param after the table's health read again after the sweep (null when not compacted)
+   */
+  public record TableSweep(
+      TableAssessment before, JobResult job, String error, List<TableCare.Outcome> care, TableHealth after) {}
+
+  /** The whole sweep: every table assessed, in rank order, and the counts of the decisions. */
+  public record Result(
+      List<String> namespaces, int tablesAssessed, Map<Decision, Integer> decisions, int compacted,
+      List<TableSweep> tables) {}
+
+  private final int workers;
+  private final Consumer<String> progress;
+
+  /** With {@code workers} groups rewritten at once per job; {@code progress} receives a line per step. */
+  public EmbeddedSweep(int workers, Consumer<String> progress) {
+    this.workers = workers;
+    this.progress = progress;
+  }
+
+  public Result run(Map<String, String> catalog, List<String> namespaces, int maxTables) {
+    List<TableAssessment> ranked;
+    try (TableAccess access = new TableAccess(catalog)) {
+      ranked = new FleetAssessor(access).assess(namespaces);
+    }
+    Map<Decision, Integer> decisions = new TreeMap<>();
+    ranked.forEach(a -> decisions.merge(a.decision(), 1, Integer::sum));
+    List<TableSweep> tables = new ArrayList<>();
+    int compacted = 0;
+    for (TableAssessment assessment : ranked) {
+      if (assessment.decision() != Decision.COMPACT || compacted >= maxTables) {
+        tables.add(new TableSweep(assessment, null, null, List.of(), null));
+        continue;
+      }
+      compacted++;
+      tables.add(compactAndCare(catalog, assessment));
+    }
+    return new Result(List.copyOf(namespaces), ranked.size(), decisions, compacted, tables);
+  }
+
+  private TableSweep compactAndCare(Map<String, String> catalog, TableAssessment assessment) {
+    String table = assessment.table();
+    TablePolicy policy = assessment.policy();
+    progress.accept("compacting " + table + " (score " + Math.round(assessment.score()) + ")");
+    JobResult job;
+    try {
+      job = new EmbeddedJobRunner(workers, ProgressListener.NONE)
+          .run(new JobSpec(null, table, catalog, policy.options(), null, policy.where(), null));
+    } catch (RuntimeException e) {
+      progress.accept(table + ": not compacted: " + e.getMessage());
+      return new TableSweep(assessment, null, e.getClass().getSimpleName() + ": " + e.getMessage(), List.of(),
+          healthAfter(catalog, table));
+    }
+    progress.accept(table + ": " + job.status() + ", " + job.rewrittenDataFilesCount() + " files -> "
+        + job.addedDataFilesCount());
+    List<TableCare.Outcome> care =
+        committed(job) ? TableCare.run(catalog, table, policy.steps(), progress) : List.of();
+    return new TableSweep(assessment, job, null, care, healthAfter(catalog, table));
+  }
+
+  /** Care runs after a job whose every commit is known: an UNKNOWN commit may have made any output live. */
+  private static boolean committed(JobResult job) {
+    return job.status() == JobStatus.COMMITTED || job.status() == JobStatus.PARTIAL;
+  }
+
+  private static TableHealth healthAfter(Map<String, String> catalog, String table) {
+    try (TableAccess access = new TableAccess(catalog)) {
+      return TableHealth.of(table, access.loadTable(table));
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,108 @@
+package io.icecompact.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.cli.fleet.HealthWarehouse;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.table.TableAccess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code icecompact sweep} over seed 003's lab: the best tables whose decision is to compact are
+ * compacted and cared for, best score first and no more than {@code --max-tables}; the others, opted
+ * out, too recent, predicted no-ops or beyond the budget, are left exactly as they were.
+ */
+class SweepCommandTest {
+  private static final List<String> TABLES = List.of(
+      HealthWarehouse.STREAM, HealthWarehouse.DV3, HealthWarehouse.LEFTOVER, HealthWarehouse.MOR2,
+      HealthWarehouse.HOURLY, HealthWarehouse.FRESH, HealthWarehouse.OPT_OUT, HealthWarehouse.RECENT);
+
+  @TempDir static Path warehouse;
+
+  @BeforeAll
+  static void build() {
+    HealthWarehouse.build(warehouse);
+  }
+
+  @Test
+  void compactsTheBestTablesWithinTheBudgetCaresForThemAndLeavesTheRestUntouched() throws Exception {
+    Map<String, Map<String, Long>> rowsBefore = new HashMap<>();
+    Map<String, Long> snapshotsBefore = new HashMap<>();
+    try (TableAccess access = new TableAccess(LocalWarehouse.catalogProperties(warehouse))) {
+      for (String name : TABLES) {
+        Table table = access.loadTable(name);
+        rowsBefore.put(name, LiveRows.multiset(table));
+        snapshotsBefore.put(name, table.currentSnapshot().snapshotId());
+      }
+    }
+    String healthBefore = CliRun.of(health()).out();
+
+    List<String> args = new ArrayList<>(List.of("sweep"));
+    args.addAll(TestTables.catalogArgs(warehouse));
+    args.addAll(List.of("--namespace", "lab", "--namespace", "ops", "--max-tables", "4", "--json"));
+    CliRun run = CliRun.of(args);
+
+    String healthAfter = CliRun.of(health()).out();
+    // kept for the docs and the closing note: the lab before and after one sweep
+    Files.writeString(Path.of("target", "sweep-health.txt"),
+        "before:\n" + healthBefore + "\nsweep:\n" + run.err() + "\nafter:\n" + healthAfter);
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    JsonNode sweep = JobJson.mapper().readTree(run.out());
+    assertThat(sweep.get("tables_assessed").asInt()).isEqualTo(9);
+    assertThat(sweep.get("compacted").asInt()).isEqualTo(4);
+    Map<String, JsonNode> byTable = new HashMap<>();
+    sweep.get("tables").forEach(t -> byTable.put(t.get("before").get("table").asText(), t));
+
+    // the four best COMPACT tables, by score: committed, fewer files, the same live rows, cared for
+    for (String name : List.of(HealthWarehouse.STREAM, HealthWarehouse.DV3, HealthWarehouse.LEFTOVER,
+        HealthWarehouse.MOR2)) {
+      JsonNode t = byTable.get(name);
+      assertThat(t.get("job").get("status").asText()).as(name).isEqualTo("COMMITTED");
+      assertThat(t.get("after").get("data_files").asLong()).as(name)
+          .isLessThan(t.get("before").get("health").get("data_files").asLong());
+      assertThat(t.get("after").get("score").asDouble()).as(name)
+          .isLessThan(t.get("before").get("health").get("score").asDouble());
+      assertThat(t.get("care")).as(name).isNotEmpty()
+          .allSatisfy(care -> assertThat(care.get("error")).as(name + " " + care).isNull());
+    }
+    List<String> mor2Steps = new ArrayList<>();
+    byTable.get(HealthWarehouse.MOR2).get("care").forEach(c -> mor2Steps.add(c.get("step").asText()));
+    assertThat(mor2Steps).containsExactly("delete-cleanup", "rewrite-manifests", "expire-snapshots", "remove-orphans");
+
+    // the others: not compacted, not touched
+    for (String name : List.of(HealthWarehouse.HOURLY, HealthWarehouse.FRESH, HealthWarehouse.OPT_OUT,
+        HealthWarehouse.RECENT)) {
+      assertThat(byTable.get(name).get("job")).as(name).isNull();
+      assertThat(byTable.get(name).get("care")).as(name).isEmpty();
+    }
+    try (TableAccess access = new TableAccess(LocalWarehouse.catalogProperties(warehouse))) {
+      for (String name : TABLES) {
+        Table table = access.loadTable(name);
+        assertThat(LiveRows.multiset(table)).as(name).isEqualTo(rowsBefore.get(name));
+        if (!byTable.get(name).has("job") || byTable.get(name).get("job").isNull()) {
+          assertThat(table.currentSnapshot().snapshotId()).as(name).isEqualTo(snapshotsBefore.get(name));
+        }
+      }
+    }
+  }
+
+  private static List<String> health() {
+    List<String> args = new ArrayList<>(List.of("health"));
+    args.addAll(TestTables.catalogArgs(warehouse));
+    args.addAll(List.of("--namespace", "lab", "--namespace", "ops"));
+    return args;
+  }
+}

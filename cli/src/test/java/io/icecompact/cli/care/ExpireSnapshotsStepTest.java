@@ -1,0 +1,86 @@
+package io.icecompact.cli.care;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.committer.care.ExpireSnapshotsStep;
+import io.icecompact.core.job.JobStatus;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ExpireSnapshotsStep} on a compacted table: the retention the table's properties set is what
+ * Iceberg applies, the files only expired snapshots reached are deleted, and what remains reads the
+ * same rows with every file in place.
+ */
+class ExpireSnapshotsStepTest extends CareTestBase {
+  /** 4 day partitions of 5 files of 200 rows, 2 files with position deletes, 10 equality-deleted ids. */
+  static final FragmentedTable.Shape SMALL = new FragmentedTable.Shape(4, 5, 200, 2, 2, 10, true);
+
+  @Test
+  void expiresWhatTheTablesRetentionAllowsAndDeletesOnlyUnreachableFiles() {
+    Table table = create(SMALL);
+    assertThat(compact(Map.of(), null).status()).isEqualTo(JobStatus.COMMITTED);
+    table = load();
+    Map<String, Long> rows = LiveRows.multiset(table);
+    List<Snapshot> before = new ArrayList<>();
+    table.snapshots().forEach(before::add);
+    // a tag on the first snapshot: a ref's own retention (tags are kept forever by default)
+    long tagged = before.get(0).snapshotId();
+    table.manageSnapshots().createTag("first", tagged).commit();
+    table.updateProperties()
+        .set(TableProperties.MAX_SNAPSHOT_AGE_MS, "1")
+        .set(TableProperties.MIN_SNAPSHOTS_TO_KEEP, "2")
+        .commit();
+    Set<String> reachableBefore = new HashSet<>();
+    before.forEach(snapshot -> reachableBefore.addAll(filesOf(load(), snapshot)));
+
+    ExpireSnapshotsStep.Report report = new ExpireSnapshotsStep().run(load());
+
+    table = load();
+    List<Long> remaining = new ArrayList<>();
+    table.snapshots().forEach(snapshot -> remaining.add(snapshot.snapshotId()));
+    Snapshot current = table.currentSnapshot();
+    assertThat(remaining)
+        .as("the two newest (min-snapshots-to-keep=2) and the tagged one")
+        .containsExactlyInAnyOrder(tagged, current.snapshotId(), current.parentId());
+    assertThat(report.snapshotsBefore()).isEqualTo(before.size());
+    assertThat(report.snapshotsExpired()).isEqualTo(before.size() - 3);
+    assertThat(table.history()).extracting(entry -> entry.snapshotId()).isSubsetOf(remaining);
+    assertThat(report.problems()).isEmpty();
+
+    Set<String> stillReachable = new HashSet<>();
+    for (long id : remaining) {
+      stillReachable.addAll(filesOf(table, table.snapshot(id)));
+    }
+    assertThat(stillReachable).allSatisfy(file -> assertThat(exists(file)).as(file).isTrue());
+    assertThat(report.filesDeleted().count()).isPositive();
+    assertThat(report.filesDeleted().sample()).allSatisfy(file -> {
+      assertThat(exists(file)).as(file).isFalse();
+      assertThat(stillReachable).doesNotContain(file);
+    });
+    Set<String> expectedGone = new HashSet<>(reachableBefore);
+    expectedGone.removeAll(stillReachable);
+    assertThat(expectedGone).allSatisfy(file -> assertThat(exists(file)).as(file).isFalse());
+    assertThat(report.filesDeleted().count()).as("deleted, of %s", expectedGone).isEqualTo(expectedGone.size());
+    assertThat(LiveRows.multiset(table)).isEqualTo(rows);
+    System.out.printf("expire: %d -> %d snapshots, %d files deleted%n",
+        report.snapshotsBefore(), report.snapshotsAfter(), report.filesDeleted().count());
+  }
+
+  @Test
+  void defaultRetentionOfFiveDaysExpiresNothingFresh() {
+    create(SMALL);
+    ExpireSnapshotsStep.Report report = new ExpireSnapshotsStep().run(load());
+    assertThat(report.snapshotsExpired()).isZero();
+    assertThat(report.filesDeleted().count()).isZero();
+  }
+}

@@ -1,0 +1,309 @@
+package io.icecompact.committer.care;
+
+import io.icecompact.core.policy.CareStep;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.InternalData;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.RowDelta;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Comparators;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.ContentFileUtil;
+
+/**
+ * Removes delete files that apply to no live data file (v2 and later), in one commit that changes no
+ * row. Seed 003 measured why a v2 table needs it: a data rewrite with
+ * {@code use-starting-sequence-number} (the default) gives its output the sequence number it started
+ * from, so the position deletes of the files it replaced still "apply" by number; Iceberg's own
+ * dangling-delete removal keeps them and they stay listed (60 of 60 after a full rewrite) until a
+ * {@code rewrite_position_delete_files} with rewrite-all removes them (60 to 0).
+ *
+ * <p>A delete file is removed only when it provably changes no live row:
+ *
+ * <ul>
+ *   <li>a position delete (or deletion vector) when none of the data files it names is live: the file
+ *       it references ({@code referenced_data_file}, or equal {@code file_path} bounds), else every
+ *       {@code file_path} it holds, read from the file (skipped when its {@code file_path} bounds hold no
+ *       live file's location). A live file is matched by normalized location, scheme and slashes aside,
+ *       in any partition and at any sequence number: wider than Iceberg's rule, so a partition-scoped
+ *       delete that names any live file stays;
+ *   <li>an equality delete when no live data file in its scope (its partition, or the whole table for
+ *       an unpartitioned delete) has a lower data sequence number.
+ * </ul>
+ *
+ * A delete file that cannot be read is kept. The commit is a {@code RowDelta} that only removes delete
+ * files, validated from the snapshot the decision was made on: any data file committed since fails it
+ * (and a rollback past that snapshot fails Iceberg's history check), and the step decides again from
+ * the new snapshot, up to {@code attempts} times. The files themselves stay until snapshot expiry
+ * deletes them: older snapshots still reach them.
+ */
+public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.Report> {
+  public static final String NAME = CareStep.DELETE_CLEANUP.propertyName();
+
+  private static final Schema FILE_PATH = new Schema(MetadataColumns.DELETE_FILE_PATH);
+  private static final int FILE_PATH_ID = MetadataColumns.DELETE_FILE_PATH.fieldId();
+
+  private final int attempts;
+  private final Consumer<Table> beforeCommit;
+
+  public DeleteCleanupStep() {
+    this(3, table -> {});
+  }
+
+  /**
+   * @param attempts how many times to decide and commit when concurrent commits fail validation
+   * @param beforeCommit called between the decision and the commit (tests commit concurrently here)
+   */
+  public DeleteCleanupStep(int attempts, Consumer<Table> beforeCommit) {
+    if (attempts < 1) {
+      throw new IllegalArgumentException("attempts must be >= 1, got " + attempts);
+    }
+    this.attempts = attempts;
+    this.beforeCommit = beforeCommit;
+  }
+
+  /**
+   * Delete files counted from the current snapshot's manifests before and after.
+   *
+   * @param removed delete files the committed snapshot removed, read back from it (bytes: their sizes)
+   * @param keptUnreadable delete files kept because they could not be read
+   * @param attempts decisions made (more than one when a concurrent commit failed the validation)
+   * @param snapshotId the cleanup's snapshot, or null when nothing was committed
+   * @param reason what happened
+   * @param problems the snapshot removed something not decided, kept something decided, or changed data
+   */
+  public record Report(
+      int deleteFilesBefore, int deleteFilesAfter, int positionDeleteFilesBefore, int positionDeleteFilesAfter,
+      int equalityDeleteFilesBefore, int equalityDeleteFilesAfter, RemovedFiles removed, int keptUnreadable,
+      int attempts, Long snapshotId, String reason, List<String> problems) {}
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public Report run(Table table) {
+    ValidationException last = null;
+    for (int attempt = 1; attempt <= attempts; attempt++) {
+      table.refresh();
+      try {
+        return attempt(table, attempt);
+      } catch (ValidationException e) {
+        last = e; // a concurrent commit: decide again from the new snapshot
+      }
+    }
+    throw last;
+  }
+
+  private Report attempt(Table table, int attempt) {
+    Snapshot snapshot = table.currentSnapshot();
+    int formatVersion = ((HasTableOperations) table).operations().current().formatVersion();
+    if (snapshot == null || formatVersion < 2) {
+      return new Report(0, 0, 0, 0, 0, 0, RemovedFiles.NONE, 0, attempt, null,
+          snapshot == null ? "the table has no snapshot" : "a v1 table has no delete files", List.of());
+    }
+    LiveData live = LiveData.of(table, snapshot);
+    List<DeleteFile> deletes = liveDeletes(table, snapshot);
+    Map<String, DeleteFile> removable = new LinkedHashMap<>();
+    int unreadable = 0;
+    for (DeleteFile delete : deletes) {
+      Decision decision =
+          delete.content() == FileContent.EQUALITY_DELETES ? equality(table, live, delete) : position(table, live, delete);
+      if (decision == Decision.REMOVE) {
+        removable.putIfAbsent(key(delete), delete);
+      } else if (decision == Decision.UNREADABLE) {
+        unreadable++;
+      }
+    }
+    Counts before = Counts.of(deletes);
+    if (removable.isEmpty()) {
+      return new Report(before.all, before.all, before.position, before.position, before.equality, before.equality,
+          RemovedFiles.NONE, unreadable, attempt, null, "no delete file applies to nothing", List.of());
+    }
+    RowDelta delta =
+        table.newRowDelta()
+            .validateFromSnapshot(snapshot.snapshotId())
+            .conflictDetectionFilter(Expressions.alwaysTrue())
+            .validateNoConflictingDataFiles();
+    removable.values().forEach(delta::removeDeletes);
+    beforeCommit.accept(table);
+    delta.commit();
+
+    table.refresh();
+    Snapshot committed = table.currentSnapshot();
+    List<String> problems = new ArrayList<>();
+    Map<String, DeleteFile> removedByCommit = new LinkedHashMap<>();
+    SnapshotChanges.builderFor(table).snapshot(committed).build().removedDeleteFiles()
+        .forEach(file -> removedByCommit.put(key(file), file));
+    Set<String> notRemoved = new TreeSet<>(removable.keySet());
+    notRemoved.removeAll(removedByCommit.keySet());
+    notRemoved.forEach(file -> problems.add("snapshot " + committed.snapshotId() + " did not remove " + file));
+    removedByCommit.keySet().stream().filter(file -> !removable.containsKey(file))
+        .forEach(file -> problems.add("snapshot " + committed.snapshotId() + " removed " + file + ", not decided"));
+    for (String property : List.of(SnapshotSummary.ADDED_FILES_PROP, SnapshotSummary.DELETED_FILES_PROP,
+        SnapshotSummary.ADDED_DELETE_FILES_PROP)) {
+      String value = committed.summary().get(property);
+      if (value != null && Long.parseLong(value) != 0) {
+        problems.add("snapshot " + committed.snapshotId() + " has " + property + "=" + value);
+      }
+    }
+    Counts after = Counts.of(liveDeletes(table, committed));
+    long bytes = removedByCommit.values().stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
+    return new Report(before.all, after.all, before.position, after.position, before.equality, after.equality,
+        RemovedFiles.of(new ArrayList<>(removedByCommit.keySet()), bytes), unreadable, attempt, committed.snapshotId(),
+        String.format("removed %d delete files that apply to no live data file", removedByCommit.size()), problems);
+  }
+
+  private enum Decision { KEEP, REMOVE, UNREADABLE }
+
+  private static Decision equality(Table table, LiveData live, DeleteFile delete) {
+    Long sequence = delete.dataSequenceNumber();
+    if (sequence == null) {
+      return Decision.KEEP;
+    }
+    boolean global = table.specs().get(delete.specId()).isUnpartitioned();
+    long lowest = global ? live.lowestSequence : live.lowestSequence(partitionKey(table, delete.specId(), delete.partition()));
+    return lowest < sequence ? Decision.KEEP : Decision.REMOVE;
+  }
+
+  private static Decision position(Table table, LiveData live, DeleteFile delete) {
+    String referenced = ContentFileUtil.referencedDataFileLocation(delete);
+    if (referenced != null) {
+      return live.contains(referenced) ? Decision.KEEP : Decision.REMOVE;
+    }
+    if (!live.anyWithin(bound(delete.lowerBounds()), bound(delete.upperBounds()))) {
+      return Decision.REMOVE;
+    }
+    try (CloseableIterable<StructLike> rows =
+        InternalData.read(delete.format(), table.io().newInputFile(delete.location())).project(FILE_PATH).build()) {
+      for (StructLike row : rows) {
+        if (live.contains(row.get(0, CharSequence.class).toString())) {
+          return Decision.KEEP;
+        }
+      }
+      return Decision.REMOVE;
+    } catch (IOException | RuntimeException e) {
+      return Decision.UNREADABLE; // e.g. a format without a reader here: kept, when in doubt
+    }
+  }
+
+  private static String bound(Map<Integer, ByteBuffer> bounds) {
+    ByteBuffer value = bounds == null ? null : bounds.get(FILE_PATH_ID);
+    return value == null ? null : Conversions.<CharSequence>fromByteBuffer(Types.StringType.get(), value).toString();
+  }
+
+  private static List<DeleteFile> liveDeletes(Table table, Snapshot snapshot) {
+    List<DeleteFile> deletes = new ArrayList<>();
+    for (ManifestFile manifest : snapshot.deleteManifests(table.io())) {
+      try (CloseableIterable<DeleteFile> files = ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+        files.forEach(file -> deletes.add(copyWithBounds(file)));
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
+      }
+    }
+    return deletes;
+  }
+
+  /** Manifest readers reuse their objects: keep the bounds of the file_path column only. */
+  private static DeleteFile copyWithBounds(DeleteFile file) {
+    return file.copyWithStats(Set.of(FILE_PATH_ID));
+  }
+
+  private static String key(DeleteFile file) {
+    return file.contentOffset() == null ? file.location() : file.location() + "@" + file.contentOffset();
+  }
+
+  private static String partitionKey(Table table, int specId, StructLike partition) {
+    return specId + "/" + table.specs().get(specId).partitionToPath(partition);
+  }
+
+  private record Counts(int all, int position, int equality) {
+    static Counts of(List<DeleteFile> deletes) {
+      Set<String> all = new HashSet<>();
+      Set<String> position = new HashSet<>();
+      Set<String> equality = new HashSet<>();
+      for (DeleteFile delete : deletes) {
+        all.add(key(delete));
+        (delete.content() == FileContent.EQUALITY_DELETES ? equality : position).add(key(delete));
+      }
+      return new Counts(all.size(), position.size(), equality.size());
+    }
+  }
+
+  /** The snapshot's live data files: locations (raw and normalized), lowest data sequence number by partition. */
+  private static final class LiveData {
+    private final Set<String> normalized = new HashSet<>();
+    private final TreeSet<String> raw = new TreeSet<>(Comparators.charSequences()::compare);
+    private final Map<String, Long> lowestByPartition = new HashMap<>();
+    private long lowestSequence = Long.MAX_VALUE;
+
+    static LiveData of(Table table, Snapshot snapshot) {
+      LiveData live = new LiveData();
+      for (ManifestFile manifest : snapshot.dataManifests(table.io())) {
+        try (CloseableIterable<DataFile> files = ManifestFiles.read(manifest, table.io(), table.specs())) {
+          for (DataFile file : files) {
+            live.raw.add(file.location());
+            live.normalized.add(FileLocations.normalized(file.location()));
+            long sequence = file.dataSequenceNumber() == null ? 0 : file.dataSequenceNumber();
+            live.lowestByPartition.merge(partitionKey(table, file.specId(), file.partition()), sequence, Math::min);
+            live.lowestSequence = Math.min(live.lowestSequence, sequence);
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
+        }
+      }
+      return live;
+    }
+
+    boolean contains(String location) {
+      return raw.contains(location) || normalized.contains(FileLocations.normalized(location));
+    }
+
+    long lowestSequence(String partitionKey) {
+      return lowestByPartition.getOrDefault(partitionKey, Long.MAX_VALUE);
+    }
+
+    /**
+     * Whether a live location lies within {@code [lower, upper]}, by Iceberg's own string order, or could
+     * (a bound missing, or the bounds written with another scheme than the live files).
+     */
+    boolean anyWithin(String lower, String upper) {
+      if (lower == null || upper == null) {
+        return true;
+      }
+      String first = raw.ceiling(lower);
+      if (first != null && Comparators.charSequences().compare(first, upper) <= 0) {
+        return true;
+      }
+      return !FileLocations.normalized(lower).equals(lower) || !FileLocations.normalized(upper).equals(upper)
+          || !raw.isEmpty() && !FileLocations.normalized(raw.first()).equals(raw.first());
+    }
+  }
+}

@@ -1,0 +1,17 @@
+package io.icecompact.committer.care;
+
+import org.apache.iceberg.Table;
+
+/**
+ * One table-care step: runs on a loaded table and returns what it removed, read back from the table's
+ * metadata and storage. Steps are plain classes, free of CLI and Lambda concerns, so the embedded
+ * sweep and a Lambda handler run the same code; {@link #name} is how a policy lists them ({@link io.icecompact.core.policy.CareStep}).
+ *
+ * @param <R> the step's report
+ */
+public interface TableCareStep<R> {
+  /** The step's name in a table's policy, e.g. {@code expire-snapshots}. */
+  String name();
+
+  R run(Table table);
+}
