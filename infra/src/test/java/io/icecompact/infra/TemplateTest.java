@@ -112,7 +112,8 @@ class TemplateTest {
       String module = (String) p.get("CodeUri");
       module = module.substring(3, module.indexOf('/', 3));
       assertThat(p.get("CodeUri")).as(name).isEqualTo(jarOf(module));
-      Path source = rootDir.resolve(module).resolve("src/main/java").resolve(className.replace('.', '/') + ".java");
+      Path source =
+          rootDir.resolve(module).resolve("src/main/java").resolve(className.replace('.', '/') + ".java");
       // AssessTablesHandler is written on the sweep's own branch; until it is merged only its name is checked.
       if (!(name.equals("AssessTablesFunction") && !Files.exists(source))) {
         assertThat(source).as(name + " handler source").exists();
@@ -350,7 +351,7 @@ class TemplateTest {
     // Fn::Split cannot trim: a space or a quote in the list would end up in a namespace or break the JSON input.
     Pattern namespaces = Pattern.compile((String) map(parameters.get("SweepNamespaces")).get("AllowedPattern"));
     assertThat(List.of("", "analytics", "analytics,sales.raw")).allMatch(v -> namespaces.matcher(v).matches());
-    assertThat(List.of("analytics, sales", "a\"b", "analytics,", ",analytics"))
+    assertThat(List.of("analytics, sales", "a\"b", "a\\b", "analytics,", ",analytics"))
         .noneMatch(v -> namespaces.matcher(v).matches());
 
     assertThat(map(template.get("Conditions")).get("ScheduleSweep")).isEqualTo(

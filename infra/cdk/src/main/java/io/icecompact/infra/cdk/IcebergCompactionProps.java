@@ -39,8 +39,8 @@ public final class IcebergCompactionProps {
 
   /** The SAM template's WorkPrefix pattern: S3's safe key characters, ending with "/". */
   private static final Pattern WORK_PREFIX = Pattern.compile("^[A-Za-z0-9!_.*'()/-]+/$");
-  /** A namespace as SweepNamespaces allows it: no comma, white space or quote (levels separated by dots). */
-  private static final Pattern NAMESPACE = Pattern.compile("^[^,\\s\"]+$");
+  /** A namespace as SweepNamespaces allows it: no comma, white space, quote or backslash (levels separated by dots). */
+  private static final Pattern NAMESPACE = Pattern.compile("^[^,\\s\"\\\\]+$");
   private static final Pattern SCHEDULE = Pattern.compile("^(rate|cron|at)\\(.+\\)$");
   /** State machine names allow 80 characters; "-compaction" takes 11. */
   private static final Pattern NAME = Pattern.compile("^[A-Za-z0-9_-]{1,69}$");
@@ -350,7 +350,7 @@ public final class IcebergCompactionProps {
           "'name' is set to '" + name + "' but must match " + NAME.pattern());
       for (String namespace : sweepNamespaces) {
         PropsCheck.that(NAMESPACE.matcher(namespace).matches(), "sweep namespace '" + namespace
-            + "' must be non-empty without commas, spaces or quotes (levels separated by dots)");
+            + "' must be non-empty without commas, spaces, quotes or backslashes (levels separated by dots)");
       }
       PropsCheck.that(new HashSet<>(sweepNamespaces).size() == sweepNamespaces.size(),
           "'sweepNamespaces' " + sweepNamespaces + " names a namespace twice");

@@ -92,7 +92,7 @@ class IcecompactAppTest {
         "work_location", "s3://work/icecompact/jobs/"));
     assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse",
             "sweepNamespaces", "analytics, sales"))))
-        .hasMessageContaining("sweep namespace ' sales' must be non-empty without commas, spaces or quotes");
+        .hasMessageContaining("sweep namespace ' sales' must be non-empty without commas, spaces, quotes");
   }
 
   @Test

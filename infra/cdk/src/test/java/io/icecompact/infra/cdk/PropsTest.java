@@ -144,7 +144,8 @@ class PropsTest {
     }
     assertThat(definition.placeholders()).isEqualTo(placeholders);
     StateMachineDefinition sweep = StateMachineDefinition.bundled(StateMachineDefinition.SWEEP_RESOURCE);
-    assertThat(sweep.text()).isEqualTo(RepositoryFiles.read(RepositoryFiles.root().resolve("state-machine/sweep.asl.json")));
+    assertThat(sweep.text())
+        .isEqualTo(RepositoryFiles.read(RepositoryFiles.root().resolve("state-machine/sweep.asl.json")));
     assertThat(sweep.placeholders()).containsExactly("AssessTablesFunctionArn", "CompactionStateMachineArn");
   }
 
@@ -152,6 +153,7 @@ class PropsTest {
   void sweepSettingsAreChecked() {
     assertRefused(b -> b.sweepNamespaces(List.of("analytics", " sales")), "sweep namespace ' sales' must be non-empty");
     assertRefused(b -> b.sweepNamespaces(List.of("")), "sweep namespace '' must be non-empty");
+    assertRefused(b -> b.sweepNamespaces(List.of("a\\b")), "sweep namespace 'a\\b' must be non-empty");
     assertRefused(b -> b.sweepNamespaces(List.of("a", "a")), "names a namespace twice");
     assertRefused(b -> b.sweepSchedule("daily"), "'sweepSchedule' is set to 'daily' but must be");
     assertRefused(b -> b.sweepMaxTables(0), "'sweepMaxTables' is set to 0 but must be >= 1");
