@@ -24,8 +24,8 @@ final class AppContext {
   static final List<String> NAMES = List.of("stackName", "repositoryRoot", "warehouseBucket", "warehousePrefix",
       "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable", "catalogAccessPolicyArn",
       "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule", "scheduleOptionsJson",
-      "scheduleTimezone", "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold",
-      "workerMemorySize");
+      "scheduleTimezone", "sweepNamespaces", "sweepSchedule", "sweepMaxTables", "sweepMaxConcurrentTables",
+      "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold", "workerMemorySize");
 
   /** Lambda log retention in days → CDK's enum (CloudWatch Logs allows these values only). */
   static final Map<Integer, RetentionDays> RETENTION = retention();
@@ -51,6 +51,11 @@ final class AppContext {
         .workArtefactRetentionDays(number("workArtefactRetentionDays",
             IcebergCompactionProps.DEFAULT_WORK_ARTEFACT_RETENTION_DAYS))
         .scheduleTimezone(get("scheduleTimezone", IcebergCompactionProps.DEFAULT_SCHEDULE_TIMEZONE))
+        .sweepNamespaces(sweepNamespaces())
+        .sweepSchedule(get("sweepSchedule", IcebergCompactionProps.DEFAULT_SWEEP_SCHEDULE))
+        .sweepMaxTables(number("sweepMaxTables", IcebergCompactionProps.DEFAULT_SWEEP_MAX_TABLES))
+        .sweepMaxConcurrentTables(number("sweepMaxConcurrentTables",
+            IcebergCompactionProps.DEFAULT_SWEEP_MAX_CONCURRENT_TABLES))
         .logRetention(logRetention())
         .logLevel(logLevel())
         .unknownOrPartialThreshold(number("unknownOrPartialThreshold",
@@ -91,6 +96,11 @@ final class AppContext {
         }
       }
     }
+  }
+
+  /** SweepNamespaces: comma-separated, as the SAM parameter (the props check each namespace). */
+  private List<String> sweepNamespaces() {
+    return has("sweepNamespaces") ? List.of(get("sweepNamespaces", null).split(",", -1)) : List.of();
   }
 
   private IcebergCatalog catalog() {

@@ -1,8 +1,12 @@
 package io.icecompact.infra.cdk;
 
+import java.util.List;
+import java.util.stream.Stream;
+
 /**
- * The six Lambda functions of the compaction state machine, with what infra/template.yaml gives each: the module
- * whose jar holds it, its handler, its default size and whether it reads the lease table.
+ * The Lambda functions of infra/template.yaml: the six of the compaction state machine and the sweep's AssessTables,
+ * with what the template gives each: the module whose jar holds it, its handler, its default size and whether it
+ * reads the lease table.
  */
 public enum CompactionFunction {
   ACQUIRE_LEASE("AcquireLease", "lease-fn", "io.icecompact.lease.lambda.AcquireLeaseHandler",
@@ -16,7 +20,10 @@ public enum CompactionFunction {
   COMMIT_SNAPSHOT("CommitSnapshot", "committer-fn", "io.icecompact.committer.lambda.CommitSnapshotHandler",
       "checks the job's invariants and the lease, commits one snapshot.", FunctionSize.of(2048, 900), true, 1),
   RELEASE_LEASE("ReleaseLease", "lease-fn", "io.icecompact.lease.lambda.ReleaseLeaseHandler",
-      "writes the job log record and releases the lease.", FunctionSize.of(512, 60), true, 1);
+      "writes the job log record and releases the lease.", FunctionSize.of(512, 60), true, 1),
+  /** The sweep's first step, in the planner's jar with the planner's size and JIT level; it writes nothing. */
+  ASSESS_TABLES("AssessTables", "planner-fn", "io.icecompact.planner.lambda.AssessTablesHandler",
+      "lists the tables of namespaces and assesses each from its metadata.", FunctionSize.of(2048, 900), false, 1);
 
   /** The worker's least memory, as the SAM template's WorkerMemorySize allows: memory buys the CPU it rewrites with. */
   public static final int WORKER_MIN_MEMORY_MB = 4096;
@@ -47,6 +54,16 @@ public enum CompactionFunction {
     this.defaultSize = defaultSize;
     this.usesLeaseTable = usesLeaseTable;
     this.tieredStopAtLevel = tieredStopAtLevel;
+  }
+
+  /** The six functions the compaction state machine invokes (state-machine/compaction.asl.json). */
+  public static List<CompactionFunction> compactionSteps() {
+    return Stream.of(values()).filter(CompactionFunction::isCompactionStep).toList();
+  }
+
+  /** Whether the compaction state machine invokes it (AssessTables is the sweep state machine's). */
+  public boolean isCompactionStep() {
+    return this != ASSESS_TABLES;
   }
 
   /** The state's name in the definition, e.g. {@code AcquireLease}. */

@@ -31,9 +31,13 @@ final class FunctionPermissions {
     this.leaseTableArn = leaseTableArn;
   }
 
-  /** Whether the function gets the catalog access policy (the REST/JDBC escape hatch): planner and committer. */
+  /**
+   * Whether the function gets the catalog access policy (the REST/JDBC escape hatch): planner, committer and the
+   * sweep's AssessTables.
+   */
   static boolean usesCatalog(CompactionFunction function) {
-    return function == CompactionFunction.PLAN_REWRITE || function == CompactionFunction.COMMIT_SNAPSHOT;
+    return function == CompactionFunction.PLAN_REWRITE || function == CompactionFunction.COMMIT_SNAPSHOT
+        || function == CompactionFunction.ASSESS_TABLES;
   }
 
   List<PolicyStatement> statementsOf(CompactionFunction function) {
@@ -87,6 +91,20 @@ final class FunctionPermissions {
           default -> { }
         }
       }
+      case ASSESS_TABLES -> {
+        s.add(warehouseList());
+        // Metadata files and manifests only: the assessment reads no data file, and writes nothing.
+        s.add(allow("MetadataRead", List.of(warehouseObjects("metadata")), "s3:GetObject"));
+        switch (catalog.type()) {
+          // GlueCatalog.listTables calls GetTables.
+          case GLUE -> s.add(glue("GlueCatalogList", "glue:GetDatabase", "glue:GetTables", "glue:GetTable"));
+          // DynamoDbCatalog.listTables queries its namespace-identifier index.
+          case DYNAMODB -> s.add(allow("DynamoDbCatalogList", List.of(dynamoDbCatalogArn(),
+                  dynamoDbCatalogArn() + "/index/namespace-identifier"),
+              "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query"));
+          default -> { }
+        }
+      }
       default -> throw new IllegalArgumentException("no permissions defined for " + function);
     }
     return s;
@@ -119,8 +137,12 @@ final class FunctionPermissions {
   }
 
   private PolicyStatement dynamoDbCatalog(String sid, String... actions) {
-    return allow(sid, List.of("arn:" + Aws.PARTITION + ":dynamodb:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":table/"
-        + catalog.dynamoDbTable()), actions);
+    return allow(sid, List.of(dynamoDbCatalogArn()), actions);
+  }
+
+  private String dynamoDbCatalogArn() {
+    return "arn:" + Aws.PARTITION + ":dynamodb:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":table/"
+        + catalog.dynamoDbTable();
   }
 
   /** ListBucket limited to a key prefix, so the function cannot list the rest of the bucket. */

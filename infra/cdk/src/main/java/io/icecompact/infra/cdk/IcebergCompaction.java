@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.RemovalPolicy;
@@ -58,9 +59,10 @@ import software.amazon.awscdk.services.stepfunctions.StateMachineType;
 import software.constructs.Construct;
 
 /**
- * icecompact on AWS, as infra/template.yaml deploys it: the six functions (java21, arm64), the compaction state
- * machine from state-machine/compaction.asl.json, the lease/job-log table, the work location, one EventBridge
- * Scheduler schedule per table and the alarms, with the template's least-privilege roles. Construct ids are the
+ * icecompact on AWS, as infra/template.yaml deploys it: the seven functions (java21, arm64), the compaction state
+ * machine from state-machine/compaction.asl.json, the sweep state machine from state-machine/sweep.asl.json, the
+ * lease/job-log table, the work location, one EventBridge Scheduler schedule per table and one for the sweep (when
+ * it has namespaces) and the alarms, with the template's least-privilege roles. Construct ids are the
  * template's logical ids, so the two read alike.
  */
 public class IcebergCompaction extends Construct {
@@ -75,7 +77,9 @@ public class IcebergCompaction extends Construct {
   private final Map<CompactionFunction, Function> functions = new EnumMap<>(CompactionFunction.class);
   private final Map<CompactionFunction, LogGroup> logGroups = new EnumMap<>(CompactionFunction.class);
   private final StateMachine stateMachine;
+  private final StateMachine sweepStateMachine;
   private final Map<String, CfnSchedule> schedules = new LinkedHashMap<>();
+  private CfnSchedule sweepSchedule;
   private final List<Alarm> alarms = new ArrayList<>();
 
   public IcebergCompaction(Construct scope, String id, IcebergCompactionProps props) {
@@ -87,14 +91,28 @@ public class IcebergCompaction extends Construct {
     this.workBucket = props.workBucket().orElseGet(this::createWorkBucket);
     createFunctions();
     this.stateMachine = createStateMachine();
+    this.sweepStateMachine = createSweepStateMachine();
     if (!props.tables().isEmpty()) {
       createSchedules();
+    }
+    if (!props.sweepNamespaces().isEmpty()) {
+      this.sweepSchedule = createSweepSchedule();
     }
     createAlarms();
   }
 
   public StateMachine stateMachine() {
     return stateMachine;
+  }
+
+  /** The sweep: assesses the tables of namespaces, then runs the compaction state machine on the top ones. */
+  public StateMachine sweepStateMachine() {
+    return sweepStateMachine;
+  }
+
+  /** The sweep's schedule; empty without sweep namespaces. */
+  public Optional<CfnSchedule> sweepSchedule() {
+    return Optional.ofNullable(sweepSchedule);
   }
 
   public ITable leaseTable() {
@@ -220,7 +238,7 @@ public class IcebergCompaction extends Construct {
   private StateMachine createStateMachine() {
     StateMachineDefinition definition = StateMachineDefinition.bundled();
     Map<String, String> substitutions = new LinkedHashMap<>();
-    for (CompactionFunction f : CompactionFunction.values()) {
+    for (CompactionFunction f : CompactionFunction.compactionSteps()) {
       substitutions.put(f.definitionPlaceholder(), functions.get(f).getFunctionArn());
     }
     if (!substitutions.keySet().equals(definition.placeholders())) {
@@ -231,7 +249,8 @@ public class IcebergCompaction extends Construct {
     // of it) without a circular reference.
     String stateMachineName = name + "-compaction";
     String arnPrefix = "arn:" + Aws.PARTITION + ":states:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":";
-    List<String> functionArns = functions.values().stream().map(Function::getFunctionArn).toList();
+    List<String> functionArns =
+        CompactionFunction.compactionSteps().stream().map(f -> functions.get(f).getFunctionArn()).toList();
     Role role = Role.Builder.create(this, "CompactionStateMachineRole")
         .assumedBy(new ServicePrincipal("states.amazonaws.com"))
         .inlinePolicies(Map.of("CompactionStateMachine", PolicyDocument.Builder.create().statements(List.of(
@@ -252,6 +271,86 @@ public class IcebergCompaction extends Construct {
         .build();
   }
 
+  /**
+   * The sweep: AssessTables, then an INLINE Map starting the compaction state machine per table
+   * (startExecution.sync:2). Its role names every resource: the function, the compaction state machine, its
+   * executions, and the EventBridge rule that .sync integrations use (AWS's documented policy).
+   */
+  private StateMachine createSweepStateMachine() {
+    StateMachineDefinition definition = StateMachineDefinition.bundled(StateMachineDefinition.SWEEP_RESOURCE);
+    Map<String, String> substitutions = new LinkedHashMap<>();
+    substitutions.put(CompactionFunction.ASSESS_TABLES.definitionPlaceholder(),
+        functions.get(CompactionFunction.ASSESS_TABLES).getFunctionArn());
+    substitutions.put("CompactionStateMachineArn", stateMachine.getStateMachineArn());
+    if (!substitutions.keySet().equals(definition.placeholders())) {
+      throw new IllegalStateException("the sweep definition's placeholders " + definition.placeholders()
+          + " are not " + substitutions.keySet());
+    }
+    String region = ":" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":";
+    Role role = Role.Builder.create(this, "SweepStateMachineRole")
+        .assumedBy(new ServicePrincipal("states.amazonaws.com"))
+        .inlinePolicies(Map.of("SweepStateMachine", PolicyDocument.Builder.create().statements(List.of(
+            statement("InvokeAssessTables", "lambda:InvokeFunction",
+                List.of(functions.get(CompactionFunction.ASSESS_TABLES).getFunctionArn())),
+            statement("StartCompactionExecutions", "states:StartExecution",
+                List.of(stateMachine.getStateMachineArn())),
+            PolicyStatement.Builder.create().sid("ManageCompactionExecutions").effect(Effect.ALLOW)
+                .actions(List.of("states:DescribeExecution", "states:StopExecution"))
+                .resources(List.of("arn:" + Aws.PARTITION + ":states" + region + "execution:" + name
+                    + "-compaction:*")).build(),
+            PolicyStatement.Builder.create().sid("SyncExecutionEvents").effect(Effect.ALLOW)
+                .actions(List.of("events:PutTargets", "events:PutRule", "events:DescribeRule"))
+                .resources(List.of("arn:" + Aws.PARTITION + ":events" + region
+                    + "rule/StepFunctionsGetEventsForStepFunctionsExecutionRule")).build()))
+            .build()))
+        .build();
+    // Neither logging nor tracing, as the compaction state machine.
+    return StateMachine.Builder.create(this, "SweepStateMachine")
+        .stateMachineName(name + "-sweep")
+        .stateMachineType(StateMachineType.STANDARD)
+        .definitionBody(DefinitionBody.fromString(definition.text()))
+        .definitionSubstitutions(substitutions)
+        .role(role)
+        .build();
+  }
+
+  /** The catalog properties of every schedule's input: the catalog's, else derived from the warehouse. */
+  private Map<String, String> scheduleCatalogProperties() {
+    String warehouseLocation = "s3://" + props.warehouseBucket().getBucketName() + "/" + props.warehousePrefix();
+    return props.catalog().catalogProperties(warehouseLocation);
+  }
+
+  /** The sweep's schedule, with a role of its own that may start the sweep only. */
+  private CfnSchedule createSweepSchedule() {
+    Role role = Role.Builder.create(this, "SweepSchedulerRole")
+        .assumedBy(new ServicePrincipal("scheduler.amazonaws.com")
+            .withConditions(Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
+        .inlinePolicies(Map.of("StartSweep", PolicyDocument.Builder.create().statements(List.of(
+            PolicyStatement.Builder.create().effect(Effect.ALLOW).actions(List.of("states:StartExecution"))
+                .resources(List.of(sweepStateMachine.getStateMachineArn())).build())).build()))
+        .build();
+    Map<String, Object> input = new LinkedHashMap<>();
+    input.put("catalog_properties", scheduleCatalogProperties());
+    input.put("namespaces", props.sweepNamespaces());
+    input.put("max_tables", props.sweepMaxTables());
+    input.put("max_concurrent_tables", props.sweepMaxConcurrentTables());
+    // The work prefix; each table's work location is this followed by the table identifier.
+    input.put("work_location", "s3://" + workBucket.getBucketName() + "/" + props.workPrefix());
+    return CfnSchedule.Builder.create(this, "SweepNamespacesSchedule")
+        .description("icecompact: sweep " + String.join(",", props.sweepNamespaces()))
+        .scheduleExpression(props.sweepSchedule())
+        .scheduleExpressionTimezone(props.scheduleTimezone())
+        .flexibleTimeWindow(CfnSchedule.FlexibleTimeWindowProperty.builder()
+            .mode("FLEXIBLE").maximumWindowInMinutes(15).build())
+        .target(CfnSchedule.TargetProperty.builder()
+            .arn(sweepStateMachine.getStateMachineArn())
+            .roleArn(role.getRoleArn())
+            .retryPolicy(CfnSchedule.RetryPolicyProperty.builder().maximumRetryAttempts(3).build())
+            .input(Stack.of(this).toJsonString(input))
+            .build())
+        .build();
+  }
+
   private void createSchedules() {
     Role role = Role.Builder.create(this, "SchedulerRole")
         .assumedBy(new ServicePrincipal("scheduler.amazonaws.com")
@@ -260,8 +359,7 @@ public class IcebergCompaction extends Construct {
             PolicyStatement.Builder.create().effect(Effect.ALLOW).actions(List.of("states:StartExecution"))
                 .resources(List.of(stateMachine.getStateMachineArn())).build())).build()))
         .build();
-    String warehouseLocation = "s3://" + props.warehouseBucket().getBucketName() + "/" + props.warehousePrefix();
-    Map<String, String> catalogProperties = props.catalog().catalogProperties(warehouseLocation);
+    Map<String, String> catalogProperties = scheduleCatalogProperties();
     for (ScheduledTable table : props.tables()) {
       String input = Stack.of(this).toJsonString(table.executionInput(catalogProperties, workLocation(table.table())));
       CfnSchedule schedule = CfnSchedule.Builder.create(this, "Compact" + table.table() + "Schedule")
@@ -287,6 +385,8 @@ public class IcebergCompaction extends Construct {
         + " See the execution's JobFailed cause.", stateMachine.metricFailed(fiveMinuteSum), 1);
     alarm("ExecutionsTimedOutAlarm", "An icecompact execution timed out.",
         stateMachine.metricTimedOut(fiveMinuteSum), 1);
+    alarm("SweepExecutionsFailedAlarm", "An icecompact sweep execution failed (assessing the tables failed, or a"
+        + " table's compaction failed). See the execution's events.", sweepStateMachine.metricFailed(fiveMinuteSum), 1);
 
     // UNKNOWN and PARTIAL jobs end in a *successful* execution, so ExecutionsFailed never sees them: count the
     // job lines ReleaseLease prints instead of logging every state's data at level ALL.

@@ -26,6 +26,9 @@ public final class IcebergCompactionProps {
   public static final RetentionDays DEFAULT_LOG_RETENTION = RetentionDays.ONE_MONTH;
   public static final int DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD = 3;
   public static final String DEFAULT_SCHEDULE_TIMEZONE = "UTC";
+  public static final String DEFAULT_SWEEP_SCHEDULE = "rate(1 day)";
+  public static final int DEFAULT_SWEEP_MAX_TABLES = 10;
+  public static final int DEFAULT_SWEEP_MAX_CONCURRENT_TABLES = 4;
   public static final ApplicationLogLevel DEFAULT_LOG_LEVEL = ApplicationLogLevel.INFO;
   /**
    * The SAM template's LogLevel values: not WARN or above, since the job line (read by the UNKNOWN/PARTIAL alarm)
@@ -36,6 +39,9 @@ public final class IcebergCompactionProps {
 
   /** The SAM template's WorkPrefix pattern: S3's safe key characters, ending with "/". */
   private static final Pattern WORK_PREFIX = Pattern.compile("^[A-Za-z0-9!_.*'()/-]+/$");
+  /** A namespace as SweepNamespaces allows it: no comma, white space, quote or backslash (levels separated by dots). */
+  private static final Pattern NAMESPACE = Pattern.compile("^[^,\\s\"\\\\]+$");
+  private static final Pattern SCHEDULE = Pattern.compile("^(rate|cron|at)\\(.+\\)$");
   /** State machine names allow 80 characters; "-compaction" takes 11. */
   private static final Pattern NAME = Pattern.compile("^[A-Za-z0-9_-]{1,69}$");
 
@@ -45,6 +51,10 @@ public final class IcebergCompactionProps {
   private final IManagedPolicy catalogAccessPolicy;
   private final List<ScheduledTable> tables;
   private final String scheduleTimezone;
+  private final List<String> sweepNamespaces;
+  private final String sweepSchedule;
+  private final int sweepMaxTables;
+  private final int sweepMaxConcurrentTables;
   private final IBucket workBucket;
   private final String workPrefix;
   private final int workArtefactRetentionDays;
@@ -63,6 +73,10 @@ public final class IcebergCompactionProps {
     this.catalogAccessPolicy = b.catalogAccessPolicy;
     this.tables = List.copyOf(b.tables);
     this.scheduleTimezone = b.scheduleTimezone;
+    this.sweepNamespaces = List.copyOf(b.sweepNamespaces);
+    this.sweepSchedule = b.sweepSchedule;
+    this.sweepMaxTables = b.sweepMaxTables;
+    this.sweepMaxConcurrentTables = b.sweepMaxConcurrentTables;
     this.workBucket = b.workBucket;
     this.workPrefix = b.workPrefix;
     this.workArtefactRetentionDays = b.workArtefactRetentionDays;
@@ -112,6 +126,29 @@ public final class IcebergCompactionProps {
   /** Time zone of {@code cron(...)} schedules (ScheduleTimezone). */
   public String scheduleTimezone() {
     return scheduleTimezone;
+  }
+
+  /**
+   * Namespaces the sweep assesses on {@link #sweepSchedule()} (SweepNamespaces); empty = no sweep schedule (the
+   * sweep state machine is deployed anyway and can be started by hand).
+   */
+  public List<String> sweepNamespaces() {
+    return sweepNamespaces;
+  }
+
+  /** EventBridge Scheduler expression of the sweep (SweepSchedule). */
+  public String sweepSchedule() {
+    return sweepSchedule;
+  }
+
+  /** Tables the sweep compacts at most per run, the highest ranked first (SweepMaxTables). */
+  public int sweepMaxTables() {
+    return sweepMaxTables;
+  }
+
+  /** Tables the sweep compacts at once (SweepMaxConcurrentTables). */
+  public int sweepMaxConcurrentTables() {
+    return sweepMaxConcurrentTables;
   }
 
   /** An existing bucket for job artefacts (ExistingWorkBucket); empty = the construct creates one. */
@@ -166,6 +203,10 @@ public final class IcebergCompactionProps {
     private IManagedPolicy catalogAccessPolicy;
     private final List<ScheduledTable> tables = new ArrayList<>();
     private String scheduleTimezone = DEFAULT_SCHEDULE_TIMEZONE;
+    private final List<String> sweepNamespaces = new ArrayList<>();
+    private String sweepSchedule = DEFAULT_SWEEP_SCHEDULE;
+    private int sweepMaxTables = DEFAULT_SWEEP_MAX_TABLES;
+    private int sweepMaxConcurrentTables = DEFAULT_SWEEP_MAX_CONCURRENT_TABLES;
     private IBucket workBucket;
     private String workPrefix = DEFAULT_WORK_PREFIX;
     private int workArtefactRetentionDays = DEFAULT_WORK_ARTEFACT_RETENTION_DAYS;
@@ -211,6 +252,27 @@ public final class IcebergCompactionProps {
 
     public Builder scheduleTimezone(String timezone) {
       this.scheduleTimezone = Objects.requireNonNull(timezone, "scheduleTimezone");
+      return this;
+    }
+
+    /** Namespaces the sweep assesses, e.g. {@code analytics}, {@code sales.raw}; none = no sweep schedule. */
+    public Builder sweepNamespaces(List<String> namespaces) {
+      namespaces.forEach(n -> this.sweepNamespaces.add(Objects.requireNonNull(n, "sweep namespace")));
+      return this;
+    }
+
+    public Builder sweepSchedule(String schedule) {
+      this.sweepSchedule = Objects.requireNonNull(schedule, "sweepSchedule");
+      return this;
+    }
+
+    public Builder sweepMaxTables(int tables) {
+      this.sweepMaxTables = tables;
+      return this;
+    }
+
+    public Builder sweepMaxConcurrentTables(int tables) {
+      this.sweepMaxConcurrentTables = tables;
       return this;
     }
 
@@ -286,6 +348,17 @@ public final class IcebergCompactionProps {
               + CompactionFunction.WORKER_MIN_MEMORY_MB + " MB");
       PropsCheck.that(name == null || NAME.matcher(name).matches(),
           "'name' is set to '" + name + "' but must match " + NAME.pattern());
+      for (String namespace : sweepNamespaces) {
+        PropsCheck.that(NAMESPACE.matcher(namespace).matches(), "sweep namespace '" + namespace
+            + "' must be non-empty without commas, spaces, quotes or backslashes (levels separated by dots)");
+      }
+      PropsCheck.that(new HashSet<>(sweepNamespaces).size() == sweepNamespaces.size(),
+          "'sweepNamespaces' " + sweepNamespaces + " names a namespace twice");
+      PropsCheck.that(SCHEDULE.matcher(sweepSchedule).matches(), "'sweepSchedule' is set to '" + sweepSchedule
+          + "' but must be an EventBridge Scheduler expression: rate(...), cron(...) or at(...)");
+      PropsCheck.that(sweepMaxTables >= 1, "'sweepMaxTables' is set to " + sweepMaxTables + " but must be >= 1");
+      PropsCheck.that(sweepMaxConcurrentTables >= 1,
+          "'sweepMaxConcurrentTables' is set to " + sweepMaxConcurrentTables + " but must be >= 1");
       Set<String> seen = new HashSet<>();
       for (ScheduledTable table : tables) {
         PropsCheck.that(seen.add(table.table()), "table " + table.table()

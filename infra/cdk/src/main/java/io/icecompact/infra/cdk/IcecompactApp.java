@@ -33,6 +33,9 @@ public final class IcecompactApp {
     output(stack, "StateMachineArn", compaction.stateMachine().getStateMachineArn(),
         "The compaction state machine; start an execution with the input of"
             + " state-machine/execution-input.schema.json.");
+    output(stack, "SweepStateMachineArn", compaction.sweepStateMachine().getStateMachineArn(),
+        "The sweep state machine; start an execution with {\"catalog_properties\", \"namespaces\", \"max_tables\","
+            + " \"max_concurrent_tables\"}.");
     output(stack, "LeaseTableName", compaction.leaseTable().getTableName(),
         "Lease and job-log table (pk = table identifier, sk = lease | job#...).");
     output(stack, "WorkBucketName", compaction.workBucket().getBucketName(), "Bucket of the work location.");

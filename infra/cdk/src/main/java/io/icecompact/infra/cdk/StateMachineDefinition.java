@@ -10,11 +10,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * state-machine/compaction.asl.json, as the build copies it into this module's jar: the construct deploys this
- * text unchanged, with its {@code ${...}} placeholders filled by DefinitionSubstitutions, as SAM does.
+ * A definition of state-machine/ (compaction.asl.json, sweep.asl.json), as the build copies it into this module's
+ * jar: the construct deploys this text unchanged, with its {@code ${...}} placeholders filled by
+ * DefinitionSubstitutions, as SAM does.
  */
 final class StateMachineDefinition {
   static final String RESOURCE = "compaction.asl.json";
+  static final String SWEEP_RESOURCE = "sweep.asl.json";
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}]+)}");
 
   private final String text;
@@ -23,11 +25,16 @@ final class StateMachineDefinition {
     this.text = text;
   }
 
+  /** The compaction state machine's definition. */
   static StateMachineDefinition bundled() {
-    try (InputStream in = StateMachineDefinition.class.getResourceAsStream(RESOURCE)) {
+    return bundled(RESOURCE);
+  }
+
+  static StateMachineDefinition bundled(String resource) {
+    try (InputStream in = StateMachineDefinition.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException(
-            RESOURCE + " is missing from the classpath (copied from state-machine/ by the build)");
+            resource + " is missing from the classpath (copied from state-machine/ by the build)");
       }
       return new StateMachineDefinition(new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {

@@ -15,9 +15,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awscdk.services.iam.ManagedPolicy;
 
 /**
- * The catalog decides the planner's and committer's catalog permissions and nothing else: for each catalog type,
- * their catalog actions are docs/deploy.md's table, the access policy reaches them only, and the workers and lease
- * functions stay as they are.
+ * The catalog decides the catalog permissions of the planner, the committer and the sweep's AssessTables, and nothing
+ * else: for each catalog type, their catalog actions are docs/deploy.md's table, the access policy reaches them only,
+ * and the workers and lease functions stay as they are.
  */
 class CatalogPermissionsTest {
   static final String ACCESS_POLICY = "arn:aws:iam::123456789012:policy/catalog-access";
@@ -28,14 +28,22 @@ class CatalogPermissionsTest {
       IcebergCatalog.Type.REST, IcebergCatalog.rest(Map.of("uri", "https://catalog.example.com")),
       IcebergCatalog.Type.JDBC, IcebergCatalog.jdbc(Map.of("uri", "jdbc:postgresql://db.example.com/iceberg")));
 
-  /** Catalog actions of planner and committer per catalog type (docs/deploy.md, "Catalogs and permissions"). */
+  /**
+   * Catalog actions of planner, committer and AssessTables per catalog type (docs/deploy.md, "Catalogs and
+   * permissions").
+   */
   static final Map<IcebergCatalog.Type, List<Set<String>>> CATALOG_ACTIONS = Map.of(
       IcebergCatalog.Type.GLUE, List.of(Set.of("glue:GetDatabase", "glue:GetTable"),
-          Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable")),
+          Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"),
+          Set.of("glue:GetDatabase", "glue:GetTables", "glue:GetTable")),
       IcebergCatalog.Type.DYNAMODB, List.of(Set.of("dynamodb:DescribeTable", "dynamodb:GetItem"),
-          Set.of("dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem")),
-      IcebergCatalog.Type.REST, List.of(Set.of(), Set.of()),
-      IcebergCatalog.Type.JDBC, List.of(Set.of(), Set.of()));
+          Set.of("dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"),
+          Set.of("dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query")),
+      IcebergCatalog.Type.REST, List.of(Set.of(), Set.of(), Set.of()),
+      IcebergCatalog.Type.JDBC, List.of(Set.of(), Set.of(), Set.of()));
+
+  static final Set<CompactionFunction> CATALOG_USERS = Set.of(
+      CompactionFunction.PLAN_REWRITE, CompactionFunction.COMMIT_SNAPSHOT, CompactionFunction.ASSESS_TABLES);
 
   static final Map<IcebergCatalog.Type, Map<String, Object>> RESOURCES = new EnumMap<>(IcebergCatalog.Type.class);
 
@@ -49,21 +57,21 @@ class CatalogPermissionsTest {
 
   @ParameterizedTest
   @EnumSource(IcebergCatalog.Type.class)
-  void plannerAndCommitterGetTheCatalogActionsOfTheirCatalogOnly(IcebergCatalog.Type type) {
+  void plannerCommitterAndAssessTablesGetTheCatalogActionsOfTheirCatalogOnly(IcebergCatalog.Type type) {
     Map<String, Object> resources = RESOURCES.get(type);
     assertThat(catalogActions(resources, CompactionFunction.PLAN_REWRITE)).isEqualTo(CATALOG_ACTIONS.get(type).get(0));
     // The committer's lease check is a DynamoDB GetItem on the lease table, not a catalog action.
     Set<String> committer = catalogActions(resources, CompactionFunction.COMMIT_SNAPSHOT);
     assertThat(committer).isEqualTo(CATALOG_ACTIONS.get(type).get(1));
+    assertThat(catalogActions(resources, CompactionFunction.ASSESS_TABLES)).isEqualTo(CATALOG_ACTIONS.get(type).get(2));
   }
 
   @ParameterizedTest
   @EnumSource(IcebergCatalog.Type.class)
-  void theAccessPolicyReachesThePlannerAndTheCommitterOnly(IcebergCatalog.Type type) {
+  void theAccessPolicyReachesThePlannerTheCommitterAndAssessTablesOnly(IcebergCatalog.Type type) {
     for (CompactionFunction f : CompactionFunction.values()) {
       List<Object> managed = CfnMaps.list(role(RESOURCES.get(type), f).get("ManagedPolicyArns"));
-      boolean catalogUser = f == CompactionFunction.PLAN_REWRITE || f == CompactionFunction.COMMIT_SNAPSHOT;
-      assertThat(managed.contains(ACCESS_POLICY)).as(f.name()).isEqualTo(catalogUser);
+      assertThat(managed.contains(ACCESS_POLICY)).as(f.name()).isEqualTo(CATALOG_USERS.contains(f));
     }
   }
 
@@ -71,7 +79,7 @@ class CatalogPermissionsTest {
   @EnumSource(IcebergCatalog.Type.class)
   void theOtherFunctionsDoNotDependOnTheCatalog(IcebergCatalog.Type type) {
     for (CompactionFunction f : CompactionFunction.values()) {
-      if (f != CompactionFunction.PLAN_REWRITE && f != CompactionFunction.COMMIT_SNAPSHOT) {
+      if (!CATALOG_USERS.contains(f)) {
         assertThat(IcebergCompactionTest.statementActionsOf(role(RESOURCES.get(type), f)))
             .as(f.name()).isEqualTo(IcebergCompactionTest.GLUE_ACTIONS.get(f));
       }
@@ -96,6 +104,16 @@ class CatalogPermissionsTest {
           .forEach(s -> resources.addAll(CfnMaps.strings(s.get("Resource"))));
       assertThat(resources).as(f.name()).isEqualTo(expected);
     }
+    // AssessTables lists tables: Glue's GetTables needs no more resources; DynamoDbCatalog queries its index.
+    Set<String> assess = new TreeSet<>();
+    CfnMaps.statements(role(RESOURCES.get(type), CompactionFunction.ASSESS_TABLES).get("Policies")).stream()
+        .filter(s -> s.get("Sid").toString().matches("(Glue|DynamoDb)Catalog.*"))
+        .forEach(s -> assess.addAll(CfnMaps.strings(s.get("Resource"))));
+    Set<String> expectedAssess = new TreeSet<>(expected);
+    if (type == IcebergCatalog.Type.DYNAMODB) {
+      expectedAssess.add(prefix + "table/iceberg/index/namespace-identifier");
+    }
+    assertThat(assess).isEqualTo(expectedAssess);
   }
 
   private static Set<String> catalogActions(Map<String, Object> resources, CompactionFunction f) {

@@ -37,6 +37,10 @@ class IcecompactAppTest {
         "workerMemorySize", "10240",
         "alarmTopicArn", TOPIC));
     context.put("logLevel", "debug");
+    context.put("sweepNamespaces", "analytics,sales.raw");
+    context.put("sweepSchedule", "cron(0 2 * * ? *)");
+    context.put("sweepMaxTables", "20");
+    context.put("sweepMaxConcurrentTables", "2");
     stack = IcecompactApp.stack(app(context));
     template = map(Template.fromStack(stack).toJSON());
     resources = new ResolvedTemplate(template, Map.of(), SynthesizedCompaction::constructId).resources();
@@ -46,14 +50,17 @@ class IcecompactAppTest {
   void theStackIsNamedByContextAndHasTheSamTemplatesOutputs() {
     assertThat(stack.getStackName()).isEqualTo("icecompact-test");
     assertThat(map(template.get("Outputs")))
-        .containsKeys("StateMachineArn", "LeaseTableName", "WorkBucketName", "WorkLocationPrefix");
+        .containsKeys("StateMachineArn", "SweepStateMachineArn", "LeaseTableName", "WorkBucketName",
+            "WorkLocationPrefix");
+    Object sweepArn = map(map(map(template.get("Outputs")).get("SweepStateMachineArn")).get("Value")).get("Ref");
+    assertThat(SynthesizedCompaction.constructId((String) sweepArn)).isEqualTo("SweepStateMachine");
     assertThat(map(map(template.get("Outputs")).get("WorkLocationPrefix")).get("Value")).isEqualTo("icecompact/jobs/");
   }
 
   @Test
   void contextValuesReachTheConstruct() throws Exception {
-    Map<String, Object> schedule =
-        props(CfnMaps.ofType(resources, "AWS::Scheduler::Schedule").values().iterator().next());
+    Map<String, Object> schedule = SamParityTest.schedulesByDescription(resources)
+        .get("icecompact: compact analytics.orders");
     assertThat(schedule.get("ScheduleExpression")).isEqualTo("rate(12 hours)");
     String input = ((String) map(schedule.get("Target")).get("Input")).replace("${WorkBucket}", "work");
     assertThat(new ObjectMapper().readValue(input, Map.class)).isEqualTo(Map.of(
@@ -69,6 +76,23 @@ class IcecompactAppTest {
     assertThat(props(map(resources.get("ExecutionsFailedAlarm"))).get("AlarmActions")).isEqualTo(List.of(TOPIC));
     assertThat(CfnMaps.actions(props(map(resources.get("CommitSnapshotFunctionRole"))).get("Policies")))
         .contains("dynamodb:PutItem").doesNotContain("glue:UpdateTable");
+  }
+
+  @Test
+  void theSweepContextReachesTheSweepSchedule() throws Exception {
+    Map<String, Object> schedule = props(map(resources.get("SweepNamespacesSchedule")));
+    assertThat(schedule.get("ScheduleExpression")).isEqualTo("cron(0 2 * * ? *)");
+    String input = ((String) map(schedule.get("Target")).get("Input")).replace("${WorkBucket}", "work");
+    assertThat(new ObjectMapper().readValue(input, Map.class)).isEqualTo(Map.of(
+        "catalog_properties", Map.of("catalog-impl", "org.apache.iceberg.aws.dynamodb.DynamoDbCatalog",
+            "dynamodb.table-name", "iceberg_catalog", "warehouse", "s3://my-warehouse/warehouse/"),
+        "namespaces", List.of("analytics", "sales.raw"),
+        "max_tables", 20,
+        "max_concurrent_tables", 2,
+        "work_location", "s3://work/icecompact/jobs/"));
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse",
+            "sweepNamespaces", "analytics, sales"))))
+        .hasMessageContaining("sweep namespace ' sales' must be non-empty without commas, spaces, quotes");
   }
 
   @Test

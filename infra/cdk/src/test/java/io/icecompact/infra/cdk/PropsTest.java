@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -138,10 +139,30 @@ class PropsTest {
     StateMachineDefinition definition = StateMachineDefinition.bundled();
     assertThat(definition.text()).isEqualTo(RepositoryFiles.read(RepositoryFiles.definitionFile()));
     Set<String> placeholders = new TreeSet<>();
-    for (CompactionFunction f : CompactionFunction.values()) {
+    for (CompactionFunction f : CompactionFunction.compactionSteps()) {
       placeholders.add(f.definitionPlaceholder());
     }
     assertThat(definition.placeholders()).isEqualTo(placeholders);
+    StateMachineDefinition sweep = StateMachineDefinition.bundled(StateMachineDefinition.SWEEP_RESOURCE);
+    assertThat(sweep.text())
+        .isEqualTo(RepositoryFiles.read(RepositoryFiles.root().resolve("state-machine/sweep.asl.json")));
+    assertThat(sweep.placeholders()).containsExactly("AssessTablesFunctionArn", "CompactionStateMachineArn");
+  }
+
+  @Test
+  void sweepSettingsAreChecked() {
+    assertRefused(b -> b.sweepNamespaces(List.of("analytics", " sales")), "sweep namespace ' sales' must be non-empty");
+    assertRefused(b -> b.sweepNamespaces(List.of("")), "sweep namespace '' must be non-empty");
+    assertRefused(b -> b.sweepNamespaces(List.of("a\\b")), "sweep namespace 'a\\b' must be non-empty");
+    assertRefused(b -> b.sweepNamespaces(List.of("a", "a")), "names a namespace twice");
+    assertRefused(b -> b.sweepSchedule("daily"), "'sweepSchedule' is set to 'daily' but must be");
+    assertRefused(b -> b.sweepMaxTables(0), "'sweepMaxTables' is set to 0 but must be >= 1");
+    assertRefused(b -> b.sweepMaxConcurrentTables(0), "'sweepMaxConcurrentTables' is set to 0 but must be >= 1");
+    IcebergCompactionProps defaults = valid(b -> { });
+    assertThat(defaults.sweepNamespaces()).isEmpty();
+    assertThat(defaults.sweepSchedule()).isEqualTo("rate(1 day)");
+    assertThat(defaults.sweepMaxTables()).isEqualTo(10);
+    assertThat(defaults.sweepMaxConcurrentTables()).isEqualTo(4);
   }
 
   private static IcebergCompactionProps valid(Consumer<IcebergCompactionProps.Builder> customize) {

@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 /**
  * A CloudFormation template with its parameters filled in and its intrinsic functions worked out as far as they
  * can be without deploying: conditions decide {@code Fn::If} and which resources exist, {@code AWS::NoValue}
- * disappears, and {@code Ref}, {@code Fn::GetAtt}, {@code Fn::Sub} and {@code Fn::Join} become strings in which
+ * disappears, {@code Fn::Split} becomes a list, and {@code Ref}, {@code Fn::GetAtt}, {@code Fn::Sub} and
+ * {@code Fn::Join} become strings in which
  * what only a deployment knows stays a placeholder: {@code ${AWS::Partition}}, {@code ${LeaseTable}},
  * {@code ${LeaseTable.Arn}}. Logical ids go through a renaming (the CDK's hashed ids to the SAM template's), so
  * that a SAM template and a synthesized stack resolve to comparable maps.
@@ -128,6 +129,11 @@ final class ResolvedTemplate {
             pieces.add(String.valueOf(piece));
           }
           return String.join((String) join.get(0), pieces);
+        }
+        case "Fn::Split": {
+          List<Object> split = CfnMaps.list(argument);
+          String source = String.valueOf(resolve(split.get(1)));
+          return new ArrayList<Object>(List.of(source.split(Pattern.quote((String) split.get(0)), -1)));
         }
         case "Fn::If": {
           List<Object> branches = CfnMaps.list(argument);

@@ -50,19 +50,26 @@ class SamParityTest {
 
   static Stream<Case> cases() {
     return Stream.of(
-        new Case("glue, created work bucket, alarm topic",
-            Map.of("WarehouseBucket", "my-warehouse", "Table1", "analytics.orders", "Table1Schedule", "rate(6 hours)",
-                "ScheduleOptionsJson", "{\"min-input-files\": \"2\"}", "AlarmTopicArn", TOPIC),
+        new Case("glue, created work bucket, alarm topic, a sweep of two namespaces",
+            mapOf("WarehouseBucket", "my-warehouse", "Table1", "analytics.orders", "Table1Schedule", "rate(6 hours)",
+                "ScheduleOptionsJson", "{\"min-input-files\": \"2\"}", "AlarmTopicArn", TOPIC,
+                "SweepNamespaces", "analytics,sales.raw", "SweepSchedule", "cron(0 2 * * ? *)", "SweepMaxTables", 25,
+                "SweepMaxConcurrentTables", 6),
             (stack, p) -> p
                 .table(ScheduledTable.builder("analytics.orders", "rate(6 hours)")
                     .option("min-input-files", "2").build())
-                .alarmTopic(Topic.fromTopicArn(stack, "Alarms", TOPIC))),
+                .alarmTopic(Topic.fromTopicArn(stack, "Alarms", TOPIC))
+                .sweepNamespaces(List.of("analytics", "sales.raw"))
+                .sweepSchedule("cron(0 2 * * ? *)")
+                .sweepMaxTables(25)
+                .sweepMaxConcurrentTables(6)),
         new Case("dynamodb catalog, existing work bucket, access policy, sizes, DEBUG logs",
             mapOf("WarehouseBucket", "my-warehouse", "WarehousePrefix", "lake/", "CatalogType", "dynamodb",
                 "CatalogDynamoDbTable", "iceberg_catalog", "CatalogAccessPolicyArn", CATALOG_POLICY,
                 "ExistingWorkBucket", "shared-work", "WorkPrefix", "compaction/", "Table1", "db.events",
                 "Table1Schedule", "cron(0 3 * * ? *)", "ScheduleTimezone", "Europe/Berlin", "LogRetentionDays", 90,
-                "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240, "LogLevel", "DEBUG"),
+                "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240, "LogLevel", "DEBUG",
+                "SweepNamespaces", "db"),
             (stack, p) -> p
                 .warehousePrefix("lake/")
                 .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
@@ -75,7 +82,8 @@ class SamParityTest {
                 .unknownOrPartialThreshold(5)
                 .logLevel(ApplicationLogLevel.DEBUG)
                 .functionSize(CompactionFunction.REWRITE_GROUP,
-                    CompactionFunction.REWRITE_GROUP.defaultSize().withMemoryMb(10240))),
+                    CompactionFunction.REWRITE_GROUP.defaultSize().withMemoryMb(10240))
+                .sweepNamespaces(List.of("db"))),
         new Case("rest catalog with its properties, a Glue database that is not used",
             Map.of("WarehouseBucket", "my-warehouse", "CatalogType", "rest", "GlueDatabase", "analytics",
                 "CatalogPropertiesJson", "{\"type\": \"rest\", \"uri\": \"https://catalog.example.com/iceberg\"}",
@@ -128,7 +136,9 @@ class SamParityTest {
     Map<String, Object> samResources = sam(c);
     Map<String, Object> cdkResources = cdk(c);
     List<String> roles = CfnMaps.ofType(samResources, "AWS::IAM::Role").keySet().stream().toList();
-    assertThat(roles).hasSize(8).containsAll(CfnMaps.ofType(cdkResources, "AWS::IAM::Role").keySet());
+    // One per function (7), each state machine's, the table schedules' and, with sweep namespaces, the sweep's.
+    assertThat(roles).hasSize(hasSweepSchedule(c) ? 11 : 10)
+        .containsExactlyInAnyOrderElementsOf(CfnMaps.ofType(cdkResources, "AWS::IAM::Role").keySet());
     for (String role : roles) {
       Map<String, Object> samRole = props(map(samResources.get(role)));
       Map<String, Object> cdkRole = props(map(cdkResources.get(role)));
@@ -143,15 +153,21 @@ class SamParityTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void sameStateMachine(Case c) {
-    Map<String, Object> samMachine = props(map(sam(c).get("CompactionStateMachine")));
-    Map<String, Object> cdkMachine = props(map(cdk(c).get("CompactionStateMachine")));
-    assertThat(cdkMachine.get("StateMachineName")).isEqualTo(samMachine.get("Name"));
-    assertThat(cdkMachine.get("StateMachineType")).isEqualTo(samMachine.get("Type"));
-    assertThat(cdkMachine.get("DefinitionSubstitutions")).isEqualTo(samMachine.get("DefinitionSubstitutions"));
-    String definition = RepositoryFiles.read(RepositoryFiles.samTemplate().getParent()
-        .resolve((String) samMachine.get("DefinitionUri")).normalize());
-    assertThat(cdkMachine.get("DefinitionString")).isEqualTo(definition);
+  void sameStateMachines(Case c) {
+    for (String id : List.of("CompactionStateMachine", "SweepStateMachine")) {
+      Map<String, Object> samMachine = props(map(sam(c).get(id)));
+      Map<String, Object> cdkMachine = props(map(cdk(c).get(id)));
+      assertThat(cdkMachine.get("StateMachineName")).as(id).isEqualTo(samMachine.get("Name"));
+      assertThat(cdkMachine.get("StateMachineType")).as(id).isEqualTo(samMachine.get("Type"));
+      assertThat(map(samMachine.get("DefinitionSubstitutions"))).as(id).isNotEmpty();
+      assertThat(cdkMachine.get("DefinitionSubstitutions")).as(id).isEqualTo(samMachine.get("DefinitionSubstitutions"));
+      String definition = RepositoryFiles.read(RepositoryFiles.samTemplate().getParent()
+          .resolve((String) samMachine.get("DefinitionUri")).normalize());
+      assertThat(cdkMachine.get("DefinitionString")).as(id).isEqualTo(definition);
+      // Neither logging nor tracing on either side.
+      assertThat(cdkMachine).as(id).doesNotContainKeys("LoggingConfiguration", "TracingConfiguration");
+      assertThat(samMachine).as(id).doesNotContainKeys("Logging", "Tracing");
+    }
   }
 
   @ParameterizedTest(name = "{0}")
@@ -178,7 +194,7 @@ class SamParityTest {
   void sameSchedulesAndInputs(Case c) throws IOException {
     Map<String, Map<String, Object>> samSchedules = schedulesByDescription(sam(c));
     Map<String, Map<String, Object>> cdkSchedules = schedulesByDescription(cdk(c));
-    assertThat(cdkSchedules.keySet()).isEqualTo(samSchedules.keySet()).hasSize(1);
+    assertThat(cdkSchedules.keySet()).isEqualTo(samSchedules.keySet()).hasSize(hasSweepSchedule(c) ? 2 : 1);
     ObjectMapper json = new ObjectMapper();
     for (String description : samSchedules.keySet()) {
       Map<String, Object> samSchedule = new LinkedHashMap<>(samSchedules.get(description));
@@ -190,15 +206,20 @@ class SamParityTest {
       String cdkInput = (String) cdkTarget.remove("Input");
       assertThat(cdkTarget).as(description).isEqualTo(samTarget);
       assertThat(json.readTree(cdkInput)).as(description).isEqualTo(json.readTree(samInput));
-      assertThat(ExecutionInputSchema.problems(cdkInput)).as(cdkInput).isEmpty();
+      if (description.startsWith("icecompact: compact ")) {
+        assertThat(ExecutionInputSchema.problems(cdkInput)).as(cdkInput).isEmpty();
+      } else {
+        assertThat(description).startsWith("icecompact: sweep ");
+        assertThat(json.readTree(samInput).get("namespaces")).as(description).isNotEmpty();
+      }
     }
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void sameAlarmsAndMetricFilter(Case c) {
-    for (String id : List.of("ExecutionsFailedAlarm", "ExecutionsTimedOutAlarm", "UnknownOrPartialJobsAlarm",
-        "UnknownOrPartialJobsMetricFilter")) {
+    for (String id : List.of("ExecutionsFailedAlarm", "ExecutionsTimedOutAlarm", "SweepExecutionsFailedAlarm",
+        "UnknownOrPartialJobsAlarm", "UnknownOrPartialJobsMetricFilter")) {
       Map<String, Object> samProps = new TreeMap<>(props(map(sam(c).get(id))));
       Map<String, Object> cdkProps = new TreeMap<>(props(map(cdk(c).get(id))));
       // Worded alike; SAM's folded YAML text differs in white space.
@@ -262,6 +283,10 @@ class SamParityTest {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  static boolean hasSweepSchedule(Case c) {
+    return !String.valueOf(c.samParameters().getOrDefault("SweepNamespaces", "")).isEmpty();
+  }
 
   static Map<String, Object> sam(Case c) {
     return SAM_RESOLVED.get(c.name());
