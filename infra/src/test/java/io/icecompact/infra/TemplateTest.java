@@ -114,10 +114,7 @@ class TemplateTest {
       assertThat(p.get("CodeUri")).as(name).isEqualTo(jarOf(module));
       Path source =
           rootDir.resolve(module).resolve("src/main/java").resolve(className.replace('.', '/') + ".java");
-      // AssessTablesHandler is written on the sweep's own branch; until it is merged only its name is checked.
-      if (!(name.equals("AssessTablesFunction") && !Files.exists(source))) {
-        assertThat(source).as(name + " handler source").exists();
-      }
+      assertThat(source).as(name + " handler source").exists();
     });
     assertThat(props("RewriteGroupFunction").get("EphemeralStorage")).isEqualTo(Map.of("Size", 10240));
     assertThat(props("RewriteGroupFunction").get("Timeout")).isEqualTo(900);

@@ -132,10 +132,7 @@ class IcebergCompactionTest {
       String className = f.handler().substring(0, f.handler().indexOf("::"));
       Path source = RepositoryFiles.root().resolve(f.module()).resolve("src/main/java")
           .resolve(className.replace('.', '/') + ".java");
-      // AssessTablesHandler is written on the sweep's own branch; until it is merged only its name is checked.
-      if (!(f == CompactionFunction.ASSESS_TABLES && !Files.exists(source))) {
-        assertThat(source).as(f + " handler source").exists();
-      }
+      assertThat(source).as(f + " handler source").exists();
     }
     // Only the worker needs more than Lambda's default 512 MB of /tmp.
     assertThat(function(CompactionFunction.REWRITE_GROUP).get("EphemeralStorage")).isEqualTo(Map.of("Size", 10240));
