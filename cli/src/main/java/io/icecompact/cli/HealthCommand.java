@@ -1,7 +1,5 @@
 package io.icecompact.cli;
 
-import io.icecompact.cli.catalog.BoundedGlueClientFactory;
-import io.icecompact.cli.flags.KeyValue;
 import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.table.TableAccess;
@@ -14,11 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -29,13 +28,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "health", mixinStandardHelpOptions = true,
     description = "Rank the tables of one or more namespaces by health score, with the decision and its reason.")
 final class HealthCommand implements Callable<Integer> {
-  @Option(names = {"-c", "--catalog-property"}, paramLabel = "KEY=VALUE", converter = KeyValue.Converter.class,
-      description = "Iceberg catalog property (type or catalog-impl, uri, warehouse, io-impl, ...); repeatable")
-  List<KeyValue> catalogProperties = new ArrayList<>();
-
-  @Option(names = "--namespace", required = true, paramLabel = "NS",
-      description = "Namespace whose tables are assessed, e.g. analytics; repeatable")
-  List<String> namespaces = new ArrayList<>();
+  @Mixin
+  NamespaceOptions fleet;
 
   @Option(names = "--json", description = "Print the ranked assessments as JSON")
   boolean json;
@@ -46,14 +40,8 @@ final class HealthCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    Map<String, String> catalog;
-    try {
-      catalog = BoundedGlueClientFactory.withBoundedGlue(KeyValue.toMap(catalogProperties));
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(),
-          "Invalid value for option '--catalog-property': " + e.getMessage());
-    }
-    try (TableAccess access = new TableAccess(catalog)) {
+    List<String> namespaces = fleet.namespaces();
+    try (TableAccess access = new TableAccess(fleet.catalog())) {
       List<TableAssessment> ranked = new FleetAssessor(access).assess(namespaces);
       if (json) {
         Map<String, Object> doc = new LinkedHashMap<>();
@@ -95,21 +83,7 @@ final class HealthCommand implements Callable<Integer> {
         a.decision().name(),
         a.reason()});
     }
-    int[] widths = new int[HEADER.length - 1];
-    for (String[] row : rows) {
-      for (int i = 0; i < widths.length; i++) {
-        widths[i] = Math.max(widths[i], row[i].length());
-      }
-    }
-    for (String[] row : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int i = 0; i < widths.length; i++) {
-        boolean text = i == 0 || i == widths.length - 1;
-        String format = text ? "%-" + widths[i] + "s  " : "%" + widths[i] + "s  ";
-        line.append(String.format(Locale.ROOT, format, row[i]));
-      }
-      line.append(row[HEADER.length - 1]);
-      out.println(line.toString().stripTrailing());
-    }
+    // text columns (table, decision) left, numbers right
+    AlignedTable.print(out, rows, Set.of(1, 2, 3, 4, 5, 6, 7));
   }
 }

@@ -1,7 +1,5 @@
 package io.icecompact.cli;
 
-import io.icecompact.cli.catalog.BoundedGlueClientFactory;
-import io.icecompact.cli.flags.KeyValue;
 import io.icecompact.cli.flags.WholeNumber;
 import io.icecompact.cli.sweep.EmbeddedSweep;
 import io.icecompact.cli.sweep.TableCare;
@@ -13,11 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -29,13 +28,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "sweep", mixinStandardHelpOptions = true,
     description = "Assess every table of the namespaces, compact the best ones and run their care steps.")
 final class SweepCommand implements Callable<Integer> {
-  @Option(names = {"-c", "--catalog-property"}, paramLabel = "KEY=VALUE", converter = KeyValue.Converter.class,
-      description = "Iceberg catalog property (type or catalog-impl, uri, warehouse, io-impl, ...); repeatable")
-  List<KeyValue> catalogProperties = new ArrayList<>();
-
-  @Option(names = "--namespace", required = true, paramLabel = "NS",
-      description = "Namespace whose tables are swept, e.g. analytics; repeatable")
-  List<String> namespaces = new ArrayList<>();
+  @Mixin
+  NamespaceOptions fleet;
 
   @Option(names = "--max-tables", defaultValue = "10", paramLabel = "K", converter = WholeNumber.Positive.class,
       description = "Tables compacted in this sweep, best score first (default: ${DEFAULT-VALUE})")
@@ -55,18 +49,12 @@ final class SweepCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    Map<String, String> catalog;
-    try {
-      catalog = BoundedGlueClientFactory.withBoundedGlue(KeyValue.toMap(catalogProperties));
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(),
-          "Invalid value for option '--catalog-property': " + e.getMessage());
-    }
+    Map<String, String> catalog = fleet.catalog();
     EmbeddedSweep.Result result =
         new EmbeddedSweep(workers, line -> {
           err.println(line);
           err.flush();
-        }).run(catalog, namespaces, maxTables);
+        }).run(catalog, fleet.namespaces(), maxTables);
     if (json) {
       out.println(JobJson.toPrettyJson(result));
     } else {
@@ -117,21 +105,7 @@ final class SweepCommand implements Callable<Integer> {
         t.error() != null ? t.error() : t.job() != null && t.job().reason() != null ? t.job().reason()
             : t.before().reason()});
     }
-    int[] widths = new int[HEADER.length - 1];
-    for (String[] row : rows) {
-      for (int i = 0; i < widths.length; i++) {
-        widths[i] = Math.max(widths[i], row[i].length());
-      }
-    }
-    for (String[] row : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int i = 0; i < widths.length; i++) {
-        boolean number = i == 1 || i == 5;
-        line.append(String.format(Locale.ROOT, (number ? "%" : "%-") + widths[i] + "s  ", row[i]));
-      }
-      line.append(row[HEADER.length - 1]);
-      out.println(line.toString().stripTrailing());
-    }
+    AlignedTable.print(out, rows, Set.of(1, 5));
     out.printf(Locale.ROOT, "%d tables assessed in %s, %d compacted; decisions: %s%n",
         result.tablesAssessed(), String.join(", ", result.namespaces()), result.compacted(), result.decisions());
   }

@@ -99,6 +99,21 @@ class SweepCommandTest {
     }
   }
 
+  /** A second sweep finds nothing worth a job: one aligned row per table, none compacted, exit 0. */
+  @Test
+  void aSecondSweepPrintsEveryTableAndCompactsNothing() {
+    List<String> args = new ArrayList<>(List.of("sweep"));
+    args.addAll(TestTables.catalogArgs(warehouse));
+    args.addAll(List.of("--namespace", "ops"));
+    CliRun run = CliRun.of(args);
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines.get(0)).matches("table +score +decision +job +files +score after +care +reason");
+    assertThat(lines).anyMatch(line -> line.matches("ops\\.optout +27 +SKIP_DISABLED +- +15 +- +- +icecompact.enabled is false"));
+    assertThat(lines.get(lines.size() - 1)).startsWith("3 tables assessed in ops, 0 compacted; decisions: ");
+  }
+
   private static List<String> health() {
     List<String> args = new ArrayList<>(List.of("health"));
     args.addAll(TestTables.catalogArgs(warehouse));
