@@ -1,12 +1,10 @@
 package io.icecompact.cli.care;
 
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.cli.WarehouseTestBase;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.cli.runner.ProgressListener;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
-import io.icecompact.core.table.TableAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,42 +21,13 @@ import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /** A local warehouse per test, a fragmented table, a compaction run embedded, and readers of storage. */
 @Execution(ExecutionMode.CONCURRENT)
-abstract class CareTestBase {
-  static final String TABLE = "db.orders";
-
-  @TempDir Path warehouse;
-  Map<String, String> catalog;
-  TableAccess access;
-
-  @BeforeEach
-  void openWarehouse() {
-    catalog = LocalWarehouse.catalogProperties(warehouse);
-    access = new TableAccess(catalog);
-  }
-
-  @AfterEach
-  void closeWarehouse() {
-    access.close();
-  }
-
-  Table create(FragmentedTable.Shape shape) {
-    return FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), shape);
-  }
-
-  Table load() {
-    return access.loadTable(TABLE);
-  }
-
+abstract class CareTestBase extends WarehouseTestBase {
   JobResult compact(Map<String, String> options, String where) {
     return new EmbeddedJobRunner(2, ProgressListener.NONE).run(new JobSpec(null, TABLE, catalog, options, null, where, null));
   }

@@ -2,10 +2,10 @@ package io.icecompact.cli.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icecompact.cli.WarehouseTestBase;
 import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LocalWarehouse;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.cli.runner.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.cli.runner.ProgressListener;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupResult;
@@ -16,7 +16,6 @@ import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
-import io.icecompact.core.table.TableAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -32,13 +31,9 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.CloseableIterable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Shared setup of the engine tests: a warehouse (JDBC-on-SQLite catalog, local files) in a temporary
@@ -46,33 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Each test has its own warehouse, so tests run concurrently (see junit-platform.properties).
  */
 @Execution(ExecutionMode.CONCURRENT)
-abstract class EngineTestBase {
-  static final String TABLE = "db.orders";
+abstract class EngineTestBase extends WarehouseTestBase {
   /** 4 day partitions of 5 files of 200 rows, 2 files with position deletes, 10 equality-deleted ids. */
   static final FragmentedTable.Shape SMALL = new FragmentedTable.Shape(4, 5, 200, 2, 2, 10, true);
-
-  @TempDir Path warehouse;
-  Map<String, String> catalog;
-  TableAccess access;
-
-  @BeforeEach
-  void openWarehouse() {
-    catalog = LocalWarehouse.catalogProperties(warehouse);
-    access = new TableAccess(catalog);
-  }
-
-  @AfterEach
-  void closeWarehouse() {
-    access.close();
-  }
-
-  Table create(FragmentedTable.Shape shape) {
-    return FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), shape);
-  }
-
-  Table load() {
-    return access.loadTable(TABLE);
-  }
 
   JobSpec job(Map<String, String> options) {
     return new JobSpec(null, TABLE, catalog, options, null, null, null);
