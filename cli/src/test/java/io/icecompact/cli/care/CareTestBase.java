@@ -25,7 +25,11 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
-/** A local warehouse per test, a fragmented table, a compaction run embedded, and readers of storage. */
+/**
+ * A local warehouse per test, a fragmented table, a compaction run embedded, and readers of storage.
+ * Tests print their figures to stderr: they run concurrently with the CLI tests, which check that
+ * nothing writes to System.out behind picocli's back.
+ */
 @Execution(ExecutionMode.CONCURRENT)
 abstract class CareTestBase extends WarehouseTestBase {
   JobResult compact(Map<String, String> options, String where) {

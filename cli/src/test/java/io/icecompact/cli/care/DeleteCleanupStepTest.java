@@ -56,7 +56,7 @@ class DeleteCleanupStepTest extends CareTestBase {
     table = load();
     assertThat(LiveRows.multiset(table)).isEqualTo(rows);
     List<DeleteFile> afterRewrite = deleteFiles(table);
-    System.out.printf("delete cleanup: after a rewrite of 3 of 4 days, %d delete files listed%n", afterRewrite.size());
+    System.err.printf("delete cleanup: after a rewrite of 3 of 4 days, %d delete files listed%n", afterRewrite.size());
     assertThat(afterRewrite).as("seed 003: the rewrite leaves them listed").hasSize(8);
 
     DeleteCleanupStep.Report report = new DeleteCleanupStep().run(load());
@@ -77,7 +77,7 @@ class DeleteCleanupStepTest extends CareTestBase {
     Snapshot cleanup = cleaned.currentSnapshot();
     assertThat(cleanup.snapshotId()).isEqualTo(report.snapshotId());
     assertThat(cleanup.summary()).containsEntry("removed-delete-files", "6").doesNotContainKey("added-data-files");
-    System.out.printf("delete cleanup: %d -> %d delete files (%d removed, %d bytes)%n",
+    System.err.printf("delete cleanup: %d -> %d delete files (%d removed, %d bytes)%n",
         report.deleteFilesBefore(), report.deleteFilesAfter(), report.removed().count(), report.removed().bytes());
 
     // the last day rewritten too: nothing applies any more, nothing stays
@@ -86,7 +86,7 @@ class DeleteCleanupStepTest extends CareTestBase {
     assertThat(full.problems()).isEmpty();
     assertThat(deleteFiles(load())).isEmpty();
     assertThat(LiveRows.multiset(load())).isEqualTo(rows);
-    System.out.printf("delete cleanup after the full rewrite: %d -> %d delete files%n",
+    System.err.printf("delete cleanup after the full rewrite: %d -> %d delete files%n",
         full.deleteFilesBefore(), full.deleteFilesAfter());
   }
 

@@ -72,7 +72,7 @@ class ExpireSnapshotsStepTest extends CareTestBase {
     assertThat(expectedGone).allSatisfy(file -> assertThat(exists(file)).as(file).isFalse());
     assertThat(report.filesDeleted().count()).as("deleted, of %s", expectedGone).isEqualTo(expectedGone.size());
     assertThat(LiveRows.multiset(table)).isEqualTo(rows);
-    System.out.printf("expire: %d -> %d snapshots, %d files deleted%n",
+    System.err.printf("expire: %d -> %d snapshots, %d files deleted%n",
         report.snapshotsBefore(), report.snapshotsAfter(), report.filesDeleted().count());
   }
 

@@ -101,7 +101,7 @@ class OrphanFilesOnLocalS3Test {
         ((SupportsPrefixOperations) table.io()).listPrefix(table.location() + "/_icecompact/" + compaction.jobId() + "/");
     assertThat(work).isEmpty();
     assertThat(LiveRows.multiset(access.loadTable(TABLE))).isEqualTo(rows);
-    System.out.printf("orphans on S3: %d listed, %d orphans deleted, %d work files deleted%n",
+    System.err.printf("orphans on S3: %d listed, %d orphans deleted, %d work files deleted%n",
         report.filesListed(), report.orphansDeleted().count(), report.workFilesDeleted().count());
   }
 

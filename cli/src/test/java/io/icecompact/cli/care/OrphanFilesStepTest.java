@@ -88,7 +88,7 @@ class OrphanFilesStepTest extends CareTestBase {
     // the concurrent writer commits after the sweep: its file is there, its rows are readable
     load().newAppend().appendFile(inFlight).commit();
     assertThat(LiveRows.count(LiveRows.multiset(load()))).isEqualTo(LiveRows.count(rows) + 2);
-    System.out.printf(
+    System.err.printf(
         "orphans: %d listed, %d reachable, %d orphans deleted (%d bytes), %d young kept, %d job work locations"
             + " removed (%d files), %d kept%n",
         report.filesListed(), report.reachableFiles(), report.orphansDeleted().count(),

@@ -48,7 +48,7 @@ class RewriteManifestsStepTest extends CareTestBase {
       }
     }
     assertThat(LiveRows.multiset(table)).isEqualTo(rows);
-    System.out.printf("manifests: %d -> %d data manifests%n", report.dataManifestsBefore(), report.dataManifestsAfter());
+    System.err.printf("manifests: %d -> %d data manifests%n", report.dataManifestsBefore(), report.dataManifestsAfter());
   }
 
   @Test

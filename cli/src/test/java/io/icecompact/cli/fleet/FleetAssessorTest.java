@@ -249,7 +249,7 @@ class FleetAssessorTest {
     assertThat(after.decision()).isEqualTo(Decision.SKIP_NO_OP);
     // the estimate of bytes written against what the job wrote: one merged file compresses differently
     double ratio = (double) after.health().dataBytes() / p.bytesWrittenEstimate();
-    System.out.printf("pred.mor2: estimated %d bytes written, wrote %d (%.2f); read %d%n",
+    System.err.printf("pred.mor2: estimated %d bytes written, wrote %d (%.2f); read %d%n",
         p.bytesWrittenEstimate(), after.health().dataBytes(), ratio, p.bytesRead());
     assertThat(ratio).isBetween(0.5, 1.5);
   }
