@@ -152,11 +152,7 @@ abstract class StateMachineTestBase {
   }
 
   Map<String, String> jdbcCatalog(String fileIoImpl) {
-    Map<String, String> properties = new TreeMap<>(s3.icebergProperties());
-    properties.put("type", "jdbc");
-    properties.put("uri", "jdbc:sqlite:" + testDir.resolve("catalog.db").toAbsolutePath());
-    properties.put("jdbc.schema-version", "V1");
-    properties.put("warehouse", "s3://" + bucket + "/warehouse");
+    Map<String, String> properties = s3.jdbcCatalogProperties(bucket, testDir.resolve("catalog.db"));
     properties.put("io-impl", fileIoImpl);
     return properties;
   }

@@ -108,6 +108,20 @@ public final class LocalS3 implements AutoCloseable {
         "http-client.type", "urlconnection");
   }
 
+  /**
+   * Catalog properties of an Iceberg JDBC catalog in the SQLite file {@code sqliteFile} whose warehouse is
+   * {@code s3://<bucket>/warehouse} on this server, read and written through Iceberg's {@code S3FileIO}.
+   */
+  public Map<String, String> jdbcCatalogProperties(String bucket, java.nio.file.Path sqliteFile) {
+    Map<String, String> properties = new java.util.TreeMap<>(icebergProperties());
+    properties.put("type", "jdbc");
+    properties.put("uri", "jdbc:sqlite:" + sqliteFile.toAbsolutePath());
+    properties.put("jdbc.schema-version", "V1");
+    properties.put("warehouse", "s3://" + bucket + "/warehouse");
+    properties.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
+    return properties;
+  }
+
   @Override
   public synchronized void close() {
     if (client != null) {

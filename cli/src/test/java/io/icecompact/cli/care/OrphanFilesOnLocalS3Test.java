@@ -24,7 +24,6 @@ import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.aws.s3.S3FileIO;
@@ -54,12 +53,7 @@ class OrphanFilesOnLocalS3Test {
   void tableOnS3() {
     s3 = new LocalS3().start();
     String bucket = s3.createBucket("orphans");
-    catalog = new TreeMap<>(s3.icebergProperties());
-    catalog.put("type", "jdbc");
-    catalog.put("uri", "jdbc:sqlite:" + dir.resolve("catalog.db").toAbsolutePath());
-    catalog.put("jdbc.schema-version", "V1");
-    catalog.put("warehouse", "s3://" + bucket + "/warehouse");
-    catalog.put("io-impl", S3FileIO.class.getName());
+    catalog = s3.jdbcCatalogProperties(bucket, dir.resolve("catalog.db"));
     access = new TableAccess(catalog);
   }
 

@@ -72,12 +72,7 @@ class PrefetchOnLocalS3Test {
   static void tableOnS3() {
     s3 = new LocalS3().start();
     String bucket = s3.createBucket("prefetch");
-    catalog = new TreeMap<>(s3.icebergProperties());
-    catalog.put("type", "jdbc");
-    catalog.put("uri", "jdbc:sqlite:" + dir.resolve("catalog.db").toAbsolutePath());
-    catalog.put("jdbc.schema-version", "V1");
-    catalog.put("warehouse", "s3://" + bucket + "/warehouse");
-    catalog.put("io-impl", S3FileIO.class.getName());
+    catalog = s3.jdbcCatalogProperties(bucket, dir.resolve("catalog.db"));
     access = new TableAccess(catalog);
     table = FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), SHAPE);
     planned = new RewritePlanner(access).dryRun(spec());
