@@ -32,12 +32,12 @@ final class FunctionPermissions {
   }
 
   /**
-   * Whether the function gets the catalog access policy (the REST/JDBC escape hatch): planner, committer and the
-   * sweep's AssessTables.
+   * Whether the function gets the catalog access policy (the REST/JDBC escape hatch): planner, committer,
+   * CareForTable and the sweep's AssessTables.
    */
   static boolean usesCatalog(CompactionFunction function) {
     return function == CompactionFunction.PLAN_REWRITE || function == CompactionFunction.COMMIT_SNAPSHOT
-        || function == CompactionFunction.ASSESS_TABLES;
+        || function == CompactionFunction.CARE_FOR_TABLE || function == CompactionFunction.ASSESS_TABLES;
   }
 
   List<PolicyStatement> statementsOf(CompactionFunction function) {
@@ -82,14 +82,14 @@ final class FunctionPermissions {
         s.add(allow("DataCleanup", List.of(warehouseObjects("data")), "s3:DeleteObject"));
         s.add(workLocationList());
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
-        switch (catalog.type()) {
-          // GlueTableOperations: GetTable to refresh, UpdateTable (with the version id) to swap the metadata location.
-          case GLUE -> s.add(glue("GlueCatalogCommit", "glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"));
-          // DynamoDbTableOperations commits with a conditional write on the table's item.
-          case DYNAMODB -> s.add(dynamoDbCatalog("DynamoDbCatalogCommit",
-              "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"));
-          default -> { }
-        }
+        catalogCommit(s);
+      }
+      case CARE_FOR_TABLE -> {
+        // The committer's statements: it commits (delete cleanup, manifest rewrite) and deletes in data/ and
+        // metadata/ the files only expired snapshots reached and orphans older than the minimum age (3 days).
+        s.addAll(statementsOf(CompactionFunction.COMMIT_SNAPSHOT));
+        // Orphan removal also deletes finished jobs' work locations older than that age.
+        s.add(allow("WorkLocationCleanup", List.of(workLocationObjects()), "s3:DeleteObject"));
       }
       case ASSESS_TABLES -> {
         s.add(warehouseList());
@@ -110,6 +110,18 @@ final class FunctionPermissions {
     return s;
   }
 
+  /** The catalog's commit permissions, the committer's and CareForTable's. */
+  private void catalogCommit(List<PolicyStatement> s) {
+    switch (catalog.type()) {
+      // GlueTableOperations: GetTable to refresh, UpdateTable (with the version id) to swap the metadata location.
+      case GLUE -> s.add(glue("GlueCatalogCommit", "glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"));
+      // DynamoDbTableOperations commits with a conditional write on the table's item.
+      case DYNAMODB -> s.add(dynamoDbCatalog("DynamoDbCatalogCommit",
+          "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"));
+      default -> { }
+    }
+  }
+
   private PolicyStatement leaseTable(String sid, String... actions) {
     return allow(sid, List.of(leaseTableArn), actions);
   }
@@ -127,7 +139,11 @@ final class FunctionPermissions {
   }
 
   private PolicyStatement workLocationReadWrite(String... actions) {
-    return allow("WorkLocationReadWrite", List.of(bucketArn(workBucket) + "/" + workPrefix + "*"), actions);
+    return allow("WorkLocationReadWrite", List.of(workLocationObjects()), actions);
+  }
+
+  private String workLocationObjects() {
+    return bucketArn(workBucket) + "/" + workPrefix + "*";
   }
 
   private PolicyStatement glue(String sid, String... actions) {
