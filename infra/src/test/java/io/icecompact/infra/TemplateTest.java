@@ -207,8 +207,8 @@ class TemplateTest {
         users.add(name);
       }
     });
-    assertThat(users).containsExactlyInAnyOrder("AcquireLeaseFunction", "ReleaseLeaseFunction", "CommitSnapshotFunction",
-        "CareForTableFunction");
+    assertThat(users).containsExactlyInAnyOrder("AcquireLeaseFunction", "ReleaseLeaseFunction",
+        "CommitSnapshotFunction", "CareForTableFunction");
     for (String user : users) {
       assertThat(environment(user).get("LEASE_TABLE")).as(user).isEqualTo(Map.of("Ref", "LeaseTable"));
     }

@@ -15,9 +15,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awscdk.services.iam.ManagedPolicy;
 
 /**
- * The catalog decides the catalog permissions of the planner, the committer, CareForTable and the sweep's AssessTables, and nothing
- * else: for each catalog type, their catalog actions are docs/deploy.md's table, the access policy reaches them only,
- * and the workers and lease functions stay as they are.
+ * The catalog decides the catalog permissions of the planner, the committer, CareForTable and the sweep's
+ * AssessTables, and nothing else: for each catalog type, their catalog actions are docs/deploy.md's table, the access
+ * policy reaches them only, and the workers and lease functions stay as they are.
  */
 class CatalogPermissionsTest {
   static final String ACCESS_POLICY = "arn:aws:iam::123456789012:policy/catalog-access";
@@ -63,7 +63,8 @@ class CatalogPermissionsTest {
     // The committer's lease check is a DynamoDB GetItem on the lease table, not a catalog action.
     Set<String> committer = catalogActions(resources, CompactionFunction.COMMIT_SNAPSHOT);
     assertThat(committer).isEqualTo(CATALOG_ACTIONS.get(type).get(1));
-    assertThat(catalogActions(resources, CompactionFunction.CARE_FOR_TABLE)).isEqualTo(CATALOG_ACTIONS.get(type).get(1));
+    assertThat(catalogActions(resources, CompactionFunction.CARE_FOR_TABLE))
+        .isEqualTo(CATALOG_ACTIONS.get(type).get(1));
     assertThat(catalogActions(resources, CompactionFunction.ASSESS_TABLES)).isEqualTo(CATALOG_ACTIONS.get(type).get(2));
   }
 
