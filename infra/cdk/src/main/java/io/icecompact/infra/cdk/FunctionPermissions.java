@@ -82,7 +82,14 @@ final class FunctionPermissions {
         s.add(allow("DataCleanup", List.of(warehouseObjects("data")), "s3:DeleteObject"));
         s.add(workLocationList());
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
-        catalogCommit(s);
+        switch (catalog.type()) {
+          // GlueTableOperations: GetTable to refresh, UpdateTable (with the version id) to swap the metadata location.
+          case GLUE -> s.add(glue("GlueCatalogCommit", "glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"));
+          // DynamoDbTableOperations commits with a conditional write on the table's item.
+          case DYNAMODB -> s.add(dynamoDbCatalog("DynamoDbCatalogCommit",
+              "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"));
+          default -> { }
+        }
       }
       case CARE_FOR_TABLE -> {
         // The committer's statements: it commits (delete cleanup, manifest rewrite) and deletes in data/ and
@@ -108,18 +115,6 @@ final class FunctionPermissions {
       default -> throw new IllegalArgumentException("no permissions defined for " + function);
     }
     return s;
-  }
-
-  /** The catalog's commit permissions, the committer's and CareForTable's. */
-  private void catalogCommit(List<PolicyStatement> s) {
-    switch (catalog.type()) {
-      // GlueTableOperations: GetTable to refresh, UpdateTable (with the version id) to swap the metadata location.
-      case GLUE -> s.add(glue("GlueCatalogCommit", "glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"));
-      // DynamoDbTableOperations commits with a conditional write on the table's item.
-      case DYNAMODB -> s.add(dynamoDbCatalog("DynamoDbCatalogCommit",
-          "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"));
-      default -> { }
-    }
   }
 
   private PolicyStatement leaseTable(String sid, String... actions) {
