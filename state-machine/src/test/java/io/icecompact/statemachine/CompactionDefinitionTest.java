@@ -26,6 +26,7 @@ class CompactionDefinitionTest {
                 "RewriteGroupFunctionArn",
                 "RecordGroupFailureFunctionArn",
                 "CommitSnapshotFunctionArn",
+                "CareForTableFunctionArn",
                 "ReleaseLeaseFunctionArn",
                 "ReleaseLeaseFunctionArn"));
 
