@@ -1,5 +1,6 @@
 package io.icecompact.lease;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
 import io.icecompact.core.job.JobResult;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +15,7 @@ import java.util.Objects;
  * @param startedAtMillis when the job started (epoch millis); orders the log
  * @param status how it ended ({@code COMMITTED}, {@code PARTIAL}, ... or a status of the pipeline's own)
  * @param counts named counts, e.g. {@code rewritten_data_files_count} (see {@link #of})
- * @param snapshotIds the snapshots the job committed, in commit order
+ * @param snapshotIds the snapshots the job committed, in commit order (JSON strings, as in {@link JobResult})
  * @param durationMillis how long it ran
  * @param error what went wrong, or null; for a failed execution the error's name, {@code ": "} and its message
  * @param executionArn the Step Functions execution that ran the job (the lease owner), or null (embedded)
@@ -26,7 +27,7 @@ public record JobLogEntry(
     long startedAtMillis,
     String status,
     Map<String, Long> counts,
-    List<Long> snapshotIds,
+    @JsonFormat(shape = JsonFormat.Shape.STRING) List<Long> snapshotIds,
     long durationMillis,
     String error,
     String executionArn,
