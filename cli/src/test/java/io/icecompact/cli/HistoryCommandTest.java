@@ -195,4 +195,29 @@ class HistoryCommandTest {
     assertThat(unknown.exitCode()).isEqualTo(2);
     assertThat(unknown.err()).startsWith("error: Table not found: db.nope");
   }
+
+  /** HadoopFileIO (a catalog without io-impl) refuses to list a folder that does not exist: no jobs, not an error. */
+  @Test
+  void withHadoopFileIOATableNeverCompactedHasNoJobs() throws Exception {
+    Path fresh = Files.createDirectories(warehouse.resolve("fresh"));
+    TestTables.create(fresh, TABLE, TestTables.SMALL);
+    List<String> hadoopIo = new ArrayList<>();
+    TestTables.catalog(fresh).forEach((key, value) -> {
+      if (!key.equals("io-impl")) {
+        hadoopIo.addAll(List.of("-c", key + "=" + value));
+      }
+    });
+    List<String> history = new ArrayList<>(List.of("history", "--table", TABLE, "--json"));
+    history.addAll(hadoopIo);
+    List<String> status = new ArrayList<>(List.of("status", "--table", TABLE, "--job-id", "job-a"));
+    status.addAll(hadoopIo);
+
+    CliRun listed = CliRun.of(history);
+    CliRun shown = CliRun.of(status);
+
+    assertThat(listed.exitCode()).as(listed.err()).isZero();
+    assertThat(json(listed).get("jobs")).isEmpty();
+    assertThat(shown.exitCode()).isEqualTo(2);
+    assertThat(shown.err()).startsWith("error: Job job-a of db.orders not found in the work locations under ");
+  }
 }

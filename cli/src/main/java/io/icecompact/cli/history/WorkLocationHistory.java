@@ -8,6 +8,8 @@ import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.JobLogEntry;
+import java.io.FileNotFoundException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
@@ -86,7 +89,7 @@ public final class WorkLocationHistory implements JobHistory {
     String normalizedRoot = FileLocations.normalized(root) + "/";
     String prefix = FileLocations.child(root, onlyJob == null ? "" : onlyJob + "/");
     Map<String, List<FileInfo>> folders = new LinkedHashMap<>();
-    for (FileInfo file : listing.listPrefix(prefix)) {
+    for (FileInfo file : listed(listing, prefix)) {
       String normalized = FileLocations.normalized(file.location());
       if (!normalized.startsWith(normalizedRoot)) {
         continue;
@@ -98,6 +101,22 @@ public final class WorkLocationHistory implements JobHistory {
       }
     }
     return new Jobs(root, io, folders);
+  }
+
+  /** The files under {@code prefix}; none when it does not exist (HadoopFileIO refuses to list a missing folder). */
+  private static List<FileInfo> listed(SupportsPrefixOperations io, String prefix) {
+    List<FileInfo> files = new ArrayList<>();
+    try {
+      io.listPrefix(prefix).forEach(files::add);
+    } catch (NotFoundException missing) {
+      return List.of();
+    } catch (UncheckedIOException e) {
+      if (e.getCause() instanceof FileNotFoundException) {
+        return List.of();
+      }
+      throw e;
+    }
+    return files;
   }
 
   /** The folder holding every job's work location: WorkLocation's rule without the job id. */
