@@ -3,7 +3,6 @@ package io.icecompact.lease;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -166,12 +165,10 @@ public final class JobLog {
   }
 
   private static JobLogEntry entry(String table, Map<String, AttributeValue> item) {
-    Map<String, Long> counts = new LinkedHashMap<>();
+    Map<String, Long> counts = new HashMap<>();
     AttributeValue storedCounts = item.get("counts");
     if (storedCounts != null && storedCounts.hasM()) {
-      storedCounts.m().entrySet().stream()
-          .sorted(Map.Entry.comparingByKey())
-          .forEach(e -> counts.put(e.getKey(), Long.parseLong(e.getValue().n())));
+      storedCounts.m().forEach((name, value) -> counts.put(name, Long.parseLong(value.n())));
     }
     List<Long> snapshotIds = new ArrayList<>();
     AttributeValue storedIds = item.get("snapshot_ids");

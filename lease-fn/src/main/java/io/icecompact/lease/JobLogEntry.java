@@ -2,10 +2,12 @@ package io.icecompact.lease;
 
 import com.fasterxml.jackson.annotation.JsonFormat;
 import io.icecompact.core.job.JobResult;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * One compaction job of one table, as the job log keeps it.
@@ -43,7 +45,8 @@ public record JobLogEntry(
     if (startedAtMillis < 0) {
       throw new IllegalArgumentException("startedAtMillis must not be negative: " + startedAtMillis);
     }
-    counts = counts == null ? Map.of() : Map.copyOf(counts);
+    // by name, so that JSON and text list them in one order whatever their source
+    counts = counts == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(counts));
     snapshotIds = snapshotIds == null ? List.of() : List.copyOf(snapshotIds);
   }
 
