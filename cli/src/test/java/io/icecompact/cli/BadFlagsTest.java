@@ -173,6 +173,11 @@ class BadFlagsTest {
             "--job-id", "a/b"),
         bare("Give --lease-table NAME (the deployed job log) or the catalog with -c (the jobs' work locations)",
             "status", "--table", TABLE, "--job-id", "job-1"),
+        // recommit
+        bare("Missing required option: '--job-id=ID'", "recommit", "--table", TABLE, CATALOG),
+        bare("Missing required option: '--table=NS.TABLE'", "recommit", "--job-id", "job-1", CATALOG),
+        bare("Invalid value for option '--job-id': 'a/b' " + jobId, "recommit", "--table", TABLE, CATALOG,
+            "--job-id", "a/b"),
         // demo
         bare("Invalid value for option '--workers': must be at least 1, got 0", "demo", "--warehouse", NEW_DIR,
             "--workers", "0"),

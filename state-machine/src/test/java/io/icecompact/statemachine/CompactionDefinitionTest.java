@@ -26,6 +26,7 @@ class CompactionDefinitionTest {
             java.util.List.of(
                 "AcquireLeaseFunctionArn",
                 "PlanRewriteFunctionArn",
+                "PlanRewriteFunctionArn",
                 "RewriteGroupFunctionArn",
                 "RecordGroupFailureFunctionArn",
                 "CommitSnapshotFunctionArn",

@@ -144,7 +144,7 @@ class ReleaseLeaseHandlerTest {
     Map<String, Object> input = new HashMap<>(more);
     input.put("job", new JobSpec("job-1", table, Map.of("type", "glue"), Map.of(), null, null, null));
     input.put("lease", lease);
-    input.put("settings", new LeaseSettings(10, 7200, T0.toEpochMilli(), List.of()));
+    input.put("settings", new LeaseSettings(10, 7200, T0.toEpochMilli(), List.of(), false));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     PrintStream original = System.out;
     // the handler's outcome line and EMF line go to stdout (the function's log group): kept out of the test's
