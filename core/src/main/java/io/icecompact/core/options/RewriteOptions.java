@@ -79,6 +79,13 @@ public final class RewriteOptions {
   public static final String ALLOW_PARTIAL = "allow-partial";
   public static final boolean ALLOW_PARTIAL_DEFAULT = true;
 
+  // Spark's rewrite_data_files takes these as procedure arguments (strategy, sort_order); here they are
+  // options, kebab-cased like the rest.
+  /** {@code binpack} or {@code sort}; default binpack, or sort when {@link #SORT_ORDER} is set (as Spark). */
+  public static final String STRATEGY = "strategy";
+  /** The order of {@code strategy=sort} in Spark's syntax ({@link SortOrderText}); default the table's. */
+  public static final String SORT_ORDER = "sort-order";
+
   private static final Set<String> ICEBERG_PLANNER_OPTIONS =
       Set.of(
           TARGET_FILE_SIZE_BYTES,
@@ -100,7 +107,9 @@ public final class RewriteOptions {
           PARTIAL_PROGRESS_MAX_COMMITS,
           USE_STARTING_SEQUENCE_NUMBER,
           MAX_GROUPS_PER_JOB,
-          ALLOW_PARTIAL);
+          ALLOW_PARTIAL,
+          STRATEGY,
+          SORT_ORDER);
 
   /**
    * Iceberg's options whose values Iceberg parses with {@code Long.parseLong} (failing with only "For
@@ -125,6 +134,8 @@ public final class RewriteOptions {
   private final boolean useStartingSequenceNumber;
   private final int maxGroupsPerJob;
   private final boolean allowPartial;
+  private final RewriteStrategy strategy;
+  private final RequestedSortOrder requestedSortOrder;
 
   private RewriteOptions(Map<String, String> given) {
     this.given = Collections.unmodifiableMap(new LinkedHashMap<>(given));
@@ -151,6 +162,21 @@ public final class RewriteOptions {
               MAX_GROUPS_PER_JOB, maxGroupsPerJob, MAX_GROUPS_PER_JOB_LIMIT));
     }
     this.allowPartial = booleanOption(ALLOW_PARTIAL, ALLOW_PARTIAL_DEFAULT);
+    String sortOrder = given.get(SORT_ORDER);
+    this.requestedSortOrder = sortOrder == null ? null : SortOrderText.parse(sortOrder);
+    String strategyValue = given.get(STRATEGY);
+    this.strategy =
+        strategyValue != null
+            ? RewriteStrategy.parse(strategyValue)
+            : sortOrder != null ? RewriteStrategy.SORT : RewriteStrategy.BINPACK;
+    if (strategy == RewriteStrategy.BINPACK && sortOrder != null) {
+      // Spark refuses the pair too ("Must use only one rewriter type")
+      throw new InvalidJobInputException(
+          String.format(
+              "'%s' is set to %s but '%s' is binpack, which keeps rows in input order: set %s=sort or"
+                  + " leave '%s' out",
+              SORT_ORDER, sortOrder, STRATEGY, STRATEGY, STRATEGY));
+    }
   }
 
   /** Checks names and the values of icecompact's own options; fails naming the first bad one. */
@@ -270,6 +296,15 @@ public final class RewriteOptions {
 
   public boolean allowPartial() {
     return allowPartial;
+  }
+
+  public RewriteStrategy strategy() {
+    return strategy;
+  }
+
+  /** The {@code sort-order} given, parsed but not yet checked against a table ({@link RowOrderChoice}). */
+  public java.util.Optional<RequestedSortOrder> requestedSortOrder() {
+    return java.util.Optional.ofNullable(requestedSortOrder);
   }
 
   private boolean booleanOption(String name, boolean defaultValue) {
