@@ -229,7 +229,12 @@ public final class GroupRewriter {
     int outputSpecId = plan.pinned().outputSpecId();
     GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
     GroupRewritePath generic =
-        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader);
+        new GenericRewritePath(
+            table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, plan.rowOrder());
+    if (plan.rowOrder() != null) {
+      return generic.rewrite(files, table.io(), progress,
+          ColumnarEligibility.of(table, tasks, outputSpecId, plan.rowOrder()).reason());
+    }
     if (pathChoice == RewritePathChoice.GENERIC) {
       return generic.rewrite(files, table.io(), progress, "generic path requested");
     }

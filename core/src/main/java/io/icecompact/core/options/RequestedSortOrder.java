@@ -71,6 +71,11 @@ public sealed interface RequestedSortOrder {
       Set<String> kept = new LinkedHashSet<>();
       for (String name : columns) {
         Types.NestedField field = column(schema, name);
+        if (!schema.columns().contains(field)) {
+          throw new InvalidJobInputException(
+              String.format("'%s' z-orders nested column '%s': z-order takes top-level columns, as in Spark",
+                  RewriteOptions.SORT_ORDER, name));
+        }
         if (!SUPPORTED.contains(field.type().typeId())) {
           throw new InvalidJobInputException(
               String.format(
