@@ -17,6 +17,7 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.columnar.Preparation;
 import io.icecompact.worker.columnar.PreparedGroup;
+import io.icecompact.worker.sort.InMemorySortLimit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -232,6 +233,8 @@ public final class GroupRewriter {
         new GenericRewritePath(
             table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, plan.rowOrder());
     if (plan.rowOrder() != null) {
+      // sorting beyond the heap (runs spilled to /tmp, then merged) is not built yet
+      InMemorySortLimit.check(group, Runtime.getRuntime().maxMemory());
       return generic.rewrite(files, table.io(), progress,
           ColumnarEligibility.of(table, tasks, outputSpecId, plan.rowOrder()).reason());
     }
