@@ -2,6 +2,8 @@ package io.icecompact.cli;
 
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobPlan;
+import io.icecompact.core.job.RowOrder;
+import io.icecompact.core.options.RewriteStrategy;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.core.table.TableAccess;
@@ -64,11 +66,16 @@ final class PlanCommand implements Callable<Integer> {
 
   /** {@code binpack}, or {@code sort} with the order every group's rows are written in. */
   static String strategy(JobPlan plan) {
-    if (plan.rowOrder() == null) {
+    RowOrder order = plan.rowOrder();
+    if (order == null) {
       return String.valueOf(plan.strategy());
     }
-    return plan.strategy() + " by " + plan.rowOrder().sortOrder()
-        + " (files written with sort order id " + plan.rowOrder().outputSortOrderId() + ")";
+    String ids = " (files written with sort order id " + order.outputSortOrderId() + ")";
+    if (RewriteStrategy.BINPACK.optionValue().equals(plan.strategy())) {
+      return plan.strategy() + ", keeping the table's sort order " + order.sortOrder()
+          + " in each group a worker can sort in memory" + ids;
+    }
+    return plan.strategy() + " by " + order.sortOrder() + ids;
   }
 
   /** The columnar path is the default: only a generic group needs its reason on the line. */

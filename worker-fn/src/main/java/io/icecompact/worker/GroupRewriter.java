@@ -8,6 +8,8 @@ import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
+import io.icecompact.core.job.RowOrder;
+import io.icecompact.core.options.RewriteStrategy;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.rewrite.ColumnarEligibility;
 import io.icecompact.core.rewrite.GroupRewritePath;
@@ -229,15 +231,11 @@ public final class GroupRewriter {
       IntConsumer progress) {
     int outputSpecId = plan.pinned().outputSpecId();
     GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
-    GroupRewritePath generic =
-        new GenericRewritePath(
-            table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, plan.rowOrder());
     if (plan.rowOrder() != null) {
-      // sorting beyond the heap (runs spilled to /tmp, then merged) is not built yet
-      InMemorySortLimit.check(group, Runtime.getRuntime().maxMemory());
-      return generic.rewrite(files, table.io(), progress,
-          ColumnarEligibility.of(table, tasks, outputSpecId, plan.rowOrder()).reason());
+      return rewriteInOrder(table, plan, group, tasks, files, progress, deleteLoader);
     }
+    GroupRewritePath generic =
+        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null);
     if (pathChoice == RewritePathChoice.GENERIC) {
       return generic.rewrite(files, table.io(), progress, "generic path requested");
     }
@@ -253,6 +251,31 @@ public final class GroupRewriter {
         new ColumnarRewritePath(
             table, outputSpecId, group.maxOutputFileSize(), deleteLoader, columnThreads, prepared);
     return columnar.rewrite(files, table.io(), progress, expected.reason());
+  }
+
+  /**
+   * A group whose plan orders its rows: sorted in memory on the generic path (the columnar path keeps
+   * input order). A group too large to sort in this heap fails under {@code strategy=sort}; under
+   * bin-pack, which keeps a sorted table's order only where it can, it is written in input order and its
+   * result says so. Sorting beyond the heap (runs spilled to /tmp, then merged) is not built yet.
+   */
+  private RewriteOutput rewriteInOrder(
+      Table table, JobPlan plan, PlannedGroup group, List<FileScanTask> tasks, OutputFileFactory files,
+      IntConsumer progress, GroupDeleteLoader deleteLoader) {
+    int outputSpecId = plan.pinned().outputSpecId();
+    long heap = Runtime.getRuntime().maxMemory();
+    RowOrder order = plan.rowOrder();
+    if (InMemorySortLimit.fits(group, heap)) {
+      return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order)
+          .rewrite(files, table.io(), progress, ColumnarEligibility.of(table, tasks, outputSpecId, order).reason());
+    }
+    if (RewriteStrategy.SORT.optionValue().equals(plan.strategy())) {
+      InMemorySortLimit.check(group, heap);
+    }
+    String notKept = "the table's sort order " + order.sortOrder() + " is not kept: the group holds more than the "
+        + InMemorySortLimit.forHeap(heap) + " bytes of Parquet a worker sorts in memory";
+    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null)
+        .rewrite(files, table.io(), progress, notKept);
   }
 
   private JobPlan plan(JobStore store, GroupRequest request) {

@@ -72,12 +72,14 @@ class EngineSortTest extends EngineTestBase {
     assertThat(plan.strategy()).isEqualTo("sort");
     assertThat(plan.rowOrder().sortOrder()).isEqualTo("order_id DESC NULLS LAST");
     assertThat(plan.groups()).hasSize(2).allSatisfy(group -> assertThat(group.expectedRewritePathReason())
-        .isEqualTo("rows sorted by order_id DESC NULLS LAST: the columnar path keeps input row order"));
+        .isEqualTo("rows are written in sort order order_id DESC NULLS LAST: the columnar path keeps input"
+            + " row order"));
     JobResult result = runner().run(spec, summary);
 
     assertStatus(result, JobStatus.COMMITTED);
     assertAllOutcomes(result, GroupOutcome.Status.REWRITTEN);
-    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePathReason()).startsWith("rows sorted by"));
+    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePathReason())
+        .startsWith("rows are written in sort order order_id DESC"));
     assertThat(LiveRows.multiset(table, rows)).isEqualTo(before);
     Map<String, List<DataFile>> byPartition = outputsByPartition(table);
     assertThat(byPartition).hasSize(2);
@@ -111,6 +113,27 @@ class EngineSortTest extends EngineTestBase {
       assertThat(file.sortOrderId()).isEqualTo(orderId).isPositive();
       assertThat(read(table, file)).isSortedAccordingTo(regionThenCustomerDesc);
     }
+  }
+
+  /** Bin-pack keeps a sorted table sorted (Spark's concatenates): a group that fits in memory is sorted. */
+  @Test
+  void binpackOnASortedTableWritesInTheTablesOrder() {
+    Table table = create(shape(2));
+    table.replaceSortOrder().asc("customer_id").commit();
+    table.refresh();
+    Map<String, Long> before = LiveRows.multiset(table);
+
+    JobResult result = run(job(options("rewrite-all", "true")));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePathReason())
+        .isEqualTo("rows are written in sort order customer_id ASC NULLS FIRST: the columnar path keeps input"
+            + " row order"));
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    assertThat(liveDataFiles(table)).hasSize(2).allSatisfy(file -> {
+      assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
+      assertThat(read(table, file)).isSortedAccordingTo(Comparator.comparing(r -> (Long) r.getField("customer_id")));
+    });
   }
 
   /** The rows of each file follow the z-curve of the two columns, computed here with Iceberg's bytes. */

@@ -12,14 +12,19 @@ import org.apache.iceberg.util.SortOrderUtil;
  * {@code strategy} and {@code sort_order}: {@code sort} without a sort order uses the table's; a given
  * order is checked against the table's schema. Called by the planner before anything is written, so a
  * bad order fails the job with the table untouched.
+ *
+ * <p>Bin-pack on a table with a sort order keeps that order, as users expect of a table they declared
+ * sorted (Spark's bin-pack concatenates): the worker sorts a group that fits in memory and leaves a
+ * larger one in input order, saying so, where {@code strategy=sort} would fail it.
  */
 public final class RowOrderChoice {
   private RowOrderChoice() {}
 
-  /** The order of every group's rows, or null to keep input order (bin-pack). */
+  /** The order of every group's rows, or null to keep input order. */
   public static RowOrder of(RewriteOptions options, Table table, int outputSpecId) {
     if (options.strategy() == RewriteStrategy.BINPACK) {
-      return null;
+      SortOrder tableOrder = table.sortOrder();
+      return tableOrder.isSorted() ? RowOrder.linear(tableOrder, table.schema(), tableOrder.orderId()) : null;
     }
     Schema schema = table.schema();
     RequestedSortOrder requested = options.requestedSortOrder().orElse(null);

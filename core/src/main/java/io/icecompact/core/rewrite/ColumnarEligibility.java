@@ -52,7 +52,7 @@ public final class ColumnarEligibility {
   public static RewritePath of(Table table, List<FileScanTask> tasks, int outputSpecId, RowOrder rowOrder) {
     if (rowOrder != null) {
       return RewritePath.generic(
-          "rows sorted by " + rowOrder.sortOrder() + ": the columnar path keeps input row order");
+          "rows are written in sort order " + rowOrder.sortOrder() + ": the columnar path keeps input row order");
     }
     String problem = tableProblem(table);
     if (problem == null) {

@@ -45,9 +45,19 @@ class RowOrderChoiceTest {
   }
 
   @Test
-  void binpackKeepsInputOrder() {
+  void binpackKeepsInputOrderOfAnUnsortedTable() {
     assertThat(choose()).isNull();
     assertThat(choose("strategy", "binpack")).isNull();
+  }
+
+  @Test
+  void binpackKeepsTheOrderOfASortedTable() {
+    table.replaceSortOrder().asc("name").commit();
+
+    RowOrder order = choose();
+
+    assertThat(order.sortOrder()).isEqualTo("name ASC NULLS FIRST");
+    assertThat(order.outputSortOrderId()).isEqualTo(table.sortOrder().orderId());
   }
 
   @Test

@@ -25,10 +25,15 @@ public final class InMemorySortLimit {
     return maxHeap / 2 / HEAP_PER_PARQUET_BYTE;
   }
 
+  /** Whether {@code group} can be sorted in a heap of {@code maxHeap} bytes. */
+  public static boolean fits(PlannedGroup group, long maxHeap) {
+    return group.inputBytes() <= forHeap(maxHeap);
+  }
+
   /** Refuses (never retried: a retry has the same heap) a group too large to sort in {@code maxHeap}. */
   public static void check(PlannedGroup group, long maxHeap) {
     long limit = forHeap(maxHeap);
-    if (group.inputBytes() > limit) {
+    if (!fits(group, maxHeap)) {
       throw new GroupRewriteException(
           String.format(
               Locale.ROOT,
