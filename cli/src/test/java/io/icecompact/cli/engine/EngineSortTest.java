@@ -94,6 +94,32 @@ class EngineSortTest extends EngineTestBase {
     }
   }
 
+  /** Files of an older spec are sorted with the output partition first (as Spark) and split by it. */
+  @Test
+  void repartitionedGroupIsSortedWithinEachNewPartition() {
+    Table table = create(shape(2));
+    table.updateSpec().addField("region").commit();
+    table.refresh();
+    int newSpecId = table.spec().specId();
+    Map<String, Long> before = LiveRows.multiset(table);
+
+    JobResult result = run(job(sortOptions("sort-order", "order_id DESC")));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).singleElement().satisfies(g -> assertThat(g.inputFiles()).isEqualTo(10));
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    Map<String, List<DataFile>> byPartition = outputsByPartition(table);
+    assertThat(byPartition).hasSize(8); // 2 days x 4 regions
+    Comparator<Record> descending = Comparator.comparing((Record r) -> (Long) r.getField("order_id")).reversed();
+    for (List<DataFile> files : byPartition.values()) {
+      for (DataFile file : files) {
+        assertThat(file.specId()).isEqualTo(newSpecId);
+        assertThat(read(table, file)).isSortedAccordingTo(descending);
+      }
+      assertDisjointOrderIdRanges(files);
+    }
+  }
+
   @Test
   void tablesOwnSortOrderIsTheDefaultAndItsIdIsOnTheFiles() {
     Table table = create(shape(2));
