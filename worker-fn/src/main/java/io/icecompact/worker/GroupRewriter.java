@@ -59,6 +59,8 @@ public final class GroupRewriter {
   private final PrefetchLimits prefetch;
   private final int columnThreads;
   private final long crossCheckManifestBytes;
+  // the heap one group's in-memory sort may count on; groups rewritten at once share the JVM's
+  private volatile long sortHeapBytes = Runtime.getRuntime().maxMemory();
   // The plan index (checked by digest) and the pinned metadata file never change, and a warm worker (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
@@ -109,6 +111,19 @@ public final class GroupRewriter {
     this.prefetch = prefetch;
     this.columnThreads = columnThreads;
     this.crossCheckManifestBytes = crossCheckManifestBytes;
+  }
+
+  /**
+   * Gives each group's in-memory sort {@code heapBytes} of heap (default the whole heap, right for a
+   * Lambda worker, which rewrites one group at a time); a runner rewriting several groups at once gives
+   * each its share. Returns this rewriter.
+   */
+  public GroupRewriter sortingWithin(long heapBytes) {
+    if (heapBytes < 1) {
+      throw new IllegalArgumentException("heapBytes must be >= 1, got " + heapBytes);
+    }
+    this.sortHeapBytes = heapBytes;
+    return this;
   }
 
   /**
@@ -263,7 +278,7 @@ public final class GroupRewriter {
       Table table, JobPlan plan, PlannedGroup group, List<FileScanTask> tasks, OutputFileFactory files,
       IntConsumer progress, GroupDeleteLoader deleteLoader) {
     int outputSpecId = plan.pinned().outputSpecId();
-    long heap = Runtime.getRuntime().maxMemory();
+    long heap = sortHeapBytes;
     RowOrder order = plan.rowOrder();
     if (InMemorySortLimit.fits(group, heap)) {
       return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order)

@@ -8,7 +8,11 @@ import io.icecompact.cli.demo.FragmentedTable.Shape;
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.committer.JobCommitter;
+import io.icecompact.core.error.GroupRewriteException;
 import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.CommitRequest;
+import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobResult;
@@ -16,6 +20,7 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.planner.RewritePlanner;
+import io.icecompact.worker.GroupRewriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -160,6 +165,45 @@ class EngineSortTest extends EngineTestBase {
       assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
       assertThat(read(table, file)).isSortedAccordingTo(Comparator.comparing(r -> (Long) r.getField("customer_id")));
     });
+  }
+
+  /** Under strategy=sort, a group larger than the worker sorts in memory fails before writing a file. */
+  @Test
+  void sortOfAGroupBeyondTheSortHeapFailsWithoutWriting() {
+    Table table = create(shape(2));
+    JobSpec spec = job(sortOptions("sort-order", "order_id")).withJobIdIfAbsent();
+    PlanSummary summary = new RewritePlanner(access).plan(spec);
+
+    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000);
+    assertThatThrownBy(() -> tiny.rewrite(GroupRequest.of(spec, summary, 0, 1)))
+        .isInstanceOf(GroupRewriteException.class)
+        .hasMessageStartingWith("Group 0 holds ")
+        .hasMessageContaining("bytes of Parquet, more than the 100 bytes a worker with a 4,000-byte heap sorts in"
+            + " memory (rows take about 20 times their Parquet size): set max-file-group-size-bytes to at most"
+            + " 100, or give the worker more memory");
+    assertThat(filesNamedFor(table, spec.jobId())).isEmpty();
+  }
+
+  /** Bin-pack keeps a sorted table's order only where it can: a larger group is written as it comes. */
+  @Test
+  void binpackOfAGroupBeyondTheSortHeapKeepsInputOrderAndSaysSo() {
+    Table table = create(shape(2));
+    table.replaceSortOrder().asc("customer_id").commit();
+    Map<String, Long> before = LiveRows.multiset(table);
+    JobSpec spec = job(options("rewrite-all", "true")).withJobIdIfAbsent();
+    PlanSummary summary = new RewritePlanner(access).plan(spec);
+
+    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000);
+    for (int index : summary.groupIndexes()) {
+      tiny.rewrite(GroupRequest.of(spec, summary, index, 1));
+      assertThat(groupResult(summary, index).rewritePathReason())
+          .isEqualTo("the table's sort order customer_id ASC NULLS FIRST is not kept: the group holds more than"
+              + " the 100 bytes of Parquet a worker sorts in memory");
+    }
+    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, List.of()));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
   }
 
   /** The rows of each file follow the z-curve of the two columns, computed here with Iceberg's bytes. */
