@@ -124,6 +124,11 @@ final class BenchCommand implements Callable<Integer> {
           + " or written")
   boolean scale;
 
+  @Option(names = "--sort-orders", split = ";", paramLabel = "ORDER",
+      description = "Also time strategy=sort with each sort order, ';'-separated (e.g. 'customer_id;zorder(customer_id,"
+          + " ordered_at)'): the same groups sorted in memory on the generic path, one thread (default: none)")
+  List<String> sortOrders = List.of();
+
   @Option(names = "--skipping",
       description = "Skipping mode: the same table compacted by bin-pack, sort and z-order into ~1 MB files,"
           + " and the files and bytes Iceberg's scan planning keeps for selective predicates")
@@ -200,6 +205,11 @@ final class BenchCommand implements Callable<Integer> {
         FragmentedTable.create(access.catalog(), TableIdentifier.parse(PathRuns.TABLE), tableShape);
       }
       err.printf(Locale.ROOT, "generated the '%s' table in %.1f s%n", shape, (System.nanoTime() - genStart) / 1e9);
+      for (String sortOrder : sortOrders) {
+        // one thread: a group sorted in memory may use the whole heap
+        new PathRuns(readCatalog(catalog), shape + ", sort " + sortOrder, report, Map.of("sort-order", sortOrder))
+            .run(RewritePathChoice.GENERIC, limits(prefetch.get(0)), 1, 1, warmups, rounds);
+      }
       PathRuns runs = new PathRuns(readCatalog(catalog), shape, report);
       for (int threadCount : memory ? List.of(1) : threads) {
         for (RewritePathChoice path : paths) {
