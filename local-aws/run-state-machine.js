@@ -77,6 +77,9 @@ if (!args['lambda-endpoint']) fail('--lambda-endpoint is required');
 process.env.AWS_ENDPOINT_URL_LAMBDA = args['lambda-endpoint'];
 delete process.env.AWS_ENDPOINT_URL;
 delete process.env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS;
+// One attempt per invocation: Step Functions hands a Lambda service error (a throttle above all) to the
+// state's Retry, where the SDK's own three attempts would hide it from the definition under test.
+process.env.AWS_MAX_ATTEMPTS = '1';
 const REGION = 'us-east-1';
 process.env.AWS_REGION = REGION;
 const AWS_CONFIG = {
@@ -144,7 +147,17 @@ const originalSend = lambdaSdk.LambdaClient.prototype.send;
 lambdaSdk.LambdaClient.prototype.send = async function send(command, ...rest) {
   const invoke = command instanceof lambdaSdk.InvokeCommand;
   const sent = invoke && command.input.Payload ? Buffer.byteLength(Buffer.from(command.input.Payload)) : 0;
-  const response = await originalSend.call(this, command, ...rest);
+  let response;
+  try {
+    response = await originalSend.call(this, command, ...rest);
+  } catch (err) {
+    // A service error of the Invoke API itself (429 throttling, 5xx): Step Functions names it
+    // Lambda.<exception>, e.g. Lambda.TooManyRequestsException, which is what a Retry matches.
+    if (invoke && err && err.$metadata && typeof err.name === 'string' && !err.name.startsWith('Lambda.')) {
+      err.name = 'Lambda.' + err.name;
+    }
+    throw err;
+  }
   if (invoke) {
     const received = response.Payload ? Buffer.byteLength(Buffer.from(response.Payload)) : 0;
     statesRunning(functionNameOf(command.input.FunctionName)).forEach((state) => {

@@ -16,12 +16,12 @@ import picocli.CommandLine.UnmatchedArgumentException;
     mixinStandardHelpOptions = true,
     versionProvider = IcecompactCli.Version.class,
     description = "Compacts Apache Iceberg tables: plan file groups, rewrite them, commit one snapshot.",
-    subcommands = {DemoCommand.class, CompactCommand.class, PlanCommand.class, HealthCommand.class, SweepCommand.class, BenchCommand.class},
+    subcommands = {DemoCommand.class, CompactCommand.class, PlanCommand.class, HealthCommand.class, SweepCommand.class, HistoryCommand.class, StatusCommand.class, BenchCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:the job committed, or had nothing to do",
+      "0:the job committed, or had nothing to do; history and status: the history was read, the job found",
       "1:the job failed, was partial, or its outcome is unknown; health: a table could not be read",
-      "2:bad input (unknown or malformed flag, value out of range, unknown table, malformed filter); nothing was written"
+      "2:bad input (unknown or malformed flag, value out of range, unknown table or job, malformed filter); nothing was written"
     })
 public final class IcecompactCli {
   public static final int EXIT_JOB_NOT_DONE = 1;

@@ -29,13 +29,20 @@ final class ResultPrinter {
         bytes(result.rewrittenBytesCount()), result.removedDeleteFilesCount(), result.failedDataFilesCount());
     out.printf(Locale.ROOT, "  groups: %d rewritten, %d failed, %d conflicted, %d skipped%n",
         result.rewrittenGroups(), result.failedGroups(), result.conflictedGroups(), result.skippedGroups());
-    printPaths(out, result);
-    for (GroupOutcome group : result.groups()) {
-      if (group.status() != GroupOutcome.Status.REWRITTEN) {
-        out.printf("  group %d %s: %s: %s%n", group.groupIndex(), group.partition(), group.status(), group.reason());
+    printGroupOutcomes(result, out);
+  }
+
+  /** The rewrite paths taken, each group that did not end rewritten and why, and a failed verification. */
+  static void printGroupOutcomes(JobResult result, PrintWriter out) {
+    if (result.groups() != null) {
+      printPaths(out, result);
+      for (GroupOutcome group : result.groups()) {
+        if (group.status() != GroupOutcome.Status.REWRITTEN) {
+          out.printf("  group %d %s: %s: %s%n", group.groupIndex(), group.partition(), group.status(), group.reason());
+        }
       }
     }
-    if (!result.verification().verified()) {
+    if (result.verification() != null && !result.verification().verified()) {
       out.println("  VERIFICATION FAILED against table metadata:");
       result.verification().problems().forEach(p -> out.println("    " + p));
     }

@@ -2,7 +2,7 @@ package io.icecompact.cli;
 
 import io.icecompact.cli.flags.WholeNumber;
 import io.icecompact.cli.sweep.EmbeddedSweep;
-import io.icecompact.cli.sweep.TableCare;
+import io.icecompact.care.TableCare;
 import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.planner.fleet.Decision;
@@ -73,7 +73,7 @@ final class SweepCommand implements Callable<Integer> {
       if (table.job() != null && !(table.job().status().success() && table.job().verification().verified())) {
         return false;
       }
-      if (table.care().stream().anyMatch(care -> care.error() != null)) {
+      if (table.care().stream().anyMatch(TableCare.Outcome::failed)) {
         return false;
       }
     }
@@ -110,13 +110,17 @@ final class SweepCommand implements Callable<Integer> {
         result.tablesAssessed(), String.join(", ", result.namespaces()), result.compacted(), result.decisions());
   }
 
-  /** The steps that ran, each with "failed" when it did. */
+  /** The steps, each with "failed" or "not run" when it did not succeed. */
   private static String care(List<TableCare.Outcome> care) {
     if (care.isEmpty()) {
       return "-";
     }
     List<String> steps = new ArrayList<>();
-    care.forEach(c -> steps.add(c.error() == null ? c.step() : c.step() + " (failed)"));
+    care.forEach(c -> steps.add(switch (c.status()) {
+      case DONE -> c.step();
+      case FAILED -> c.step() + " (failed)";
+      case NOT_RUN -> c.step() + " (not run)";
+    }));
     return String.join(",", steps);
   }
 }

@@ -105,7 +105,14 @@ class CompactCommandTest {
     assertThat(run.err()).contains("planned: nothing to do");
     assertThat(run.out()).doesNotContain("planned");
     assertThat(run.systemOut()).isEmpty();
-    assertThat(TestTables.State.of(warehouse, TABLE)).isEqualTo(before);
+    // the table is as it was; the job left only its result, for `history`
+    String jobId = lines.get(0).split(" ")[1].replace(":", "");
+    TestTables.State after = TestTables.State.of(warehouse, TABLE);
+    assertThat(after.snapshotId()).isEqualTo(before.snapshotId());
+    assertThat(after.rows()).isEqualTo(before.rows());
+    Map<String, Long> added = new java.util.TreeMap<>(after.files());
+    added.keySet().removeAll(before.files().keySet());
+    assertThat(added.keySet()).containsExactly("_icecompact/" + jobId + "/result.json");
   }
 
   @Test

@@ -38,12 +38,13 @@ class TemplateTest {
       "RewriteGroupFunction", "RewriteGroupFunctionArn",
       "RecordGroupFailureFunction", "RecordGroupFailureFunctionArn",
       "CommitSnapshotFunction", "CommitSnapshotFunctionArn",
+      "CareForTableFunction", "CareForTableFunctionArn",
       "ReleaseLeaseFunction", "ReleaseLeaseFunctionArn");
 
-  /** Every function of the template: the compaction state machine's six and the sweep's AssessTables. */
+  /** Every function of the template: the compaction state machine's seven and the sweep's AssessTables. */
   static final Set<String> ALL_FUNCTIONS = Set.of("AcquireLeaseFunction", "PlanRewriteFunction",
-      "RewriteGroupFunction", "RecordGroupFailureFunction", "CommitSnapshotFunction", "ReleaseLeaseFunction",
-      "AssessTablesFunction");
+      "RewriteGroupFunction", "RecordGroupFailureFunction", "CommitSnapshotFunction", "CareForTableFunction",
+      "ReleaseLeaseFunction", "AssessTablesFunction");
 
   /** Functions that run without any catalog: they get neither catalog nor lease table permissions. */
   static final Set<String> WORKERS = Set.of("RewriteGroupFunction", "RecordGroupFailureFunction");
@@ -179,11 +180,11 @@ class TemplateTest {
     assertThat(levels).containsExactlyInAnyOrderEntriesOf(Map.of(
         "PlanRewriteFunction", "1", "RewriteGroupFunction", "4", "CommitSnapshotFunction", "1",
         "AcquireLeaseFunction", "1", "ReleaseLeaseFunction", "1", "RecordGroupFailureFunction", "1",
-        "AssessTablesFunction", "1"));
+        "AssessTablesFunction", "1", "CareForTableFunction", "1"));
   }
 
   @Test
-  void onlyPlannerCommitterAndAssessTablesGetCatalogPermissions() {
+  void onlyPlannerCommitterCareAndAssessTablesGetCatalogPermissions() {
     Set<String> withGlue = new TreeSet<>();
     resourcesOfType("AWS::Serverless::Function").forEach((name, resource) -> {
       if (actions(map(map(resource).get("Properties")).get("Policies")).stream().anyMatch(a -> a.startsWith("glue:"))) {
@@ -191,32 +192,85 @@ class TemplateTest {
       }
     });
     assertThat(withGlue).containsExactlyInAnyOrder("PlanRewriteFunction", "CommitSnapshotFunction",
-        "AssessTablesFunction");
+        "CareForTableFunction", "AssessTablesFunction");
     assertThat(actions(props("PlanRewriteFunction").get("Policies")))
         .contains("glue:GetTable", "glue:GetDatabase").doesNotContain("glue:UpdateTable");
     assertThat(actions(props("CommitSnapshotFunction").get("Policies"))).contains("glue:GetTable", "glue:UpdateTable");
+    assertThat(actions(props("CareForTableFunction").get("Policies"))).contains("glue:GetTable", "glue:UpdateTable");
   }
 
   @Test
-  void onlyTheLeaseFunctionsAndTheCommitterUseTheLeaseTable() {
+  void onlyTheLeaseFunctionsTheCommitterAndCareUseTheLeaseTable() {
     Set<String> users = new TreeSet<>();
     resourcesOfType("AWS::Serverless::Function").forEach((name, resource) -> {
       if (strings(map(resource).get("Properties")).contains("LeaseTable")) {
         users.add(name);
       }
     });
-    assertThat(users).containsExactlyInAnyOrder("AcquireLeaseFunction", "ReleaseLeaseFunction", "CommitSnapshotFunction");
+    assertThat(users).containsExactlyInAnyOrder("AcquireLeaseFunction", "ReleaseLeaseFunction",
+        "CommitSnapshotFunction", "CareForTableFunction");
     for (String user : users) {
       assertThat(environment(user).get("LEASE_TABLE")).as(user).isEqualTo(Map.of("Ref", "LeaseTable"));
     }
-    assertThat(actions(props("CommitSnapshotFunction").get("Policies")).stream()
-        .filter(a -> a.startsWith("dynamodb:")).collect(Collectors.toSet()))
-        .as("the committer only reads the lease (DynamoDbCatalog statements are conditional)")
-        .contains("dynamodb:GetItem");
+    // The committer and care only check the lease: GetItem, nothing that could take or change it.
+    for (String checker : List.of("CommitSnapshotFunction", "CareForTableFunction")) {
+      List<Map<String, Object>> onLeaseTable = statements(props(checker).get("Policies")).stream()
+          .filter(s -> strings(s.get("Resource")).contains("LeaseTable")).toList();
+      assertThat(onLeaseTable).as(checker).singleElement().satisfies(s -> {
+        assertThat(s.get("Sid")).isEqualTo("LeaseCheck");
+        assertThat(asStrings(s.get("Action"))).containsExactly("dynamodb:GetItem");
+      });
+    }
+  }
+
+  /**
+   * CareForTable commits through the catalog like the committer and so gets exactly its statements, size and
+   * environment, plus deleting in the work location (finished jobs' work locations, by orphan removal).
+   */
+  @Test
+  void careForTableHasTheCommittersPermissionsPlusWorkLocationCleanup() {
+    Map<String, Object> care = props("CareForTableFunction");
+    Map<String, Object> committer = props("CommitSnapshotFunction");
+    for (String key : List.of("MemorySize", "Timeout", "Environment")) {
+      assertThat(care.get(key)).as(key).isEqualTo(committer.get(key));
+    }
+    assertThat(care.get("CodeUri")).isEqualTo(jarOf("care-fn"));
+    assertThat(care.get("Handler")).isEqualTo("io.icecompact.care.lambda.CareForTableHandler::handleRequest");
+    // The access policy for REST/JDBC catalogs reaches it as it reaches the committer.
+    assertThat(asList(care.get("Policies")).get(0)).isEqualTo(asList(committer.get("Policies")).get(0));
+
+    Map<String, Map<String, Object>> careBySid = bySid(care.get("Policies"));
+    Map<String, Object> cleanup = careBySid.remove("WorkLocationCleanup");
+    assertThat(careBySid).isEqualTo(bySid(committer.get("Policies")));
+    assertThat(asStrings(cleanup.get("Action"))).containsExactly("s3:DeleteObject");
+    assertThat(cleanup.get("Resource")).isEqualTo(careBySid.get("WorkLocationReadWrite").get("Resource"));
+  }
+
+  /**
+   * s3:DeleteObject only where a function removes what it or a dead commit left: the worker its failed attempt's
+   * output, the committer groups it does not commit, care expired snapshots' files, orphans and finished jobs' work
+   * locations; and only in the tables' data/ and metadata/ folders and the work location, never bucket-wide.
+   */
+  @Test
+  void onlyTheWorkerTheCommitterAndCareMayDeleteAndOnlyInDataMetadataAndTheWorkLocation() {
+    Map<String, Set<String>> deletes = new TreeMap<>();
+    resourcesOfType("AWS::Serverless::Function").forEach((name, resource) -> {
+      for (Map<String, Object> s : statements(map(map(resource).get("Properties")).get("Policies"))) {
+        if (asStrings(s.get("Action")).contains("s3:DeleteObject")) {
+          asList(s.get("Resource")).forEach(r -> deletes.computeIfAbsent(name, n -> new TreeSet<>()).add(subText(r)));
+        }
+      }
+    });
+    String warehouse = "arn:${AWS::Partition}:s3:::${WarehouseBucket}/${WarehousePrefix}*/";
+    String work = "arn:${AWS::Partition}:s3:::${Bucket}/${WorkPrefix}*";
+    assertThat(deletes).isEqualTo(Map.of(
+        "RewriteGroupFunction", Set.of(warehouse + "data/*"),
+        "CommitSnapshotFunction", Set.of(warehouse + "data/*", warehouse + "metadata/*"),
+        "CareForTableFunction", Set.of(warehouse + "data/*", warehouse + "metadata/*", work)));
   }
 
   @Test
-  void theStateMachineMayInvokeOnlyItsSixFunctions() {
+  void theStateMachineMayInvokeOnlyItsOwnFunctions() {
     List<Map<String, Object>> statements = statements(props("CompactionStateMachine").get("Policies"));
     List<Object> lambdaResources = new ArrayList<>();
     for (Map<String, Object> statement : statements) {
@@ -554,6 +608,21 @@ class TemplateTest {
   /** Every policy statement under a value (Policies list, policy document, Fn::If branches). */
   static List<Map<String, Object>> statements(Object value) {
     return PolicyStatements.under(value);
+  }
+
+  /** A policy's statements by Sid. */
+  static Map<String, Map<String, Object>> bySid(Object policies) {
+    Map<String, Map<String, Object>> out = new TreeMap<>();
+    for (Map<String, Object> s : statements(policies)) {
+      assertThat(out.put((String) s.get("Sid"), s)).as("Sid " + s.get("Sid") + " twice").isNull();
+    }
+    return out;
+  }
+
+  /** The text of an {@code Fn::Sub}, with or without its variable map. */
+  static String subText(Object value) {
+    Object sub = map(value).get("Fn::Sub");
+    return sub instanceof List<?> l ? (String) l.get(0) : (String) sub;
   }
 
   static List<String> actions(Object policies) {

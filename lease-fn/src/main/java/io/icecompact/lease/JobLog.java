@@ -1,11 +1,12 @@
 package io.icecompact.lease;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -15,17 +16,39 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * {@code pk=<table>}, {@code sk="job#<started_at millis, 15 digits>#<job id>"}, so that a Query on the
  * table's partition returns jobs in start order without an index. Attributes: {@code job_id},
  * {@code started_at}, {@code status}, {@code counts} (map of numbers), {@code snapshot_ids} (list of
- * numbers), {@code duration_millis}, and {@code error} when there is one.
+ * numbers), {@code duration_millis}, and when known {@code error}, {@code execution_arn} and
+ * {@code result_location}.
+ *
+ * <p>Every entry carries {@value #EXPIRES_AT} (epoch seconds): its end plus the retention, 90 days unless
+ * set. DynamoDB deletes expired items only when the table's Time to Live is enabled on that attribute;
+ * until then the log grows by one item per job.
  */
 public final class JobLog {
   static final String JOB_PREFIX = "job#";
+  /** The Time to Live attribute: when DynamoDB may delete the entry, in epoch seconds. */
+  public static final String EXPIRES_AT = "expires_at_epoch_s";
+  public static final Duration RETENTION_DEFAULT = Duration.ofDays(90);
+
+  private static final String JOBS_OF_TABLE = "#pk = :table AND begins_with(#sk, :prefix)";
+  private static final Map<String, String> KEY_NAMES =
+      Map.of("#pk", LeaseTableSchema.PK, "#sk", LeaseTableSchema.SK);
 
   private final DynamoDbClient dynamo;
   private final String tableName;
+  private final Duration retention;
 
   public JobLog(DynamoDbClient dynamo, String tableName) {
+    this(dynamo, tableName, RETENTION_DEFAULT);
+  }
+
+  /** @param retention how long after a job ended its entry is kept (when the table's TTL is enabled) */
+  public JobLog(DynamoDbClient dynamo, String tableName, Duration retention) {
     this.dynamo = Objects.requireNonNull(dynamo, "dynamo");
     this.tableName = Objects.requireNonNull(tableName, "tableName");
+    if (retention == null || retention.isNegative() || retention.isZero()) {
+      throw new IllegalArgumentException("Job log retention must be positive, got " + retention);
+    }
+    this.retention = retention;
   }
 
   /**
@@ -48,9 +71,11 @@ public final class JobLog {
         "snapshot_ids",
         AttributeValue.fromL(entry.snapshotIds().stream().map(TableLease::number).toList()));
     item.put("duration_millis", TableLease.number(entry.durationMillis()));
-    if (entry.error() != null) {
-      item.put("error", AttributeValue.fromS(entry.error()));
-    }
+    putIfPresent(item, "error", entry.error());
+    putIfPresent(item, "execution_arn", entry.executionArn());
+    putIfPresent(item, "result_location", entry.resultLocation());
+    long endedAtSeconds = (entry.startedAtMillis() + Math.max(0, entry.durationMillis())) / 1000;
+    item.put(EXPIRES_AT, TableLease.number(endedAtSeconds + retention.toSeconds()));
     try {
       dynamo.putItem(b -> b.tableName(tableName).item(item));
     } catch (SdkException e) {
@@ -75,13 +100,9 @@ public final class JobLog {
               .query(
                   b ->
                       b.tableName(tableName)
-                          .keyConditionExpression("#pk = :table AND begins_with(#sk, :prefix)")
-                          .expressionAttributeNames(
-                              Map.of("#pk", LeaseTableSchema.PK, "#sk", LeaseTableSchema.SK))
-                          .expressionAttributeValues(
-                              Map.of(
-                                  ":table", AttributeValue.fromS(table),
-                                  ":prefix", AttributeValue.fromS(JOB_PREFIX)))
+                          .keyConditionExpression(JOBS_OF_TABLE)
+                          .expressionAttributeNames(KEY_NAMES)
+                          .expressionAttributeValues(jobsOf(table))
                           .scanIndexForward(false)
                           .consistentRead(true)
                           .limit(limit))
@@ -96,17 +117,58 @@ public final class JobLog {
     return entries;
   }
 
+  /**
+   * The entry of job {@code jobId} of {@code table}, if the log has it. The sort key starts with the start
+   * time, which the caller does not know: this reads the table's whole partition (bounded by the retention),
+   * page by page, keeping only the job's item.
+   *
+   * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
+   */
+  public Optional<JobLogEntry> find(String table, String jobId) {
+    Map<String, AttributeValue> values = new HashMap<>(jobsOf(table));
+    values.put(":job", AttributeValue.fromS(jobId));
+    Map<String, String> names = new HashMap<>(KEY_NAMES);
+    names.put("#job", "job_id");
+    try {
+      for (Map<String, AttributeValue> item :
+          dynamo
+              .queryPaginator(
+                  b ->
+                      b.tableName(tableName)
+                          .keyConditionExpression(JOBS_OF_TABLE)
+                          .filterExpression("#job = :job")
+                          .expressionAttributeNames(names)
+                          .expressionAttributeValues(values)
+                          .scanIndexForward(false)
+                          .consistentRead(true))
+              .items()) {
+        return Optional.of(entry(table, item));
+      }
+    } catch (SdkException e) {
+      throw DynamoFailures.classify(e, "reading job " + jobId + " of " + table + " from the job log");
+    }
+    return Optional.empty();
+  }
+
+  private static Map<String, AttributeValue> jobsOf(String table) {
+    return Map.of(":table", AttributeValue.fromS(table), ":prefix", AttributeValue.fromS(JOB_PREFIX));
+  }
+
+  private static void putIfPresent(Map<String, AttributeValue> item, String name, String value) {
+    if (value != null) {
+      item.put(name, AttributeValue.fromS(value));
+    }
+  }
+
   static String sortKey(long startedAtMillis, String jobId) {
     return JOB_PREFIX + String.format("%015d", startedAtMillis) + "#" + jobId;
   }
 
   private static JobLogEntry entry(String table, Map<String, AttributeValue> item) {
-    Map<String, Long> counts = new LinkedHashMap<>();
+    Map<String, Long> counts = new HashMap<>();
     AttributeValue storedCounts = item.get("counts");
     if (storedCounts != null && storedCounts.hasM()) {
-      storedCounts.m().entrySet().stream()
-          .sorted(Map.Entry.comparingByKey())
-          .forEach(e -> counts.put(e.getKey(), Long.parseLong(e.getValue().n())));
+      storedCounts.m().forEach((name, value) -> counts.put(name, Long.parseLong(value.n())));
     }
     List<Long> snapshotIds = new ArrayList<>();
     AttributeValue storedIds = item.get("snapshot_ids");
@@ -121,6 +183,8 @@ public final class JobLog {
         counts,
         snapshotIds,
         TableLease.longOf(item, "duration_millis"),
-        TableLease.stringOf(item, "error"));
+        TableLease.stringOf(item, "error"),
+        TableLease.stringOf(item, "execution_arn"),
+        TableLease.stringOf(item, "result_location"));
   }
 }

@@ -1,10 +1,13 @@
 package io.icecompact.lease;
 
+import com.fasterxml.jackson.annotation.JsonFormat;
 import io.icecompact.core.job.JobResult;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * One compaction job of one table, as the job log keeps it.
@@ -14,9 +17,11 @@ import java.util.Objects;
  * @param startedAtMillis when the job started (epoch millis); orders the log
  * @param status how it ended ({@code COMMITTED}, {@code PARTIAL}, ... or a status of the pipeline's own)
  * @param counts named counts, e.g. {@code rewritten_data_files_count} (see {@link #of})
- * @param snapshotIds the snapshots the job committed, in commit order
+ * @param snapshotIds the snapshots the job committed, in commit order (JSON strings, as in {@link JobResult})
  * @param durationMillis how long it ran
- * @param error what went wrong, or null
+ * @param error what went wrong, or null; for a failed execution the error's name, {@code ": "} and its message
+ * @param executionArn the Step Functions execution that ran the job (the lease owner), or null (embedded)
+ * @param resultLocation where the job's whole result (every group's outcome) is stored, or null
  */
 public record JobLogEntry(
     String table,
@@ -24,9 +29,14 @@ public record JobLogEntry(
     long startedAtMillis,
     String status,
     Map<String, Long> counts,
-    List<Long> snapshotIds,
+    @JsonFormat(shape = JsonFormat.Shape.STRING) List<Long> snapshotIds,
     long durationMillis,
-    String error) {
+    String error,
+    String executionArn,
+    String resultLocation) {
+
+  /** The status of an execution that failed before it had a result. */
+  public static final String FAILED = "FAILED";
 
   public JobLogEntry {
     Objects.requireNonNull(table, "table");
@@ -35,15 +45,24 @@ public record JobLogEntry(
     if (startedAtMillis < 0) {
       throw new IllegalArgumentException("startedAtMillis must not be negative: " + startedAtMillis);
     }
-    counts = counts == null ? Map.of() : Map.copyOf(counts);
+    // by name, so that JSON and text list them in one order whatever their source
+    counts = counts == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(counts));
     snapshotIds = snapshotIds == null ? List.of() : List.copyOf(snapshotIds);
+  }
+
+  /** A failed execution: no result, the error of the step that failed. */
+  public static JobLogEntry failed(
+      String table, String jobId, long startedAtMillis, long durationMillis, String error, String executionArn) {
+    return new JobLogEntry(table, jobId, startedAtMillis, FAILED, Map.of(), List.of(), durationMillis, error,
+        executionArn, null);
   }
 
   /**
    * The entry for a job's result, with the result's counts under the names of its JSON form (Spark's
-   * {@code rewrite_data_files} names) and its reason as the error unless it committed.
+   * {@code rewrite_data_files} names) and its reason as the error unless it committed. The duration is the
+   * caller's: the whole job's, which a result measured in one stage may not be.
    */
-  public static JobLogEntry of(JobResult result, long startedAtMillis) {
+  public static JobLogEntry of(JobResult result, long startedAtMillis, long durationMillis, String executionArn) {
     Map<String, Long> counts = new LinkedHashMap<>();
     counts.put("rewritten_data_files_count", (long) result.rewrittenDataFilesCount());
     counts.put("added_data_files_count", (long) result.addedDataFilesCount());
@@ -62,7 +81,9 @@ public record JobLogEntry(
         result.status().name(),
         counts,
         result.snapshotIds(),
-        result.durationMillis(),
-        success ? null : result.reason());
+        durationMillis,
+        success ? null : result.reason(),
+        executionArn,
+        result.resultLocation());
   }
 }

@@ -1,6 +1,7 @@
 package io.icecompact.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
@@ -12,6 +13,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 class JobLogTest {
   static final String LEASES = "icecompact-leases";
@@ -32,7 +34,7 @@ class JobLogTest {
   static JobLogEntry entry(String table, String jobId, long startedAt, String status) {
     return new JobLogEntry(
         table, jobId, startedAt, status, Map.of("rewritten_data_files_count", startedAt % 1000),
-        List.of(), 1000, null);
+        List.of(), 1000, null, "arn:aws:states:eu-west-1:123456789012:execution:compaction:" + jobId, null);
   }
 
   @Test
@@ -65,7 +67,8 @@ class JobLogTest {
             "job-3f1c", "demo.orders", JobStatus.PARTIAL, "group 4 failed: corrupt footer",
             List.of(5969364612895262437L, -12L), 150, 30, 7_654_321L, 5, 6, 29, 1, 0, 2,
             new JobResult.Verification(true, List.of()), 5310, List.of());
-    JobLogEntry entry = JobLogEntry.of(result, 1_764_000_000_123L);
+    JobLogEntry entry = JobLogEntry.of(result.summary("s3://work/demo.orders/job-3f1c/result.json"),
+        1_764_000_000_123L, 5310, "arn:aws:states:eu-west-1:123456789012:execution:compaction:e1");
 
     log.record(entry);
     log.record(entry); // the same job again replaces it
@@ -77,6 +80,8 @@ class JobLogTest {
     assertThat(read.error()).isEqualTo("group 4 failed: corrupt footer");
     assertThat(read.snapshotIds()).containsExactly(5969364612895262437L, -12L);
     assertThat(read.durationMillis()).isEqualTo(5310);
+    assertThat(read.executionArn()).isEqualTo("arn:aws:states:eu-west-1:123456789012:execution:compaction:e1");
+    assertThat(read.resultLocation()).isEqualTo("s3://work/demo.orders/job-3f1c/result.json");
     assertThat(read.counts())
         .containsExactlyInAnyOrderEntriesOf(
             Map.of(
@@ -90,5 +95,44 @@ class JobLogTest {
                 "conflicted_groups", 0L,
                 "skipped_groups", 2L));
     assertThat(JobLog.sortKey(1_764_000_000_123L, "job-3f1c")).isEqualTo("job#001764000000123#job-3f1c");
+  }
+
+  /** DynamoDB's TTL deletes an item once its epoch-seconds attribute has passed: the job's end plus the retention. */
+  @Test
+  void everyEntryExpiresItsRetentionAfterTheJobEnded() {
+    long started = 1_764_000_000_123L;
+    new JobLog(dynamo.client(), LEASES).record(entry("db.ttl", "job-90", started, "COMMITTED"));
+    new JobLog(dynamo.client(), LEASES, Duration.ofDays(7)).record(entry("db.ttl", "job-7", started, "FAILED"));
+
+    long ended = (started + 1000) / 1000;
+    assertThat(expiresAt("db.ttl", started, "job-90")).isEqualTo(ended + Duration.ofDays(90).toSeconds());
+    assertThat(expiresAt("db.ttl", started, "job-7")).isEqualTo(ended + Duration.ofDays(7).toSeconds());
+    assertThatThrownBy(() -> new JobLog(dynamo.client(), LEASES, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Job log retention must be positive, got PT0S");
+  }
+
+  @Test
+  void findReturnsOneJobOfOneTableWhateverItsStart() {
+    JobLog log = new JobLog(dynamo.client(), LEASES);
+    for (int i = 0; i < 30; i++) {
+      log.record(entry("db.find", "job-" + i, 1_000_000L * i, "COMMITTED"));
+    }
+    log.record(entry("db.other", "job-x", 5L, "PARTIAL"));
+
+    assertThat(log.find("db.find", "job-3")).contains(entry("db.find", "job-3", 3_000_000L, "COMMITTED"));
+    assertThat(log.find("db.find", "job-0")).contains(entry("db.find", "job-0", 0L, "COMMITTED"));
+    assertThat(log.find("db.find", "job-x")).isEmpty();
+    assertThat(log.find("db.other", "job-x")).map(JobLogEntry::status).contains("PARTIAL");
+  }
+
+  private static long expiresAt(String table, long started, String jobId) {
+    Map<String, AttributeValue> item =
+        dynamo.client()
+            .getItem(b -> b.tableName(LEASES).key(Map.of(
+                LeaseTableSchema.PK, AttributeValue.fromS(table),
+                LeaseTableSchema.SK, AttributeValue.fromS(JobLog.sortKey(started, jobId)))))
+            .item();
+    return Long.parseLong(item.get(JobLog.EXPIRES_AT).n());
   }
 }

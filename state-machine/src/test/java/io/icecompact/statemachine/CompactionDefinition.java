@@ -28,6 +28,7 @@ final class CompactionDefinition {
   static final String RECORD_GROUP_FAILURE = "RecordGroupFailure";
   static final String COMMIT_SNAPSHOT = "CommitSnapshot";
   static final String RELEASE_LEASE = "ReleaseLease";
+  static final String CARE_FOR_TABLE = "CareForTable";
 
   /** Placeholder name → function name; the deployment maps the same placeholders to its functions' ARNs. */
   static final Map<String, String> FUNCTIONS = functions();
@@ -44,6 +45,7 @@ final class CompactionDefinition {
     functions.put("RecordGroupFailureFunctionArn", RECORD_GROUP_FAILURE);
     functions.put("CommitSnapshotFunctionArn", COMMIT_SNAPSHOT);
     functions.put("ReleaseLeaseFunctionArn", RELEASE_LEASE);
+    functions.put("CareForTableFunctionArn", CARE_FOR_TABLE);
     return Map.copyOf(functions);
   }
 

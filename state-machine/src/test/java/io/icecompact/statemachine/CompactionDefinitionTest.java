@@ -1,5 +1,8 @@
 package io.icecompact.statemachine;
 
+import java.util.List;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.JsonNode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,6 +29,7 @@ class CompactionDefinitionTest {
                 "RewriteGroupFunctionArn",
                 "RecordGroupFailureFunctionArn",
                 "CommitSnapshotFunctionArn",
+                "CareForTableFunctionArn",
                 "ReleaseLeaseFunctionArn",
                 "ReleaseLeaseFunctionArn"));
 
@@ -51,5 +55,50 @@ class CompactionDefinitionTest {
     assertThatThrownBy(() -> CompactionDefinition.substitute(CompactionDefinition.sourceText(), substitutions))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("the definition has no placeholder ${CompactFunctionArn}");
+  }
+
+  /**
+   * As AWS runs it: every Lambda Task (in both definitions) retries throttling first, on its own long
+   * schedule, then AWS's recommended Lambda service errors; the execution has a timeout (the
+   * ExecutionsTimedOut alarm watches it) no shorter than the longest lease an input may ask for.
+   */
+  @Test
+  void everyLambdaTaskRetriesThrottlingFirstAndTheRecommendedServiceErrors() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    JsonNode compaction = json.readTree(CompactionDefinition.sourceText());
+    JsonNode sweep = json.readTree(Files.readString(CompactionDefinition.source("sweep.asl.json")));
+    Map<String, JsonNode> tasks = new LinkedHashMap<>();
+    lambdaTasks(compaction.get("States"), tasks);
+    lambdaTasks(sweep.get("States"), tasks);
+
+    assertThat(tasks).containsKeys("AcquireLease", "PlanRewrite", "RewriteGroup", "RecordGroupFailure",
+        "CommitSnapshot", "CareForTable", "ReleaseLease", "ReleaseLeaseAfterFailure", "AssessTables");
+    tasks.forEach((name, task) -> {
+      JsonNode first = task.get("Retry").get(0);
+      assertThat(first.get("ErrorEquals")).as(name).containsExactly(json.getNodeFactory().textNode("Lambda.TooManyRequestsException"));
+      assertThat(first.get("MaxAttempts").asInt()).as(name).isGreaterThanOrEqualTo(10);
+      assertThat(first.get("JitterStrategy").asText()).as(name).isEqualTo("FULL");
+      List<String> errors = new java.util.ArrayList<>();
+      task.get("Retry").get(1).get("ErrorEquals").forEach(e -> errors.add(e.asText()));
+      if (!errors.equals(List.of("States.ALL"))) {
+        assertThat(errors).as(name).contains("Lambda.ServiceException", "Lambda.AWSLambdaException",
+            "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException");
+      }
+    });
+    assertThat(compaction.get("TimeoutSeconds").asInt()).isGreaterThanOrEqualTo(
+        json.readTree(Files.readString(CompactionDefinition.source("execution-input.schema.json")))
+            .get("properties").get("lease_ttl_seconds").get("maximum").asInt());
+  }
+
+  private static void lambdaTasks(JsonNode states, Map<String, JsonNode> tasks) {
+    states.fields().forEachRemaining(entry -> {
+      JsonNode state = entry.getValue();
+      if (state.has("ItemProcessor")) {
+        lambdaTasks(state.get("ItemProcessor").get("States"), tasks);
+      }
+      if ("Task".equals(state.path("Type").asText()) && state.path("Resource").asText().startsWith("${")) {
+        tasks.put(entry.getKey(), state);
+      }
+    });
   }
 }

@@ -78,6 +78,8 @@ class StateMachineSweepTest extends StateMachineTestBase {
       assertThat(compaction.get("rewritten_data_files_count").asInt()).isEqualTo(INPUT_FILES);
       assertThat(compaction.get("added_data_files_count").asInt()).isEqualTo(GROUPS);
       assertThat(compaction.get("result_location").asText()).startsWith("s3://" + bucket + "/");
+      // each table's policy steps ran in its compaction, none failed
+      assertThat(compaction.get("care_failed").asInt()).as("%s", compaction).isZero();
     }
     assertThat(compacted).containsExactlyInAnyOrder(ORDERS, EVENTS);
     for (String name : List.of(ORDERS, EVENTS)) {
@@ -140,6 +142,8 @@ class StateMachineSweepTest extends StateMachineTestBase {
     assertThat(byTable.get("db.failed").has("reason")).isFalse();
     assertThat(byTable.get("db.partial").get("status").asText()).isEqualTo("PARTIAL");
     assertThat(byTable.get("db.partial").get("failed_groups").asInt()).isEqualTo(1);
+    assertThat(byTable.get("db.partial").get("care_failed").asInt()).isEqualTo(2);
+    assertThat(byTable.get("db.failed").get("care_failed").asInt()).isZero();
     assertThat(byTable.get("db.nothing").get("status").asText()).isEqualTo("NOTHING_TO_DO");
     assertThat(byTable.get("db.held").get("status").asText()).isEqualTo("LEASE_HELD");
     assertThat(byTable.get("db.broken").get("error").asText()).isEqualTo("States.TaskFailed");
@@ -181,6 +185,9 @@ class StateMachineSweepTest extends StateMachineTestBase {
     JobResult whole = new JobResult("job-" + table.substring(3), table, status, "why", List.of(),
         0, 0, 0, 5, 0, 0, failedGroups, 0, 0, null, 10, List.of());
     ObjectNode summary = JobJson.mapper().valueToTree(whole.summary("s3://work/" + table + "/result.json"));
+    // as CareForTable (or NoCare) leaves it: one line per step, the whole reports in care.json
+    ObjectNode care = summary.putObject("care").put("failed", failedGroups * 2);
+    care.putArray("steps").addObject().put("step", "expire-snapshots").put("status", "FAILED").put("summary", "s".repeat(50_000));
     return summary.put("reason", "r".repeat(150_000));
   }
 

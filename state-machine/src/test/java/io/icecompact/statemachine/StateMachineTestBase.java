@@ -1,5 +1,7 @@
 package io.icecompact.statemachine;
 
+import io.icecompact.care.lambda.CareForTableHandler;
+import static io.icecompact.statemachine.CompactionDefinition.CARE_FOR_TABLE;
 import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
 import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
 import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
@@ -141,6 +143,7 @@ abstract class StateMachineTestBase {
     lambda.register(RECORD_GROUP_FAILURE, new RecordGroupFailureHandler());
     lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease()));
     lambda.register(RELEASE_LEASE, new ReleaseLeaseHandler(leaseSteps));
+    lambda.register(CARE_FOR_TABLE, new CareForTableHandler(leaseSteps.lease()));
     lambda.register(SweepDefinition.ASSESS_TABLES, new AssessTablesHandler());
   }
 
@@ -248,6 +251,8 @@ abstract class StateMachineTestBase {
           "AnythingToDo?",
           "RewriteFileGroups",
           "CommitSnapshot",
+          "CareRequested?",
+          "NoCare",
           "ReleaseLease",
           "Done");
 

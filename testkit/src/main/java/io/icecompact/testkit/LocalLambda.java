@@ -69,6 +69,8 @@ public final class LocalLambda implements AutoCloseable {
   private final Map<String, AtomicInteger> invocations = new ConcurrentHashMap<>();
   private final Map<String, List<String>> payloads = new ConcurrentHashMap<>();
   private final List<String> limitViolations = new CopyOnWriteArrayList<>();
+  private final Map<String, AtomicInteger> throttled = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> throttles = new ConcurrentHashMap<>();
   private HttpServer server;
   private ExecutorService executor;
   private URI endpoint;
@@ -119,6 +121,23 @@ public final class LocalLambda implements AutoCloseable {
     return this;
   }
 
+  /**
+   * The next {@code invocations} invocations of {@code functionName} are refused as Lambda refuses an
+   * invocation above the function's or the account's free concurrency: HTTP 429
+   * {@code TooManyRequestsException} ({@code Rate Exceeded.}), the handler not run. Step Functions
+   * reports that to the state as {@code Lambda.TooManyRequestsException}.
+   */
+  public LocalLambda throttle(String functionName, int invocations) {
+    throttled.computeIfAbsent(functionName(functionName), n -> new AtomicInteger()).set(invocations);
+    return this;
+  }
+
+  /** How many invocations of {@code functionName} were refused by {@link #throttle}. */
+  public int throttles(String functionName) {
+    AtomicInteger count = throttles.get(functionName(functionName));
+    return count == null ? 0 : count.get();
+  }
+
   /** The ARN under which a state machine's Task state names {@code functionName}. */
   public static String arn(String functionName) {
     return "arn:aws:lambda:" + REGION + ":" + ACCOUNT + ":function:" + functionName;
@@ -147,6 +166,8 @@ public final class LocalLambda implements AutoCloseable {
   /** Forgets the invocation counts, payloads and limit violations (handlers stay registered). */
   public void resetCounts() {
     invocations.values().forEach(count -> count.set(0));
+    throttled.clear();
+    throttles.clear();
     payloads.values().forEach(List::clear);
     limitViolations.clear();
   }
@@ -184,6 +205,12 @@ public final class LocalLambda implements AutoCloseable {
         return;
       }
       byte[] payload = exchange.getRequestBody().readAllBytes();
+      AtomicInteger throttling = throttled.get(name);
+      if (throttling != null && throttling.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
+        throttles.computeIfAbsent(name, n -> new AtomicInteger()).incrementAndGet();
+        sendServiceError(exchange, 429, "TooManyRequestsException", "Rate Exceeded.");
+        return;
+      }
       invocations.get(name).incrementAndGet();
       payloads.get(name).add(new String(payload, StandardCharsets.UTF_8));
       String invocationType = exchange.getRequestHeaders().getFirst("X-Amz-Invocation-Type");

@@ -7,6 +7,8 @@ import java.math.RoundingMode;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -18,6 +20,7 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
@@ -243,6 +246,65 @@ public final class FragmentedTable {
       delta.addDeletes(writer.toDeleteFile());
     }
     delta.commit();
+  }
+
+  /**
+   * Seed 003's last delete round, in one commit (so at the sequence number a later rewrite starts
+   * from): per partition, a partition-scoped position delete over its first two files (every 10th row)
+   * and an equality delete of three ids of its third file. A rewrite keeps the position deletes
+   * "applying" by sequence number (the care step delete-cleanup is what removes them).
+   */
+  public static void addPartitionScopedDeletes(Table table) {
+    Map<String, List<DataFile>> byPartition = new LinkedHashMap<>();
+    Map<String, Long> firstId = new LinkedHashMap<>();
+    long id = 0;
+    for (DataFile file : dataFilesInAppendOrder(table)) {
+      String partition = table.specs().get(file.specId()).partitionToPath(file.partition());
+      byPartition.computeIfAbsent(partition, d -> new ArrayList<>()).add(file);
+      firstId.put(file.location(), id);
+      id += file.recordCount();
+    }
+    RowDelta delta = table.newRowDelta();
+    for (List<DataFile> files : byPartition.values()) {
+      if (files.size() < 3) {
+        throw new IllegalArgumentException("every partition needs 3 files for its deletes; one has " + files.size());
+      }
+      delta.addDeletes(partitionScopedPositionDelete(table, files.subList(0, 2)));
+      long first = firstId.get(files.get(2).location());
+      delta.addDeletes(equalityDelete(table, files.get(2), first + 1, first + 2, first + 3));
+    }
+    delta.commit();
+  }
+
+  /** The data files each snapshot added, oldest snapshot first: the order ids were given in. */
+  private static List<DataFile> dataFilesInAppendOrder(Table table) {
+    List<DataFile> files = new ArrayList<>();
+    for (org.apache.iceberg.Snapshot snapshot : table.snapshots()) {
+      SnapshotChanges.builderFor(table).snapshot(snapshot).build().addedDataFiles().forEach(file -> files.add(file.copy()));
+    }
+    return files;
+  }
+
+  /** One position delete file deleting every 10th row of each of {@code targets} (one partition). */
+  public static DeleteFile partitionScopedPositionDelete(Table table, List<DataFile> targets) {
+    PartitionSpec spec = table.specs().get(targets.get(0).specId());
+    OutputFileFactory outputs = OutputFileFactory.builderFor(table, 7, 7).format(FileFormat.PARQUET).build();
+    PositionDeleteWriter<Record> writer =
+        new GenericFileWriterFactory.Builder(table)
+            .deleteFileFormat(FileFormat.PARQUET)
+            .build()
+            .newPositionDeleteWriter(outputs.newOutputFile(spec, targets.get(0).partition()), spec, targets.get(0).partition());
+    PositionDelete<Record> delete = PositionDelete.create();
+    try (writer) {
+      for (DataFile target : targets.stream().sorted(Comparator.comparing(DataFile::location)).toList()) {
+        for (long pos = 0; pos < target.recordCount(); pos += 10) {
+          writer.write(delete.set(target.location(), pos));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return writer.result().deleteFiles().get(0);
   }
 
   /** Deletes {@code orderIds} by equality on {@code order_id}, in the partition of {@code partitionOf}. */

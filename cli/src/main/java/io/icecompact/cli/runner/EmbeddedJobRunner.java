@@ -10,6 +10,8 @@ import io.icecompact.core.job.GroupStatus;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.core.job.JobStore;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
@@ -78,7 +80,7 @@ public final class EmbeddedJobRunner {
       PlanSummary summary = new RewritePlanner(access).plan(spec);
       progress.planned(summary);
       if (summary.status() == PlanSummary.PlanStatus.NOTHING_TO_DO) {
-        return nothingToDo(summary, started);
+        return nothingToDo(access, summary, started);
       }
       return rewriteAndCommit(access, spec, summary, started);
     }
@@ -187,12 +189,18 @@ public final class EmbeddedJobRunner {
     }
   }
 
-  private static JobResult nothingToDo(PlanSummary summary, long started) {
-    return new JobResult(
+  /**
+   * The result of a job that planned nothing, stored as its work location's only file, so that
+   * {@code history} lists it (the deployed pipeline records it in its job log instead).
+   */
+  private static JobResult nothingToDo(TableAccess access, PlanSummary summary, long started) {
+    JobResult result = new JobResult(
         summary.jobId(), summary.table(), JobStatus.NOTHING_TO_DO, summary.reason(), List.of(),
         0, 0, 0, 0, 0, 0, 0, 0, 0,
         new JobResult.Verification(true, List.of()),
         System.currentTimeMillis() - started, List.of());
+    new JobStore(access.fileIO()).writeDocument(new WorkLocation(summary.workLocation()).jobResult(), result);
+    return result;
   }
 
   private static JobResult withDuration(JobResult r, long millis) {

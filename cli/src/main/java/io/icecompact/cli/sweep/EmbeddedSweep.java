@@ -1,5 +1,6 @@
 package io.icecompact.cli.sweep;
 
+import io.icecompact.care.TableCare;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.cli.runner.ProgressListener;
 import io.icecompact.core.health.TableHealth;
@@ -89,8 +90,12 @@ public final class EmbeddedSweep {
     }
     progress.accept(table + ": " + job.status() + ", " + job.rewrittenDataFilesCount() + " files -> "
         + job.addedDataFilesCount());
-    List<TableCare.Outcome> care =
-        committed(job) ? TableCare.run(catalog, table, policy.steps(), progress) : List.of();
+    List<TableCare.Outcome> care = List.of();
+    if (committed(job)) {
+      try (TableAccess access = new TableAccess(catalog)) {
+        care = new TableCare(access, table, null, () -> {}).run(policy.steps(), progress);
+      }
+    }
     return new TableSweep(assessment, job, null, care, healthAfter(catalog, table));
   }
 

@@ -4,31 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.committer.care.DeleteCleanupStep;
+import io.icecompact.care.DeleteCleanupStep;
 import io.icecompact.core.job.JobStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.PositionDelete;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.Test;
 
@@ -45,10 +35,12 @@ class DeleteCleanupStepTest extends CareTestBase {
   @Test
   void removesTheDeletesARewriteLeftApplyingToNothingAndKeepsTheRest() {
     Table table = create(TABLE_SHAPE);
-    addDeletesToEveryPartition(table);
+    FragmentedTable.addPartitionScopedDeletes(table);
     Map<String, Long> rows = LiveRows.multiset(load());
     assertThat(LiveRows.count(rows)).isEqualTo(4 * 5 * 200 - 4 * (2 * 20 + 3));
-    assertThat(deleteFiles(load())).hasSize(8);
+    assertThat(deleteFiles(load())).hasSize(8)
+        .filteredOn(d -> d.content() == FileContent.POSITION_DELETES).hasSize(4)
+        .allSatisfy(d -> assertThat(ContentFileUtil.isFileScoped(d)).as("partition-scoped").isFalse());
 
     // rewrite three of the four days (the planner's default: use-starting-sequence-number=true)
     assertThat(compact(Map.of("rewrite-all", "true"), "ordered_at < '2026-06-04'").status())
@@ -93,7 +85,7 @@ class DeleteCleanupStepTest extends CareTestBase {
   @Test
   void aDataFileCommittedBetweenTheDecisionAndTheCommitFailsValidationAndTheStepDecidesAgain() {
     create(TABLE_SHAPE);
-    addDeletesToEveryPartition(load());
+    FragmentedTable.addPartitionScopedDeletes(load());
     assertThat(compact(Map.of("rewrite-all", "true"), null).status()).isEqualTo(JobStatus.COMMITTED);
     Map<String, Long> rows = LiveRows.multiset(load());
     List<DeleteFile> listed = deleteFiles(load());
@@ -117,69 +109,13 @@ class DeleteCleanupStepTest extends CareTestBase {
   @Test
   void keepsEveryDeleteThatStillApplies() {
     create(TABLE_SHAPE);
-    addDeletesToEveryPartition(load());
+    FragmentedTable.addPartitionScopedDeletes(load());
     long snapshot = load().currentSnapshot().snapshotId();
     DeleteCleanupStep.Report report = new DeleteCleanupStep().run(load());
     assertThat(report.removed().count()).isZero();
     assertThat(report.keptUnreadable()).isZero();
     assertThat(report.snapshotId()).isNull();
     assertThat(load().currentSnapshot().snapshotId()).isEqualTo(snapshot);
-  }
-
-  /**
-   * In one commit (so at the sequence number a later rewrite starts from, as seed 003's last delete
-   * round): per day, a partition-scoped position delete over two of its files (20 rows each) and an
-   * equality delete of three ids of another file.
-   */
-  private static void addDeletesToEveryPartition(Table table) {
-    Map<String, List<DataFile>> byDay = new LinkedHashMap<>();
-    Map<String, Long> firstId = new LinkedHashMap<>();
-    long id = 0;
-    for (DataFile file : dataFilesInAppendOrder(table)) {
-      String day = table.spec().partitionToPath(file.partition());
-      byDay.computeIfAbsent(day, d -> new ArrayList<>()).add(file);
-      firstId.put(file.location(), id);
-      id += file.recordCount();
-    }
-    RowDelta delta = table.newRowDelta();
-    for (List<DataFile> files : byDay.values()) {
-      DeleteFile positions = partitionScopedPositionDelete(table, files.subList(0, 2));
-      assertThat(ContentFileUtil.isFileScoped(positions)).isFalse();
-      delta.addDeletes(positions);
-      long first = firstId.get(files.get(2).location());
-      delta.addDeletes(FragmentedTable.equalityDelete(table, files.get(2), first + 1, first + 2, first + 3));
-    }
-    delta.commit();
-  }
-
-  private static List<DataFile> dataFilesInAppendOrder(Table table) {
-    List<DataFile> files = new ArrayList<>();
-    for (Snapshot snapshot : table.snapshots()) {
-      org.apache.iceberg.SnapshotChanges.builderFor(table).snapshot(snapshot).build().addedDataFiles().forEach(file -> files.add(file.copy()));
-    }
-    return files;
-  }
-
-  /** One position delete file deleting every 10th row of each of {@code targets} (one partition). */
-  private static DeleteFile partitionScopedPositionDelete(Table table, List<DataFile> targets) {
-    PartitionSpec spec = table.specs().get(targets.get(0).specId());
-    OutputFileFactory outputs = OutputFileFactory.builderFor(table, 7, 7).format(FileFormat.PARQUET).build();
-    PositionDeleteWriter<Record> writer =
-        new GenericFileWriterFactory.Builder(table)
-            .deleteFileFormat(FileFormat.PARQUET)
-            .build()
-            .newPositionDeleteWriter(outputs.newOutputFile(spec, targets.get(0).partition()), spec, targets.get(0).partition());
-    PositionDelete<Record> delete = PositionDelete.create();
-    try (writer) {
-      for (DataFile target : targets.stream().sorted(Comparator.comparing(DataFile::location)).toList()) {
-        for (long pos = 0; pos < target.recordCount(); pos += 10) {
-          writer.write(delete.set(target.location(), pos));
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return writer.result().deleteFiles().get(0);
   }
 
   /** The current snapshot's live delete files. */

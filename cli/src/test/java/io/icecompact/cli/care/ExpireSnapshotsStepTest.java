@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.committer.care.ExpireSnapshotsStep;
+import io.icecompact.care.ExpireSnapshotsStep;
 import io.icecompact.core.job.JobStatus;
 import java.util.ArrayList;
 import java.util.HashSet;

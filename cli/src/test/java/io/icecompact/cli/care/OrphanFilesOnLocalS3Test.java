@@ -6,7 +6,7 @@ import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.cli.runner.ProgressListener;
-import io.icecompact.committer.care.OrphanFilesStep;
+import io.icecompact.care.OrphanFilesStep;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.committer.care.CareRefusedException;
-import io.icecompact.committer.care.OrphanFilesStep;
+import io.icecompact.care.CareRefusedException;
+import io.icecompact.care.OrphanFilesStep;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import java.nio.file.Path;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.committer.care.RewriteManifestsStep;
+import io.icecompact.care.RewriteManifestsStep;
 import java.util.Map;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.ManifestFile;

@@ -3,10 +3,13 @@ package io.icecompact.cli.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.cli.demo.FragmentedTable.Shape;
+import io.icecompact.cli.TestTables;
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.core.job.GroupOutcome;
+import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class EngineJobOptionsTest extends EngineTestBase {
 
   @Test
-  void minInputFilesAboveEveryPartitionIsNothingToDo() {
+  void minInputFilesAboveEveryPartitionIsNothingToDo() throws Exception {
     Table table = create(SMALL);
     int snapshotsBefore = snapshots(table).size();
     long currentBefore = table.currentSnapshot().snapshotId();
@@ -36,7 +39,11 @@ class EngineJobOptionsTest extends EngineTestBase {
     assertThat(result.groups()).isEmpty();
     assertThat(newSnapshots(table, snapshotsBefore)).isEmpty();
     assertThat(table.currentSnapshot().snapshotId()).isEqualTo(currentBefore);
-    assertThat(Path.of(table.location(), "_icecompact", result.jobId())).doesNotExist();
+    // the job's only file is its result, for `history`
+    Path work = Path.of(table.location(), "_icecompact", result.jobId());
+    assertThat(TestTables.filesUnder(work.toString())).containsOnlyKeys("result.json");
+    assertThat(JobJson.fromBytes(Files.readAllBytes(work.resolve("result.json")), JobResult.class, "result").status())
+        .isEqualTo(JobStatus.NOTHING_TO_DO);
   }
 
   @Test

@@ -50,6 +50,11 @@ public record WorkLocation(String jobDirectory) {
     return jobDirectory + "/result.json";
   }
 
+  /** What the care steps after the job's commit did, each step's whole report. */
+  public String careResult() {
+    return jobDirectory + "/care.json";
+  }
+
   private static String stripSlash(String location) {
     return location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
   }

@@ -64,7 +64,8 @@ public final class AcquireLeaseHandler implements RequestStreamHandler {
     report(job, grant);
     LeaseSettings settings =
         new LeaseSettings(
-            input.maxConcurrencyOrDefault(), input.leaseTtlSecondsOrDefault(), steps.clock().millis());
+            input.maxConcurrencyOrDefault(), input.leaseTtlSecondsOrDefault(), steps.clock().millis(),
+            input.careOrNone());
     JobJson.mapper().writeValue(out, new Output(job, grant, settings));
   }
 

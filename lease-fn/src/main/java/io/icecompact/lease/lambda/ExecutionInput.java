@@ -8,6 +8,7 @@ import com.networknt.schema.ValidationMessage;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.text.Abbreviated;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,7 +32,8 @@ public record ExecutionInput(
     String workLocation,
     String jobId,
     Integer maxConcurrency,
-    Integer leaseTtlSeconds) {
+    Integer leaseTtlSeconds,
+    List<CareStep> care) {
 
   public static final int MAX_CONCURRENCY_DEFAULT = 40;
   public static final int LEASE_TTL_SECONDS_DEFAULT = 7200;
@@ -65,6 +67,11 @@ public record ExecutionInput(
 
   public int maxConcurrencyOrDefault() {
     return maxConcurrency == null ? MAX_CONCURRENCY_DEFAULT : maxConcurrency;
+  }
+
+  /** The care steps to run after a commit; none unless the input lists them. */
+  public List<CareStep> careOrNone() {
+    return care == null ? List.of() : care;
   }
 
   public int leaseTtlSecondsOrDefault() {

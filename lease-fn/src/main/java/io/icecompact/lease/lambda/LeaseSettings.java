@@ -1,7 +1,14 @@
 package io.icecompact.lease.lambda;
 
+import io.icecompact.core.policy.CareStep;
+import java.util.List;
+
 /**
- * Values the later states need from the first one: the Map's concurrency, and when the job started
- * (for the job log).
+ * Values the later states need from the first one: the Map's concurrency, when the job started (for
+ * the job log), and the care steps to run after a commit (empty: none).
  */
-public record LeaseSettings(int maxConcurrency, int leaseTtlSeconds, long startedAtMillis) {}
+public record LeaseSettings(int maxConcurrency, int leaseTtlSeconds, long startedAtMillis, List<CareStep> care) {
+  public LeaseSettings {
+    care = care == null ? List.of() : List.copyOf(care);
+  }
+}

@@ -8,13 +8,11 @@ import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.metrics.JobMetrics;
-import io.icecompact.lease.JobLog;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,15 +83,17 @@ public final class ReleaseLeaseHandler implements RequestStreamHandler {
     System.out.println(JobJson.mapper().writeValueAsString(line));
   }
 
+  /**
+   * The job's entry: from its result, or, for a failed execution, {@code FAILED} with the error's name and
+   * message. The lease's owner is the execution ({@code $$.Execution.Id}, given to AcquireLease).
+   */
   private static JobLogEntry entry(Input input, long startedAt, long durationMillis) {
+    String execution = input.lease() == null ? null : input.lease().owner();
     if (input.result() != null && input.result().status() != null) {
-      JobLogEntry fromResult = JobLogEntry.of(input.result(), startedAt);
-      return new JobLogEntry(fromResult.table(), fromResult.jobId(), startedAt, fromResult.status(),
-          fromResult.counts(), fromResult.snapshotIds(), durationMillis, fromResult.error());
+      return JobLogEntry.of(input.result(), startedAt, durationMillis, execution);
     }
     String error =
         input.error() == null ? "unknown error" : input.error().error() + ": " + input.error().message();
-    return new JobLogEntry(
-        input.job().table(), input.job().jobId(), startedAt, "FAILED", Map.of(), List.of(), durationMillis, error);
+    return JobLogEntry.failed(input.job().table(), input.job().jobId(), startedAt, durationMillis, error, execution);
   }
 }

@@ -1,11 +1,18 @@
 package io.icecompact.lease.lambda;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
+import io.icecompact.core.policy.CareStep;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,5 +50,51 @@ class ExecutionInputTest {
         .hasMessageContaining("integer found, string expected")
         .hasMessageEndingWith("; ... and 1990 more")
         .satisfies(e -> org.assertj.core.api.Assertions.assertThat(e.getMessage()).hasSizeLessThan(2_000));
+  }
+
+  @Test
+  void careStepsAreParsedByTheirPolicyNames() {
+    ObjectNode input = minimal();
+    input.putArray("care").add("remove-orphans").add("delete-cleanup");
+
+    assertThat(ExecutionInput.parse(input).careOrNone())
+        .containsExactly(CareStep.REMOVE_ORPHANS, CareStep.DELETE_CLEANUP);
+    assertThat(ExecutionInput.parse(minimal()).careOrNone()).isEmpty();
+  }
+
+  @Test
+  void anUnknownOrRepeatedCareStepIsRejectedNamingTheField() {
+    ObjectNode unknown = minimal();
+    unknown.putArray("care").add("vacuum");
+    ObjectNode twice = minimal();
+    twice.putArray("care").add("expire-snapshots").add("expire-snapshots");
+
+    assertThatThrownBy(() -> ExecutionInput.parse(unknown))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageContaining("$.care[0]");
+    assertThatThrownBy(() -> ExecutionInput.parse(twice))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageContaining("$.care");
+  }
+
+  /** The schema (the documented contract) lists exactly the steps the code knows, by the same names. */
+  @Test
+  void theSchemasCareStepsAreTheCareStepEnum() throws Exception {
+    JsonNode schema;
+    try (InputStream in = ExecutionInput.class.getResourceAsStream("execution-input.schema.json")) {
+      schema = JobJson.mapper().readTree(in);
+    }
+    List<String> names = new ArrayList<>();
+    schema.get("properties").get("care").get("items").get("enum").forEach(name -> names.add(name.asText()));
+
+    assertThat(names).containsExactlyInAnyOrder(
+        Arrays.stream(CareStep.values()).map(CareStep::propertyName).toArray(String[]::new));
+  }
+
+  private static ObjectNode minimal() {
+    ObjectNode input = JobJson.mapper().createObjectNode();
+    input.put("table", "db.t");
+    input.putObject("catalog_properties").put("type", "jdbc");
+    return input;
   }
 }

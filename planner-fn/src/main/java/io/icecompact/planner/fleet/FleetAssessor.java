@@ -1,6 +1,7 @@
 package io.icecompact.planner.fleet;
 
 import io.icecompact.core.error.IcecompactException;
+import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.InvalidTablePolicyException;
 import io.icecompact.core.health.TableHealth;
@@ -75,6 +76,10 @@ public final class FleetAssessor {
       return access.catalog().listTables(Namespace.of(namespace.split("\\.")));
     } catch (NoSuchNamespaceException e) {
       throw new InvalidJobInputException("Namespace not found: " + namespace, e);
+    } catch (RuntimeException e) {
+      // a throttled or unavailable catalog is worth the state machine's retry; a refusal (403) is not
+      throw FailureClassifier.classify(
+          e, "Cannot list the tables of namespace " + namespace, InvalidJobInputException::new);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.icecompact.planner.fleet;
 
+import io.icecompact.core.policy.CareStep;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -49,7 +50,7 @@ public record SweepPlan(
 
   /**
    * The compaction state machine's execution input for one table: the sweep's catalog, the table's
-   * policy (its rewrite options and partition filter), and what the sweep passes on.
+   * policy (its rewrite options, partition filter and care steps), and what the sweep passes on.
    */
   public record CompactionInput(
       String table,
@@ -57,7 +58,8 @@ public record SweepPlan(
       Map<String, String> options,
       String where,
       String workLocation,
-      Integer maxConcurrency) {}
+      Integer maxConcurrency,
+      List<CareStep> care) {}
 
   /**
    * The plan of the sweep {@code sweepExecutionName} over {@code ranked} (as {@link FleetAssessor#assess}
@@ -86,7 +88,7 @@ public record SweepPlan(
 
   private static CompactionInput compactionInput(TableAssessment assessment, SweepInput input) {
     return new CompactionInput(assessment.table(), input.catalogProperties(), assessment.policy().options(),
-        assessment.policy().where(), input.workLocation(), input.maxConcurrency());
+        assessment.policy().where(), input.workLocation(), input.maxConcurrency(), assessment.policy().steps());
   }
 
   /**

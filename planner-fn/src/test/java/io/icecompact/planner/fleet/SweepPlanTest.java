@@ -49,7 +49,7 @@ class SweepPlanTest {
     SweepPlan.TableToCompact first = plan.toCompact().get(0);
     assertThat(first.score()).isEqualTo(108);
     assertThat(first.input()).isEqualTo(new SweepPlan.CompactionInput("lab.stream", CATALOG,
-        ranked.get(0).policy().options(), "day >= '2026-12-01'", "s3://bucket/work", 8));
+        ranked.get(0).policy().options(), "day >= '2026-12-01'", "s3://bucket/work", 8, ranked.get(0).policy().steps()));
   }
 
   @Test
@@ -64,8 +64,12 @@ class SweepPlanTest {
     JsonNode item = json.get("to_compact").get(0);
     assertThat(item.get("execution_name").asText()).startsWith("lab.stream-" + SWEEP + "-");
     assertThat(item.get("input").fieldNames()).toIterable()
-        .containsExactlyInAnyOrder("table", "catalog_properties", "options");
+        .containsExactlyInAnyOrder("table", "catalog_properties", "options", "care");
     assertThat(item.get("input").get("options").get("min-input-files").asText()).isEqualTo("5");
+    // the policy's care steps, by the names icecompact.steps and the execution input use
+    List<String> care = new ArrayList<>();
+    item.get("input").get("care").forEach(step -> care.add(step.asText()));
+    assertThat(care).containsExactly("expire-snapshots", "rewrite-manifests", "remove-orphans");
   }
 
   /** 10,000 tables assessed: the plan's JSON stays the size of max_tables items. */

@@ -4,16 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
 import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.table.TableAccess;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.junit.jupiter.api.BeforeEach;
@@ -66,6 +71,41 @@ class AssessTablesHandlerTest {
         + " \"max_tables\": 0}, \"execution_name\": \"nightly\"}", "Sweep input is invalid: $.max_tables");
     assertRejected("{\"sweep\": {\"catalog_properties\": " + catalog + ", \"namespaces\": [\"nope\"]},"
         + " \"execution_name\": \"nightly\"}", "Namespace not found: nope");
+  }
+
+  /**
+   * A REST catalog that answers its configuration, then 503 to the table listing (a throttled or failing
+   * catalog): the error is a TransientException, which the sweep's Retry matches; a 403 is not retried.
+   */
+  @Test
+  void aCatalogThatIsUnavailableIsTransientAndOneThatRefusesIsNot() throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
+    AtomicInteger status = new AtomicInteger(503);
+    server.createContext("/", exchange -> {
+      boolean config = exchange.getRequestURI().getPath().endsWith("/v1/config");
+      int code = config ? 200 : status.get();
+      byte[] body = (config ? "{\"defaults\": {}, \"overrides\": {}}"
+          : "{\"error\": {\"message\": \"catalog says " + code + "\", \"type\": \"X\", \"code\": " + code + "}}")
+          .getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.sendResponseHeaders(code, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    server.start();
+    try {
+      String rest = "{\"type\": \"rest\", \"uri\": \"http://127.0.0.1:" + server.getAddress().getPort() + "\"}";
+      String input = "{\"sweep\": {\"catalog_properties\": " + rest + ", \"namespaces\": [\"lab\"]},"
+          + " \"execution_name\": \"nightly\"}";
+
+      assertThatThrownBy(() -> handle(input)).isInstanceOf(TransientException.class)
+          .hasMessageContaining("Cannot list the tables of namespace lab").hasMessageContaining("catalog says 503");
+      status.set(403);
+      assertThatThrownBy(() -> handle(input)).isInstanceOf(InvalidJobInputException.class)
+          .hasMessageContaining("Cannot list the tables of namespace lab").hasMessageContaining("catalog says 403");
+    } finally {
+      server.stop(0);
+    }
   }
 
   private static void assertRejected(String input, String message) {

@@ -23,14 +23,15 @@ import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * Cold and warm starts of each function, from its deployable jar, on this machine: for each of the six
- * functions a fresh {@link ExecutionEnvironment} (Lambda's runtime interface client in a new JVM) runs init,
- * then a first and a second real invocation, against local S3 (s3proxy) and DynamoDB (dynalite, the lease
- * table), with Iceberg's JDBC catalog on a SQLite file (its driver added to the planner's and committer's
- * {@code lib}, as docs/deploy.md says for JDBC catalogs). The functions run the way the state machine chains
- * them, on two small fragmented tables, A and B (4 day partitions of 5 files, position and equality deletes):
- * AcquireLease, PlanRewrite, CommitSnapshot and ReleaseLease handle job A then job B; RewriteGroup rewrites groups
- * 0 and 1 of job A first (then the rest, not reported); RecordGroupFailure records two failures.
+ * Cold and warm starts of each function, from its deployable jar, on this machine: for each of the seven
+ * functions of the compaction state machine a fresh {@link ExecutionEnvironment} (Lambda's runtime interface
+ * client in a new JVM) runs init, then a first and a second real invocation, against local S3 (s3proxy) and
+ * DynamoDB (dynalite, the lease table), with Iceberg's JDBC catalog on a SQLite file (its driver added to the
+ * {@code lib} of the planner, the committer and CareForTable, as docs/deploy.md says for JDBC catalogs). The
+ * functions run the way the state machine chains them, on two small fragmented tables, A and B (4 day partitions
+ * of 5 files, position and equality deletes): AcquireLease, PlanRewrite, CommitSnapshot, CareForTable (every care
+ * step) and ReleaseLease handle job A then job B; RewriteGroup rewrites groups 0 and 1 of job A first (then the
+ * rest, not reported); RecordGroupFailure records two failures.
  *
  * <p>A benchmark, not a test: it prints figures and checks only that every invocation succeeded and that the
  * functions' stdout is one JSON object per line. Run it with (from the repository root; builds the jars first):
@@ -52,15 +53,19 @@ public final class ColdStartBenchmark {
   private final String bucket;
 
   /** Functions that call the catalog, and so get the JDBC driver. */
-  private static final List<String> CATALOG_FUNCTIONS = List.of("PlanRewrite", "CommitSnapshot");
+  private static final List<String> CATALOG_FUNCTIONS = List.of("PlanRewrite", "CommitSnapshot", "CareForTable");
+
+  /** The care steps each job asks for: all of them (on these young tables they find little to remove). */
+  private static final List<String> CARE_STEPS =
+      List.of("delete-cleanup", "rewrite-manifests", "expire-snapshots", "remove-orphans");
 
   /**
    * Each function's tiered compilation level, as infra/template.yaml sets it in JAVA_TOOL_OPTIONS; the system
    * property {@code cold-start.tiered-stop-at-level} puts every function on one level instead, for comparison.
    */
   private static final Map<String, Integer> TIERED_STOP_AT_LEVEL = Map.of(
-      "AcquireLease", 1, "PlanRewrite", 1, "RewriteGroup", 4, "CommitSnapshot", 1, "ReleaseLease", 1,
-      "RecordGroupFailure", 1);
+      "AcquireLease", 1, "PlanRewrite", 1, "RewriteGroup", 4, "CommitSnapshot", 1, "CareForTable", 1,
+      "ReleaseLease", 1, "RecordGroupFailure", 1);
 
   private ColdStartBenchmark(Path root, Path workDir, LocalS3 s3, LocalDynamoDb dynamo) {
     this.root = root;
@@ -133,6 +138,15 @@ public final class ColdStartBenchmark {
       states.get(i).set("result", results.get(i));
     }
 
+    // Both jobs committed, so the state machine's CareRequested? choice goes to CareForTable.
+    ExecutionEnvironment.Measured care = run(roundDir, "CareForTable", "care-fn",
+        "io.icecompact.care.lambda.CareForTableHandler", each(states, ColdStartBenchmark::careRequest));
+    measured.add(care);
+    List<ObjectNode> cared = answers(care);
+    for (int i = 0; i < states.size(); i++) {
+      ((ObjectNode) states.get(i).get("result")).set("care", cared.get(i));
+    }
+
     measured.add(run(roundDir, "ReleaseLease", "lease-fn", "io.icecompact.lease.lambda.ReleaseLeaseHandler",
         each(states, state -> select(state, "job", "lease", "settings", "result"))));
 
@@ -201,6 +215,7 @@ public final class ColdStartBenchmark {
     input.put("table", table);
     input.set("catalog_properties", JSON.valueToTree(catalog));
     input.put("work_location", "s3://" + bucket + "/work/" + table);
+    input.set("care", JSON.valueToTree(CARE_STEPS));
     return object("input", input)
         .put("execution_id", "arn:aws:states:us-east-1:123456789012:execution:compaction:" + table + "-" + round);
   }
@@ -221,6 +236,14 @@ public final class ColdStartBenchmark {
       groups.add(group);
     }
     return groups;
+  }
+
+  /** CareForTable's parameters, as the state machine's CareForTable state selects them. */
+  private static JsonNode careRequest(ObjectNode state) {
+    ObjectNode request = select(state, "job", "lease");
+    request.set("work_location", state.get("plan").get("work_location"));
+    request.set("steps", state.get("settings").get("care"));
+    return request;
   }
 
   private static List<ObjectNode> answers(ExecutionEnvironment.Measured measured) throws IOException {

@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The deployable jars, as built, against every catalog infra/template.yaml offers ({@code CatalogType} glue,
- * dynamodb, rest, jdbc): the planner's and committer's jar each in a fresh JVM (its class path the jar, not
- * this module's, which carries Hadoop and every SDK client) creating each catalog through icecompact's
+ * dynamodb, rest, jdbc): the planner's, committer's and care's (CareForTable) jar each in a fresh JVM (its class
+ * path the jar, not this module's, which carries Hadoop and every SDK client) creating each catalog through icecompact's
  * {@link TableAccess} with the catalog properties the template's schedules pass, then making a real call:
  * DynamoDB and JDBC catalogs load a table and commit to it (local DynamoDB, SQLite, local S3); Glue and REST,
  * which have no local implementation, ask a local endpoint that knows no table and must understand its "no
@@ -90,7 +90,7 @@ class DeployedJarCatalogsIT {
   }
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"planner-fn", "committer-fn"})
+  @ValueSource(strings = {"planner-fn", "committer-fn", "care-fn"})
   void everyCatalogOfTheTemplateWorksFromTheJar(String module) throws Exception {
     // JDBC drivers are not shipped (docs/deploy.md): a deployment adds one next to the jar, as here.
     DeployedJar jar = DeployedJar.of(root, module, List.of(ClassPathJars.find("sqlite-jdbc")));

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The Lambda functions of infra/template.yaml: the six of the compaction state machine and the sweep's AssessTables,
+ * The Lambda functions of infra/template.yaml: the seven of the compaction state machine and the sweep's AssessTables,
  * with what the template gives each: the module whose jar holds it, its handler, its default size and whether it
  * reads the lease table.
  */
@@ -19,6 +19,9 @@ public enum CompactionFunction {
       "stores why a file group failed.", FunctionSize.of(512, 60), false, 1),
   COMMIT_SNAPSHOT("CommitSnapshot", "committer-fn", "io.icecompact.committer.lambda.CommitSnapshotHandler",
       "checks the job's invariants and the lease, commits one snapshot.", FunctionSize.of(2048, 900), true, 1),
+  /** After the commit: the care steps the input lists, committing like the committer, hence its size and JIT level. */
+  CARE_FOR_TABLE("CareForTable", "care-fn", "io.icecompact.care.lambda.CareForTableHandler",
+      "runs the table's care steps after the commit while holding the lease.", FunctionSize.of(2048, 900), true, 1),
   RELEASE_LEASE("ReleaseLease", "lease-fn", "io.icecompact.lease.lambda.ReleaseLeaseHandler",
       "writes the job log record and releases the lease.", FunctionSize.of(512, 60), true, 1),
   /** The sweep's first step, in the planner's jar with the planner's size and JIT level; it writes nothing. */
@@ -56,7 +59,7 @@ public enum CompactionFunction {
     this.tieredStopAtLevel = tieredStopAtLevel;
   }
 
-  /** The six functions the compaction state machine invokes (state-machine/compaction.asl.json). */
+  /** The seven functions the compaction state machine invokes (state-machine/compaction.asl.json). */
   public static List<CompactionFunction> compactionSteps() {
     return Stream.of(values()).filter(CompactionFunction::isCompactionStep).toList();
   }

@@ -32,12 +32,12 @@ final class FunctionPermissions {
   }
 
   /**
-   * Whether the function gets the catalog access policy (the REST/JDBC escape hatch): planner, committer and the
-   * sweep's AssessTables.
+   * Whether the function gets the catalog access policy (the REST/JDBC escape hatch): planner, committer,
+   * CareForTable and the sweep's AssessTables.
    */
   static boolean usesCatalog(CompactionFunction function) {
     return function == CompactionFunction.PLAN_REWRITE || function == CompactionFunction.COMMIT_SNAPSHOT
-        || function == CompactionFunction.ASSESS_TABLES;
+        || function == CompactionFunction.CARE_FOR_TABLE || function == CompactionFunction.ASSESS_TABLES;
   }
 
   List<PolicyStatement> statementsOf(CompactionFunction function) {
@@ -91,6 +91,13 @@ final class FunctionPermissions {
           default -> { }
         }
       }
+      case CARE_FOR_TABLE -> {
+        // The committer's statements: it commits (delete cleanup, manifest rewrite) and deletes in data/ and
+        // metadata/ the files only expired snapshots reached and orphans older than the minimum age (3 days).
+        s.addAll(statementsOf(CompactionFunction.COMMIT_SNAPSHOT));
+        // Orphan removal also deletes finished jobs' work locations older than that age.
+        s.add(allow("WorkLocationCleanup", List.of(workLocationObjects()), "s3:DeleteObject"));
+      }
       case ASSESS_TABLES -> {
         s.add(warehouseList());
         // Metadata files and manifests only: the assessment reads no data file, and writes nothing.
@@ -127,7 +134,11 @@ final class FunctionPermissions {
   }
 
   private PolicyStatement workLocationReadWrite(String... actions) {
-    return allow("WorkLocationReadWrite", List.of(bucketArn(workBucket) + "/" + workPrefix + "*"), actions);
+    return allow("WorkLocationReadWrite", List.of(workLocationObjects()), actions);
+  }
+
+  private String workLocationObjects() {
+    return bucketArn(workBucket) + "/" + workPrefix + "*";
   }
 
   private PolicyStatement glue(String sid, String... actions) {

@@ -59,7 +59,7 @@ import software.amazon.awscdk.services.stepfunctions.StateMachineType;
 import software.constructs.Construct;
 
 /**
- * icecompact on AWS, as infra/template.yaml deploys it: the seven functions (java21, arm64), the compaction state
+ * icecompact on AWS, as infra/template.yaml deploys it: the eight functions (java21, arm64), the compaction state
  * machine from state-machine/compaction.asl.json, the sweep state machine from state-machine/sweep.asl.json, the
  * lease/job-log table, the work location, one EventBridge Scheduler schedule per table and one for the sweep (when
  * it has namespaces) and the alarms, with the template's least-privilege roles. Construct ids are the
@@ -254,7 +254,7 @@ public class IcebergCompaction extends Construct {
     Role role = Role.Builder.create(this, "CompactionStateMachineRole")
         .assumedBy(new ServicePrincipal("states.amazonaws.com"))
         .inlinePolicies(Map.of("CompactionStateMachine", PolicyDocument.Builder.create().statements(List.of(
-            statement("InvokeTheSixFunctions", "lambda:InvokeFunction", functionArns),
+            statement("InvokeTheCompactionFunctions", "lambda:InvokeFunction", functionArns),
             statement("DistributedMapStartChildExecutions", "states:StartExecution",
                 List.of(arnPrefix + "stateMachine:" + stateMachineName)),
             PolicyStatement.Builder.create().sid("DistributedMapManageChildExecutions").effect(Effect.ALLOW)

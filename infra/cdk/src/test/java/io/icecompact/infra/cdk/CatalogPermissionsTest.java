@@ -15,9 +15,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awscdk.services.iam.ManagedPolicy;
 
 /**
- * The catalog decides the catalog permissions of the planner, the committer and the sweep's AssessTables, and nothing
- * else: for each catalog type, their catalog actions are docs/deploy.md's table, the access policy reaches them only,
- * and the workers and lease functions stay as they are.
+ * The catalog decides the catalog permissions of the planner, the committer, CareForTable and the sweep's
+ * AssessTables, and nothing else: for each catalog type, their catalog actions are docs/deploy.md's table, the access
+ * policy reaches them only, and the workers and lease functions stay as they are.
  */
 class CatalogPermissionsTest {
   static final String ACCESS_POLICY = "arn:aws:iam::123456789012:policy/catalog-access";
@@ -29,8 +29,8 @@ class CatalogPermissionsTest {
       IcebergCatalog.Type.JDBC, IcebergCatalog.jdbc(Map.of("uri", "jdbc:postgresql://db.example.com/iceberg")));
 
   /**
-   * Catalog actions of planner, committer and AssessTables per catalog type (docs/deploy.md, "Catalogs and
-   * permissions").
+   * Catalog actions of planner, committer (CareForTable's are the same: it commits too) and AssessTables per catalog
+   * type (docs/deploy.md, "Catalogs and permissions").
    */
   static final Map<IcebergCatalog.Type, List<Set<String>>> CATALOG_ACTIONS = Map.of(
       IcebergCatalog.Type.GLUE, List.of(Set.of("glue:GetDatabase", "glue:GetTable"),
@@ -42,8 +42,8 @@ class CatalogPermissionsTest {
       IcebergCatalog.Type.REST, List.of(Set.of(), Set.of(), Set.of()),
       IcebergCatalog.Type.JDBC, List.of(Set.of(), Set.of(), Set.of()));
 
-  static final Set<CompactionFunction> CATALOG_USERS = Set.of(
-      CompactionFunction.PLAN_REWRITE, CompactionFunction.COMMIT_SNAPSHOT, CompactionFunction.ASSESS_TABLES);
+  static final Set<CompactionFunction> CATALOG_USERS = Set.of(CompactionFunction.PLAN_REWRITE,
+      CompactionFunction.COMMIT_SNAPSHOT, CompactionFunction.CARE_FOR_TABLE, CompactionFunction.ASSESS_TABLES);
 
   static final Map<IcebergCatalog.Type, Map<String, Object>> RESOURCES = new EnumMap<>(IcebergCatalog.Type.class);
 
@@ -57,18 +57,20 @@ class CatalogPermissionsTest {
 
   @ParameterizedTest
   @EnumSource(IcebergCatalog.Type.class)
-  void plannerCommitterAndAssessTablesGetTheCatalogActionsOfTheirCatalogOnly(IcebergCatalog.Type type) {
+  void plannerCommitterCareAndAssessTablesGetTheCatalogActionsOfTheirCatalogOnly(IcebergCatalog.Type type) {
     Map<String, Object> resources = RESOURCES.get(type);
     assertThat(catalogActions(resources, CompactionFunction.PLAN_REWRITE)).isEqualTo(CATALOG_ACTIONS.get(type).get(0));
     // The committer's lease check is a DynamoDB GetItem on the lease table, not a catalog action.
     Set<String> committer = catalogActions(resources, CompactionFunction.COMMIT_SNAPSHOT);
     assertThat(committer).isEqualTo(CATALOG_ACTIONS.get(type).get(1));
+    assertThat(catalogActions(resources, CompactionFunction.CARE_FOR_TABLE))
+        .isEqualTo(CATALOG_ACTIONS.get(type).get(1));
     assertThat(catalogActions(resources, CompactionFunction.ASSESS_TABLES)).isEqualTo(CATALOG_ACTIONS.get(type).get(2));
   }
 
   @ParameterizedTest
   @EnumSource(IcebergCatalog.Type.class)
-  void theAccessPolicyReachesThePlannerTheCommitterAndAssessTablesOnly(IcebergCatalog.Type type) {
+  void theAccessPolicyReachesThePlannerTheCommitterCareAndAssessTablesOnly(IcebergCatalog.Type type) {
     for (CompactionFunction f : CompactionFunction.values()) {
       List<Object> managed = CfnMaps.list(role(RESOURCES.get(type), f).get("ManagedPolicyArns"));
       assertThat(managed.contains(ACCESS_POLICY)).as(f.name()).isEqualTo(CATALOG_USERS.contains(f));
@@ -97,7 +99,8 @@ class CatalogPermissionsTest {
     Set<String> expected = type == IcebergCatalog.Type.GLUE
         ? Set.of(prefix + "catalog", prefix + "database/analytics", prefix + "table/analytics/*")
         : Set.of(prefix + "table/iceberg");
-    for (CompactionFunction f : List.of(CompactionFunction.PLAN_REWRITE, CompactionFunction.COMMIT_SNAPSHOT)) {
+    for (CompactionFunction f : List.of(CompactionFunction.PLAN_REWRITE, CompactionFunction.COMMIT_SNAPSHOT,
+        CompactionFunction.CARE_FOR_TABLE)) {
       Set<String> resources = new TreeSet<>();
       CfnMaps.statements(role(RESOURCES.get(type), f).get("Policies")).stream()
           .filter(s -> s.get("Sid").toString().matches("(Glue|DynamoDb)Catalog.*"))

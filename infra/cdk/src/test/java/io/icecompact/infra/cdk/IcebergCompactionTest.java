@@ -65,6 +65,17 @@ class IcebergCompactionTest {
           "WorkLocationList", Set.of("s3:ListBucket"),
           "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject"),
           "GlueCatalogCommit", Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable")),
+      // The committer's, plus deleting finished jobs' work locations.
+      CompactionFunction.CARE_FOR_TABLE, Map.of(
+          "LeaseCheck", Set.of("dynamodb:GetItem"),
+          "WarehouseList", Set.of("s3:ListBucket"),
+          "WarehouseRead", Set.of("s3:GetObject"),
+          "MetadataWrite", Set.of("s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"),
+          "DataCleanup", Set.of("s3:DeleteObject"),
+          "WorkLocationList", Set.of("s3:ListBucket"),
+          "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject"),
+          "WorkLocationCleanup", Set.of("s3:DeleteObject"),
+          "GlueCatalogCommit", Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable")),
       // Reads only: metadata, and the catalog's table list.
       CompactionFunction.ASSESS_TABLES, Map.of(
           "WarehouseList", Set.of("s3:ListBucket"),
@@ -91,9 +102,9 @@ class IcebergCompactionTest {
   @Test
   void deploysTheResourcesOfTheSamTemplateAndNoOthers() {
     Map<String, Integer> expected = new TreeMap<>(Map.of(
-        "AWS::Lambda::Function", 7,
-        "AWS::IAM::Role", 11, // one per function, each state machine's, the schedulers' (tables, sweep)
-        "AWS::Logs::LogGroup", 7,
+        "AWS::Lambda::Function", 8,
+        "AWS::IAM::Role", 12, // one per function, each state machine's, the schedulers' (tables, sweep)
+        "AWS::Logs::LogGroup", 8,
         "AWS::StepFunctions::StateMachine", 2,
         "AWS::DynamoDB::Table", 1,
         "AWS::S3::Bucket", 1,
@@ -155,7 +166,7 @@ class IcebergCompactionTest {
       assertThat(Files.readString(staged, StandardCharsets.UTF_8)).as(f.name())
           .isEqualTo(StandInJars.content(f.module()));
     }
-    assertThat(keys).as("one asset per module: the two lease and the two worker functions share theirs").hasSize(4);
+    assertThat(keys).as("one asset per module: the two lease and the two worker functions share theirs").hasSize(5);
   }
 
   @Test
@@ -223,7 +234,7 @@ class IcebergCompactionTest {
       placeholders.add(m.group(1));
     }
     Map<String, Object> substitutions = map(props(stateMachineResource()).get("DefinitionSubstitutions"));
-    assertThat(placeholders).hasSize(6);
+    assertThat(placeholders).hasSize(7);
     assertThat(new TreeSet<>(substitutions.keySet())).isEqualTo(placeholders);
     for (CompactionFunction f : CompactionFunction.compactionSteps()) {
       assertThat(substitutions.get(f.step() + "FunctionArn")).isEqualTo("${" + f.step() + "Function.Arn}");
@@ -275,6 +286,29 @@ class IcebergCompactionTest {
             Map.of("StringLike", Map.of("s3:prefix", "icecompact/jobs/*"))));
   }
 
+  /**
+   * s3:DeleteObject only for the worker (its failed attempt's output), the committer (groups it does not commit) and
+   * CareForTable (expired snapshots' files, orphans, finished jobs' work locations), and only in the tables' data/
+   * and metadata/ folders and the work location.
+   */
+  @Test
+  void onlyTheWorkerTheCommitterAndCareMayDeleteAndOnlyInDataMetadataAndTheWorkLocation() {
+    Map<CompactionFunction, Set<String>> deletes = new TreeMap<>();
+    for (CompactionFunction f : CompactionFunction.values()) {
+      for (Map<String, Object> s : statements(role(f.step() + "FunctionRole").get("Policies"))) {
+        if (strings(s.get("Action")).contains("s3:DeleteObject")) {
+          deletes.computeIfAbsent(f, k -> new TreeSet<>()).addAll(strings(s.get("Resource")));
+        }
+      }
+    }
+    String warehouse = "arn:${AWS::Partition}:s3:::my-warehouse/warehouse/*/";
+    assertThat(deletes).isEqualTo(Map.of(
+        CompactionFunction.REWRITE_GROUP, Set.of(warehouse + "data/*"),
+        CompactionFunction.COMMIT_SNAPSHOT, Set.of(warehouse + "data/*", warehouse + "metadata/*"),
+        CompactionFunction.CARE_FOR_TABLE, Set.of(warehouse + "data/*", warehouse + "metadata/*",
+            "arn:${AWS::Partition}:s3:::${WorkBucket}/icecompact/jobs/*")));
+  }
+
   @Test
   void theWorkersHaveNoCatalogAndNoLeaseTablePermissions() {
     for (CompactionFunction worker
@@ -312,7 +346,7 @@ class IcebergCompactionTest {
     String name = (String) props(stateMachineResource()).get("StateMachineName");
     String states = "arn:${AWS::Partition}:states:${AWS::Region}:${AWS::AccountId}:";
     assertThat(statementActionsOf(role)).isEqualTo(Map.of(
-        "InvokeTheSixFunctions", Set.of("lambda:InvokeFunction"),
+        "InvokeTheCompactionFunctions", Set.of("lambda:InvokeFunction"),
         "DistributedMapStartChildExecutions", Set.of("states:StartExecution"),
         "DistributedMapManageChildExecutions", Set.of("states:DescribeExecution", "states:StopExecution")));
     for (Map<String, Object> s : statements) {

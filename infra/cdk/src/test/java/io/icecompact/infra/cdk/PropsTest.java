@@ -135,7 +135,7 @@ class PropsTest {
   }
 
   @Test
-  void theBundledDefinitionIsTheFileAndNamesTheSixFunctions() {
+  void theBundledDefinitionIsTheFileAndNamesTheCompactionSteps() {
     StateMachineDefinition definition = StateMachineDefinition.bundled();
     assertThat(definition.text()).isEqualTo(RepositoryFiles.read(RepositoryFiles.definitionFile()));
     Set<String> placeholders = new TreeSet<>();

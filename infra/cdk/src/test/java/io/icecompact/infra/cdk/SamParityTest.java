@@ -136,8 +136,8 @@ class SamParityTest {
     Map<String, Object> samResources = sam(c);
     Map<String, Object> cdkResources = cdk(c);
     List<String> roles = CfnMaps.ofType(samResources, "AWS::IAM::Role").keySet().stream().toList();
-    // One per function (7), each state machine's, the table schedules' and, with sweep namespaces, the sweep's.
-    assertThat(roles).hasSize(hasSweepSchedule(c) ? 11 : 10)
+    // One per function (8), each state machine's, the table schedules' and, with sweep namespaces, the sweep's.
+    assertThat(roles).hasSize(hasSweepSchedule(c) ? 12 : 11)
         .containsExactlyInAnyOrderElementsOf(CfnMaps.ofType(cdkResources, "AWS::IAM::Role").keySet());
     for (String role : roles) {
       Map<String, Object> samRole = props(map(samResources.get(role)));

@@ -1,4 +1,4 @@
-package io.icecompact.committer.care;
+package io.icecompact.care;
 
 import io.icecompact.core.policy.CareStep;
 import java.io.IOException;
@@ -60,7 +60,21 @@ public final class RewriteManifestsStep implements TableCareStep<RewriteManifest
    */
   public record Report(
       boolean rewritten, String reason, int dataManifestsBefore, int dataManifestsAfter,
-      int deleteManifestsBefore, int deleteManifestsAfter, long dataFilesBefore, long dataFilesAfter) {}
+      int deleteManifestsBefore, int deleteManifestsAfter, long dataFilesBefore, long dataFilesAfter)
+      implements CareReport {
+    @Override
+    public String summary() {
+      return String.format("data manifests %d -> %d: %s", dataManifestsBefore, dataManifestsAfter, reason);
+    }
+
+    /** A rewrite that changed the count of live data files lost or duplicated entries. */
+    @Override
+    public List<String> problems() {
+      return dataFilesBefore == dataFilesAfter
+          ? List.of()
+          : List.of(String.format("live data files %d before the rewrite, %d after", dataFilesBefore, dataFilesAfter));
+    }
+  }
 
   @Override
   public String name() {

@@ -1,4 +1,4 @@
-package io.icecompact.committer.care;
+package io.icecompact.care;
 
 import io.icecompact.core.policy.CareStep;
 import java.util.ArrayList;
@@ -35,7 +35,13 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
    */
   public record Report(
       int snapshotsBefore, int snapshotsAfter, int snapshotsExpired, List<Long> expiredSnapshotIds,
-      RemovedFiles filesDeleted, List<String> problems) {}
+      RemovedFiles filesDeleted, List<String> problems) implements CareReport {
+    @Override
+    public String summary() {
+      return String.format("expired %d of %d snapshots, %d files deleted", snapshotsExpired, snapshotsBefore,
+          filesDeleted.count());
+    }
+  }
 
   @Override
   public String name() {

@@ -1,4 +1,4 @@
-package io.icecompact.committer.care;
+package io.icecompact.care;
 
 import org.apache.iceberg.Table;
 
@@ -9,7 +9,7 @@ import org.apache.iceberg.Table;
  *
  * @param <R> the step's report
  */
-public interface TableCareStep<R> {
+public interface TableCareStep<R extends CareReport> {
   /** The step's name in a table's policy, e.g. {@code expire-snapshots}. */
   String name();
 

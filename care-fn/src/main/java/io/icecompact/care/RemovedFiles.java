@@ -1,4 +1,4 @@
-package io.icecompact.committer.care;
+package io.icecompact.care;
 
 import java.util.List;
 

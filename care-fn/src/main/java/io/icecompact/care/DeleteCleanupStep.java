@@ -1,4 +1,4 @@
-package io.icecompact.committer.care;
+package io.icecompact.care;
 
 import io.icecompact.core.policy.CareStep;
 import java.io.IOException;
@@ -101,7 +101,13 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
   public record Report(
       int deleteFilesBefore, int deleteFilesAfter, int positionDeleteFilesBefore, int positionDeleteFilesAfter,
       int equalityDeleteFilesBefore, int equalityDeleteFilesAfter, RemovedFiles removed, int keptUnreadable,
-      int attempts, Long snapshotId, String reason, List<String> problems) {}
+      int attempts, Long snapshotId, String reason, List<String> problems) implements CareReport {
+    @Override
+    public String summary() {
+      return String.format("delete files %d -> %d: %s%s", deleteFilesBefore, deleteFilesAfter, reason,
+          keptUnreadable == 0 ? "" : String.format(" (%d kept: unreadable)", keptUnreadable));
+    }
+  }
 
   @Override
   public String name() {

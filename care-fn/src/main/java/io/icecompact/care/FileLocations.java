@@ -1,4 +1,4 @@
-package io.icecompact.committer.care;
+package io.icecompact.care;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.icecompact.committer.care;
+package io.icecompact.care;
 
 import io.icecompact.core.policy.CareStep;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -113,7 +113,15 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
       int filesListed, int reachableFiles, RemovedFiles orphansDeleted, int youngOrphansKept,
       int locationMismatchesKept, List<String> locationMismatchSample, int unfinishedJobOutputsKept,
       int workLocationsRemoved, int workLocationsKept, RemovedFiles workFilesDeleted,
-      List<String> skippedFolders, List<String> problems) {}
+      List<String> skippedFolders, List<String> problems) implements CareReport {
+    @Override
+    public String summary() {
+      return String.format(
+          "%d orphans deleted (%d bytes), %d younger than the minimum age kept, %d finished jobs' work locations removed%s",
+          orphansDeleted.count(), orphansDeleted.bytes(), youngOrphansKept, workLocationsRemoved,
+          skippedFolders.isEmpty() ? "" : String.format(", %d folders skipped", skippedFolders.size()));
+    }
+  }
 
   @Override
   public String name() {

@@ -1,0 +1,88 @@
+package io.icecompact.care.lambda;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import io.icecompact.care.TableCare;
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStore;
+import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.logging.InvocationLogContext;
+import io.icecompact.core.policy.CareStep;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.lease.LeaseGrant;
+import io.icecompact.lease.TableLease;
+import io.icecompact.lease.lambda.LeaseSteps;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lambda entry point of {@code CareForTable}: runs the care steps the execution input lists
+ * ({@link TableCare}) after the job committed, while the execution still holds the table's lease, which
+ * it checks before each step. Writes every step's whole report to the work location's {@code care.json}
+ * and returns a summary of a few hundred bytes: a step's report names up to 20 files per list, and the
+ * sweep collects a hundred tables' outputs in one state of at most 256 KiB.
+ */
+public final class CareForTableHandler implements RequestStreamHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(CareForTableHandler.class);
+
+  /**
+   * @param job the job, for its table, catalog and work location base
+   * @param lease this execution's lease on the table
+   * @param workLocation the job's work location (the plan's), where {@code care.json} goes
+   * @param steps the steps to run (in {@link TableCare}'s order, whatever order they are listed in)
+   */
+  record Input(JobSpec job, LeaseGrant lease, String workLocation, List<CareStep> steps) {}
+
+  /** One step as the state's output shows it. */
+  record StepSummary(String step, TableCare.Status status, String summary) {}
+
+  /**
+   * @param failed steps that failed or did not run
+   * @param location the whole reports ({@code care.json})
+   */
+  record Output(int failed, List<StepSummary> steps, String location) {}
+
+  private final TableLease lease;
+
+  public CareForTableHandler() {
+    this(LeaseSteps.fromEnvironment().lease());
+  }
+
+  public CareForTableHandler(TableLease lease) {
+    this.lease = lease;
+  }
+
+  @Override
+  public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
+    InvocationLogContext.run(
+        "CareForTable", context == null ? null : context.getAwsRequestId(), log -> care(in, out, log));
+  }
+
+  private void care(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
+    Input input = JobJson.mapper().readValue(in, Input.class);
+    if (input.job() == null || input.lease() == null || input.workLocation() == null || input.steps() == null) {
+      throw new InvalidJobInputException("CareForTable input needs 'job', 'lease', 'work_location' and 'steps'");
+    }
+    JobSpec job = input.job();
+    log.job(job.jobId(), job.table());
+    LeaseGrant held = input.lease();
+    try (TableAccess access = new TableAccess(job.catalogProperties())) {
+      TableCare care =
+          new TableCare(access, job.table(), job.workLocation(),
+              () -> lease.checkHeld(held.table(), held.owner(), held.token()));
+      List<TableCare.Outcome> outcomes = care.run(input.steps(), LOG::info);
+      String location = new WorkLocation(input.workLocation()).careResult();
+      new JobStore(access.loadTable(job.table()).io()).writeDocument(location, outcomes);
+      List<StepSummary> steps =
+          outcomes.stream().map(o -> new StepSummary(o.step(), o.status(), o.summary())).toList();
+      int failed = (int) outcomes.stream().filter(TableCare.Outcome::failed).count();
+      JobJson.mapper().writeValue(out, new Output(failed, steps, location));
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package io.icecompact.cli;
+
+import io.icecompact.cli.flags.WholeNumber;
+import io.icecompact.cli.history.JobHistory;
+import io.icecompact.cli.history.JobRecord;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.lease.JobLogEntry;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code icecompact history}: a table's most recent jobs, newest first, from the deployed job log or the jobs'
+ * work locations. Writes nothing. Exit 0 (an empty history too), 2 for bad flags or an unknown table.
+ */
+@Command(name = "history", mixinStandardHelpOptions = true,
+    description = "List a table's most recent compaction jobs, newest first, with status, counts and reason.")
+final class HistoryCommand implements Callable<Integer> {
+  @Mixin
+  HistoryOptions source;
+
+  @Option(names = "--limit", defaultValue = "20", paramLabel = "N", converter = WholeNumber.Positive.class,
+      description = "Jobs listed, 1 or more (default: ${DEFAULT-VALUE})")
+  int limit;
+
+  @Option(names = "--json", description = "Print {\"table\", \"source\", \"jobs\": [...]} as JSON")
+  boolean json;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    String table = source.table();
+    try (JobHistory history = source.open()) {
+      List<JobLogEntry> jobs = history.recent(table, limit).stream().map(JobRecord::entry).toList();
+      if (json) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("table", table);
+        doc.put("source", history.where(table));
+        doc.put("jobs", jobs);
+        out.println(JobJson.toPrettyJson(doc));
+      } else if (jobs.isEmpty()) {
+        out.println("No jobs of " + table + " in " + history.where(table));
+      } else {
+        print(out, jobs);
+      }
+      out.flush();
+      return 0;
+    }
+  }
+
+  static final String[] HEADER = {"started (UTC)", "job", "status", "took", "data files", "groups", "reason"};
+
+  /** One aligned row per job: data files rewritten -> added, the groups' outcomes, the error or reason last. */
+  static void print(PrintWriter out, List<JobLogEntry> jobs) {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(HEADER);
+    for (JobLogEntry job : jobs) {
+      rows.add(new String[] {
+        startedAt(job),
+        job.jobId(),
+        job.status(),
+        seconds(job.durationMillis()),
+        job.counts().isEmpty() ? "-"
+            : count(job, "rewritten_data_files_count") + " -> " + count(job, "added_data_files_count"),
+        groups(job),
+        job.error() == null ? "" : job.error()});
+    }
+    AlignedTable.print(out, rows, Set.of(3));
+  }
+
+  static String startedAt(JobLogEntry job) {
+    return Instant.ofEpochMilli(job.startedAtMillis()).truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  static String seconds(long millis) {
+    return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
+  }
+
+  /** The groups' outcomes that happened, e.g. "3 rewritten, 1 failed"; "-" when none. */
+  static String groups(JobLogEntry job) {
+    List<String> parts = new ArrayList<>();
+    for (String outcome : List.of("rewritten", "failed", "conflicted", "skipped")) {
+      long n = count(job, outcome + "_groups");
+      if (n > 0) {
+        parts.add(n + " " + outcome);
+      }
+    }
+    return parts.isEmpty() ? "-" : String.join(", ", parts);
+  }
+
+  static long count(JobLogEntry job, String name) {
+    return job.counts().getOrDefault(name, 0L);
+  }
+}

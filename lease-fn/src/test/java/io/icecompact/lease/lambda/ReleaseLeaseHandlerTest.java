@@ -1,0 +1,174 @@
+package io.icecompact.lease.lambda;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.error.CaughtError;
+import io.icecompact.core.error.TransientException;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStatus;
+import io.icecompact.lease.JobLog;
+import io.icecompact.lease.JobLogEntry;
+import io.icecompact.lease.LeaseGrant;
+import io.icecompact.lease.LeaseTableSchema;
+import io.icecompact.lease.MutableClock;
+import io.icecompact.testkit.LocalDynamoDb;
+import io.icecompact.testkit.LocalLambda;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * ReleaseLease and ReleaseLeaseAfterFailure against dynalite: the job log entry names the execution (the
+ * lease's owner) and expires 90 days after the job ended, whether the job reached a result or failed.
+ */
+class ReleaseLeaseHandlerTest {
+  static final String LEASES = "icecompact-leases";
+  static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
+  static final String EXECUTION = "arn:aws:states:eu-west-1:123456789012:execution:icecompact-compaction:e-42";
+
+  private static LocalDynamoDb dynamo;
+  private static int tableCounter;
+
+  private MutableClock clock;
+  private LeaseSteps steps;
+  private String table;
+
+  @BeforeAll
+  static void startDynamo() {
+    dynamo = new LocalDynamoDb();
+    LeaseTableSchema.create(dynamo.client(), LEASES);
+  }
+
+  @AfterAll
+  static void stopDynamo() {
+    dynamo.close();
+  }
+
+  @BeforeEach
+  void newTable() {
+    clock = new MutableClock(T0);
+    steps = LeaseSteps.of(dynamo.client(), LEASES, clock);
+    table = "analytics.orders_" + (++tableCounter);
+  }
+
+  @Test
+  void aJobWithAResultIsLoggedWithItsExecutionAndCountsAndReleasesTheLease() throws IOException {
+    LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
+    clock.advance(Duration.ofSeconds(42));
+    JobResult result =
+        new JobResult("job-1", table, JobStatus.COMMITTED, null, List.of(7L), 12, 3, 4096, 0, 2, 3, 0, 0, 0,
+                new JobResult.Verification(true, List.of()), 9000, null)
+            .summary("s3://work/" + table + "/job-1/result.json");
+
+    JsonNode output = release(lease, Map.of("result", result));
+
+    assertThat(output.get("released").asBoolean()).isTrue();
+    JobLogEntry entry = steps.jobLog().find(table, "job-1").orElseThrow();
+    assertThat(entry.status()).isEqualTo("COMMITTED");
+    assertThat(entry.executionArn()).isEqualTo(EXECUTION);
+    assertThat(entry.startedAtMillis()).isEqualTo(T0.toEpochMilli());
+    assertThat(entry.durationMillis()).isEqualTo(42_000);
+    assertThat(entry.snapshotIds()).containsExactly(7L);
+    assertThat(entry.counts()).containsEntry("rewritten_data_files_count", 12L).containsEntry("rewritten_groups", 3L);
+    assertThat(entry.resultLocation()).isEqualTo("s3://work/" + table + "/job-1/result.json");
+    assertThat(entry.error()).isNull();
+    assertThat(expiresAt("job-1")).isEqualTo(T0.plusSeconds(42).plus(Duration.ofDays(90)).getEpochSecond());
+  }
+
+  @Test
+  void aFailedExecutionIsLoggedAsFailedWithTheErrorsNameAndMessage() throws IOException {
+    LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
+    clock.advance(Duration.ofSeconds(5));
+    // what a Catch passes on for a Lambda error: its type, and Lambda's error document as the cause
+    CaughtError error =
+        new CaughtError(TransientException.class.getName(),
+            "{\"errorMessage\":\"S3 503 Slow Down reading plan.json\",\"errorType\":\""
+                + TransientException.class.getName() + "\",\"stackTrace\":[]}");
+
+    JsonNode output = release(lease, Map.of("error", error));
+
+    assertThat(output.get("released").asBoolean()).isTrue();
+    JobLogEntry entry = steps.jobLog().find(table, "job-1").orElseThrow();
+    assertThat(entry.status()).isEqualTo("FAILED");
+    assertThat(entry.error())
+        .isEqualTo("io.icecompact.core.error.TransientException: S3 503 Slow Down reading plan.json");
+    assertThat(entry.executionArn()).isEqualTo(EXECUTION);
+    assertThat(entry.durationMillis()).isEqualTo(5_000);
+    assertThat(entry.counts()).isEmpty();
+    assertThat(expiresAt("job-1")).isEqualTo(T0.plusSeconds(5).plus(Duration.ofDays(90)).getEpochSecond());
+  }
+
+  @Test
+  void aStepFunctionsTimeoutIsLoggedWithItsPlainCause() throws IOException {
+    LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
+
+    release(lease, Map.of("error", new CaughtError("States.Timeout", "Task timed out after 900 seconds")));
+
+    assertThat(steps.jobLog().recent(table, 5))
+        .singleElement()
+        .satisfies(entry -> {
+          assertThat(entry.status()).isEqualTo("FAILED");
+          assertThat(entry.error()).isEqualTo("States.Timeout: Task timed out after 900 seconds");
+        });
+  }
+
+  @Test
+  void theRetentionComesFromTheEnvironmentAsWholeDays() {
+    assertThat(LeaseSteps.retention(null)).isEqualTo(JobLog.RETENTION_DEFAULT);
+    assertThat(LeaseSteps.retention(" 30 ")).isEqualTo(Duration.ofDays(30));
+    for (String bad : List.of("0", "-1", "90d")) {
+      assertThatThrownBy(() -> LeaseSteps.retention(bad))
+          .hasMessage("Environment variable JOB_LOG_RETENTION_DAYS is set to '" + bad
+              + "' but must be a whole number of days > 0");
+    }
+  }
+
+  /** Invokes the handler with the job, lease and settings as the state machine passes them, plus {@code more}. */
+  private JsonNode release(LeaseGrant lease, Map<String, Object> more) throws IOException {
+    Map<String, Object> input = new HashMap<>(more);
+    input.put("job", new JobSpec("job-1", table, Map.of("type", "glue"), Map.of(), null, null, null));
+    input.put("lease", lease);
+    input.put("settings", new LeaseSettings(10, 7200, T0.toEpochMilli(), List.of()));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    PrintStream original = System.out;
+    // the handler's outcome line and EMF line go to stdout (the function's log group): kept out of the test's
+    System.setOut(new PrintStream(new ByteArrayOutputStream(), true, UTF_8));
+    try {
+      new ReleaseLeaseHandler(steps).handleRequest(
+          new ByteArrayInputStream(JobJson.mapper().writeValueAsBytes(input)), out,
+          LocalLambda.context("ReleaseLease", "request-1"));
+    } finally {
+      System.setOut(original);
+    }
+    return JobJson.mapper().readTree(out.toByteArray());
+  }
+
+  private long expiresAt(String jobId) {
+    JobLogEntry entry = steps.jobLog().find(table, jobId).orElseThrow();
+    Map<String, AttributeValue> item =
+        dynamo.client()
+            .query(b -> b.tableName(LEASES)
+                .keyConditionExpression("pk = :t")
+                .expressionAttributeValues(Map.of(":t", AttributeValue.fromS(table))))
+            .items().stream()
+            .filter(i -> i.containsKey("job_id") && i.get("job_id").s().equals(entry.jobId()))
+            .findFirst().orElseThrow();
+    return Long.parseLong(item.get(JobLog.EXPIRES_AT).n());
+  }
+}
