@@ -18,8 +18,16 @@ import org.apache.iceberg.SortOrderParser;
  * @param outputSortOrderId the sort order id the output files carry: the table's sort order equal to the
  *     linear order, else 0 (unsorted), as Spark's rewrite does; always 0 for a z-order, which no Iceberg
  *     sort order can describe
+ * @param zOrderVarLengthBytes a z-order's {@code var-length-contribution}; null for a linear order
+ * @param zOrderMaxBytes a z-order's {@code max-output-size}; null for a linear order
  */
-public record RowOrder(String sortOrder, JsonNode icebergSortOrder, List<String> zOrderColumns, int outputSortOrderId) {
+public record RowOrder(
+    String sortOrder,
+    JsonNode icebergSortOrder,
+    List<String> zOrderColumns,
+    int outputSortOrderId,
+    Integer zOrderVarLengthBytes,
+    Integer zOrderMaxBytes) {
 
   public RowOrder {
     zOrderColumns = zOrderColumns == null ? null : List.copyOf(zOrderColumns);
@@ -28,12 +36,17 @@ public record RowOrder(String sortOrder, JsonNode icebergSortOrder, List<String>
   /** A linear order bound to {@code schema}, written on files as {@code outputSortOrderId}. */
   public static RowOrder linear(SortOrder order, Schema schema, int outputSortOrderId) {
     return new RowOrder(
-        SortOrderText.describe(order, schema), JobJson.tree(SortOrderParser.toJson(order)), null, outputSortOrderId);
+        SortOrderText.describe(order, schema), JobJson.tree(SortOrderParser.toJson(order)), null, outputSortOrderId,
+        null, null);
   }
 
-  /** Spark's {@code zorder(columns)}; the files say unsorted. */
-  public static RowOrder zOrder(List<String> columns) {
-    return new RowOrder(SortOrderText.describeZOrder(columns), null, columns, SortOrder.unsorted().orderId());
+  /**
+   * Spark's {@code zorder(columns)}, strings and binaries contributing {@code varLengthBytes} each, the
+   * z-value cut at {@code maxBytes}; the files say unsorted.
+   */
+  public static RowOrder zOrder(List<String> columns, int varLengthBytes, int maxBytes) {
+    return new RowOrder(SortOrderText.describeZOrder(columns), null, columns, SortOrder.unsorted().orderId(),
+        varLengthBytes, maxBytes);
   }
 
   /** Whether rows are ordered by z-value rather than by a linear order. */

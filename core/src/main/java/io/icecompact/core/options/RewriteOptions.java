@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
 import org.apache.iceberg.actions.RewriteDataFiles;
 import org.apache.iceberg.actions.SizeBasedFileRewritePlanner;
+import org.apache.iceberg.util.ZOrderByteUtils;
 
 /**
  * The rewrite options of a job: Iceberg's planner options under Iceberg's names, plus the options that
@@ -85,6 +86,13 @@ public final class RewriteOptions {
   public static final String STRATEGY = "strategy";
   /** The order of {@code strategy=sort} in Spark's syntax ({@link SortOrderText}); default the table's. */
   public static final String SORT_ORDER = "sort-order";
+  // Spark's z-order options (SparkZOrderFileRewriteRunner), with its names and defaults.
+  /** Bytes a string or binary column contributes to a z-value. */
+  public static final String VAR_LENGTH_CONTRIBUTION = "var-length-contribution";
+  public static final int VAR_LENGTH_CONTRIBUTION_DEFAULT = ZOrderByteUtils.PRIMITIVE_BUFFER_SIZE;
+  /** The most bytes of a z-value (the interleaved bits beyond are not compared). */
+  public static final String MAX_OUTPUT_SIZE = "max-output-size";
+  public static final int MAX_OUTPUT_SIZE_DEFAULT = Integer.MAX_VALUE;
 
   private static final Set<String> ICEBERG_PLANNER_OPTIONS =
       Set.of(
@@ -109,7 +117,9 @@ public final class RewriteOptions {
           MAX_GROUPS_PER_JOB,
           ALLOW_PARTIAL,
           STRATEGY,
-          SORT_ORDER);
+          SORT_ORDER,
+          VAR_LENGTH_CONTRIBUTION,
+          MAX_OUTPUT_SIZE);
 
   /**
    * Iceberg's options whose values Iceberg parses with {@code Long.parseLong} (failing with only "For
@@ -136,6 +146,8 @@ public final class RewriteOptions {
   private final boolean allowPartial;
   private final RewriteStrategy strategy;
   private final RequestedSortOrder requestedSortOrder;
+  private final int varLengthContribution;
+  private final int maxOutputSize;
 
   private RewriteOptions(Map<String, String> given) {
     this.given = Collections.unmodifiableMap(new LinkedHashMap<>(given));
@@ -176,6 +188,17 @@ public final class RewriteOptions {
               "'%s' is set to %s but '%s' is binpack, which keeps rows in input order: set %s=sort or"
                   + " leave '%s' out",
               SORT_ORDER, sortOrder, STRATEGY, STRATEGY, STRATEGY));
+    }
+    this.varLengthContribution = positiveInt(VAR_LENGTH_CONTRIBUTION, VAR_LENGTH_CONTRIBUTION_DEFAULT);
+    this.maxOutputSize = positiveInt(MAX_OUTPUT_SIZE, MAX_OUTPUT_SIZE_DEFAULT);
+    for (String zOrderOption : new String[] {VAR_LENGTH_CONTRIBUTION, MAX_OUTPUT_SIZE}) {
+      if (given.containsKey(zOrderOption) && !(requestedSortOrder instanceof RequestedSortOrder.ZOrder)) {
+        // Spark refuses them too: only its z-order runner lists them
+        throw new InvalidJobInputException(
+            String.format(
+                "'%s' applies to a z-order only, but '%s' is %s",
+                zOrderOption, SORT_ORDER, sortOrder == null ? "not set" : "set to " + sortOrder));
+      }
     }
   }
 
@@ -300,6 +323,14 @@ public final class RewriteOptions {
 
   public RewriteStrategy strategy() {
     return strategy;
+  }
+
+  public int varLengthContribution() {
+    return varLengthContribution;
+  }
+
+  public int maxOutputSize() {
+    return maxOutputSize;
   }
 
   /** The {@code sort-order} given, parsed but not yet checked against a table ({@link RowOrderChoice}). */

@@ -40,7 +40,8 @@ public final class RowOrderChoice {
       return RowOrder.linear(tableOrder, schema, tableOrder.orderId());
     }
     if (requested instanceof RequestedSortOrder.ZOrder zOrder) {
-      return RowOrder.zOrder(zOrder.bind(schema, table.specs().get(outputSpecId)));
+      return RowOrder.zOrder(zOrder.bind(schema, table.specs().get(outputSpecId)),
+          options.varLengthContribution(), options.maxOutputSize());
     }
     SortOrder order = ((RequestedSortOrder.Linear) requested).bind(schema);
     // the files carry the id of the table's equal order, or say unsorted: Spark does the same

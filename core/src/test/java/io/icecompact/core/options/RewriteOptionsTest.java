@@ -195,7 +195,9 @@ class RewriteOptionsTest {
             "max-groups-per-job",
             "allow-partial",
             "strategy",
-            "sort-order"));
+            "sort-order",
+            "var-length-contribution",
+            "max-output-size"));
     assertThat(RewriteOptions.validOptionNames())
         .containsExactlyElementsOf(new java.util.TreeSet<>(expected));
   }
@@ -228,5 +230,21 @@ class RewriteOptionsTest {
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessageStartingWith("'sort-order' is set to id ASCENDING but is not a sort order: expected ','"
             + " or the end but found 'ASCENDING' (at character 4)");
+  }
+
+  @Test
+  void zOrderOptionsApplyToAZOrderOnly() {
+    assertThat(RewriteOptions.parse(Map.of("sort-order", "zorder(a, b)", "var-length-contribution", "4"))
+            .varLengthContribution())
+        .isEqualTo(4);
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("sort-order", "a", "max-output-size", "8")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'max-output-size' applies to a z-order only, but 'sort-order' is set to a");
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("var-length-contribution", "8")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'var-length-contribution' applies to a z-order only, but 'sort-order' is not set");
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("sort-order", "zorder(a)", "max-output-size", "0")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'max-output-size' is set to 0 but must be > 0");
   }
 }

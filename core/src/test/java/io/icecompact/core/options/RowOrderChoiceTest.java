@@ -110,6 +110,8 @@ class RowOrderChoiceTest {
     assertThat(read).isEqualTo(order);
     assertThat(read.linearOrder(table.schema()).sameOrder(order.linearOrder(table.schema()))).isTrue();
     assertThat(JobJson.fromBytes(JobJson.toBytes(choose("sort-order", "zorder(id, ts)")), RowOrder.class, "z"))
-        .isEqualTo(new RowOrder("zorder(id, ts)", null, List.of("id", "ts"), 0));
+        .isEqualTo(new RowOrder("zorder(id, ts)", null, List.of("id", "ts"), 0, 8, Integer.MAX_VALUE));
+    assertThat(choose("sort-order", "zorder(id, name)", "var-length-contribution", "16", "max-output-size", "12"))
+        .isEqualTo(new RowOrder("zorder(id, name)", null, List.of("id", "name"), 0, 16, 12));
   }
 }

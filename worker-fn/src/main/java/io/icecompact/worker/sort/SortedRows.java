@@ -53,7 +53,8 @@ public final class SortedRows {
     Schema sortSchema;
     SortOrder sortOrder;
     if (order.zOrdered()) {
-      this.zValues = new ZValues(rowSchema, order.zOrderColumns());
+      this.zValues =
+          new ZValues(rowSchema, order.zOrderColumns(), order.zOrderVarLengthBytes(), order.zOrderMaxBytes());
       sortSchema = WithZValue.schema(rowSchema);
       sortOrder = SortOrder.builderFor(sortSchema).asc(WithZValue.NAME, NullOrder.NULLS_LAST).build();
     } else {

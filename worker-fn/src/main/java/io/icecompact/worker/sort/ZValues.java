@@ -14,7 +14,8 @@ import org.apache.iceberg.util.ZOrderByteUtils;
 /**
  * The z-value of a row, as Spark's z-order computes it ({@code SparkZOrderUDF}): each column's value as
  * {@link ZOrderByteUtils#PRIMITIVE_BUFFER_SIZE} order-preserving bytes (strings and binaries truncated or
- * zero-filled to that size, nulls all zeros), then the columns' bits interleaved. Rows sorted by these
+ * zero-filled to {@code var-length-contribution} bytes, nulls all zeros), then the columns' bits
+ * interleaved, at most {@code max-output-size} bytes of them. Rows sorted by these
  * bytes (unsigned) are ordered along a z-curve, so each output file covers a small box of the columns.
  *
  * <p>Values are Iceberg's internal ones ({@code InternalRecordWrapper}), dates as days. Timestamps count
@@ -27,10 +28,16 @@ final class ZValues {
 
   private final int[] positions;
   private final Type.TypeID[] types;
+  private final int varLengthBytes;
+  private final int size;
   private final CharsetEncoder encoder = StandardCharsets.UTF_8.newEncoder();
 
-  /** For {@code columns} (top-level names of {@code schema}) of a row of {@code schema}. */
-  ZValues(Schema schema, List<String> columns) {
+  /**
+   * For {@code columns} (top-level names of {@code schema}) of a row of {@code schema}; strings and
+   * binaries give {@code varLengthBytes} each, the z-value at most {@code maxBytes}.
+   */
+  ZValues(Schema schema, List<String> columns, int varLengthBytes, int maxBytes) {
+    this.varLengthBytes = varLengthBytes;
     this.positions = new int[columns.size()];
     this.types = new Type.TypeID[columns.size()];
     List<Types.NestedField> fields = schema.columns();
@@ -42,6 +49,15 @@ final class ZValues {
       positions[i] = fields.indexOf(field);
       types[i] = field.type().typeId();
     }
+    long total = 0;
+    for (Type.TypeID type : types) {
+      total += variableLength(type) ? varLengthBytes : BYTES;
+    }
+    this.size = (int) Math.min(total, maxBytes);
+  }
+
+  private static boolean variableLength(Type.TypeID type) {
+    return type == Type.TypeID.STRING || type == Type.TypeID.BINARY;
   }
 
   /** The interleaved bytes of {@code row} (internal values); a new array each time. */
@@ -50,12 +66,11 @@ final class ZValues {
     for (int i = 0; i < positions.length; i++) {
       columns[i] = bytes(types[i], row.get(positions[i], Object.class));
     }
-    int size = BYTES * positions.length;
     return ZOrderByteUtils.interleaveBits(columns, size, ByteBuffer.allocate(size));
   }
 
   private byte[] bytes(Type.TypeID type, Object value) {
-    ByteBuffer buffer = ByteBuffer.allocate(BYTES);
+    ByteBuffer buffer = ByteBuffer.allocate(variableLength(type) ? varLengthBytes : BYTES);
     if (value == null) {
       return buffer.array(); // zeros, as Spark's PRIMITIVE_EMPTY
     }
@@ -67,9 +82,9 @@ final class ZValues {
       case TIMESTAMP -> ZOrderByteUtils.longToOrderedBytes(Math.floorDiv((Long) value, 1_000_000L), buffer).array();
       case FLOAT -> ZOrderByteUtils.floatToOrderedBytes((Float) value, buffer).array();
       case DOUBLE -> ZOrderByteUtils.doubleToOrderedBytes((Double) value, buffer).array();
-      case STRING -> ZOrderByteUtils.stringToOrderedBytes(value.toString(), BYTES, buffer, encoder).array();
+      case STRING -> ZOrderByteUtils.stringToOrderedBytes(value.toString(), varLengthBytes, buffer, encoder).array();
       case BINARY -> ZOrderByteUtils.byteTruncateOrFill(
-          ByteBuffers.toByteArray((ByteBuffer) value), BYTES, buffer).array();
+          ByteBuffers.toByteArray((ByteBuffer) value), varLengthBytes, buffer).array();
       default -> throw new IllegalArgumentException("z-order cannot encode type " + type);
     };
   }
