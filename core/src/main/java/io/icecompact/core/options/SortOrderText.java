@@ -49,14 +49,21 @@ public final class SortOrderText {
   /** {@code order} in the syntax {@link #parse} reads, with every direction and null order spelt out. */
   public static String describe(SortOrder order, Schema schema) {
     return order.fields().stream()
-        .map(field -> term(field, schema.findColumnName(field.sourceId())) + " " + field.direction()
+        .map(field -> term(field, quoted(schema.findColumnName(field.sourceId()))) + " " + field.direction()
             + " " + (field.nullOrder() == NullOrder.NULLS_FIRST ? "NULLS FIRST" : "NULLS LAST"))
         .collect(Collectors.joining(", "));
   }
 
   /** Spark's {@code zorder(c1, c2)}. */
   public static String describeZOrder(List<String> columns) {
-    return "zorder(" + String.join(", ", columns) + ")";
+    return "zorder(" + columns.stream().map(SortOrderText::quoted).collect(Collectors.joining(", ")) + ")";
+  }
+
+  /** A column name as {@link #parse} reads it back: parts that are not plain names in backquotes. */
+  private static String quoted(String name) {
+    return java.util.Arrays.stream(name.split("\\.", -1))
+        .map(part -> part.matches("[A-Za-z_][A-Za-z0-9_]*") ? part : "`" + part + "`")
+        .collect(Collectors.joining("."));
   }
 
   private static String term(SortField field, String column) {

@@ -30,7 +30,8 @@ class SortOrderTextTest {
           Types.NestedField.optional(2, "name", Types.StringType.get()),
           Types.NestedField.optional(3, "ts", Types.TimestampType.withZone()),
           Types.NestedField.optional(4, "amount", Types.DecimalType.of(12, 2)),
-          Types.NestedField.optional(5, "Region", Types.StringType.get()));
+          Types.NestedField.optional(5, "Region", Types.StringType.get()),
+          Types.NestedField.optional(6, "ship to", Types.StringType.get()));
 
   @Test
   void sparkDefaultsAscendingNullsFirstAndDescendingNullsLast() {
@@ -90,7 +91,7 @@ class SortOrderTextTest {
     assertThatThrownBy(() -> ((Linear) SortOrderText.parse("id, customer")).bind(SCHEMA))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessage("'sort-order' names column 'customer', which the table does not have; its columns:"
-            + " id, name, ts, amount, Region");
+            + " id, name, ts, amount, Region, ship to");
   }
 
   @Test
@@ -122,6 +123,7 @@ class SortOrderTextTest {
         Arbitraries.of(
             org.apache.iceberg.expressions.Expressions.ref("id"),
             org.apache.iceberg.expressions.Expressions.ref("name"),
+            org.apache.iceberg.expressions.Expressions.ref("ship to"),
             org.apache.iceberg.expressions.Expressions.bucket("id", 16),
             org.apache.iceberg.expressions.Expressions.truncate("name", 3),
             org.apache.iceberg.expressions.Expressions.year("ts"),
