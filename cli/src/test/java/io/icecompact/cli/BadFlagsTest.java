@@ -223,7 +223,7 @@ class BadFlagsTest {
             "--scale", "--scale-heap", "3x"),
         bench("Invalid value for option '--files' (<files>): must be at least 1, got 0", "--scale", "--files", "1000,0"),
         bench("Invalid value for option '--files': several sizes need --scale, got [100, 200]", "--files", "100,200"),
-        bench("Give at most one of --scale, --e2e, --memory", "--scale", "--e2e"),
+        bench("Give at most one of --scale, --e2e, --memory, --skipping", "--scale", "--e2e"),
         bench("Unknown option: '--json'", "--json"));
   }
 
