@@ -1,25 +1,16 @@
 package io.icecompact.statemachine;
 
-import io.icecompact.care.lambda.CareForTableHandler;
-import static io.icecompact.statemachine.CompactionDefinition.CARE_FOR_TABLE;
-import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
-import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
-import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
-import static io.icecompact.statemachine.CompactionDefinition.RECORD_GROUP_FAILURE;
-import static io.icecompact.statemachine.CompactionDefinition.RELEASE_LEASE;
-import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.icecompact.care.lambda.CareForTableHandler;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.JobLog;
 import io.icecompact.lease.JobLogEntry;
+import io.icecompact.lease.LeaseSteps;
 import io.icecompact.lease.LeaseTableSchema;
 import io.icecompact.lease.lambda.AcquireLeaseHandler;
-import io.icecompact.lease.lambda.LeaseSteps;
 import io.icecompact.lease.lambda.ReleaseLeaseHandler;
 import io.icecompact.planner.lambda.AssessTablesHandler;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
@@ -27,8 +18,8 @@ import io.icecompact.testkit.LocalAwsCredentials;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalLambda;
 import io.icecompact.testkit.LocalS3;
-import io.icecompact.testkit.LocalStateMachine;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import io.icecompact.testkit.LocalStateMachine;
 import io.icecompact.worker.lambda.RecordGroupFailureHandler;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
 import java.io.IOException;
@@ -55,6 +46,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
+import static io.icecompact.statemachine.CompactionDefinition.CARE_FOR_TABLE;
+import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
+import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
+import static io.icecompact.statemachine.CompactionDefinition.RECORD_GROUP_FAILURE;
+import static io.icecompact.statemachine.CompactionDefinition.RELEASE_LEASE;
+import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs the real definition ({@code compaction.asl.json}, placeholders filled with {@link LocalLambda} ARNs)

@@ -9,6 +9,7 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.metrics.LeaseMetrics;
 import io.icecompact.lease.LeaseGrant;
+import io.icecompact.lease.LeaseSteps;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

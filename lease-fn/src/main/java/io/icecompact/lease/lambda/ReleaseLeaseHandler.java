@@ -10,6 +10,7 @@ import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.metrics.JobMetrics;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;
+import io.icecompact.lease.LeaseSteps;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -14,10 +14,11 @@ import io.icecompact.core.job.JobStatus;
 import io.icecompact.lease.JobLog;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;
+import io.icecompact.lease.LeaseSteps;
 import io.icecompact.lease.LeaseTableSchema;
-import io.icecompact.lease.MutableClock;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalLambda;
+import io.icecompact.testkit.MutableClock;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -140,17 +141,6 @@ class ReleaseLeaseHandlerTest {
           assertThat(entry.status()).isEqualTo("FAILED");
           assertThat(entry.error()).isEqualTo("States.Timeout: Task timed out after 900 seconds");
         });
-  }
-
-  @Test
-  void theRetentionComesFromTheEnvironmentAsWholeDays() {
-    assertThat(LeaseSteps.retention(null)).isEqualTo(JobLog.RETENTION_DEFAULT);
-    assertThat(LeaseSteps.retention(" 30 ")).isEqualTo(Duration.ofDays(30));
-    for (String bad : List.of("0", "-1", "90d")) {
-      assertThatThrownBy(() -> LeaseSteps.retention(bad))
-          .hasMessage("Environment variable JOB_LOG_RETENTION_DAYS is set to '" + bad
-              + "' but must be a whole number of days > 0");
-    }
   }
 
   /** The lines the last {@link #release} printed on stdout (the function's log group). */

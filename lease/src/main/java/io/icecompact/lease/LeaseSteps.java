@@ -1,7 +1,5 @@
-package io.icecompact.lease.lambda;
+package io.icecompact.lease;
 
-import io.icecompact.lease.JobLog;
-import io.icecompact.lease.TableLease;
 import java.time.Clock;
 import java.time.Duration;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;

@@ -1,4 +1,4 @@
-package io.icecompact.lease;
+package io.icecompact.testkit;
 
 import java.time.Clock;
 import java.time.Duration;
