@@ -356,9 +356,108 @@ class TemplateTest {
     List<Map<String, Object>> statements =
         statements(asList(map(props("SchedulerRole")).get("Policies")).stream()
             .map(p -> map(p).get("PolicyDocument")).toList());
-    assertThat(statements).hasSize(1);
+    assertThat(statements).hasSize(2);
     assertThat(asStrings(statements.get(0).get("Action"))).containsExactly("states:StartExecution");
     assertThat(statements.get(0).get("Resource")).isEqualTo(Map.of("Ref", "CompactionStateMachine"));
+    assertThat(statements.get(1)).isEqualTo(DEAD_LETTERS);
+  }
+
+  /** What a scheduler role may do besides starting its state machine: put failed starts in the dead-letter queue. */
+  static final Map<String, Object> DEAD_LETTERS = Map.of("Sid", "DeadLetters", "Effect", "Allow",
+      "Action", "sqs:SendMessage", "Resource", getAtt("ScheduleDeadLetterQueue", "Arn"));
+
+  // ------------------------------------------------------------------ safe defaults
+
+  @Test
+  void everyScheduleRetriesForAnHourThenLeavesTheStartInAnEncryptedTlsOnlyDeadLetterQueue() {
+    Map<String, Object> schedules = resourcesOfType("AWS::Scheduler::Schedule");
+    assertThat(schedules).hasSize(4);
+    schedules.forEach((name, resource) -> {
+      Map<String, Object> target = map(map(map(resource).get("Properties")).get("Target"));
+      assertThat(target.get("RetryPolicy")).as(name)
+          .isEqualTo(Map.of("MaximumEventAgeInSeconds", 3600, "MaximumRetryAttempts", 5));
+      assertThat(target.get("DeadLetterConfig")).as(name)
+          .isEqualTo(Map.of("Arn", getAtt("ScheduleDeadLetterQueue", "Arn")));
+      // The queue exists whenever a schedule does.
+      assertThat(template.get("Conditions").toString()).contains("HasSchedule");
+      assertThat(asStrings(asList(map(map(template.get("Conditions")).get("HasSchedule")).get("Fn::Or")).stream()
+          .map(c -> map(c).get("Condition")).toList())).contains((String) map(resource).get("Condition"));
+    });
+    Map<String, Object> queue = map(resources.get("ScheduleDeadLetterQueue"));
+    assertThat(queue.get("Condition")).isEqualTo("HasSchedule");
+    assertThat(props("ScheduleDeadLetterQueue")).containsEntry("SqsManagedSseEnabled", true)
+        .containsEntry("MessageRetentionPeriod", 1209600);
+    assertThat(statements(props("ScheduleDeadLetterQueuePolicy").get("PolicyDocument"))).singleElement()
+        .isEqualTo(tlsOnly("sqs:*", getAtt("ScheduleDeadLetterQueue", "Arn")));
+    Map<String, Object> alarm = props("ScheduleDeadLettersAlarm");
+    assertThat(alarm).containsEntry("Namespace", "AWS/SQS")
+        .containsEntry("MetricName", "ApproximateNumberOfMessagesVisible").containsEntry("Threshold", 1);
+    assertThat(statements(props("SweepSchedulerRole").get("Policies"))).contains(DEAD_LETTERS);
+  }
+
+  @Test
+  void theCreatedWorkBucketRefusesPlainHttp() {
+    Map<String, Object> policy = map(resources.get("WorkBucketPolicy"));
+    assertThat(policy.get("Condition")).isEqualTo("CreateWorkBucket");
+    assertThat(props("WorkBucketPolicy").get("Bucket")).isEqualTo(Map.of("Ref", "WorkBucket"));
+    assertThat(statements(props("WorkBucketPolicy").get("PolicyDocument"))).singleElement()
+        .isEqualTo(tlsOnly("s3:*", List.of(getAtt("WorkBucket", "Arn"), Map.of("Fn::Sub", "${WorkBucket.Arn}/*"))));
+  }
+
+  @Test
+  void theGlueScopeHasNoDefaultAndAGlueDeployWithoutItFailsWithAMessage() {
+    Map<String, Object> parameter = map(map(template.get("Parameters")).get("GlueDatabase"));
+    assertThat(parameter.get("Default")).isEqualTo("");
+    Pattern allowed = Pattern.compile((String) parameter.get("AllowedPattern"));
+    assertThat(allowed.matcher("analytics").matches()).isTrue();
+    assertThat(allowed.matcher("*").matches()).as("asked for explicitly").isTrue();
+    assertThat(allowed.matcher("analytics/*").matches()).isFalse();
+    assertThat(allowed.matcher("a*").matches()).isFalse();
+    Map<String, Object> rule = map(map(template.get("Rules")).get("GlueNeedsGlueDatabase"));
+    assertThat(rule.get("RuleCondition")).isEqualTo(Map.of("Fn::Equals", List.of(Map.of("Ref", "CatalogType"), "glue")));
+    Map<String, Object> assertion = map(asList(rule.get("Assertions")).get(0));
+    assertThat(assertion.get("Assert"))
+        .isEqualTo(Map.of("Fn::Not", List.of(Map.of("Fn::Equals", List.of(Map.of("Ref", "GlueDatabase"), "")))));
+    assertThat((String) assertion.get("AssertDescription")).contains("CatalogType glue needs GlueDatabase");
+  }
+
+  @Test
+  void logGroupsAreKeptWhenTheStackGoes() {
+    Map<String, Object> logGroups = resourcesOfType("AWS::Logs::LogGroup");
+    assertThat(logGroups).hasSize(ALL_FUNCTIONS.size());
+    logGroups.forEach((name, group) -> {
+      assertThat(map(group).get("DeletionPolicy")).as(name).isEqualTo("Retain");
+      assertThat(map(group).get("UpdateReplacePolicy")).as(name).isEqualTo("Retain");
+      assertThat(map(map(group).get("Properties")).get("RetentionInDays")).as(name)
+          .isEqualTo(Map.of("Ref", "LogRetentionDays"));
+    });
+  }
+
+  @Test
+  void everyFunctionRoleTakesAnOptionalExtraManagedPolicy() {
+    for (String function : ALL_FUNCTIONS) {
+      String step = function.replace("Function", "");
+      Map<String, Object> parameter = map(map(template.get("Parameters")).get(step + "ExtraPolicyArn"));
+      assertThat(parameter).as(step).isNotNull().containsEntry("Default", "");
+      assertThat(asList(props(function).get("Policies"))).as(function).contains(Map.of("Fn::If", List.of(
+          "Has" + step + "ExtraPolicy", Map.of("Ref", step + "ExtraPolicyArn"), Map.of("Ref", "AWS::NoValue"))));
+    }
+  }
+
+  @Test
+  void theWorkersReservedConcurrencyIsAParameterWithNoReservationByDefault() {
+    Map<String, Object> parameter = map(map(template.get("Parameters")).get("WorkerReservedConcurrency"));
+    assertThat(parameter).containsEntry("Type", "Number").containsEntry("Default", 0);
+    assertThat((String) parameter.get("Description")).contains("max_concurrency");
+    assertThat(props("RewriteGroupFunction").get("ReservedConcurrentExecutions")).isEqualTo(Map.of("Fn::If", List.of(
+        "HasWorkerReservedConcurrency", Map.of("Ref", "WorkerReservedConcurrency"), Map.of("Ref", "AWS::NoValue"))));
+    ALL_FUNCTIONS.stream().filter(f -> !f.equals("RewriteGroupFunction"))
+        .forEach(f -> assertThat(props(f)).as(f).doesNotContainKey("ReservedConcurrentExecutions"));
+  }
+
+  static Map<String, Object> tlsOnly(String action, Object resource) {
+    return Map.of("Effect", "Deny", "Principal", Map.of("AWS", "*"), "Action", action, "Resource", resource,
+        "Condition", Map.of("Bool", Map.of("aws:SecureTransport", "false")));
   }
 
   @Test
@@ -522,10 +621,11 @@ class TemplateTest {
     List<Map<String, Object>> statements =
         statements(asList(map(props("SweepSchedulerRole")).get("Policies")).stream()
             .map(p -> map(p).get("PolicyDocument")).toList());
-    assertThat(statements).singleElement().satisfies(s -> {
+    assertThat(statements).hasSize(2).first().satisfies(s -> {
       assertThat(asStrings(s.get("Action"))).containsExactly("states:StartExecution");
       assertThat(s.get("Resource")).isEqualTo(Map.of("Ref", "SweepStateMachine"));
     });
+    assertThat(statements.get(1)).isEqualTo(DEAD_LETTERS);
     assertThat(props("SweepSchedulerRole").get("AssumeRolePolicyDocument"))
         .isEqualTo(props("SchedulerRole").get("AssumeRolePolicyDocument"));
   }

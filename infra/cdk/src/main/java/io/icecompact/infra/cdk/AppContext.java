@@ -21,11 +21,13 @@ import software.constructs.Construct;
  */
 final class AppContext {
   /** Every context name the app reads, so that a misspelt {@code -c} is an error rather than ignored. */
-  static final List<String> NAMES = List.of("stackName", "repositoryRoot", "warehouseBucket", "warehousePrefix",
+  static final List<String> NAMES = java.util.stream.Stream.concat(java.util.stream.Stream.of("stackName", "repositoryRoot", "warehouseBucket", "warehousePrefix",
       "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable", "catalogAccessPolicyArn",
       "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule", "scheduleOptionsJson",
       "scheduleTimezone", "sweepNamespaces", "sweepSchedule", "sweepMaxTables", "sweepMaxConcurrentTables",
-      "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold", "workerMemorySize");
+      "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold", "workerMemorySize",
+      "workerReservedConcurrency"), java.util.Arrays.stream(CompactionFunction.values()).map(AppContext::extraPolicyName))
+      .toList();
 
   /** Lambda log retention in days → CDK's enum (CloudWatch Logs allows these values only). */
   static final Map<Integer, RetentionDays> RETENTION = retention();
@@ -67,6 +69,15 @@ final class AppContext {
       b.catalogAccessPolicy(ManagedPolicy.fromManagedPolicyArn(scope, "CatalogAccessPolicy",
           get("catalogAccessPolicyArn", null)));
     }
+    for (CompactionFunction f : CompactionFunction.values()) {
+      if (has(extraPolicyName(f))) {
+        b.extraPolicy(f, ManagedPolicy.fromManagedPolicyArn(scope, f.step() + "ExtraPolicy",
+            get(extraPolicyName(f), null)));
+      }
+    }
+    if (has("workerReservedConcurrency")) {
+      b.workerReservedConcurrency(number("workerReservedConcurrency", 0));
+    }
     if (has("existingWorkBucket")) {
       b.workBucket(Bucket.fromBucketName(scope, "ExistingWorkBucket", get("existingWorkBucket", null)));
     }
@@ -98,6 +109,11 @@ final class AppContext {
     }
   }
 
+  /** The context name of a function's extra policy, e.g. {@code rewriteGroupExtraPolicyArn}. */
+  static String extraPolicyName(CompactionFunction f) {
+    return Character.toLowerCase(f.step().charAt(0)) + f.step().substring(1) + "ExtraPolicyArn";
+  }
+
   /** SweepNamespaces: comma-separated, as the SAM parameter (the props check each namespace). */
   private List<String> sweepNamespaces() {
     return has("sweepNamespaces") ? List.of(get("sweepNamespaces", null).split(",", -1)) : List.of();
@@ -112,7 +128,13 @@ final class AppContext {
           + " catalog needs its properties (uri, warehouse, ...)");
     }
     IcebergCatalog catalog = switch (type) {
-      case "glue" -> IcebergCatalog.glue(get("glueDatabase", "*"));
+      case "glue" -> {
+        if (!has("glueDatabase")) {
+          throw new IllegalArgumentException("context 'catalogType' is glue but 'glueDatabase' is not set: name the"
+              + " Glue database of the tables, e.g. -c glueDatabase=analytics (\"*\" = every database of the account)");
+        }
+        yield IcebergCatalog.glue(get("glueDatabase", null));
+      }
       case "dynamodb" -> IcebergCatalog.dynamoDb(get("catalogDynamoDbTable", "iceberg"));
       case "rest" -> IcebergCatalog.rest(properties);
       case "jdbc" -> IcebergCatalog.jdbc(properties);

@@ -18,6 +18,10 @@ public final class IcebergCatalog {
 
   public enum Type { GLUE, DYNAMODB, REST, JDBC }
 
+  /** The SAM template's GlueDatabase pattern: a name, or {@code *} asked for explicitly. */
+  private static final java.util.regex.Pattern GLUE_DATABASE =
+      java.util.regex.Pattern.compile("^\\*$|^[A-Za-z0-9_-]{1,255}$");
+
   private final Type type;
   private final String glueDatabase;
   private final String dynamoDbTable;
@@ -30,14 +34,17 @@ public final class IcebergCatalog {
     this.properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
   }
 
-  /** The Glue Data Catalog, every database of the account (GlueDatabase {@code *}). */
-  public static IcebergCatalog glue() {
-    return glue("*");
-  }
-
-  /** The Glue Data Catalog; the planner and committer may use this database only ({@code *} = all). */
+  /**
+   * The Glue Data Catalog; the planner, committer, CareForTable and AssessTables may use this database and its
+   * tables only. {@code *} grants every database of the account, which lets the committer update any Glue table:
+   * there is no default, the database is named on purpose.
+   */
   public static IcebergCatalog glue(String database) {
     requireNonBlank("database", database);
+    if (!GLUE_DATABASE.matcher(database).matches()) {
+      throw new IllegalArgumentException("'database' is set to '" + database + "' but must match "
+          + GLUE_DATABASE.pattern() + " (the SAM template's GlueDatabase)");
+    }
     return new IcebergCatalog(Type.GLUE, database, null, Map.of());
   }
 

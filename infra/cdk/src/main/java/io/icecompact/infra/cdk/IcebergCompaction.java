@@ -53,6 +53,8 @@ import software.amazon.awscdk.services.s3.IBucket;
 import software.amazon.awscdk.services.s3.LifecycleRule;
 import software.amazon.awscdk.services.s3.ObjectOwnership;
 import software.amazon.awscdk.services.scheduler.CfnSchedule;
+import software.amazon.awscdk.services.sqs.Queue;
+import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.amazon.awscdk.services.stepfunctions.DefinitionBody;
 import software.amazon.awscdk.services.stepfunctions.StateMachine;
 import software.amazon.awscdk.services.stepfunctions.StateMachineType;
@@ -80,6 +82,7 @@ public class IcebergCompaction extends Construct {
   private final StateMachine sweepStateMachine;
   private final Map<String, CfnSchedule> schedules = new LinkedHashMap<>();
   private CfnSchedule sweepSchedule;
+  private Queue scheduleDeadLetterQueue;
   private final List<Alarm> alarms = new ArrayList<>();
 
   public IcebergCompaction(Construct scope, String id, IcebergCompactionProps props) {
@@ -92,6 +95,9 @@ public class IcebergCompaction extends Construct {
     createFunctions();
     this.stateMachine = createStateMachine();
     this.sweepStateMachine = createSweepStateMachine();
+    if (!props.tables().isEmpty() || !props.sweepNamespaces().isEmpty()) {
+      this.scheduleDeadLetterQueue = createScheduleDeadLetterQueue();
+    }
     if (!props.tables().isEmpty()) {
       createSchedules();
     }
@@ -113,6 +119,11 @@ public class IcebergCompaction extends Construct {
   /** The sweep's schedule; empty without sweep namespaces. */
   public Optional<CfnSchedule> sweepSchedule() {
     return Optional.ofNullable(sweepSchedule);
+  }
+
+  /** Where schedules put the starts they could not make; empty without schedules. */
+  public Optional<Queue> scheduleDeadLetterQueue() {
+    return Optional.ofNullable(scheduleDeadLetterQueue);
   }
 
   public ITable leaseTable() {
@@ -171,6 +182,8 @@ public class IcebergCompaction extends Construct {
             .expiration(Duration.days(props.workArtefactRetentionDays()))
             .abortIncompleteMultipartUploadAfter(Duration.days(1))
             .build()))
+        // Plain HTTP refused: a Deny on aws:SecureTransport false, as the template's WorkBucketPolicy.
+        .enforceSsl(true)
         .removalPolicy(RemovalPolicy.DESTROY)
         .build();
   }
@@ -185,7 +198,8 @@ public class IcebergCompaction extends Construct {
       LogGroup logGroup = LogGroup.Builder.create(this, f.step() + "LogGroup")
           .logGroupName("/icecompact/" + name + "/" + f.logGroupSuffix())
           .retention(props.logRetention())
-          .removalPolicy(RemovalPolicy.DESTROY)
+          // Kept after the stack (the record of what each step did), expiring with the retention anyway.
+          .removalPolicy(RemovalPolicy.RETAIN)
           .build();
       logGroups.put(f, logGroup);
 
@@ -204,6 +218,9 @@ public class IcebergCompaction extends Construct {
           .applicationLogLevelV2(props.logLevel())
           .systemLogLevelV2(SystemLogLevel.INFO)
           .role(functionRole(f, permissions.statementsOf(f)));
+      if (f == CompactionFunction.REWRITE_GROUP) {
+        props.workerReservedConcurrency().ifPresent(builder::reservedConcurrentExecutions);
+      }
       if (size.ephemeralStorageMb() != FunctionSize.DEFAULT_EPHEMERAL_STORAGE_MB) {
         builder.ephemeralStorageSize(Size.mebibytes(size.ephemeralStorageMb()));
       }
@@ -228,6 +245,7 @@ public class IcebergCompaction extends Construct {
     if (FunctionPermissions.usesCatalog(f)) {
       props.catalogAccessPolicy().ifPresent(managed::add);
     }
+    props.extraPolicy(f).ifPresent(managed::add);
     return Role.Builder.create(this, f.step() + "FunctionRole")
         .assumedBy(new ServicePrincipal("lambda.amazonaws.com"))
         .managedPolicies(managed)
@@ -320,6 +338,35 @@ public class IcebergCompaction extends Construct {
     return props.catalog().catalogProperties(warehouseLocation);
   }
 
+  /**
+   * Starts a schedule could not make (StartExecution refused or throttled past the retry policy) land here with
+   * the error in the message attributes; SQS-managed encryption, TLS only, 14 days (SQS's maximum).
+   */
+  private Queue createScheduleDeadLetterQueue() {
+    return Queue.Builder.create(this, "ScheduleDeadLetterQueue")
+        .encryption(QueueEncryption.SQS_MANAGED)
+        .retentionPeriod(Duration.days(14))
+        .enforceSsl(true)
+        .build();
+  }
+
+  /** Each schedule's target: 5 attempts within an hour (the next scheduled run is near), then the queue. */
+  private CfnSchedule.TargetProperty scheduleTarget(String arn, IRole role, String input) {
+    return CfnSchedule.TargetProperty.builder()
+        .arn(arn)
+        .roleArn(role.getRoleArn())
+        .retryPolicy(CfnSchedule.RetryPolicyProperty.builder()
+            .maximumEventAgeInSeconds(3600).maximumRetryAttempts(5).build())
+        .deadLetterConfig(CfnSchedule.DeadLetterConfigProperty.builder()
+            .arn(scheduleDeadLetterQueue.getQueueArn()).build())
+        .input(input)
+        .build();
+  }
+
+  private PolicyStatement sendDeadLetters() {
+    return statement("DeadLetters", "sqs:SendMessage", List.of(scheduleDeadLetterQueue.getQueueArn()));
+  }
+
   /** The sweep's schedule, with a role of its own that may start the sweep only. */
   private CfnSchedule createSweepSchedule() {
     Role role = Role.Builder.create(this, "SweepSchedulerRole")
@@ -327,7 +374,8 @@ public class IcebergCompaction extends Construct {
             .withConditions(Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
         .inlinePolicies(Map.of("StartSweep", PolicyDocument.Builder.create().statements(List.of(
             PolicyStatement.Builder.create().effect(Effect.ALLOW).actions(List.of("states:StartExecution"))
-                .resources(List.of(sweepStateMachine.getStateMachineArn())).build())).build()))
+                .resources(List.of(sweepStateMachine.getStateMachineArn())).build(),
+            sendDeadLetters())).build()))
         .build();
     Map<String, Object> input = new LinkedHashMap<>();
     input.put("catalog_properties", scheduleCatalogProperties());
@@ -342,12 +390,7 @@ public class IcebergCompaction extends Construct {
         .scheduleExpressionTimezone(props.scheduleTimezone())
         .flexibleTimeWindow(CfnSchedule.FlexibleTimeWindowProperty.builder()
             .mode("FLEXIBLE").maximumWindowInMinutes(15).build())
-        .target(CfnSchedule.TargetProperty.builder()
-            .arn(sweepStateMachine.getStateMachineArn())
-            .roleArn(role.getRoleArn())
-            .retryPolicy(CfnSchedule.RetryPolicyProperty.builder().maximumRetryAttempts(3).build())
-            .input(Stack.of(this).toJsonString(input))
-            .build())
+        .target(scheduleTarget(sweepStateMachine.getStateMachineArn(), role, Stack.of(this).toJsonString(input)))
         .build();
   }
 
@@ -357,7 +400,8 @@ public class IcebergCompaction extends Construct {
             .withConditions(Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
         .inlinePolicies(Map.of("StartCompaction", PolicyDocument.Builder.create().statements(List.of(
             PolicyStatement.Builder.create().effect(Effect.ALLOW).actions(List.of("states:StartExecution"))
-                .resources(List.of(stateMachine.getStateMachineArn())).build())).build()))
+                .resources(List.of(stateMachine.getStateMachineArn())).build(),
+            sendDeadLetters())).build()))
         .build();
     Map<String, String> catalogProperties = scheduleCatalogProperties();
     for (ScheduledTable table : props.tables()) {
@@ -368,12 +412,7 @@ public class IcebergCompaction extends Construct {
           .scheduleExpressionTimezone(props.scheduleTimezone())
           .flexibleTimeWindow(CfnSchedule.FlexibleTimeWindowProperty.builder()
               .mode("FLEXIBLE").maximumWindowInMinutes(15).build())
-          .target(CfnSchedule.TargetProperty.builder()
-              .arn(stateMachine.getStateMachineArn())
-              .roleArn(role.getRoleArn())
-              .retryPolicy(CfnSchedule.RetryPolicyProperty.builder().maximumRetryAttempts(3).build())
-              .input(input)
-              .build())
+          .target(scheduleTarget(stateMachine.getStateMachineArn(), role, input))
           .build();
       schedules.put(table.table(), schedule);
     }
@@ -385,6 +424,12 @@ public class IcebergCompaction extends Construct {
         + " See the execution's JobFailed cause.", stateMachine.metricFailed(fiveMinuteSum), 1);
     alarm("ExecutionsTimedOutAlarm", "An icecompact execution timed out.",
         stateMachine.metricTimedOut(fiveMinuteSum), 1);
+    if (scheduleDeadLetterQueue != null) {
+      alarm("ScheduleDeadLettersAlarm", "A schedule could not start an icecompact execution (see the message in the"
+          + " schedule dead-letter queue: its attributes give the error).",
+          scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible(MetricOptions.builder()
+              .statistic("Maximum").period(Duration.minutes(5)).build()), 1);
+    }
     alarm("SweepExecutionsFailedAlarm", "An icecompact sweep execution failed (assessing the tables failed, or a"
         + " table's compaction failed). See the execution's events.", sweepStateMachine.metricFailed(fiveMinuteSum), 1);
 

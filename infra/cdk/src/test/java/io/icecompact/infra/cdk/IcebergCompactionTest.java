@@ -109,8 +109,12 @@ class IcebergCompactionTest {
         "AWS::DynamoDB::Table", 1,
         "AWS::S3::Bucket", 1,
         "AWS::Scheduler::Schedule", 3,
-        "AWS::CloudWatch::Alarm", 4,
+        "AWS::CloudWatch::Alarm", 5,
         "AWS::Logs::MetricFilter", 1));
+    expected.putAll(Map.of(
+        "AWS::S3::BucketPolicy", 1, // TLS only
+        "AWS::SQS::Queue", 1, // the schedules' dead letters
+        "AWS::SQS::QueuePolicy", 1)); // TLS only
     Map<String, Integer> actual = new TreeMap<>();
     resources.values().forEach(r -> actual.merge((String) map(r).get("Type"), 1, Integer::sum));
     // No AWS::IAM::Policy: a grant made by a CDK L2 would show up as one.
@@ -182,9 +186,69 @@ class IcebergCompactionTest {
       assertThat(props(logGroup)).as(f.name()).isEqualTo(Map.of(
           "LogGroupName", "/icecompact/${AWS::StackName}/" + f.logGroupSuffix(),
           "RetentionInDays", 30));
-      assertThat(logGroup.get("DeletionPolicy")).as("deleted with the stack, as SAM's").isEqualTo("Delete");
+      // Kept after the stack: the record of what each step did, expiring with the retention anyway.
+      assertThat(logGroup.get("DeletionPolicy")).as(f.name()).isEqualTo("Retain");
+      assertThat(logGroup.get("UpdateReplacePolicy")).as(f.name()).isEqualTo("Retain");
     }
     assertThat(CompactionFunction.RECORD_GROUP_FAILURE.logGroupSuffix()).isEqualTo("record-group-failure");
+  }
+
+  @Test
+  void everyScheduleRetriesForAnHourThenLeavesTheStartInAnEncryptedTlsOnlyDeadLetterQueue() {
+    Map<String, Map<String, Object>> schedules = SamParityTest.schedulesByDescription(resources);
+    assertThat(schedules).hasSize(3);
+    schedules.forEach((description, schedule) -> {
+      Map<String, Object> target = map(schedule.get("Target"));
+      assertThat(target.get("RetryPolicy")).as(description)
+          .isEqualTo(Map.of("MaximumEventAgeInSeconds", 3600, "MaximumRetryAttempts", 5));
+      assertThat(target.get("DeadLetterConfig")).as(description)
+          .isEqualTo(Map.of("Arn", "${ScheduleDeadLetterQueue.Arn}"));
+    });
+    assertThat(props(map(resources.get("ScheduleDeadLetterQueue"))))
+        .isEqualTo(Map.of("SqsManagedSseEnabled", true, "MessageRetentionPeriod", 1209600));
+    assertThat(statements(props(map(resources.get("ScheduleDeadLetterQueuePolicy"))).get("PolicyDocument")))
+        .singleElement().isEqualTo(tlsOnly("sqs:*", "${ScheduleDeadLetterQueue.Arn}"));
+    Map<String, Object> alarm = props(map(resources.get("ScheduleDeadLettersAlarm")));
+    assertThat(alarm).containsEntry("Namespace", "AWS/SQS")
+        .containsEntry("MetricName", "ApproximateNumberOfMessagesVisible")
+        .containsEntry("Dimensions", List.of(Map.of("Name", "QueueName", "Value", "${ScheduleDeadLetterQueue.QueueName}")))
+        .containsEntry("Threshold", 1).containsEntry("AlarmActions", List.of(TOPIC));
+    assertThat(stack.compaction.scheduleDeadLetterQueue()).isPresent();
+  }
+
+  @Test
+  void withoutSchedulesThereIsNoDeadLetterQueue() {
+    Map<String, Object> none = SynthesizedCompaction.of((scope, props) -> { }).resolved().resources();
+    assertThat(none.values().stream().map(r -> map(r).get("Type")))
+        .doesNotContain("AWS::SQS::Queue", "AWS::Scheduler::Schedule");
+  }
+
+  @Test
+  void theWorkBucketRefusesPlainHttp() {
+    assertThat(statements(props(map(resources.get("WorkBucketPolicy"))).get("PolicyDocument"))).singleElement()
+        .isEqualTo(tlsOnly("s3:*", List.of("${WorkBucket.Arn}", "${WorkBucket.Arn}/*")));
+  }
+
+  @Test
+  void extraPoliciesReachTheirFunctionsRoleOnlyAndTheWorkerMayReserveConcurrency() {
+    String kms = "arn:aws:iam::123456789012:policy/kms";
+    Map<String, Object> custom = SynthesizedCompaction.of((scope, props) -> props
+        .extraPolicy(CompactionFunction.REWRITE_GROUP, software.amazon.awscdk.services.iam.ManagedPolicy
+            .fromManagedPolicyArn(scope, "Kms", kms))
+        .workerReservedConcurrency(50)).resolved().resources();
+    for (CompactionFunction f : CompactionFunction.values()) {
+      List<Object> managed = list(props(map(custom.get(f.step() + "FunctionRole"))).get("ManagedPolicyArns"));
+      assertThat(managed.contains(kms)).as(f.name()).isEqualTo(f == CompactionFunction.REWRITE_GROUP);
+      Object reserved = props(map(custom.get(f.step() + "Function"))).get("ReservedConcurrentExecutions");
+      assertThat(reserved).as(f.name()).isEqualTo(f == CompactionFunction.REWRITE_GROUP ? 50 : null);
+      // None by default: a reservation is carved out of the account's pool (and refused below 100 left).
+      assertThat(function(f)).as(f.name()).doesNotContainKey("ReservedConcurrentExecutions");
+    }
+  }
+
+  static Map<String, Object> tlsOnly(String action, Object resource) {
+    return Map.of("Effect", "Deny", "Principal", Map.of("AWS", "*"), "Action", action, "Resource", resource,
+        "Condition", Map.of("Bool", Map.of("aws:SecureTransport", "false")));
   }
 
   @Test
@@ -279,7 +343,8 @@ class IcebergCompactionTest {
         "DataCleanup", Set.of(s3 + "my-warehouse/warehouse/*/data/*"),
         "WorkLocationList", Set.of(s3 + "${WorkBucket}"),
         "WorkLocationReadWrite", Set.of(s3 + "${WorkBucket}/icecompact/jobs/*"),
-        "GlueCatalogCommit", Set.of(glue + "catalog", glue + "database/*", glue + "table/*/*")));
+        "GlueCatalogCommit", Set.of(glue + "catalog", glue + "database/analytics",
+            glue + "table/analytics/*")));
     statements(committer.get("Policies")).stream().filter(s -> s.get("Sid").toString().endsWith("List"))
         .forEach(s -> assertThat(s.get("Condition")).as("ListBucket is limited to the prefix").isIn(
             Map.of("StringLike", Map.of("s3:prefix", "warehouse/*")),
@@ -413,10 +478,12 @@ class IcebergCompactionTest {
         "work_location", "s3://work-bucket/icecompact/jobs/"));
 
     Map<String, Object> role = role("SweepSchedulerRole");
-    assertThat(statements(role.get("Policies"))).singleElement().satisfies(s -> {
+    assertThat(statements(role.get("Policies"))).hasSize(2).first().satisfies(s -> {
       assertThat(s.get("Action")).isEqualTo("states:StartExecution");
       assertThat(s.get("Resource")).isEqualTo("${SweepStateMachine}");
     });
+    assertThat(statements(role.get("Policies")).get(1)).containsEntry("Sid", "DeadLetters")
+        .containsEntry("Action", "sqs:SendMessage");
     assertThat(role.get("AssumeRolePolicyDocument")).isEqualTo(role("SchedulerRole").get("AssumeRolePolicyDocument"));
     assertThat(stack.compaction.sweepSchedule()).isPresent();
   }
@@ -436,10 +503,12 @@ class IcebergCompactionTest {
   @Test
   void theSchedulerMayOnlyStartThisStateMachine() {
     Map<String, Object> role = role("SchedulerRole");
-    assertThat(statements(role.get("Policies"))).singleElement().satisfies(s -> {
+    assertThat(statements(role.get("Policies"))).hasSize(2).first().satisfies(s -> {
       assertThat(s.get("Action")).isEqualTo("states:StartExecution");
       assertThat(s.get("Resource")).isEqualTo("${CompactionStateMachine}");
     });
+    assertThat(statements(role.get("Policies")).get(1)).isEqualTo(Map.of("Sid", "DeadLetters", "Effect", "Allow",
+        "Action", "sqs:SendMessage", "Resource", "${ScheduleDeadLetterQueue.Arn}"));
     assertThat(statements(role.get("AssumeRolePolicyDocument"))).singleElement().satisfies(s -> {
       assertThat(s.get("Principal")).isEqualTo(Map.of("Service", "scheduler.amazonaws.com"));
       assertThat(s.get("Condition"))
@@ -468,7 +537,6 @@ class IcebergCompactionTest {
       Map<String, Object> target = map(schedule.get("Target"));
       assertThat(target.get("Arn")).isEqualTo("${CompactionStateMachine}");
       assertThat(target.get("RoleArn")).isEqualTo("${SchedulerRole.Arn}");
-      assertThat(target.get("RetryPolicy")).isEqualTo(Map.of("MaximumRetryAttempts", 3));
       String input = ((String) target.get("Input")).replace("${WorkBucket}", "work-bucket");
       assertThat(ExecutionInputSchema.problems(input)).as(input).isEmpty();
     }

@@ -106,6 +106,8 @@ class IcecompactAppTest {
   void missingSettingsAreNamed() {
     assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("table", "analytics.orders"))))
         .hasMessageContaining("context 'warehouseBucket' is required");
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "glueDatabase", ""))))
+        .hasMessageContaining("context 'catalogType' is glue but 'glueDatabase' is not set");
     assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "catalogType", "rest"))))
         .hasMessageContaining("'catalogPropertiesJson' is not set");
     assertThatThrownBy(() ->
@@ -118,7 +120,7 @@ class IcecompactAppTest {
 
   @Test
   void withoutBuiltJarsTheAppSaysHowToBuildThem() {
-    Map<String, Object> context = new HashMap<>(Map.of("warehouseBucket", "my-warehouse"));
+    Map<String, Object> context = new HashMap<>(Map.of("warehouseBucket", "my-warehouse", "glueDatabase", "analytics"));
     context.put("repositoryRoot", "/nonexistent/icecompact");
     assertThatThrownBy(() -> IcecompactApp.stack(new App(software.amazon.awscdk.AppProps.builder()
         .context(context).build())))
@@ -139,6 +141,7 @@ class IcecompactAppTest {
   private static App app(Map<String, String> context) {
     Map<String, Object> all = new HashMap<>(context);
     all.putIfAbsent("repositoryRoot", StandInJars.create().toString());
+    all.putIfAbsent("glueDatabase", "analytics");
     return new App(software.amazon.awscdk.AppProps.builder().context(all)
         .outdir(ScratchDirs.create("app-out").toString()).build());
   }

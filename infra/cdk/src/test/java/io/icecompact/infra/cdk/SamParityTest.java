@@ -37,6 +37,7 @@ import software.amazon.awscdk.services.sns.Topic;
 class SamParityTest {
   static final String TOPIC = "arn:aws:sns:eu-west-1:123456789012:icecompact-alarms";
   static final String CATALOG_POLICY = "arn:aws:iam::123456789012:policy/icecompact-catalog";
+  static final String KMS_POLICY = "arn:aws:iam::123456789012:policy/warehouse-kms";
   static final String BASIC_EXECUTION =
       "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
 
@@ -51,7 +52,8 @@ class SamParityTest {
   static Stream<Case> cases() {
     return Stream.of(
         new Case("glue, created work bucket, alarm topic, a sweep of two namespaces",
-            mapOf("WarehouseBucket", "my-warehouse", "Table1", "analytics.orders", "Table1Schedule", "rate(6 hours)",
+            mapOf("WarehouseBucket", "my-warehouse", "GlueDatabase", SynthesizedCompaction.GLUE_DATABASE,
+                "Table1", "analytics.orders", "Table1Schedule", "rate(6 hours)",
                 "ScheduleOptionsJson", "{\"min-input-files\": \"2\"}", "AlarmTopicArn", TOPIC,
                 "SweepNamespaces", "analytics,sales.raw", "SweepSchedule", "cron(0 2 * * ? *)", "SweepMaxTables", 25,
                 "SweepMaxConcurrentTables", 6),
@@ -69,7 +71,8 @@ class SamParityTest {
                 "ExistingWorkBucket", "shared-work", "WorkPrefix", "compaction/", "Table1", "db.events",
                 "Table1Schedule", "cron(0 3 * * ? *)", "ScheduleTimezone", "Europe/Berlin", "LogRetentionDays", 90,
                 "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240, "LogLevel", "DEBUG",
-                "SweepNamespaces", "db"),
+                "SweepNamespaces", "db", "WorkerReservedConcurrency", 40, "RewriteGroupExtraPolicyArn", KMS_POLICY,
+                "CommitSnapshotExtraPolicyArn", KMS_POLICY),
             (stack, p) -> p
                 .warehousePrefix("lake/")
                 .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
@@ -83,7 +86,12 @@ class SamParityTest {
                 .logLevel(ApplicationLogLevel.DEBUG)
                 .functionSize(CompactionFunction.REWRITE_GROUP,
                     CompactionFunction.REWRITE_GROUP.defaultSize().withMemoryMb(10240))
-                .sweepNamespaces(List.of("db"))),
+                .sweepNamespaces(List.of("db"))
+                .workerReservedConcurrency(40)
+                .extraPolicy(CompactionFunction.REWRITE_GROUP, ManagedPolicy.fromManagedPolicyArn(stack, "WorkerKms",
+                    KMS_POLICY))
+                .extraPolicy(CompactionFunction.COMMIT_SNAPSHOT, ManagedPolicy.fromManagedPolicyArn(stack,
+                    "CommitterKms", KMS_POLICY))),
         new Case("rest catalog with its properties, a Glue database that is not used",
             Map.of("WarehouseBucket", "my-warehouse", "CatalogType", "rest", "GlueDatabase", "analytics",
                 "CatalogPropertiesJson", "{\"type\": \"rest\", \"uri\": \"https://catalog.example.com/iceberg\"}",
@@ -120,7 +128,8 @@ class SamParityTest {
       Map<String, Object> samFunction = props(map(sam(c).get(id)));
       Map<String, Object> cdkFunction = props(map(cdk(c).get(id)));
       for (String key : List.of("Runtime", "Architectures", "Handler", "MemorySize", "Timeout", "EphemeralStorage",
-          "Description", "Environment", "LoggingConfig", "TracingConfig")) {
+          "Description", "Environment", "LoggingConfig", "TracingConfig",
+          "ReservedConcurrentExecutions")) {
         assertThat(cdkFunction.get(key)).as(id + " " + key).isEqualTo(samFunction.get(key));
       }
       assertThat(samFunction).as(id).containsKeys("Runtime", "Architectures", "Handler", "MemorySize", "Timeout",
@@ -173,7 +182,8 @@ class SamParityTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void sameTableBucketAndLogGroups(Case c) {
-    List<String> ids = Stream.concat(Stream.of("LeaseTable", "WorkBucket"),
+    List<String> ids = Stream.concat(Stream.of("LeaseTable", "WorkBucket", "WorkBucketPolicy",
+            "ScheduleDeadLetterQueue", "ScheduleDeadLetterQueuePolicy"),
         Stream.of(CompactionFunction.values()).map(f -> f.step() + "LogGroup")).toList();
     for (String id : ids) {
       Map<String, Object> samResource = map(sam(c).get(id));
@@ -186,6 +196,8 @@ class SamParityTest {
       assertThat(cdkResource.get("Properties")).as(id).isEqualTo(samResource.get("Properties"));
       assertThat(cdkResource.getOrDefault("DeletionPolicy", "Delete")).as(id)
           .isEqualTo(samResource.getOrDefault("DeletionPolicy", "Delete"));
+      assertThat(cdkResource.getOrDefault("UpdateReplacePolicy", "Delete")).as(id)
+          .isEqualTo(samResource.getOrDefault("UpdateReplacePolicy", "Delete"));
     }
   }
 
@@ -219,7 +231,7 @@ class SamParityTest {
   @MethodSource("cases")
   void sameAlarmsAndMetricFilter(Case c) {
     for (String id : List.of("ExecutionsFailedAlarm", "ExecutionsTimedOutAlarm", "SweepExecutionsFailedAlarm",
-        "UnknownOrPartialJobsAlarm", "UnknownOrPartialJobsMetricFilter")) {
+        "UnknownOrPartialJobsAlarm", "UnknownOrPartialJobsMetricFilter", "ScheduleDeadLettersAlarm")) {
       Map<String, Object> samProps = new TreeMap<>(props(map(sam(c).get(id))));
       Map<String, Object> cdkProps = new TreeMap<>(props(map(cdk(c).get(id))));
       // Worded alike; SAM's folded YAML text differs in white space.
