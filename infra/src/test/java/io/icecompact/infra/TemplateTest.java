@@ -271,7 +271,7 @@ class TemplateTest {
 
   @Test
   void theStateMachineMayInvokeOnlyItsOwnFunctions() {
-    List<Map<String, Object>> statements = statements(props("CompactionStateMachine").get("Policies"));
+    List<Map<String, Object>> statements = withoutObservability(props("CompactionStateMachine").get("Policies"));
     List<Object> lambdaResources = new ArrayList<>();
     for (Map<String, Object> statement : statements) {
       List<String> actions = asStrings(statement.get("Action"));
@@ -424,7 +424,8 @@ class TemplateTest {
   @Test
   void logGroupsAreKeptWhenTheStackGoes() {
     Map<String, Object> logGroups = resourcesOfType("AWS::Logs::LogGroup");
-    assertThat(logGroups).hasSize(ALL_FUNCTIONS.size());
+    assertThat(logGroups).hasSize(ALL_FUNCTIONS.size() + 2); // and the two state machines'
+    assertThat(logGroups).containsKeys("CompactionStateMachineLogGroup", "SweepStateMachineLogGroup");
     logGroups.forEach((name, group) -> {
       assertThat(map(group).get("DeletionPolicy")).as(name).isEqualTo("Retain");
       assertThat(map(group).get("UpdateReplacePolicy")).as(name).isEqualTo("Retain");
@@ -453,6 +454,67 @@ class TemplateTest {
         "HasWorkerReservedConcurrency", Map.of("Ref", "WorkerReservedConcurrency"), Map.of("Ref", "AWS::NoValue"))));
     ALL_FUNCTIONS.stream().filter(f -> !f.equals("RewriteGroupFunction"))
         .forEach(f -> assertThat(props(f)).as(f).doesNotContainKey("ReservedConcurrentExecutions"));
+  }
+
+  // ------------------------------------------------------------------ watching
+
+  @Test
+  void bothStateMachinesLogErrorsByDefaultWithoutExecutionDataAndTraceOnlyWhenAsked() {
+    Map<String, Object> parameters = map(template.get("Parameters"));
+    assertThat(map(parameters.get("StateMachineLogLevel"))).containsEntry("Default", "ERROR")
+        .containsEntry("AllowedValues", List.of("ALL", "ERROR", "FATAL", "OFF"));
+    assertThat(map(parameters.get("StateMachineTracing"))).containsEntry("Default", "false");
+    for (String machine : List.of("CompactionStateMachine", "SweepStateMachine")) {
+      assertThat(props(machine).get("Logging")).as(machine).isEqualTo(logging(machine + "LogGroup"));
+      assertThat(props(machine).get("Tracing")).as(machine)
+          .isEqualTo(Map.of("Enabled", Map.of("Fn::If", List.of("TraceStateMachines", true, false))));
+      Map<String, Map<String, Object>> bySid = bySid(props(machine).get("Policies"));
+      assertThat(asStrings(bySid.get("LogDelivery").get("Action"))).contains("logs:CreateLogDelivery");
+      assertThat(asStrings(bySid.get("XRay").get("Action"))).contains("xray:PutTraceSegments");
+      // X-Ray only with tracing on.
+      assertThat(strings(props(machine).get("Policies"))).contains("TraceStateMachines");
+      assertThat(subText(props(machine + "LogGroup").get("LogGroupName")))
+          .startsWith("/aws/vendedlogs/states/icecompact/${AWS::StackName}-");
+    }
+  }
+
+  @Test
+  void eachScheduledTableHasAStalenessAlarmThatTreatsMissingDaysAsStale() {
+    for (int i = 1; i <= 3; i++) {
+      Map<String, Object> alarm = map(resources.get("Table" + i + "StalenessAlarm"));
+      assertThat(alarm.get("Condition")).isEqualTo("ScheduleTable" + i);
+      Map<String, Object> p = map(alarm.get("Properties"));
+      assertThat(p).containsEntry("EvaluationPeriods", Map.of("Ref", "StaleAfterDays"))
+          .containsEntry("DatapointsToAlarm", Map.of("Ref", "StaleAfterDays"))
+          .containsEntry("ComparisonOperator", "LessThanThreshold").containsEntry("Threshold", 1)
+          .containsEntry("TreatMissingData", "breaching");
+      List<Object> metrics = asList(p.get("Metrics"));
+      assertThat(map(metrics.get(0)).get("Expression")).isEqualTo("finished - failed - unknown");
+      for (Object metric : metrics.subList(1, 4)) {
+        Map<String, Object> stat = map(map(metric).get("MetricStat"));
+        assertThat(stat.get("Period")).isEqualTo(86400);
+        Map<String, Object> m = map(stat.get("Metric"));
+        assertThat(m.get("Namespace")).isEqualTo("icecompact");
+        assertThat(m.get("Dimensions")).isEqualTo(List.of(Map.of("Name", "Table", "Value", Map.of("Ref", "Table" + i))));
+      }
+    }
+    // The metrics are those ReleaseLease's EMF line carries (core/metrics/JobMetrics).
+    String metrics = assertDoesNotThrow(() -> Files.readString(
+        rootDir.resolve("core/src/main/java/io/icecompact/core/metrics/JobMetrics.java")));
+    assertThat(metrics).contains("\"JobsCommitted\"", "\"JobsFailed\"", "\"JobsUnknown\"");
+    Map<String, Object> days = map(map(template.get("Parameters")).get("StaleAfterDays"));
+    assertThat(days).containsEntry("Default", 3).containsEntry("MinValue", 1).containsEntry("MaxValue", 7);
+  }
+
+  static Map<String, Object> logging(String logGroup) {
+    return Map.of("Level", Map.of("Ref", "StateMachineLogLevel"), "IncludeExecutionData", false,
+        "Destinations", List.of(Map.of("CloudWatchLogsLogGroup", Map.of("LogGroupArn", getAtt(logGroup, "Arn")))));
+  }
+
+  /** A state machine's statements other than log delivery and X-Ray (which take no resource-level permission). */
+  static List<Map<String, Object>> withoutObservability(Object policies) {
+    return statements(policies).stream()
+        .filter(s -> !"LogDelivery".equals(s.get("Sid")) && !"XRay".equals(s.get("Sid"))).toList();
   }
 
   static Map<String, Object> tlsOnly(String action, Object resource) {
@@ -521,9 +583,8 @@ class TemplateTest {
     assertThat(sweep.get("DefinitionUri")).isEqualTo("../state-machine/sweep.asl.json");
     assertThat(sweep.get("Type")).isEqualTo("STANDARD");
     assertThat(sub(sweep.get("Name"))).isEqualTo("${AWS::StackName}-sweep");
-    // Neither logging nor tracing, as the compaction state machine.
-    assertThat(sweep).doesNotContainKeys("Logging", "Tracing");
-    assertThat(props("CompactionStateMachine")).doesNotContainKeys("Logging", "Tracing");
+    assertThat(sweep.get("Logging")).isEqualTo(logging("SweepStateMachineLogGroup"));
+    assertThat(sweep.get("Tracing")).isEqualTo(props("CompactionStateMachine").get("Tracing"));
 
     Path file = infraDir.resolve((String) sweep.get("DefinitionUri")).normalize();
     Set<String> placeholders = new TreeSet<>();
@@ -544,7 +605,7 @@ class TemplateTest {
   @Test
   void theSweepStateMachineMayOnlyInvokeAssessTablesAndRunCompactions() {
     Map<String, Object> bySid = new TreeMap<>();
-    for (Map<String, Object> s : statements(props("SweepStateMachine").get("Policies"))) {
+    for (Map<String, Object> s : withoutObservability(props("SweepStateMachine").get("Policies"))) {
       assertThat(s.get("Effect")).isEqualTo("Allow");
       bySid.put((String) s.get("Sid"), Map.of("Action", new TreeSet<>(asStrings(s.get("Action"))),
           "Resource", s.get("Resource")));

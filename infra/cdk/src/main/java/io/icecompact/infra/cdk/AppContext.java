@@ -26,7 +26,7 @@ final class AppContext {
       "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule", "scheduleOptionsJson",
       "scheduleTimezone", "sweepNamespaces", "sweepSchedule", "sweepMaxTables", "sweepMaxConcurrentTables",
       "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold", "workerMemorySize",
-      "workerReservedConcurrency"), java.util.Arrays.stream(CompactionFunction.values()).map(AppContext::extraPolicyName))
+      "workerReservedConcurrency", "stateMachineLogLevel", "stateMachineTracing", "staleAfterDays"), java.util.Arrays.stream(CompactionFunction.values()).map(AppContext::extraPolicyName))
       .toList();
 
   /** Lambda log retention in days → CDK's enum (CloudWatch Logs allows these values only). */
@@ -75,6 +75,24 @@ final class AppContext {
             get(extraPolicyName(f), null)));
       }
     }
+    if (has("stateMachineLogLevel")) {
+      String level = get("stateMachineLogLevel", null).toUpperCase(Locale.ROOT);
+      try {
+        b.stateMachineLogLevel(software.amazon.awscdk.services.stepfunctions.LogLevel.valueOf(level));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "context 'stateMachineLogLevel' is set to '" + level + "' but must be ALL, ERROR, FATAL or OFF", e);
+      }
+    }
+    if (has("stateMachineTracing")) {
+      String tracing = get("stateMachineTracing", null);
+      if (!tracing.equals("true") && !tracing.equals("false")) {
+        throw new IllegalArgumentException(
+            "context 'stateMachineTracing' is set to '" + tracing + "' but must be true or false");
+      }
+      b.stateMachineTracing(Boolean.parseBoolean(tracing));
+    }
+    b.staleAfterDays(number("staleAfterDays", IcebergCompactionProps.DEFAULT_STALE_AFTER_DAYS));
     if (has("workerReservedConcurrency")) {
       b.workerReservedConcurrency(number("workerReservedConcurrency", 0));
     }

@@ -13,7 +13,9 @@ import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Size;
 import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.Token;
 import software.amazon.awscdk.services.cloudwatch.Alarm;
+import software.amazon.awscdk.services.cloudwatch.CfnAlarm;
 import software.amazon.awscdk.services.cloudwatch.ComparisonOperator;
 import software.amazon.awscdk.services.cloudwatch.IMetric;
 import software.amazon.awscdk.services.cloudwatch.MetricOptions;
@@ -55,6 +57,7 @@ import software.amazon.awscdk.services.s3.ObjectOwnership;
 import software.amazon.awscdk.services.scheduler.CfnSchedule;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
+import software.amazon.awscdk.services.stepfunctions.CfnStateMachine;
 import software.amazon.awscdk.services.stepfunctions.DefinitionBody;
 import software.amazon.awscdk.services.stepfunctions.StateMachine;
 import software.amazon.awscdk.services.stepfunctions.StateMachineType;
@@ -84,12 +87,23 @@ public class IcebergCompaction extends Construct {
   private CfnSchedule sweepSchedule;
   private Queue scheduleDeadLetterQueue;
   private final List<Alarm> alarms = new ArrayList<>();
+  private final Map<String, CfnAlarm> stalenessAlarms = new LinkedHashMap<>();
+
+  /** State machine names allow 80 characters; "-compaction" takes 11. */
+  static final int MAX_NAME_LENGTH = 69;
 
   public IcebergCompaction(Construct scope, String id, IcebergCompactionProps props) {
     super(scope, id);
     this.props = props;
     // The stack's name by default, as the SAM template names things with ${AWS::StackName}.
     this.name = props.name().orElse(Aws.STACK_NAME);
+    if (props.name().isEmpty()) {
+      String stackName = Stack.of(this).getStackName();
+      // State machine names allow 80 characters: fail here rather than halfway through a deployment.
+      PropsCheck.that(Token.isUnresolved(stackName) || stackName.length() <= MAX_NAME_LENGTH, "the stack name '"
+          + stackName + "' has " + stackName.length() + " characters but names the state machines ('<name>-compaction',"
+          + " at most 80 characters), so it must have at most " + MAX_NAME_LENGTH + "; set 'name' to a shorter one");
+    }
     this.leaseTable = createLeaseTable();
     this.workBucket = props.workBucket().orElseGet(this::createWorkBucket);
     createFunctions();
@@ -154,6 +168,11 @@ public class IcebergCompaction extends Construct {
 
   public List<Alarm> alarms() {
     return Collections.unmodifiableList(alarms);
+  }
+
+  /** The staleness alarm of each scheduled table, by table identifier. */
+  public Map<String, CfnAlarm> stalenessAlarms() {
+    return Collections.unmodifiableMap(stalenessAlarms);
   }
 
   private ITable createLeaseTable() {
@@ -271,22 +290,67 @@ public class IcebergCompaction extends Construct {
         CompactionFunction.compactionSteps().stream().map(f -> functions.get(f).getFunctionArn()).toList();
     Role role = Role.Builder.create(this, "CompactionStateMachineRole")
         .assumedBy(new ServicePrincipal("states.amazonaws.com"))
-        .inlinePolicies(Map.of("CompactionStateMachine", PolicyDocument.Builder.create().statements(List.of(
+        .inlinePolicies(Map.of("CompactionStateMachine", PolicyDocument.Builder.create().statements(concat(List.of(
             statement("InvokeTheCompactionFunctions", "lambda:InvokeFunction", functionArns),
             statement("DistributedMapStartChildExecutions", "states:StartExecution",
                 List.of(arnPrefix + "stateMachine:" + stateMachineName)),
             PolicyStatement.Builder.create().sid("DistributedMapManageChildExecutions").effect(Effect.ALLOW)
                 .actions(List.of("states:DescribeExecution", "states:StopExecution"))
-                .resources(List.of(arnPrefix + "execution:" + stateMachineName + "/*")).build()))
+                .resources(List.of(arnPrefix + "execution:" + stateMachineName + "/*")).build()),
+            observabilityStatements()))
             .build()))
         .build();
-    return StateMachine.Builder.create(this, "CompactionStateMachine")
+    StateMachine machine = StateMachine.Builder.create(this, "CompactionStateMachine")
         .stateMachineName(stateMachineName)
         .stateMachineType(StateMachineType.STANDARD)
         .definitionBody(DefinitionBody.fromString(definition.text()))
         .definitionSubstitutions(substitutions)
         .role(role)
         .build();
+    observe(machine, "compaction");
+    return machine;
+  }
+
+  /**
+   * Logging (StateMachineLogLevel, without execution data: inputs hold catalog properties) to a retained log group
+   * under /aws/vendedlogs/, and X-Ray tracing when asked. Set on the resource, with the role's statements written
+   * out: the L2's {@code logs}/{@code tracingEnabled} would add a separate IAM policy the SAM template has not.
+   */
+  private void observe(StateMachine machine, String suffix) {
+    String id = suffix.equals("compaction") ? "CompactionStateMachineLogGroup" : "SweepStateMachineLogGroup";
+    LogGroup logGroup = LogGroup.Builder.create(this, id)
+        .logGroupName("/aws/vendedlogs/states/icecompact/" + name + "-" + suffix)
+        .retention(props.logRetention())
+        .removalPolicy(RemovalPolicy.RETAIN)
+        .build();
+    CfnStateMachine resource = (CfnStateMachine) machine.getNode().getDefaultChild();
+    resource.setLoggingConfiguration(CfnStateMachine.LoggingConfigurationProperty.builder()
+        .level(props.stateMachineLogLevel().name())
+        .includeExecutionData(false)
+        .destinations(List.of(CfnStateMachine.LogDestinationProperty.builder()
+            .cloudWatchLogsLogGroup(CfnStateMachine.CloudWatchLogsLogGroupProperty.builder()
+                .logGroupArn(logGroup.getLogGroupArn()).build())
+            .build()))
+        .build());
+    resource.setTracingConfiguration(CfnStateMachine.TracingConfigurationProperty.builder()
+        .enabled(props.stateMachineTracing()).build());
+  }
+
+  /** Log delivery (AWS's documented actions, which take no resource) and, when tracing, X-Ray. */
+  private List<PolicyStatement> observabilityStatements() {
+    List<PolicyStatement> statements = new ArrayList<>();
+    statements.add(PolicyStatement.Builder.create().sid("LogDelivery").effect(Effect.ALLOW)
+        .actions(List.of("logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery",
+            "logs:DeleteLogDelivery", "logs:ListLogDeliveries", "logs:PutResourcePolicy",
+            "logs:DescribeResourcePolicies", "logs:DescribeLogGroups"))
+        .resources(List.of("*")).build());
+    if (props.stateMachineTracing()) {
+      statements.add(PolicyStatement.Builder.create().sid("XRay").effect(Effect.ALLOW)
+          .actions(List.of("xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules",
+              "xray:GetSamplingTargets"))
+          .resources(List.of("*")).build());
+    }
+    return statements;
   }
 
   /**
@@ -307,7 +371,7 @@ public class IcebergCompaction extends Construct {
     String region = ":" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":";
     Role role = Role.Builder.create(this, "SweepStateMachineRole")
         .assumedBy(new ServicePrincipal("states.amazonaws.com"))
-        .inlinePolicies(Map.of("SweepStateMachine", PolicyDocument.Builder.create().statements(List.of(
+        .inlinePolicies(Map.of("SweepStateMachine", PolicyDocument.Builder.create().statements(concat(List.of(
             statement("InvokeAssessTables", "lambda:InvokeFunction",
                 List.of(functions.get(CompactionFunction.ASSESS_TABLES).getFunctionArn())),
             statement("StartCompactionExecutions", "states:StartExecution",
@@ -319,17 +383,19 @@ public class IcebergCompaction extends Construct {
             PolicyStatement.Builder.create().sid("SyncExecutionEvents").effect(Effect.ALLOW)
                 .actions(List.of("events:PutTargets", "events:PutRule", "events:DescribeRule"))
                 .resources(List.of("arn:" + Aws.PARTITION + ":events" + region
-                    + "rule/StepFunctionsGetEventsForStepFunctionsExecutionRule")).build()))
+                    + "rule/StepFunctionsGetEventsForStepFunctionsExecutionRule")).build()),
+            observabilityStatements()))
             .build()))
         .build();
-    // Neither logging nor tracing, as the compaction state machine.
-    return StateMachine.Builder.create(this, "SweepStateMachine")
+    StateMachine machine = StateMachine.Builder.create(this, "SweepStateMachine")
         .stateMachineName(name + "-sweep")
         .stateMachineType(StateMachineType.STANDARD)
         .definitionBody(DefinitionBody.fromString(definition.text()))
         .definitionSubstitutions(substitutions)
         .role(role)
         .build();
+    observe(machine, "sweep");
+    return machine;
   }
 
   /** The catalog properties of every schedule's input: the catalog's, else derived from the warehouse. */
@@ -415,6 +481,7 @@ public class IcebergCompaction extends Construct {
           .target(scheduleTarget(stateMachine.getStateMachineArn(), role, input))
           .build();
       schedules.put(table.table(), schedule);
+      stalenessAlarm(table.table());
     }
   }
 
@@ -461,6 +528,47 @@ public class IcebergCompaction extends Construct {
         .build();
     props.alarmTopic().ifPresent(topic -> alarm.addAlarmAction(new SnsAction(topic)));
     alarms.add(alarm);
+  }
+
+  private static List<PolicyStatement> concat(List<PolicyStatement> first, List<PolicyStatement> second) {
+    List<PolicyStatement> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
+  }
+
+  /**
+   * A scheduled table's staleness: a day counts when one of its jobs ended COMMITTED, PARTIAL or NOTHING_TO_DO
+   * (ReleaseLease's EMF line: every job emits each Jobs* metric once, so SampleCount counts the jobs);
+   * staleAfterDays days in a row without one - failed or missing runs alike (missing data breaches) - alarm.
+   */
+  private void stalenessAlarm(String table) {
+    List<Object> metrics = new ArrayList<>();
+    metrics.add(CfnAlarm.MetricDataQueryProperty.builder().id("succeeded")
+        .label(table + " jobs that did not fail").expression("finished - failed - unknown").returnData(true).build());
+    metrics.add(jobMetric("finished", "JobsCommitted", "SampleCount", table));
+    metrics.add(jobMetric("failed", "JobsFailed", "Sum", table));
+    metrics.add(jobMetric("unknown", "JobsUnknown", "Sum", table));
+    CfnAlarm.Builder alarm = CfnAlarm.Builder.create(this, "Stale" + table + "Alarm")
+        .alarmDescription("icecompact: no job of " + table + " finished without FAILED or UNKNOWN for "
+            + props.staleAfterDays() + " days (or none ran). See the job log (history --table).")
+        .metrics(metrics)
+        .evaluationPeriods(props.staleAfterDays())
+        .datapointsToAlarm(props.staleAfterDays())
+        .threshold(1)
+        .comparisonOperator("LessThanThreshold")
+        .treatMissingData("breaching");
+    props.alarmTopic().ifPresent(topic -> alarm.alarmActions(List.of(topic.getTopicArn())));
+    stalenessAlarms.put(table, alarm.build());
+  }
+
+  private static CfnAlarm.MetricDataQueryProperty jobMetric(String id, String metric, String stat, String table) {
+    return CfnAlarm.MetricDataQueryProperty.builder().id(id)
+        .metricStat(CfnAlarm.MetricStatProperty.builder()
+            .metric(CfnAlarm.MetricProperty.builder().namespace("icecompact").metricName(metric)
+                .dimensions(List.of(CfnAlarm.DimensionProperty.builder().name("Table").value(table).build())).build())
+            .period(86400).stat(stat).build())
+        .returnData(false)
+        .build();
   }
 
   private static PolicyStatement statement(String sid, String action, List<String> resources) {

@@ -14,6 +14,7 @@ import software.amazon.awscdk.services.lambda.ApplicationLogLevel;
 import software.amazon.awscdk.services.logs.RetentionDays;
 import software.amazon.awscdk.services.s3.IBucket;
 import software.amazon.awscdk.services.sns.ITopic;
+import software.amazon.awscdk.services.stepfunctions.LogLevel;
 
 /**
  * What an {@link IcebergCompaction} deploys, immutable; defaults are infra/template.yaml's (docs/deploy.md maps
@@ -31,6 +32,9 @@ public final class IcebergCompactionProps {
   public static final int DEFAULT_SWEEP_MAX_TABLES = 10;
   public static final int DEFAULT_SWEEP_MAX_CONCURRENT_TABLES = 4;
   public static final ApplicationLogLevel DEFAULT_LOG_LEVEL = ApplicationLogLevel.INFO;
+  /** Failed states and executions only: ALL logs every transition, charged per event. */
+  public static final LogLevel DEFAULT_STATE_MACHINE_LOG_LEVEL = LogLevel.ERROR;
+  public static final int DEFAULT_STALE_AFTER_DAYS = 3;
   /**
    * The SAM template's LogLevel values: not WARN or above, since the job line (read by the UNKNOWN/PARTIAL alarm)
    * and the metric lines carry no level, which Lambda counts as INFO.
@@ -66,6 +70,9 @@ public final class IcebergCompactionProps {
   private final Map<CompactionFunction, FunctionSize> functionSizes;
   private final Map<CompactionFunction, IManagedPolicy> extraPolicies;
   private final Integer workerReservedConcurrency;
+  private final LogLevel stateMachineLogLevel;
+  private final boolean stateMachineTracing;
+  private final int staleAfterDays;
   private final FunctionCode functionCode;
   private final String name;
 
@@ -94,6 +101,9 @@ public final class IcebergCompactionProps {
     this.functionSizes = java.util.Collections.unmodifiableMap(sizes);
     this.extraPolicies = java.util.Collections.unmodifiableMap(new EnumMap<>(b.extraPolicies));
     this.workerReservedConcurrency = b.workerReservedConcurrency;
+    this.stateMachineLogLevel = b.stateMachineLogLevel;
+    this.stateMachineTracing = b.stateMachineTracing;
+    this.staleAfterDays = b.staleAfterDays;
     this.functionCode = b.functionCode;
     this.name = b.name;
   }
@@ -205,6 +215,21 @@ public final class IcebergCompactionProps {
     return Optional.ofNullable(workerReservedConcurrency);
   }
 
+  /** Step Functions log level of both state machines (StateMachineLogLevel), without execution data. */
+  public LogLevel stateMachineLogLevel() {
+    return stateMachineLogLevel;
+  }
+
+  /** X-Ray tracing of both state machines (StateMachineTracing). */
+  public boolean stateMachineTracing() {
+    return stateMachineTracing;
+  }
+
+  /** Days without a job that did not fail before a scheduled table's staleness alarm fires (StaleAfterDays). */
+  public int staleAfterDays() {
+    return staleAfterDays;
+  }
+
   public FunctionCode functionCode() {
     return functionCode;
   }
@@ -235,6 +260,9 @@ public final class IcebergCompactionProps {
     private final Map<CompactionFunction, FunctionSize> functionSizes = new EnumMap<>(CompactionFunction.class);
     private final Map<CompactionFunction, IManagedPolicy> extraPolicies = new EnumMap<>(CompactionFunction.class);
     private Integer workerReservedConcurrency;
+    private LogLevel stateMachineLogLevel = DEFAULT_STATE_MACHINE_LOG_LEVEL;
+    private boolean stateMachineTracing;
+    private int staleAfterDays = DEFAULT_STALE_AFTER_DAYS;
     private FunctionCode functionCode;
     private String name;
 
@@ -348,6 +376,21 @@ public final class IcebergCompactionProps {
       return this;
     }
 
+    public Builder stateMachineLogLevel(LogLevel level) {
+      this.stateMachineLogLevel = Objects.requireNonNull(level, "stateMachineLogLevel");
+      return this;
+    }
+
+    public Builder stateMachineTracing(boolean enabled) {
+      this.stateMachineTracing = enabled;
+      return this;
+    }
+
+    public Builder staleAfterDays(int days) {
+      this.staleAfterDays = days;
+      return this;
+    }
+
     public Builder functionCode(FunctionCode code) {
       this.functionCode = code;
       return this;
@@ -381,6 +424,8 @@ public final class IcebergCompactionProps {
       PropsCheck.that(worker == null || worker.memoryMb() >= CompactionFunction.WORKER_MIN_MEMORY_MB,
           "the worker's memory is set to " + (worker == null ? 0 : worker.memoryMb()) + " MB but must be >= "
               + CompactionFunction.WORKER_MIN_MEMORY_MB + " MB");
+      // CloudWatch evaluates an alarm over at most 7 days (periods of a day here).
+      PropsCheck.range("staleAfterDays", staleAfterDays, 1, 7);
       if (workerReservedConcurrency != null) {
         PropsCheck.range("workerReservedConcurrency", workerReservedConcurrency, 1, 99999);
       }

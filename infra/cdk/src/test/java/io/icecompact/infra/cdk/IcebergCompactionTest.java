@@ -104,12 +104,12 @@ class IcebergCompactionTest {
     Map<String, Integer> expected = new TreeMap<>(Map.of(
         "AWS::Lambda::Function", 8,
         "AWS::IAM::Role", 12, // one per function, each state machine's, the schedulers' (tables, sweep)
-        "AWS::Logs::LogGroup", 8,
+        "AWS::Logs::LogGroup", 10, // each function's and each state machine's
         "AWS::StepFunctions::StateMachine", 2,
         "AWS::DynamoDB::Table", 1,
         "AWS::S3::Bucket", 1,
         "AWS::Scheduler::Schedule", 3,
-        "AWS::CloudWatch::Alarm", 5,
+        "AWS::CloudWatch::Alarm", 7, // five, and each scheduled table's staleness
         "AWS::Logs::MetricFilter", 1));
     expected.putAll(Map.of(
         "AWS::S3::BucketPolicy", 1, // TLS only
@@ -246,6 +246,35 @@ class IcebergCompactionTest {
     }
   }
 
+  static Map<String, Object> errorLogging(String logGroup) {
+    return Map.of("Level", "ERROR", "IncludeExecutionData", false, "Destinations",
+        List.of(Map.of("CloudWatchLogsLogGroup", Map.of("LogGroupArn", "${" + logGroup + ".Arn}"))));
+  }
+
+  @Test
+  void eachScheduledTableHasAStalenessAlarmOnItsJobMetrics() {
+    assertThat(stack.compaction.stalenessAlarms()).containsOnlyKeys("analytics.orders", "analytics.events");
+    Map<String, Object> alarm = SamParityTest.stalenessAlarmsByTable(resources).get("analytics.orders");
+    assertThat(alarm).containsEntry("EvaluationPeriods", 3).containsEntry("DatapointsToAlarm", 3)
+        .containsEntry("TreatMissingData", "breaching").containsEntry("ComparisonOperator", "LessThanThreshold")
+        .containsEntry("AlarmActions", List.of(TOPIC));
+    assertThat(map(list(alarm.get("Metrics")).get(0)).get("Expression")).isEqualTo("finished - failed - unknown");
+  }
+
+  @Test
+  void aStackNameTooLongForTheStateMachineNamesFailsWithAMessage() {
+    software.amazon.awscdk.App app = new software.amazon.awscdk.App();
+    software.amazon.awscdk.Stack longName = new software.amazon.awscdk.Stack(app, "Long",
+        software.amazon.awscdk.StackProps.builder().stackName("x".repeat(70)).build());
+    IcebergCompactionProps props = IcebergCompactionProps.builder()
+        .warehouseBucket(software.amazon.awscdk.services.s3.Bucket.fromBucketName(longName, "W", "my-warehouse"))
+        .catalog(IcebergCatalog.glue("analytics"))
+        .functionCode(FunctionCode.fromBuiltJars(StandInJars.create())).build();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new IcebergCompaction(longName, "Compaction", props))
+        .hasMessageContaining("the stack name '" + "x".repeat(70) + "' has 70 characters but names the state machines")
+        .hasMessageContaining("set 'name' to a shorter one");
+  }
+
   static Map<String, Object> tlsOnly(String action, Object resource) {
     return Map.of("Effect", "Deny", "Principal", Map.of("AWS", "*"), "Action", action, "Resource", resource,
         "Condition", Map.of("Bool", Map.of("aws:SecureTransport", "false")));
@@ -311,9 +340,10 @@ class IcebergCompactionTest {
     assertThat(p.get("StateMachineName")).isEqualTo("${AWS::StackName}-compaction");
     assertThat(p.get("StateMachineType")).isEqualTo("STANDARD");
     assertThat(p.get("RoleArn")).isEqualTo("${CompactionStateMachineRole.Arn}");
-    // Neither logging nor tracing, as in the SAM template (the alarm reads the release-lease log instead).
-    assertThat(p.keySet()).containsExactlyInAnyOrder(
-        "DefinitionString", "DefinitionSubstitutions", "RoleArn", "StateMachineName", "StateMachineType");
+    assertThat(p.keySet()).containsExactlyInAnyOrder("DefinitionString", "DefinitionSubstitutions", "RoleArn",
+        "StateMachineName", "StateMachineType", "LoggingConfiguration", "TracingConfiguration");
+    assertThat(p.get("LoggingConfiguration")).isEqualTo(errorLogging("CompactionStateMachineLogGroup"));
+    assertThat(p.get("TracingConfiguration")).isEqualTo(Map.of("Enabled", false));
   }
 
   @Test
@@ -413,7 +443,11 @@ class IcebergCompactionTest {
     assertThat(statementActionsOf(role)).isEqualTo(Map.of(
         "InvokeTheCompactionFunctions", Set.of("lambda:InvokeFunction"),
         "DistributedMapStartChildExecutions", Set.of("states:StartExecution"),
-        "DistributedMapManageChildExecutions", Set.of("states:DescribeExecution", "states:StopExecution")));
+        "DistributedMapManageChildExecutions", Set.of("states:DescribeExecution", "states:StopExecution"),
+        // Step Functions' log delivery, whose actions take no resource; no X-Ray without tracing.
+        "LogDelivery", Set.of("logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery",
+            "logs:DeleteLogDelivery", "logs:ListLogDeliveries", "logs:PutResourcePolicy",
+            "logs:DescribeResourcePolicies", "logs:DescribeLogGroups")));
     for (Map<String, Object> s : statements) {
       if (s.get("Sid").equals("DistributedMapStartChildExecutions")) {
         assertThat(s.get("Resource")).isEqualTo(states + "stateMachine:" + name);
@@ -430,9 +464,8 @@ class IcebergCompactionTest {
     assertThat(p.get("StateMachineName")).isEqualTo("${AWS::StackName}-sweep");
     assertThat(p.get("StateMachineType")).isEqualTo("STANDARD");
     assertThat(p.get("RoleArn")).isEqualTo("${SweepStateMachineRole.Arn}");
-    // Neither logging nor tracing, as the compaction state machine.
-    assertThat(p.keySet()).containsExactlyInAnyOrder(
-        "DefinitionString", "DefinitionSubstitutions", "RoleArn", "StateMachineName", "StateMachineType");
+    assertThat(p.get("LoggingConfiguration")).isEqualTo(errorLogging("SweepStateMachineLogGroup"));
+    assertThat(p.get("TracingConfiguration")).isEqualTo(Map.of("Enabled", false));
     byte[] file = Files.readAllBytes(RepositoryFiles.root().resolve("state-machine/sweep.asl.json"));
     assertThat(((String) p.get("DefinitionString")).getBytes(StandardCharsets.UTF_8)).isEqualTo(file);
     assertThat(p.get("DefinitionSubstitutions")).isEqualTo(Map.of(
@@ -448,7 +481,7 @@ class IcebergCompactionTest {
     assertThat(role).doesNotContainKey("ManagedPolicyArns");
     String arn = "arn:${AWS::Partition}:";
     Map<String, Object> bySid = new TreeMap<>();
-    statements(role.get("Policies")).forEach(s -> bySid.put((String) s.get("Sid"),
+    statements(role.get("Policies")).stream().filter(s -> !s.get("Sid").equals("LogDelivery")).forEach(s -> bySid.put((String) s.get("Sid"),
         List.of(strings(s.get("Action")), strings(s.get("Resource")))));
     assertThat(bySid).isEqualTo(Map.of(
         "InvokeAssessTables", List.of(Set.of("lambda:InvokeFunction"), Set.of("${AssessTablesFunction.Arn}")),

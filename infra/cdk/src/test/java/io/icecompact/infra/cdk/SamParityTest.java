@@ -72,7 +72,8 @@ class SamParityTest {
                 "Table1Schedule", "cron(0 3 * * ? *)", "ScheduleTimezone", "Europe/Berlin", "LogRetentionDays", 90,
                 "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240, "LogLevel", "DEBUG",
                 "SweepNamespaces", "db", "WorkerReservedConcurrency", 40, "RewriteGroupExtraPolicyArn", KMS_POLICY,
-                "CommitSnapshotExtraPolicyArn", KMS_POLICY),
+                "CommitSnapshotExtraPolicyArn", KMS_POLICY, "StateMachineLogLevel", "ALL", "StateMachineTracing", "true",
+                "StaleAfterDays", 7),
             (stack, p) -> p
                 .warehousePrefix("lake/")
                 .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
@@ -88,6 +89,9 @@ class SamParityTest {
                     CompactionFunction.REWRITE_GROUP.defaultSize().withMemoryMb(10240))
                 .sweepNamespaces(List.of("db"))
                 .workerReservedConcurrency(40)
+                .stateMachineLogLevel(software.amazon.awscdk.services.stepfunctions.LogLevel.ALL)
+                .stateMachineTracing(true)
+                .staleAfterDays(7)
                 .extraPolicy(CompactionFunction.REWRITE_GROUP, ManagedPolicy.fromManagedPolicyArn(stack, "WorkerKms",
                     KMS_POLICY))
                 .extraPolicy(CompactionFunction.COMMIT_SNAPSHOT, ManagedPolicy.fromManagedPolicyArn(stack,
@@ -173,9 +177,9 @@ class SamParityTest {
       String definition = RepositoryFiles.read(RepositoryFiles.samTemplate().getParent()
           .resolve((String) samMachine.get("DefinitionUri")).normalize());
       assertThat(cdkMachine.get("DefinitionString")).as(id).isEqualTo(definition);
-      // Neither logging nor tracing on either side.
-      assertThat(cdkMachine).as(id).doesNotContainKeys("LoggingConfiguration", "TracingConfiguration");
-      assertThat(samMachine).as(id).doesNotContainKeys("Logging", "Tracing");
+      assertThat(map(samMachine.get("Logging"))).as(id).containsEntry("IncludeExecutionData", false);
+      assertThat(cdkMachine.get("LoggingConfiguration")).as(id).isEqualTo(samMachine.get("Logging"));
+      assertThat(cdkMachine.get("TracingConfiguration")).as(id).isEqualTo(samMachine.get("Tracing"));
     }
   }
 
@@ -184,7 +188,8 @@ class SamParityTest {
   void sameTableBucketAndLogGroups(Case c) {
     List<String> ids = Stream.concat(Stream.of("LeaseTable", "WorkBucket", "WorkBucketPolicy",
             "ScheduleDeadLetterQueue", "ScheduleDeadLetterQueuePolicy"),
-        Stream.of(CompactionFunction.values()).map(f -> f.step() + "LogGroup")).toList();
+        Stream.concat(Stream.of("CompactionStateMachineLogGroup", "SweepStateMachineLogGroup"),
+            Stream.of(CompactionFunction.values()).map(f -> f.step() + "LogGroup"))).toList();
     for (String id : ids) {
       Map<String, Object> samResource = map(sam(c).get(id));
       Map<String, Object> cdkResource = map(cdk(c).get(id));
@@ -242,6 +247,30 @@ class SamParityTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void sameStalenessAlarmPerScheduledTable(Case c) {
+    Map<String, Map<String, Object>> samAlarms = stalenessAlarmsByTable(sam(c));
+    Map<String, Map<String, Object>> cdkAlarms = stalenessAlarmsByTable(cdk(c));
+    assertThat(samAlarms).hasSize(1);
+    assertThat(cdkAlarms).isEqualTo(samAlarms);
+  }
+
+  /** Staleness alarms (those with metric math on JobsCommitted) by their table, without the description. */
+  static Map<String, Map<String, Object>> stalenessAlarmsByTable(Map<String, Object> resources) {
+    Map<String, Map<String, Object>> out = new TreeMap<>();
+    CfnMaps.ofType(resources, "AWS::CloudWatch::Alarm").values().forEach(r -> {
+      Map<String, Object> p = new TreeMap<>(props(r));
+      if (p.containsKey("Metrics")) {
+        p.remove("AlarmDescription");
+        Map<String, Object> finished = map(list(p.get("Metrics")).get(1));
+        Object table = map(list(map(map(finished.get("MetricStat")).get("Metric")).get("Dimensions")).get(0)).get("Value");
+        out.put((String) table, p);
+      }
+    });
+    return out;
+  }
+
   // ------------------------------------------------------------------ the SAM side
 
   /**
@@ -265,6 +294,9 @@ class SamParityTest {
           out.put(id, Map.of("Type", "AWS::Lambda::Function", "Properties", p));
         }
         case "AWS::Serverless::StateMachine" -> {
+          // SAM's names for the resource's LoggingConfiguration and TracingConfiguration.
+          p.put("LoggingConfiguration", p.get("Logging"));
+          p.put("TracingConfiguration", p.get("Tracing"));
           out.put(id + "Role", samRole("states.amazonaws.com", List.of(), p.remove("Policies")));
           out.put(id, Map.of("Type", "AWS::StepFunctions::StateMachine", "Properties", p));
         }
