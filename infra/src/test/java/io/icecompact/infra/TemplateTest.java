@@ -506,6 +506,41 @@ class TemplateTest {
     assertThat(days).containsEntry("Default", 3).containsEntry("MinValue", 1).containsEntry("MaxValue", 7);
   }
 
+  /**
+   * The dashboard shows metrics that exist: every SEARCH names a metric JobMetrics or LeaseMetrics emits, every
+   * placeholder is a resource of the template (or the region), and it covers what an operator watches.
+   */
+  @Test
+  void theDashboardShowsTheEmittedMetricsOfThisStacksResources() throws IOException {
+    Map<String, Object> dashboard = props("OperationsDashboard");
+    assertThat(sub(dashboard.get("DashboardName"))).isEqualTo("icecompact-${AWS::StackName}");
+    String body = sub(dashboard.get("DashboardBody"));
+    JsonNode json = new ObjectMapper().readTree(body);
+    String emitted = Files.readString(rootDir.resolve("core/src/main/java/io/icecompact/core/metrics/JobMetrics.java"))
+        + Files.readString(rootDir.resolve("core/src/main/java/io/icecompact/core/metrics/LeaseMetrics.java"));
+    Pattern searchPattern = Pattern.compile("SEARCH\\('\\{icecompact,Table} MetricName=\"(\\w+)\"'");
+    Set<String> searched = new TreeSet<>();
+    json.findValues("expression").forEach(expression -> {
+      Matcher search = searchPattern.matcher(expression.asText());
+      assertThat(search.find()).as(expression.asText()).isTrue();
+      searched.add(search.group(1));
+    });
+    assertThat(searched).contains("RewrittenBytes", "RewrittenDataFiles", "AddedDataFiles", "JobDuration",
+        "JobsCommitted", "JobsFailed", "LeaseHeld");
+    searched.forEach(metric -> assertThat(emitted).as(metric).contains("\"" + metric + "\""));
+    Matcher placeholder = Pattern.compile("\\$\\{([^}]+)}").matcher(body);
+    while (placeholder.find()) {
+      String name = placeholder.group(1);
+      assertThat(name.equals("AWS::Region") || resources.containsKey(name)).as(name).isTrue();
+    }
+    List<String> titles = new ArrayList<>();
+    json.get("widgets").forEach(w -> titles.add(w.path("properties").path("title").asText()));
+    assertThat(String.join("|", titles)).contains("Bytes rewritten per table", "Job outcomes", "Job duration",
+        "Compaction executions", "Leases", "Errors and throttles", "Lambda concurrency");
+    assertThat(body).contains("\"Throttles\", \"FunctionName\", \"${RewriteGroupFunction}\"",
+        "\"ConcurrentExecutions\"");
+  }
+
   static Map<String, Object> logging(String logGroup) {
     return Map.of("Level", Map.of("Ref", "StateMachineLogLevel"), "IncludeExecutionData", false,
         "Destinations", List.of(Map.of("CloudWatchLogsLogGroup", Map.of("LogGroupArn", getAtt(logGroup, "Arn")))));

@@ -10,12 +10,14 @@ import java.util.Map;
 import java.util.Optional;
 import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.Fn;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Size;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.Token;
 import software.amazon.awscdk.services.cloudwatch.Alarm;
 import software.amazon.awscdk.services.cloudwatch.CfnAlarm;
+import software.amazon.awscdk.services.cloudwatch.CfnDashboard;
 import software.amazon.awscdk.services.cloudwatch.ComparisonOperator;
 import software.amazon.awscdk.services.cloudwatch.IMetric;
 import software.amazon.awscdk.services.cloudwatch.MetricOptions;
@@ -88,6 +90,7 @@ public class IcebergCompaction extends Construct {
   private Queue scheduleDeadLetterQueue;
   private final List<Alarm> alarms = new ArrayList<>();
   private final Map<String, CfnAlarm> stalenessAlarms = new LinkedHashMap<>();
+  private final CfnDashboard dashboard;
 
   /** State machine names allow 80 characters; "-compaction" takes 11. */
   static final int MAX_NAME_LENGTH = 69;
@@ -119,6 +122,7 @@ public class IcebergCompaction extends Construct {
       this.sweepSchedule = createSweepSchedule();
     }
     createAlarms();
+    this.dashboard = createDashboard();
   }
 
   public StateMachine stateMachine() {
@@ -168,6 +172,11 @@ public class IcebergCompaction extends Construct {
 
   public List<Alarm> alarms() {
     return Collections.unmodifiableList(alarms);
+  }
+
+  /** The operations dashboard, {@code icecompact-<name>} (see {@link OperationsDashboard}). */
+  public CfnDashboard dashboard() {
+    return dashboard;
   }
 
   /** The staleness alarm of each scheduled table, by table identifier. */
@@ -515,6 +524,23 @@ public class IcebergCompaction extends Construct {
         + " 6 hours (groups failing or conflicting repeatedly). Query the job log (pk = table) or the release-lease"
         + " logs.", filter.metric(MetricOptions.builder().statistic("Sum").period(Duration.hours(6)).build()),
         threshold);
+  }
+
+  /** The body is the SAM template's text; its placeholders are the SAM logical ids, filled in by Fn::Sub. */
+  private CfnDashboard createDashboard() {
+    Map<String, String> variables = new LinkedHashMap<>();
+    variables.put("CompactionStateMachine", stateMachine.getStateMachineArn());
+    variables.put("SweepStateMachine", sweepStateMachine.getStateMachineArn());
+    variables.put("RewriteGroupFunction", functions.get(CompactionFunction.REWRITE_GROUP).getFunctionName());
+    variables.put("PlanRewriteFunction", functions.get(CompactionFunction.PLAN_REWRITE).getFunctionName());
+    variables.put("CommitSnapshotFunction", functions.get(CompactionFunction.COMMIT_SNAPSHOT).getFunctionName());
+    if (!variables.keySet().equals(new java.util.LinkedHashSet<>(OperationsDashboard.VARIABLES))) {
+      throw new IllegalStateException("the dashboard names " + OperationsDashboard.VARIABLES + ", not " + variables.keySet());
+    }
+    return CfnDashboard.Builder.create(this, "OperationsDashboard")
+        .dashboardName("icecompact-" + name)
+        .dashboardBody(Fn.sub(OperationsDashboard.body(), variables))
+        .build();
   }
 
   private void alarm(String id, String description, IMetric metric, int threshold) {

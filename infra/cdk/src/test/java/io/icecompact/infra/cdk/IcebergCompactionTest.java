@@ -114,7 +114,8 @@ class IcebergCompactionTest {
     expected.putAll(Map.of(
         "AWS::S3::BucketPolicy", 1, // TLS only
         "AWS::SQS::Queue", 1, // the schedules' dead letters
-        "AWS::SQS::QueuePolicy", 1)); // TLS only
+        "AWS::SQS::QueuePolicy", 1, // TLS only
+        "AWS::CloudWatch::Dashboard", 1));
     Map<String, Integer> actual = new TreeMap<>();
     resources.values().forEach(r -> actual.merge((String) map(r).get("Type"), 1, Integer::sum));
     // No AWS::IAM::Policy: a grant made by a CDK L2 would show up as one.
@@ -259,6 +260,16 @@ class IcebergCompactionTest {
         .containsEntry("TreatMissingData", "breaching").containsEntry("ComparisonOperator", "LessThanThreshold")
         .containsEntry("AlarmActions", List.of(TOPIC));
     assertThat(map(list(alarm.get("Metrics")).get(0)).get("Expression")).isEqualTo("finished - failed - unknown");
+  }
+
+  @Test
+  void theDashboardFillsInThisStacksStateMachinesAndFunctions() {
+    Map<String, Object> dashboard = props(map(resources.get("OperationsDashboard")));
+    assertThat(dashboard.get("DashboardName")).isEqualTo("icecompact-${AWS::StackName}");
+    assertThat((String) dashboard.get("DashboardBody")).contains("\"${CompactionStateMachine}\"",
+        "\"${SweepStateMachine}\"", "\"${RewriteGroupFunction}\"", "\"${AWS::Region}\"")
+        .doesNotContain("${Token");
+    assertThat(stack.compaction.dashboard()).isNotNull();
   }
 
   @Test

@@ -256,6 +256,18 @@ class SamParityTest {
     assertThat(cdkAlarms).isEqualTo(samAlarms);
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void sameDashboard(Case c) throws IOException {
+    Map<String, Object> samDashboard = props(map(sam(c).get("OperationsDashboard")));
+    Map<String, Object> cdkDashboard = props(map(cdk(c).get("OperationsDashboard")));
+    assertThat(cdkDashboard.get("DashboardName")).isEqualTo(samDashboard.get("DashboardName"))
+        .isEqualTo("icecompact-${AWS::StackName}");
+    ObjectMapper json = new ObjectMapper();
+    assertThat(json.readTree((String) cdkDashboard.get("DashboardBody")))
+        .isEqualTo(json.readTree((String) samDashboard.get("DashboardBody")));
+  }
+
   /** Staleness alarms (those with metric math on JobsCommitted) by their table, without the description. */
   static Map<String, Map<String, Object>> stalenessAlarmsByTable(Map<String, Object> resources) {
     Map<String, Map<String, Object>> out = new TreeMap<>();
