@@ -96,6 +96,32 @@ class IcecompactAppTest {
   }
 
   @Test
+  void theOperationsContextReachesTheConstruct() {
+    String kms = "arn:aws:iam::123456789012:policy/kms";
+    Map<String, String> context = new HashMap<>(Map.of("warehouseBucket", "my-warehouse",
+        "workerReservedConcurrency", "60", "rewriteGroupExtraPolicyArn", kms, "stateMachineLogLevel", "all",
+        "stateMachineTracing", "true", "staleAfterDays", "5", "table", "analytics.orders"));
+    Map<String, Object> custom = new ResolvedTemplate(map(Template.fromStack(IcecompactApp.stack(app(context))).toJSON()),
+        Map.of(), SynthesizedCompaction::constructId).resources();
+    assertThat(props(map(custom.get("RewriteGroupFunction"))).get("ReservedConcurrentExecutions")).isEqualTo(60);
+    assertThat(CfnMaps.list(props(map(custom.get("RewriteGroupFunctionRole"))).get("ManagedPolicyArns")))
+        .contains(kms);
+    assertThat(CfnMaps.list(props(map(custom.get("CommitSnapshotFunctionRole"))).get("ManagedPolicyArns")))
+        .doesNotContain(kms);
+    Map<String, Object> machine = props(map(custom.get("CompactionStateMachine")));
+    assertThat(map(machine.get("LoggingConfiguration")).get("Level")).isEqualTo("ALL");
+    assertThat(machine.get("TracingConfiguration")).isEqualTo(Map.of("Enabled", true));
+    assertThat(SamParityTest.stalenessAlarmsByTable(custom).get("analytics.orders"))
+        .containsEntry("EvaluationPeriods", 5);
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse",
+            "stateMachineLogLevel", "verbose"))))
+        .hasMessageContaining("'stateMachineLogLevel' is set to 'VERBOSE' but must be ALL, ERROR, FATAL or OFF");
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse",
+            "stateMachineTracing", "yes"))))
+        .hasMessageContaining("'stateMachineTracing' is set to 'yes' but must be true or false");
+  }
+
+  @Test
   void aMisspeltContextNameIsAnError() {
     assertThatThrownBy(() ->
             IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "tabel", "analytics.orders"))))

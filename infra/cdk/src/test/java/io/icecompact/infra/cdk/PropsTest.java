@@ -26,6 +26,9 @@ class PropsTest {
     IcebergCompactionProps props = valid(b -> { });
     assertThat(props.warehousePrefix()).isEqualTo("warehouse/");
     assertThat(props.workerReservedConcurrency()).isEmpty();
+    assertThat(props.stateMachineLogLevel()).isEqualTo(software.amazon.awscdk.services.stepfunctions.LogLevel.ERROR);
+    assertThat(props.stateMachineTracing()).isFalse();
+    assertThat(props.staleAfterDays()).isEqualTo(3);
     for (CompactionFunction f : CompactionFunction.values()) {
       assertThat(props.extraPolicy(f)).as(f.name()).isEmpty();
     }
@@ -53,6 +56,7 @@ class PropsTest {
     assertThatThrownBy(() -> IcebergCatalog.glue("analytics/*"))
         .hasMessageContaining("'database' is set to 'analytics/*' but must match");
     assertThat(IcebergCatalog.glue("*").glueDatabase()).isEqualTo("*");
+    assertRefused(b -> b.staleAfterDays(8), "'staleAfterDays' is set to 8 but must be between 1 and 7");
     assertRefused(b -> b.workerReservedConcurrency(0), "'workerReservedConcurrency' is set to 0 but must be between 1");
     assertThatThrownBy(() -> IcebergCompactionProps.builder()
             .warehouseBucket(Bucket.fromBucketName(SCOPE, "NoCode", "my-warehouse"))
