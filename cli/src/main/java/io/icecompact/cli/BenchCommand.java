@@ -5,6 +5,7 @@ import io.icecompact.cli.bench.EndToEndBench;
 import io.icecompact.cli.bench.LatencyFileIO;
 import io.icecompact.cli.bench.PathRuns;
 import io.icecompact.cli.bench.ScaleBench;
+import io.icecompact.cli.bench.SkippingBench;
 import io.icecompact.cli.bench.SparkShapedTable;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LocalWarehouse;
@@ -123,6 +124,16 @@ final class BenchCommand implements Callable<Integer> {
           + " or written")
   boolean scale;
 
+  @Option(names = "--sort-orders", split = ";", paramLabel = "ORDER",
+      description = "Also time strategy=sort with each sort order, ';'-separated (e.g. 'customer_id;zorder(customer_id,"
+          + " ordered_at)'): the same groups sorted in memory on the generic path, one thread (default: none)")
+  List<String> sortOrders = List.of();
+
+  @Option(names = "--skipping",
+      description = "Skipping mode: the same table compacted by bin-pack, sort and z-order into ~1 MB files,"
+          + " and the files and bytes Iceberg's scan planning keeps for selective predicates")
+  boolean skipping;
+
   @Option(names = "--scale-heap", defaultValue = "3g", converter = HeapSize.class,
       description = "Scale mode: the maximum heap (-Xmx) of the planner's and committer's fresh JVMs"
           + " (default: ${DEFAULT-VALUE})")
@@ -163,8 +174,8 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if ((scale ? 1 : 0) + (endToEnd ? 1 : 0) + (memory ? 1 : 0) > 1) {
-      throw new ParameterException(spec.commandLine(), "Give at most one of --scale, --e2e, --memory");
+    if ((scale ? 1 : 0) + (endToEnd ? 1 : 0) + (memory ? 1 : 0) + (skipping ? 1 : 0) > 1) {
+      throw new ParameterException(spec.commandLine(), "Give at most one of --scale, --e2e, --memory, --skipping");
     }
     if (!scale && files != null && files.size() > 1) {
       throw new ParameterException(
@@ -177,6 +188,13 @@ final class BenchCommand implements Callable<Integer> {
     if (scale) {
       return scale(base, out, err);
     }
+    if (skipping) {
+      if (!new SkippingBench(base, out, err).run()) {
+        err.println("error: a compaction did not commit or changed the table's live rows (see the table)");
+        return IcecompactCli.EXIT_JOB_NOT_DONE;
+      }
+      return 0;
+    }
     BenchReport report = new BenchReport(out);
     for (String shape : memory ? List.of("deletes") : shapes) {
       FragmentedTable.Shape tableShape = shape(shape);
@@ -187,6 +205,11 @@ final class BenchCommand implements Callable<Integer> {
         FragmentedTable.create(access.catalog(), TableIdentifier.parse(PathRuns.TABLE), tableShape);
       }
       err.printf(Locale.ROOT, "generated the '%s' table in %.1f s%n", shape, (System.nanoTime() - genStart) / 1e9);
+      for (String sortOrder : sortOrders) {
+        // one thread: a group sorted in memory may use the whole heap
+        new PathRuns(readCatalog(catalog), shape + ", sort " + sortOrder, report, Map.of("sort-order", sortOrder))
+            .run(RewritePathChoice.GENERIC, limits(prefetch.get(0)), 1, 1, warmups, rounds);
+      }
       PathRuns runs = new PathRuns(readCatalog(catalog), shape, report);
       for (int threadCount : memory ? List.of(1) : threads) {
         for (RewritePathChoice path : paths) {

@@ -16,7 +16,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     mixinStandardHelpOptions = true,
     versionProvider = IcecompactCli.Version.class,
     description = "Compacts Apache Iceberg tables: plan file groups, rewrite them, commit one snapshot.",
-    subcommands = {DemoCommand.class, CompactCommand.class, PlanCommand.class, HealthCommand.class, SweepCommand.class, HistoryCommand.class, StatusCommand.class, BenchCommand.class},
+    subcommands = {DemoCommand.class, CompactCommand.class, PlanCommand.class, HealthCommand.class, SweepCommand.class, HistoryCommand.class, StatusCommand.class, RecommitCommand.class, BenchCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:the job committed, or had nothing to do; history and status: the history was read, the job found",

@@ -1,6 +1,9 @@
 package io.icecompact.cli;
 
 import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobPlan;
+import io.icecompact.core.job.RowOrder;
+import io.icecompact.core.options.RewriteStrategy;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.core.table.TableAccess;
@@ -45,6 +48,7 @@ final class PlanCommand implements Callable<Integer> {
             job.table, groups.size(), groups.stream().mapToInt(PlannedGroup::inputFiles).sum(),
             ResultPrinter.bytes(groups.stream().mapToLong(PlannedGroup::inputBytes).sum()),
             planned.plan().pinned().snapshotId());
+        out.println("  strategy " + strategy(planned.plan()));
         for (PlannedGroup group : groups) {
           out.printf(Locale.ROOT, "  group %3d  %-40s %4d files  %10s  %9d rows  %3d delete files  %s%n",
               group.index(), group.partition(), group.inputFiles(), ResultPrinter.bytes(group.inputBytes()),
@@ -58,6 +62,20 @@ final class PlanCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+  }
+
+  /** {@code binpack}, or {@code sort} with the order every group's rows are written in. */
+  static String strategy(JobPlan plan) {
+    RowOrder order = plan.rowOrder();
+    if (order == null) {
+      return String.valueOf(plan.strategy());
+    }
+    String ids = " (files written with sort order id " + order.outputSortOrderId() + ")";
+    if (RewriteStrategy.BINPACK.optionValue().equals(plan.strategy())) {
+      return plan.strategy() + ", keeping the table's sort order " + order.sortOrder()
+          + " in each group a worker can sort in memory" + ids;
+    }
+    return plan.strategy() + " by " + order.sortOrder() + ids;
   }
 
   /** The columnar path is the default: only a generic group needs its reason on the line. */
@@ -78,6 +96,10 @@ final class PlanCommand implements Callable<Integer> {
     doc.put("status", "PLANNED");
     doc.put("pinned", planned.plan().pinned());
     doc.put("skipped_groups", planned.plan().skippedGroups());
+    doc.put("strategy", planned.plan().strategy());
+    if (planned.plan().rowOrder() != null) {
+      doc.put("row_order", planned.plan().rowOrder());
+    }
     doc.put("groups", planned.plan().groups()); // a dry run's entries have no digest: nothing was stored
     return doc;
   }

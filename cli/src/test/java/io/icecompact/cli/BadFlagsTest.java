@@ -173,6 +173,11 @@ class BadFlagsTest {
             "--job-id", "a/b"),
         bare("Give --lease-table NAME (the deployed job log) or the catalog with -c (the jobs' work locations)",
             "status", "--table", TABLE, "--job-id", "job-1"),
+        // recommit
+        bare("Missing required option: '--job-id=ID'", "recommit", "--table", TABLE, CATALOG),
+        bare("Missing required option: '--table=NS.TABLE'", "recommit", "--job-id", "job-1", CATALOG),
+        bare("Invalid value for option '--job-id': 'a/b' " + jobId, "recommit", "--table", TABLE, CATALOG,
+            "--job-id", "a/b"),
         // demo
         bare("Invalid value for option '--workers': must be at least 1, got 0", "demo", "--warehouse", NEW_DIR,
             "--workers", "0"),
@@ -218,7 +223,7 @@ class BadFlagsTest {
             "--scale", "--scale-heap", "3x"),
         bench("Invalid value for option '--files' (<files>): must be at least 1, got 0", "--scale", "--files", "1000,0"),
         bench("Invalid value for option '--files': several sizes need --scale, got [100, 200]", "--files", "100,200"),
-        bench("Give at most one of --scale, --e2e, --memory", "--scale", "--e2e"),
+        bench("Give at most one of --scale, --e2e, --memory, --skipping", "--scale", "--e2e"),
         bench("Unknown option: '--json'", "--json"));
   }
 

@@ -197,4 +197,52 @@ class CompactCommandTest {
     Map<String, Long> rowsAfter = TestTables.withTable(warehouse, TABLE, LiveRows::multiset);
     assertThat(rowsAfter).isEqualTo(before.rows());
   }
+
+  /** The acceptance command of issue 14: {@code compact -o strategy=sort -o sort-order=...}, embedded. */
+  @Test
+  void sortStrategyWritesEachFileInTheGivenOrder() throws Exception {
+    CliRun run = CliRun.of(compact("-o", "strategy=sort", "-o", "sort-order=customer_id DESC", "--json"));
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    JsonNode result = JobJson.mapper().readTree(run.out());
+    assertThat(result.get("status").asText()).isEqualTo("COMMITTED");
+    assertThat(result.get("verification").get("verified").asBoolean()).isTrue();
+    for (JsonNode group : result.get("groups")) {
+      assertThat(group.get("rewrite_path_reason").asText())
+          .startsWith("rows are written in sort order customer_id DESC NULLS LAST");
+    }
+    assertThat(TestTables.State.of(warehouse, TABLE).rows()).isEqualTo(before.rows());
+    List<List<Long>> customerIdsPerFile = TestTables.withTable(warehouse, TABLE, table -> {
+      List<List<Long>> files = new ArrayList<>();
+      for (org.apache.iceberg.FileScanTask task : table.newScan().planFiles()) {
+        List<Long> ids = new ArrayList<>();
+        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> rows =
+            org.apache.iceberg.parquet.Parquet.read(table.io().newInputFile(task.file().location()))
+                .project(table.schema())
+                .createReaderFunc(fileSchema ->
+                    org.apache.iceberg.data.parquet.GenericParquetReaders.buildReader(table.schema(), fileSchema))
+                .build()) {
+          rows.forEach(row -> ids.add((Long) row.getField("customer_id")));
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+        files.add(ids);
+      }
+      return files;
+    });
+    assertThat(customerIdsPerFile).hasSize(3).allSatisfy(ids ->
+        assertThat(ids).hasSizeGreaterThan(100).isSortedAccordingTo(java.util.Comparator.reverseOrder()));
+  }
+
+  @Test
+  void sortOrderNamingAnUnknownColumnExitsTwoWithTheTableUntouched() {
+    CliRun run = CliRun.of(compact("-o", "sort-order=zorder(customer_id, shipped_at)"));
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .isEqualTo("error: 'sort-order' names column 'shipped_at', which the table does not have; its columns:"
+            + " order_id, customer_id, region, amount, ordered_at, note" + System.lineSeparator());
+    assertThat(run.out()).isEmpty();
+    assertThat(TestTables.State.of(warehouse, TABLE)).isEqualTo(before);
+  }
 }

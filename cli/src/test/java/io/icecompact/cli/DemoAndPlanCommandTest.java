@@ -96,11 +96,12 @@ class DemoAndPlanCommandTest {
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     List<String> lines = run.out().lines().toList();
-    assertThat(lines).hasSize(31);
+    assertThat(lines).hasSize(32);
     assertThat(lines.get(0))
         .matches("demo\\.orders: 30 groups, 150 files, \\d+\\.\\d MB, pinned snapshot "
             + referenceState.snapshotId());
-    List<String> groups = lines.subList(1, 31);
+    assertThat(lines.get(1)).isEqualTo("  strategy binpack");
+    List<String> groups = lines.subList(2, 32);
     for (int i = 0; i < 30; i++) {
       assertThat(groups.get(i)).matches(String.format("  group %3d  ordered_at_day=2026-06-\\d\\d +5 files .*", i));
     }
@@ -128,6 +129,8 @@ class DemoAndPlanCommandTest {
     JsonNode plan = parseWhole(run.out());
     assertThat(plan.get("status").asText()).isEqualTo("PLANNED");
     assertThat(plan.get("skipped_groups").asInt()).isZero();
+    assertThat(plan.get("strategy").asText()).isEqualTo("binpack");
+    assertThat(plan.has("row_order")).isFalse();
     assertThat(plan.get("pinned").get("snapshot_id").asLong()).isEqualTo(referenceState.snapshotId());
     assertThat(plan.get("groups")).hasSize(30);
     int files = 0;

@@ -307,6 +307,9 @@ class TemplateTest {
     Map<String, Object> p = props("LeaseTable");
     assertThat(p.get("BillingMode")).isEqualTo("PAY_PER_REQUEST");
     assertThat(map(p.get("PointInTimeRecoverySpecification")).get("PointInTimeRecoveryEnabled")).isEqualTo(true);
+    // the job log's entries expire on the attribute JobLog.EXPIRES_AT; lease items have none
+    assertThat(p.get("TimeToLiveSpecification"))
+        .isEqualTo(Map.of("AttributeName", "expires_at_epoch_s", "Enabled", true));
     assertThat(p.get("KeySchema")).isEqualTo(List.of(
         Map.of("AttributeName", "pk", "KeyType", "HASH"), Map.of("AttributeName", "sk", "KeyType", "RANGE")));
     assertThat(p.get("AttributeDefinitions")).isEqualTo(List.of(

@@ -8,8 +8,10 @@ import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PinnedSnapshot;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.PlannedGroup;
+import io.icecompact.core.job.RowOrder;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.core.options.RowOrderChoice;
 import io.icecompact.core.rewrite.ColumnarEligibility;
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.core.table.TableAccess;
@@ -136,6 +138,9 @@ public final class RewritePlanner {
             outputSpecId(table, options),
             formatVersion(table));
 
+    // Spark's sort planner is the bin-pack planner (SparkShufflingDataRewritePlanner adds only an output
+    // size estimate): the same groups are sorted instead of concatenated
+    RowOrder rowOrder = RowOrderChoice.of(options, table, pinned.outputSpecId());
     List<RewriteFileGroup> groups = new ArrayList<>();
     try (CloseableIterable<RewriteFileGroup> planned = planner.plan().groups()) {
       planned.forEach(groups::add);
@@ -154,8 +159,8 @@ public final class RewritePlanner {
     List<List<FileScanTask>> keptTasks = store == null ? tasksOf(groups) : null;
     List<PlannedGroup> plannedGroups =
         store == null
-            ? describe(groups, table, pinned.outputSpecId())
-            : store(groups, table, pinned.outputSpecId(), store, work, spec.jobId());
+            ? describe(groups, table, pinned.outputSpecId(), rowOrder)
+            : store(groups, table, pinned.outputSpecId(), rowOrder, store, work, spec.jobId());
     JobPlan plan =
         new JobPlan(
             spec.jobId(),
@@ -165,7 +170,9 @@ public final class RewritePlanner {
             JobFilter.toJson(filter, table.schema()),
             System.currentTimeMillis(),
             plannedGroups,
-            total - kept);
+            total - kept,
+            options.strategy().optionValue(),
+            rowOrder);
     return new PlannedJob(plan, work, null, keptTasks);
   }
 
@@ -174,24 +181,25 @@ public final class RewritePlanner {
   }
 
   /** The dry run's index entries, without digests: nothing is stored. */
-  private static List<PlannedGroup> describe(List<RewriteFileGroup> groups, Table table, int outputSpecId) {
+  private static List<PlannedGroup> describe(
+      List<RewriteFileGroup> groups, Table table, int outputSpecId, RowOrder rowOrder) {
     List<PlannedGroup> entries = new ArrayList<>(groups.size());
     for (int index = 0; index < groups.size(); index++) {
-      entries.add(toPlannedGroup(index, groups.get(index), table, outputSpecId, null));
+      entries.add(toPlannedGroup(index, groups.get(index), table, outputSpecId, rowOrder, null));
     }
     return entries;
   }
 
   /** Stores each group's document and returns the index entries, letting each group go once written. */
   private static List<PlannedGroup> store(
-      List<RewriteFileGroup> groups, Table table, int outputSpecId, JobStore store, WorkLocation work,
-      String jobId) {
+      List<RewriteFileGroup> groups, Table table, int outputSpecId, RowOrder rowOrder, JobStore store,
+      WorkLocation work, String jobId) {
     try (GroupPlanWriter writer = new GroupPlanWriter(store, work, jobId, table.specs())) {
       for (int index = 0; index < groups.size(); index++) {
         RewriteFileGroup group = groups.get(index);
         int groupIndex = index;
         writer.write(index, group.fileScanTasks(),
-            sha256 -> toPlannedGroup(groupIndex, group, table, outputSpecId, sha256));
+            sha256 -> toPlannedGroup(groupIndex, group, table, outputSpecId, rowOrder, sha256));
         groups.set(index, null); // the writer holds it until written
       }
       return writer.entries();
@@ -199,9 +207,9 @@ public final class RewritePlanner {
   }
 
   private static PlannedGroup toPlannedGroup(
-      int index, RewriteFileGroup group, Table table, int outputSpecId, String sha256) {
+      int index, RewriteFileGroup group, Table table, int outputSpecId, RowOrder rowOrder, String sha256) {
     List<FileScanTask> tasks = group.fileScanTasks();
-    RewritePath expected = ColumnarEligibility.of(table, tasks, outputSpecId);
+    RewritePath expected = ColumnarEligibility.of(table, tasks, outputSpecId, rowOrder);
     return new PlannedGroup(
         index,
         describePartition(table, tasks),

@@ -26,6 +26,7 @@ class CompactionDefinitionTest {
             java.util.List.of(
                 "AcquireLeaseFunctionArn",
                 "PlanRewriteFunctionArn",
+                "PlanRewriteFunctionArn",
                 "RewriteGroupFunctionArn",
                 "RecordGroupFailureFunctionArn",
                 "CommitSnapshotFunctionArn",
@@ -85,6 +86,8 @@ class CompactionDefinitionTest {
             "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException");
       }
     });
+    // a lease write whose answer timed out is retried: the same execution gets the same lease back
+    assertThat(tasks.get("AcquireLease").get("Retry").get(1).get("ErrorEquals").toString()).contains("\"States.Timeout\"");
     assertThat(compaction.get("TimeoutSeconds").asInt()).isGreaterThanOrEqualTo(
         json.readTree(Files.readString(CompactionDefinition.source("execution-input.schema.json")))
             .get("properties").get("lease_ttl_seconds").get("maximum").asInt());

@@ -137,4 +137,34 @@ class StateMachineLeaseTest extends StateMachineTestBase {
     assertThat(number(lease, "token")).isEqualTo(2);
     assertThat(lease).containsKey("released_at");
   }
+
+  /**
+   * AcquireLease writes the lease, then its answer is lost (a timeout, or an error after the write): the
+   * retry by the same execution gets the same lease back (same owner, same token) instead of finding it
+   * held and ending LeaseHeld, or failing in CouldNotStart with the lease held until its TTL.
+   */
+  @Test
+  void anAcquisitionWhoseAnswerWasLostIsRetriedAndGetsTheSameLease() {
+    Map<String, String> catalog = jdbcCatalog();
+    createTable(catalog);
+    AcquireLeaseHandler real = new AcquireLeaseHandler(leaseSteps);
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    lambda.register(ACQUIRE_LEASE, (in, out, context) -> {
+      if (calls.incrementAndGet() == 1) {
+        real.handleRequest(in, new java.io.ByteArrayOutputStream(), context);
+        throw new io.icecompact.core.error.TransientException("injected: the answer was lost after the write", null);
+      }
+      real.handleRequest(in, out, context);
+    });
+
+    ExecutionResult result = run(input(catalog));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    assertThat(calls).hasValue(2);
+    assertThat(executionIds()).hasSize(2).containsOnly(executionIds().get(0));
+    Map<String, AttributeValue> lease = leaseItem();
+    assertThat(number(lease, "token")).as("one acquisition, not two").isEqualTo(1);
+    assertThat(lease).containsKey("released_at");
+  }
 }

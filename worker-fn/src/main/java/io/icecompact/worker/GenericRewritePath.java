@@ -5,8 +5,10 @@ import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.GroupRewriteException;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.RowCountMismatchException;
+import io.icecompact.core.job.RowOrder;
 import io.icecompact.core.rewrite.GroupRewritePath;
 import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.worker.sort.SortedRows;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +21,7 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericDeleteFilter;
@@ -43,6 +46,10 @@ import org.apache.iceberg.util.PartitionUtil;
  * <p>On a v3 table the row lineage columns are read (stored value, or derived from the file's first row
  * id and position) and written, so {@code _row_id} and {@code _last_updated_sequence_number} survive.
  * The job's filter is never applied to rows: it selects files, and every row of a file is kept.
+ *
+ * <p>When the job orders rows ({@link RowOrder}), the group's live rows are first collected and sorted in
+ * memory ({@link SortedRows}), then written in that order: files roll in order, so each output file of a
+ * partition holds a contiguous range of the order. The files carry the order's output sort order id.
  */
 final class GenericRewritePath implements GroupRewritePath {
   private final Table table;
@@ -50,18 +57,22 @@ final class GenericRewritePath implements GroupRewritePath {
   private final long targetFileSize;
   private final List<FileScanTask> tasks;
   private final GroupDeleteLoader deleteLoader;
+  private final RowOrder rowOrder;
 
   /**
    * @param deleteLoader the group's delete loader, which may already hold deletes the columnar path
    *     loaded before it fell back
+   * @param rowOrder the order to write rows in, or null for input order
    */
   GenericRewritePath(
-      Table table, int outputSpecId, long targetFileSize, List<FileScanTask> tasks, GroupDeleteLoader deleteLoader) {
+      Table table, int outputSpecId, long targetFileSize, List<FileScanTask> tasks, GroupDeleteLoader deleteLoader,
+      RowOrder rowOrder) {
     this.table = table;
     this.outputSpecId = outputSpecId;
     this.targetFileSize = targetFileSize;
     this.tasks = tasks;
     this.deleteLoader = deleteLoader;
+    this.rowOrder = rowOrder;
   }
 
   @Override
@@ -78,13 +89,21 @@ final class GenericRewritePath implements GroupRewritePath {
     PartitionSpec spec = table.specs().get(outputSpecId);
     PartitionKey partitionKey = new PartitionKey(spec, projection);
     InternalRecordWrapper wrapper = new InternalRecordWrapper(projection.asStruct());
-    GenericFileWriterFactory writers =
+    GenericFileWriterFactory.Builder writerSettings =
         new GenericFileWriterFactory.Builder(table)
             .dataFileFormat(FileFormat.PARQUET)
-            .dataSchema(projection)
-            .build();
+            .dataSchema(projection);
+    if (rowOrder != null) {
+      writerSettings.dataSortOrder(outputSortOrder());
+    }
     FanoutDataWriter<Record> writer =
-        new FanoutDataWriter<>(writers, files, table.io(), targetFileSize);
+        new FanoutDataWriter<>(writerSettings.build(), files, table.io(), targetFileSize);
+    SortedRows sorted =
+        rowOrder == null ? null : new SortedRows(projection, rowOrder, repartitioning() ? spec : null);
+    RowSink sink =
+        sorted != null
+            ? (row, partition) -> keep(sorted, row, partition)
+            : (row, partition) -> write(writer, row, spec, partition, partitionKey, wrapper);
 
     long rowsRead = 0;
     long rowsKept = 0;
@@ -92,10 +111,18 @@ final class GenericRewritePath implements GroupRewritePath {
     try {
       int done = 0;
       for (FileScanTask task : tasks) {
-        long[] counts = copyFile(task, projection, writer, spec, partitionKey, wrapper);
+        long[] counts = copyFile(task, projection, spec, sink);
         rowsRead += counts[0];
         rowsKept += counts[1];
         progress.accept(++done);
+      }
+      if (sorted != null) {
+        List<SortedRows.Keyed> rows = sorted.sorted();
+        for (int i = 0; i < rows.size(); i++) {
+          SortedRows.Keyed keyed = rows.get(i);
+          rows.set(i, null); // a written row may be collected
+          write(writer, keyed.row(), spec, keyed.partition(), partitionKey, wrapper);
+        }
       }
       failed = false;
     } finally {
@@ -104,14 +131,25 @@ final class GenericRewritePath implements GroupRewritePath {
     return new RowCounts(rowsRead, rowsRead - rowsKept);
   }
 
-  /** Copies one file's live rows; returns {rows read, rows kept}. */
-  private long[] copyFile(
-      FileScanTask task,
-      Schema projection,
-      FanoutDataWriter<Record> writer,
-      PartitionSpec spec,
-      PartitionKey partitionKey,
-      InternalRecordWrapper wrapper) {
+  /** Where a live row goes: to the writer, or to the rows being sorted. */
+  private interface RowSink {
+    /** {@code partition} is the row's output partition, or null when it must be computed from the row. */
+    void accept(Record row, StructLike partition);
+  }
+
+  /** The sort order written on the files: the table's order of that id, or unsorted (id 0). */
+  private SortOrder outputSortOrder() {
+    SortOrder order = table.sortOrders().get(rowOrder.outputSortOrderId());
+    return order != null ? order : SortOrder.unsorted();
+  }
+
+  /** Whether some files were written under another spec than the output's (Spark's "requires repartitioning"). */
+  private boolean repartitioning() {
+    return tasks.stream().anyMatch(task -> task.file().specId() != outputSpecId);
+  }
+
+  /** Copies one file's live rows to {@code sink}; returns {rows read, rows kept}. */
+  private long[] copyFile(FileScanTask task, Schema projection, PartitionSpec spec, RowSink sink) {
     String location = task.file().location();
     GenericDeleteFilter deletes = deleteLoader.filterFor(table.io(), task, table.schema(), projection);
     // A file written under the output spec holds rows of its own partition only: no per-row transform.
@@ -139,7 +177,7 @@ final class GenericRewritePath implements GroupRewritePath {
         CloseableIterable<Record> live = deletes.filter(counted)) {
       for (Record row : live) {
         Record out = aligned ? row : RecordAlignment.project(row, projection);
-        write(writer, out, spec, filePartition, partitionKey, wrapper);
+        sink.accept(out, filePartition);
         kept++;
       }
     } catch (IcecompactException e) {
@@ -155,6 +193,15 @@ final class GenericRewritePath implements GroupRewritePath {
               read[0], location, task.file().recordCount()));
     }
     return new long[] {read[0], kept};
+  }
+
+  /** A failure to key a row is about the sort, not the input file: typed apart from read failures. */
+  private static void keep(SortedRows sorted, Record row, StructLike partition) {
+    try {
+      sorted.add(row, partition);
+    } catch (RuntimeException e) {
+      throw FailureClassifier.classify(e, "Cannot compute the sort key of a row", GroupRewriteException::new);
+    }
   }
 
   /** Write failures are about the output, not the input file: typed apart from read failures. */

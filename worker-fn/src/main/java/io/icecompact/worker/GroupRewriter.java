@@ -8,6 +8,8 @@ import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
+import io.icecompact.core.job.RowOrder;
+import io.icecompact.core.options.RewriteStrategy;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.rewrite.ColumnarEligibility;
 import io.icecompact.core.rewrite.GroupRewritePath;
@@ -17,6 +19,7 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.columnar.Preparation;
 import io.icecompact.worker.columnar.PreparedGroup;
+import io.icecompact.worker.sort.InMemorySortLimit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -56,6 +59,8 @@ public final class GroupRewriter {
   private final PrefetchLimits prefetch;
   private final int columnThreads;
   private final long crossCheckManifestBytes;
+  // the heap one group's in-memory sort may count on; groups rewritten at once share the JVM's
+  private volatile long sortHeapBytes = Runtime.getRuntime().maxMemory();
   // The plan index (checked by digest) and the pinned metadata file never change, and a warm worker (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
@@ -106,6 +111,19 @@ public final class GroupRewriter {
     this.prefetch = prefetch;
     this.columnThreads = columnThreads;
     this.crossCheckManifestBytes = crossCheckManifestBytes;
+  }
+
+  /**
+   * Gives each group's in-memory sort {@code heapBytes} of heap (default the whole heap, right for a
+   * Lambda worker, which rewrites one group at a time); a runner rewriting several groups at once gives
+   * each its share. Returns this rewriter.
+   */
+  public GroupRewriter sortingWithin(long heapBytes) {
+    if (heapBytes < 1) {
+      throw new IllegalArgumentException("heapBytes must be >= 1, got " + heapBytes);
+    }
+    this.sortHeapBytes = heapBytes;
+    return this;
   }
 
   /**
@@ -228,8 +246,11 @@ public final class GroupRewriter {
       IntConsumer progress) {
     int outputSpecId = plan.pinned().outputSpecId();
     GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
+    if (plan.rowOrder() != null) {
+      return rewriteInOrder(table, plan, group, tasks, files, progress, deleteLoader);
+    }
     GroupRewritePath generic =
-        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader);
+        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null);
     if (pathChoice == RewritePathChoice.GENERIC) {
       return generic.rewrite(files, table.io(), progress, "generic path requested");
     }
@@ -245,6 +266,31 @@ public final class GroupRewriter {
         new ColumnarRewritePath(
             table, outputSpecId, group.maxOutputFileSize(), deleteLoader, columnThreads, prepared);
     return columnar.rewrite(files, table.io(), progress, expected.reason());
+  }
+
+  /**
+   * A group whose plan orders its rows: sorted in memory on the generic path (the columnar path keeps
+   * input order). A group too large to sort in this heap fails under {@code strategy=sort}; under
+   * bin-pack, which keeps a sorted table's order only where it can, it is written in input order and its
+   * result says so. Sorting beyond the heap (runs spilled to /tmp, then merged) is not built yet.
+   */
+  private RewriteOutput rewriteInOrder(
+      Table table, JobPlan plan, PlannedGroup group, List<FileScanTask> tasks, OutputFileFactory files,
+      IntConsumer progress, GroupDeleteLoader deleteLoader) {
+    int outputSpecId = plan.pinned().outputSpecId();
+    long heap = sortHeapBytes;
+    RowOrder order = plan.rowOrder();
+    if (InMemorySortLimit.fits(group, heap)) {
+      return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order)
+          .rewrite(files, table.io(), progress, ColumnarEligibility.of(table, tasks, outputSpecId, order).reason());
+    }
+    if (RewriteStrategy.SORT.optionValue().equals(plan.strategy())) {
+      InMemorySortLimit.check(group, heap);
+    }
+    String notKept = "the table's sort order " + order.sortOrder() + " is not kept: the group holds more than the "
+        + InMemorySortLimit.forHeap(heap) + " bytes of Parquet a worker sorts in memory";
+    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null)
+        .rewrite(files, table.io(), progress, notKept);
   }
 
   private JobPlan plan(JobStore store, GroupRequest request) {

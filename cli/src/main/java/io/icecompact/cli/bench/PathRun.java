@@ -42,7 +42,9 @@ final class PathRun {
   static Figures run(
       TableAccess access, JobSpec spec, PlanSummary summary, RewritePathChoice choice, PrefetchLimits prefetch,
       int threads, int columnThreads) {
-    GroupRewriter rewriter = new GroupRewriter(access, choice, prefetch, columnThreads);
+    GroupRewriter rewriter =
+        new GroupRewriter(access, choice, prefetch, columnThreads)
+            .sortingWithin(Runtime.getRuntime().maxMemory() / threads);
     System.gc();
     HeapSampler heap = HeapSampler.start();
     long start = System.nanoTime();

@@ -21,10 +21,17 @@ public final class PathRuns {
   private final BenchReport report;
   private final RewritePlanner.PlannedJob planned;
   private final String tableLocation;
+  private final Map<String, String> options;
   private int runs;
 
   public PathRuns(Map<String, String> catalog, String shape, BenchReport report) {
+    this(catalog, shape, report, Map.of());
+  }
+
+  /** With rewrite {@code options} (e.g. a {@code sort-order}) for every run. */
+  public PathRuns(Map<String, String> catalog, String shape, BenchReport report, Map<String, String> options) {
     this.catalog = catalog;
+    this.options = Map.copyOf(options);
     this.shape = shape;
     this.report = report;
     try (TableAccess access = new TableAccess(catalog)) {
@@ -44,7 +51,7 @@ public final class PathRuns {
   }
 
   private JobSpec spec() {
-    return new JobSpec(null, TABLE, catalog, Map.of(), null, null, null);
+    return new JobSpec(null, TABLE, catalog, options, null, null, null);
   }
 
   /**

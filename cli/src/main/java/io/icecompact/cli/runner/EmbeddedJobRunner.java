@@ -115,13 +115,16 @@ public final class EmbeddedJobRunner {
   }
 
   private List<GroupFailure> rewriteAll(TableAccess access, JobSpec spec, PlanSummary summary) {
-    // each group running at once gets its share of the processors for its column copies
+    // each group running at once gets its share of the processors for its column copies, and of the
+    // heap for an in-memory sort
+    int groupsAtOnce = Math.min(workers, Math.max(1, summary.groupCount()));
     GroupRewriter rewriter =
         new GroupRewriter(
-            access,
-            pathChoice,
-            PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory()),
-            GroupRewriter.defaultColumnThreads(Math.min(workers, Math.max(1, summary.groupCount()))));
+                access,
+                pathChoice,
+                PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory()),
+                GroupRewriter.defaultColumnThreads(groupsAtOnce))
+            .sortingWithin(Runtime.getRuntime().maxMemory() / groupsAtOnce);
     List<GroupFailure> failures = Collections.synchronizedList(new ArrayList<>());
     AtomicInteger done = new AtomicInteger();
     int total = summary.groupCount();

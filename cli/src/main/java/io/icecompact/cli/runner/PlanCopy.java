@@ -34,7 +34,7 @@ public final class PlanCopy {
     JobPlan copy =
         new JobPlan(
             jobId, table, plan.pinned(), plan.options(), plan.filter(), plan.createdAtMillis(),
-            groups, plan.skippedGroups());
+            groups, plan.skippedGroups(), plan.strategy(), plan.rowOrder());
     String sha256 = store.writePlan(work, copy);
     return RewritePlanner.summary(copy, work, sha256, 0);
   }

@@ -9,6 +9,9 @@ import java.util.Map;
  * depends on the number of groups only ({@code max-groups-per-job}); each group's files are in its own
  * document ({@link GroupPlanDocument}), whose SHA-256 its entry holds. The index's own SHA-256 travels in
  * the small {@link PlanSummary}.
+ *
+ * @param strategy {@code binpack} or {@code sort} ({@code RewriteStrategy})
+ * @param rowOrder how every group's rows are ordered; null keeps input order
  */
 public record JobPlan(
     String jobId,
@@ -18,7 +21,9 @@ public record JobPlan(
     String filter,
     long createdAtMillis,
     List<PlannedGroup> groups,
-    int skippedGroups) {
+    int skippedGroups,
+    String strategy,
+    RowOrder rowOrder) {
 
   public PlannedGroup group(int index) {
     // the planner numbers groups 0..n-1 in order

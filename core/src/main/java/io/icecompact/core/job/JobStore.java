@@ -63,6 +63,15 @@ public final class JobStore {
   }
 
   /**
+   * The SHA-256 of the plan stored at {@code planLocation}, empty when there is none: for a re-run of a
+   * job's committer, whose execution state (where the planner's digest travelled) is gone. The plan is then
+   * trusted as the work location holds it; each group's document is still checked against the plan's digest.
+   */
+  public Optional<String> storedPlanSha256(String planLocation) {
+    return read(planLocation).map(JobStore::sha256);
+  }
+
+  /**
    * Stores group {@code groupIndex}'s document ({@link GroupPlanDocument}) and returns its SHA-256 (hex),
    * for the group's entry in the plan index.
    */

@@ -34,4 +34,23 @@ public final class JobMetrics {
         .count("JobsUnknown", status.equals("UNKNOWN") ? 1 : 0)
         .toMap(timestampMillis);
   }
+
+  /**
+   * The EMF document for an execution that failed before its job had a result (a planner or committer
+   * Lambda that kept failing, a timeout): counted in {@code JobsFailed} like a FAILED result, so that a
+   * dashboard or alarm on that metric sees every failed execution; the error's name is a log field.
+   */
+  public static Map<String, Object> failedExecution(
+      String table, String jobId, String error, long durationMillis, long timestampMillis) {
+    return new EmfDocument(table)
+        .field("job_id", jobId)
+        .field("status", "FAILED")
+        .field("error", error)
+        .metric("JobDuration", durationMillis, "Milliseconds")
+        .count("JobsCommitted", 0)
+        .count("JobsPartial", 0)
+        .count("JobsFailed", 1)
+        .count("JobsUnknown", 0)
+        .toMap(timestampMillis);
+  }
 }

@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
 import org.apache.iceberg.actions.RewriteDataFiles;
 import org.apache.iceberg.actions.SizeBasedFileRewritePlanner;
+import org.apache.iceberg.util.ZOrderByteUtils;
 
 /**
  * The rewrite options of a job: Iceberg's planner options under Iceberg's names, plus the options that
@@ -79,6 +80,20 @@ public final class RewriteOptions {
   public static final String ALLOW_PARTIAL = "allow-partial";
   public static final boolean ALLOW_PARTIAL_DEFAULT = true;
 
+  // Spark's rewrite_data_files takes these as procedure arguments (strategy, sort_order); here they are
+  // options, kebab-cased like the rest.
+  /** {@code binpack} or {@code sort}; default binpack, or sort when {@link #SORT_ORDER} is set (as Spark). */
+  public static final String STRATEGY = "strategy";
+  /** The order of {@code strategy=sort} in Spark's syntax ({@link SortOrderText}); default the table's. */
+  public static final String SORT_ORDER = "sort-order";
+  // Spark's z-order options (SparkZOrderFileRewriteRunner), with its names and defaults.
+  /** Bytes a string or binary column contributes to a z-value. */
+  public static final String VAR_LENGTH_CONTRIBUTION = "var-length-contribution";
+  public static final int VAR_LENGTH_CONTRIBUTION_DEFAULT = ZOrderByteUtils.PRIMITIVE_BUFFER_SIZE;
+  /** The most bytes of a z-value (the interleaved bits beyond are not compared). */
+  public static final String MAX_OUTPUT_SIZE = "max-output-size";
+  public static final int MAX_OUTPUT_SIZE_DEFAULT = Integer.MAX_VALUE;
+
   private static final Set<String> ICEBERG_PLANNER_OPTIONS =
       Set.of(
           TARGET_FILE_SIZE_BYTES,
@@ -100,7 +115,11 @@ public final class RewriteOptions {
           PARTIAL_PROGRESS_MAX_COMMITS,
           USE_STARTING_SEQUENCE_NUMBER,
           MAX_GROUPS_PER_JOB,
-          ALLOW_PARTIAL);
+          ALLOW_PARTIAL,
+          STRATEGY,
+          SORT_ORDER,
+          VAR_LENGTH_CONTRIBUTION,
+          MAX_OUTPUT_SIZE);
 
   /**
    * Iceberg's options whose values Iceberg parses with {@code Long.parseLong} (failing with only "For
@@ -125,6 +144,10 @@ public final class RewriteOptions {
   private final boolean useStartingSequenceNumber;
   private final int maxGroupsPerJob;
   private final boolean allowPartial;
+  private final RewriteStrategy strategy;
+  private final RequestedSortOrder requestedSortOrder;
+  private final int varLengthContribution;
+  private final int maxOutputSize;
 
   private RewriteOptions(Map<String, String> given) {
     this.given = Collections.unmodifiableMap(new LinkedHashMap<>(given));
@@ -151,6 +174,32 @@ public final class RewriteOptions {
               MAX_GROUPS_PER_JOB, maxGroupsPerJob, MAX_GROUPS_PER_JOB_LIMIT));
     }
     this.allowPartial = booleanOption(ALLOW_PARTIAL, ALLOW_PARTIAL_DEFAULT);
+    String sortOrder = given.get(SORT_ORDER);
+    this.requestedSortOrder = sortOrder == null ? null : SortOrderText.parse(sortOrder);
+    String strategyValue = given.get(STRATEGY);
+    this.strategy =
+        strategyValue != null
+            ? RewriteStrategy.parse(strategyValue)
+            : sortOrder != null ? RewriteStrategy.SORT : RewriteStrategy.BINPACK;
+    if (strategy == RewriteStrategy.BINPACK && sortOrder != null) {
+      // Spark refuses the pair too ("Must use only one rewriter type")
+      throw new InvalidJobInputException(
+          String.format(
+              "'%s' is set to %s but '%s' is binpack, which keeps rows in input order: set %s=sort or"
+                  + " leave '%s' out",
+              SORT_ORDER, sortOrder, STRATEGY, STRATEGY, STRATEGY));
+    }
+    this.varLengthContribution = positiveInt(VAR_LENGTH_CONTRIBUTION, VAR_LENGTH_CONTRIBUTION_DEFAULT);
+    this.maxOutputSize = positiveInt(MAX_OUTPUT_SIZE, MAX_OUTPUT_SIZE_DEFAULT);
+    for (String zOrderOption : new String[] {VAR_LENGTH_CONTRIBUTION, MAX_OUTPUT_SIZE}) {
+      if (given.containsKey(zOrderOption) && !(requestedSortOrder instanceof RequestedSortOrder.ZOrder)) {
+        // Spark refuses them too: only its z-order runner lists them
+        throw new InvalidJobInputException(
+            String.format(
+                "'%s' applies to a z-order only, but '%s' is %s",
+                zOrderOption, SORT_ORDER, sortOrder == null ? "not set" : "set to " + sortOrder));
+      }
+    }
   }
 
   /** Checks names and the values of icecompact's own options; fails naming the first bad one. */
@@ -270,6 +319,23 @@ public final class RewriteOptions {
 
   public boolean allowPartial() {
     return allowPartial;
+  }
+
+  public RewriteStrategy strategy() {
+    return strategy;
+  }
+
+  public int varLengthContribution() {
+    return varLengthContribution;
+  }
+
+  public int maxOutputSize() {
+    return maxOutputSize;
+  }
+
+  /** The {@code sort-order} given, parsed but not yet checked against a table ({@link RowOrderChoice}). */
+  public java.util.Optional<RequestedSortOrder> requestedSortOrder() {
+    return java.util.Optional.ofNullable(requestedSortOrder);
   }
 
   private boolean booleanOption(String name, boolean defaultValue) {

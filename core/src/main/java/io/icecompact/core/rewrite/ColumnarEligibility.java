@@ -1,5 +1,6 @@
 package io.icecompact.core.rewrite;
 
+import io.icecompact.core.job.RowOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +45,15 @@ public final class ColumnarEligibility {
 
   /** The expected path of a group whose files are {@code tasks}, written under spec {@code outputSpecId}. */
   public static RewritePath of(Table table, List<FileScanTask> tasks, int outputSpecId) {
+    return of(table, tasks, outputSpecId, null);
+  }
+
+  /** The same, for a job that orders each group's rows by {@code rowOrder} (null: input order). */
+  public static RewritePath of(Table table, List<FileScanTask> tasks, int outputSpecId, RowOrder rowOrder) {
+    if (rowOrder != null) {
+      return RewritePath.generic(
+          "rows are written in sort order " + rowOrder.sortOrder() + ": the columnar path keeps input row order");
+    }
     String problem = tableProblem(table);
     if (problem == null) {
       problem = taskProblem(table, tasks, outputSpecId);

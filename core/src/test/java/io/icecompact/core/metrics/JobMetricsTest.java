@@ -35,4 +35,21 @@ class JobMetricsTest {
     assertThat(emf.get("RewrittenBytes").asLong()).isEqualTo(9_000_000L);
     assertThat(directive.get("Metrics").findValuesAsText("Unit")).contains("Bytes", "Milliseconds", "Count");
   }
+
+  @Test
+  void anExecutionThatFailedWithoutAResultCountsAsAFailedJob() throws Exception {
+    JsonNode emf = JobJson.mapper().readTree(JobJson.toJson(JobMetrics.failedExecution(
+        "analytics.orders", "job-2", "io.icecompact.core.error.TransientException", 901_000L, 1_700_000_000_000L)));
+
+    JsonNode directive = emf.get("_aws").get("CloudWatchMetrics").get(0);
+    assertThat(directive.get("Dimensions").toString()).isEqualTo("[[\"Table\"]]");
+    assertThat(emf.get("Table").asText()).isEqualTo("analytics.orders");
+    assertThat(emf.get("JobsFailed").asInt()).isEqualTo(1);
+    assertThat(emf.get("JobsCommitted").asInt()).isZero();
+    assertThat(emf.get("JobDuration").asLong()).isEqualTo(901_000L);
+    assertThat(emf.get("error").asText()).isEqualTo("io.icecompact.core.error.TransientException");
+    for (JsonNode metric : directive.get("Metrics")) {
+      assertThat(emf.has(metric.get("Name").asText())).as(metric.toString()).isTrue();
+    }
+  }
 }

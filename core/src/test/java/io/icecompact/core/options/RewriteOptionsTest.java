@@ -193,8 +193,58 @@ class RewriteOptionsTest {
             "partial-progress.max-commits",
             "use-starting-sequence-number",
             "max-groups-per-job",
-            "allow-partial"));
+            "allow-partial",
+            "strategy",
+            "sort-order",
+            "var-length-contribution",
+            "max-output-size"));
     assertThat(RewriteOptions.validOptionNames())
         .containsExactlyElementsOf(new java.util.TreeSet<>(expected));
+  }
+
+  @Test
+  void strategyIsBinpackUnlessASortOrderIsGiven() {
+    assertThat(RewriteOptions.parse(Map.of()).strategy()).isEqualTo(RewriteStrategy.BINPACK);
+    assertThat(RewriteOptions.parse(Map.of()).requestedSortOrder()).isEmpty();
+    assertThat(RewriteOptions.parse(Map.of("sort-order", "id")).strategy()).isEqualTo(RewriteStrategy.SORT);
+    assertThat(RewriteOptions.parse(Map.of("strategy", "SORT")).strategy()).isEqualTo(RewriteStrategy.SORT);
+    assertThat(RewriteOptions.parse(Map.of("strategy", "sort", "sort-order", "zorder(a, b)"))
+            .requestedSortOrder())
+        .contains(new RequestedSortOrder.ZOrder(java.util.List.of("a", "b")));
+  }
+
+  @Test
+  void unknownStrategyAndBinpackWithASortOrderAreRejected() {
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("strategy", "zorder")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'strategy' is set to zorder but must be binpack or sort");
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("strategy", "binpack", "sort-order", "id")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'sort-order' is set to id but 'strategy' is binpack, which keeps rows in input order:"
+            + " set strategy=sort or leave 'strategy' out");
+  }
+
+  @Test
+  void malformedSortOrderIsRejectedWhenOptionsAreParsed() {
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("sort-order", "id ASCENDING")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageStartingWith("'sort-order' is set to id ASCENDING but is not a sort order: expected ','"
+            + " or the end but found 'ASCENDING' (at character 4)");
+  }
+
+  @Test
+  void zOrderOptionsApplyToAZOrderOnly() {
+    assertThat(RewriteOptions.parse(Map.of("sort-order", "zorder(a, b)", "var-length-contribution", "4"))
+            .varLengthContribution())
+        .isEqualTo(4);
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("sort-order", "a", "max-output-size", "8")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'max-output-size' applies to a z-order only, but 'sort-order' is set to a");
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("var-length-contribution", "8")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'var-length-contribution' applies to a z-order only, but 'sort-order' is not set");
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("sort-order", "zorder(a)", "max-output-size", "0")))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'max-output-size' is set to 0 but must be > 0");
   }
 }

@@ -65,7 +65,7 @@ public final class AcquireLeaseHandler implements RequestStreamHandler {
     LeaseSettings settings =
         new LeaseSettings(
             input.maxConcurrencyOrDefault(), input.leaseTtlSecondsOrDefault(), steps.clock().millis(),
-            input.careOrNone());
+            input.careOrNone(), input.isRecommit());
     JobJson.mapper().writeValue(out, new Output(job, grant, settings));
   }
 

@@ -33,7 +33,8 @@ public record ExecutionInput(
     String jobId,
     Integer maxConcurrency,
     Integer leaseTtlSeconds,
-    List<CareStep> care) {
+    List<CareStep> care,
+    Boolean recommit) {
 
   public static final int MAX_CONCURRENCY_DEFAULT = 40;
   public static final int LEASE_TTL_SECONDS_DEFAULT = 7200;
@@ -44,6 +45,11 @@ public record ExecutionInput(
       // cut: the message is the error's Cause in Step Functions, where a payload may not exceed 256 KiB
       throw new InvalidJobInputException(
           "Execution input must be a JSON object, got: " + Abbreviated.text(String.valueOf(input), 200));
+    }
+    if (input.path("recommit").asBoolean(false) && !input.hasNonNull("job_id")) {
+      // the schema says so too (if/then), but its message cannot say why
+      throw new InvalidJobInputException(
+          "Execution input is invalid: recommit needs job_id, the id of the job whose committer to run again");
     }
     Set<ValidationMessage> problems = SCHEMA.validate(input);
     if (!problems.isEmpty()) {
@@ -67,6 +73,11 @@ public record ExecutionInput(
 
   public int maxConcurrencyOrDefault() {
     return maxConcurrency == null ? MAX_CONCURRENCY_DEFAULT : maxConcurrency;
+  }
+
+  /** Whether the execution only re-runs the committer of the job {@code job_id} (planned earlier). */
+  public boolean isRecommit() {
+    return Boolean.TRUE.equals(recommit);
   }
 
   /** The care steps to run after a commit; none unless the input lists them. */

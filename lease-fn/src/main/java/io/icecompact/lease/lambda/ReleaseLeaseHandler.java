@@ -56,9 +56,14 @@ public final class ReleaseLeaseHandler implements RequestStreamHandler {
     JobLogEntry entry = entry(input, started, steps.clock().millis() - started);
     steps.jobLog().record(entry);
     logOutcome(entry);
+    // one Embedded Metric Format line per execution that got the lease, failed ones too: CloudWatch makes
+    // the job's metrics from the log
     if (input.result() != null && input.result().status() != null) {
-      // one Embedded Metric Format line: CloudWatch makes the job's metrics from the log
       System.out.println(JobJson.toJson(JobMetrics.emf(input.result(), steps.clock().millis())));
+    } else if (input.job() != null) {
+      System.out.println(JobJson.toJson(JobMetrics.failedExecution(input.job().table(), input.job().jobId(),
+          input.error() == null ? "unknown error" : input.error().error(), entry.durationMillis(),
+          steps.clock().millis())));
     }
     boolean released =
         lease != null && lease.acquired() && steps.lease().release(lease.table(), lease.owner(), lease.token());

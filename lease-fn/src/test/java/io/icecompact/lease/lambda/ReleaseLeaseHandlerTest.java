@@ -112,6 +112,20 @@ class ReleaseLeaseHandlerTest {
     assertThat(entry.durationMillis()).isEqualTo(5_000);
     assertThat(entry.counts()).isEmpty();
     assertThat(expiresAt("job-1")).isEqualTo(T0.plusSeconds(5).plus(Duration.ofDays(90)).getEpochSecond());
+    // and it is counted: one EMF line with JobsFailed 1, the table as dimension and the error's name
+    JsonNode emf = printed.stream().filter(line -> line.contains("\"_aws\"")).map(this::json).findFirst().orElseThrow();
+    assertThat(emf.get("Table").asText()).isEqualTo(table);
+    assertThat(emf.get("JobsFailed").asInt()).isEqualTo(1);
+    assertThat(emf.get("error").asText()).isEqualTo(TransientException.class.getName());
+    assertThat(emf.get("JobDuration").asLong()).isEqualTo(5_000);
+  }
+
+  private JsonNode json(String line) {
+    try {
+      return JobJson.mapper().readTree(line);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
@@ -139,22 +153,27 @@ class ReleaseLeaseHandlerTest {
     }
   }
 
+  /** The lines the last {@link #release} printed on stdout (the function's log group). */
+  private List<String> printed = List.of();
+
   /** Invokes the handler with the job, lease and settings as the state machine passes them, plus {@code more}. */
   private JsonNode release(LeaseGrant lease, Map<String, Object> more) throws IOException {
     Map<String, Object> input = new HashMap<>(more);
     input.put("job", new JobSpec("job-1", table, Map.of("type", "glue"), Map.of(), null, null, null));
     input.put("lease", lease);
-    input.put("settings", new LeaseSettings(10, 7200, T0.toEpochMilli(), List.of()));
+    input.put("settings", new LeaseSettings(10, 7200, T0.toEpochMilli(), List.of(), false));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     PrintStream original = System.out;
     // the handler's outcome line and EMF line go to stdout (the function's log group): kept out of the test's
-    System.setOut(new PrintStream(new ByteArrayOutputStream(), true, UTF_8));
+    ByteArrayOutputStream logged = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(logged, true, UTF_8));
     try {
       new ReleaseLeaseHandler(steps).handleRequest(
           new ByteArrayInputStream(JobJson.mapper().writeValueAsBytes(input)), out,
           LocalLambda.context("ReleaseLease", "request-1"));
     } finally {
       System.setOut(original);
+      printed = logged.toString(UTF_8).lines().toList();
     }
     return JobJson.mapper().readTree(out.toByteArray());
   }

@@ -7,19 +7,23 @@ import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.core.job.PlanSummary;
 import io.icecompact.planner.RewritePlanner;
+import io.icecompact.planner.StoredPlan;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 
 /**
  * Lambda entry point of the {@code PlanRewrite} state: reads {@code {"job": JobSpec}} from the
- * execution state and returns the small {@code PlanSummary}. Errors are thrown as icecompact's typed
+ * execution state and returns the small {@code PlanSummary}. With {@code "recommit": true} (the
+ * {@code LoadStoredPlan} state) it plans nothing and returns the summary of the job's stored plan
+ * ({@link StoredPlan}), for a re-run of the job's committer. Errors are thrown as icecompact's typed
  * exceptions, whose class names the state machine's Retry and Catch match.
  */
 public final class PlanRewriteHandler implements RequestStreamHandler {
   /** The part of the execution state this step reads. */
-  record Input(JobSpec job) {}
+  record Input(JobSpec job, boolean recommit) {}
 
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
@@ -34,7 +38,10 @@ public final class PlanRewriteHandler implements RequestStreamHandler {
     }
     log.job(input.job().jobId(), input.job().table());
     try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
-      JobJson.mapper().writeValue(out, new RewritePlanner(access).plan(input.job()));
+      PlanSummary summary = input.recommit()
+          ? StoredPlan.summary(access, input.job())
+          : new RewritePlanner(access).plan(input.job());
+      JobJson.mapper().writeValue(out, summary);
     }
   }
 }

@@ -190,6 +190,8 @@ public class IcebergCompaction extends Construct {
         .partitionKey(Attribute.builder().name("pk").type(AttributeType.STRING).build())
         .sortKey(Attribute.builder().name("sk").type(AttributeType.STRING).build())
         .billingMode(BillingMode.PAY_PER_REQUEST)
+        // job log entries carry expires_at_epoch_s (90 days after the job); lease items do not
+        .timeToLiveAttribute("expires_at_epoch_s")
         .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder()
             .pointInTimeRecoveryEnabled(true).build())
         .encryption(TableEncryption.AWS_MANAGED)

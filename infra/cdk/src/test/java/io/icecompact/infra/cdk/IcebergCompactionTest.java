@@ -301,7 +301,9 @@ class IcebergCompactionTest {
         "KeySchema", List.of(Map.of("AttributeName", "pk", "KeyType", "HASH"),
             Map.of("AttributeName", "sk", "KeyType", "RANGE")),
         "PointInTimeRecoverySpecification", Map.of("PointInTimeRecoveryEnabled", true),
-        "SSESpecification", Map.of("SSEEnabled", true)));
+        "SSESpecification", Map.of("SSEEnabled", true),
+        // job log entries expire (JobLog.EXPIRES_AT); lease items have no such attribute
+        "TimeToLiveSpecification", Map.of("AttributeName", "expires_at_epoch_s", "Enabled", true)));
     assertThat(table.get("DeletionPolicy")).isEqualTo("Retain");
     assertThat(table.get("UpdateReplacePolicy")).isEqualTo("Retain");
   }

@@ -1,0 +1,110 @@
+package io.icecompact.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.core.job.GroupRequest;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.planner.RewritePlanner;
+import io.icecompact.worker.GroupRewriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code icecompact recommit} on a job whose run stopped after its workers and before its commit (as an
+ * execution that failed in CommitSnapshot leaves it): the committer alone commits it, once.
+ */
+class RecommitCommandTest {
+  static final String TABLE = "db.orders";
+  static final String JOB = "job-stopped-before-commit";
+
+  @TempDir Path warehouse;
+  Map<String, Long> rowsBefore;
+  int filesBefore;
+  int groups;
+
+  @BeforeEach
+  void planAndRewriteWithoutCommitting() {
+    TestTables.create(warehouse, TABLE, TestTables.SMALL);
+    try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
+      Table table = access.loadTable(TABLE);
+      rowsBefore = LiveRows.multiset(table);
+      filesBefore = TestTables.liveDataFiles(table).size();
+      JobSpec job = new JobSpec(JOB, TABLE, TestTables.catalog(warehouse), Map.of(), null, null, null);
+      PlanSummary plan = new RewritePlanner(access).plan(job);
+      groups = plan.groupCount();
+      for (int index : plan.groupIndexes()) {
+        new GroupRewriter(access).rewrite(GroupRequest.of(job, plan, index, 1));
+      }
+    }
+    assertThat(groups).isPositive();
+    assertThat(snapshotsStampedWith(JOB)).isEmpty();
+  }
+
+  List<String> recommit(String jobId, String... more) {
+    List<String> args = new ArrayList<>(List.of("recommit", "--table", TABLE, "--job-id", jobId));
+    args.addAll(TestTables.catalogArgs(warehouse));
+    args.addAll(List.of(more));
+    return args;
+  }
+
+  @Test
+  void commitsTheStoppedJobOnceAndARunAgainReturnsTheSameResult() throws Exception {
+    CliRun first = CliRun.of(recommit(JOB, "--json"));
+
+    assertThat(first.exitCode()).as(first.err()).isZero();
+    assertThat(first.err()).contains("re-running the committer of " + JOB + " (" + groups + " groups");
+    JsonNode result = JobJson.mapper().readTree(first.out());
+    assertThat(result.get("status").asText()).isEqualTo("COMMITTED");
+    assertThat(result.get("rewritten_groups").asInt()).isEqualTo(groups);
+    List<Snapshot> stamped = snapshotsStampedWith(JOB);
+    assertThat(stamped).hasSize(1);
+    assertThat(result.get("snapshot_ids").get(0).asLong()).isEqualTo(stamped.get(0).snapshotId());
+    TestTables.withTable(warehouse, TABLE, table -> {
+      assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
+      assertThat(TestTables.liveDataFiles(table).size()).isLessThan(filesBefore);
+      return null;
+    });
+
+    CliRun second = CliRun.of(recommit(JOB, "--json"));
+
+    assertThat(second.exitCode()).as(second.err()).isZero();
+    JsonNode again = JobJson.mapper().readTree(second.out());
+    assertThat(again.get("status").asText()).isEqualTo("COMMITTED");
+    assertThat(again.get("snapshot_ids")).isEqualTo(result.get("snapshot_ids"));
+    assertThat(snapshotsStampedWith(JOB)).as("never a second snapshot").hasSize(1);
+  }
+
+  @Test
+  void aJobWithoutAPlanExitsTwoNamingTheJobAndWhereItLooked() {
+    CliRun run = CliRun.of(recommit("job-never-planned"));
+
+    assertThat(run.exitCode()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
+    assertThat(run.err()).startsWith("error: Job job-never-planned of " + TABLE + " has no plan at ")
+        .contains("/_icecompact/job-never-planned/plan.json: nothing to re-commit");
+    assertThat(snapshotsStampedWith(JOB)).isEmpty();
+  }
+
+  private List<Snapshot> snapshotsStampedWith(String jobId) {
+    return TestTables.withTable(warehouse, TABLE, table -> {
+      List<Snapshot> stamped = new ArrayList<>();
+      table.snapshots().forEach(s -> {
+        if (jobId.equals(s.summary().get("icecompact.job-id"))) {
+          stamped.add(s);
+        }
+      });
+      return stamped;
+    });
+  }
+}

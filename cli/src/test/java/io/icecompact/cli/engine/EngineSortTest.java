@@ -1,0 +1,304 @@
+package io.icecompact.cli.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.cli.demo.FragmentedTable.Shape;
+import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.cli.runner.EmbeddedJobRunner;
+import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.committer.JobCommitter;
+import io.icecompact.core.error.GroupRewriteException;
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.CommitRequest;
+import io.icecompact.core.job.GroupRequest;
+import io.icecompact.core.job.GroupOutcome;
+import io.icecompact.core.job.JobPlan;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStatus;
+import io.icecompact.core.job.PlanSummary;
+import io.icecompact.planner.RewritePlanner;
+import io.icecompact.worker.GroupRewriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.ZOrderByteUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code strategy=sort}: every output file of a group read back in the order asked for, the files of a
+ * partition covering disjoint ranges of a linear order, the live rows unchanged (v2 deletes, v3 deletion
+ * vectors and row lineage), and bad orders refused with the table untouched.
+ */
+class EngineSortTest extends EngineTestBase {
+  /** 2 day partitions of 5 files of 1,000 rows, position and equality deletes. */
+  private static Shape shape(int formatVersion) {
+    return new Shape(2, 5, 1000, formatVersion, 2, 30, true);
+  }
+
+  /** Small output files (about one per 1,000 rows, when the writer checks its size), every file rewritten. */
+  private static Map<String, String> sortOptions(String... more) {
+    Map<String, String> options = options("rewrite-all", "true", "target-file-size-bytes", "4096");
+    options.putAll(options(more));
+    return options;
+  }
+
+  @ParameterizedTest(name = "v{0}")
+  @ValueSource(ints = {2, 3})
+  void linearSortWritesSortedFilesWithDisjointRangesAndKeepsEveryLiveRow(int formatVersion) {
+    Table table = create(shape(formatVersion));
+    Schema rows = formatVersion >= 3 ? MetadataColumns.schemaWithRowLineage(table.schema()) : table.schema();
+    Map<String, Long> before = LiveRows.multiset(table, rows);
+    JobSpec spec = job(sortOptions("sort-order", "order_id DESC"));
+
+    PlanSummary summary = new RewritePlanner(access).plan(spec.withJobIdIfAbsent());
+    JobPlan plan = plan(summary);
+    assertThat(plan.strategy()).isEqualTo("sort");
+    assertThat(plan.rowOrder().sortOrder()).isEqualTo("order_id DESC NULLS LAST");
+    assertThat(plan.groups()).hasSize(2).allSatisfy(group -> assertThat(group.expectedRewritePathReason())
+        .isEqualTo("rows are written in sort order order_id DESC NULLS LAST: the columnar path keeps input"
+            + " row order"));
+    JobResult result = runner().run(spec, summary);
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertAllOutcomes(result, GroupOutcome.Status.REWRITTEN);
+    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePathReason())
+        .startsWith("rows are written in sort order order_id DESC"));
+    assertThat(LiveRows.multiset(table, rows)).isEqualTo(before);
+    Map<String, List<DataFile>> byPartition = outputsByPartition(table);
+    assertThat(byPartition).hasSize(2);
+    Comparator<Record> descending = Comparator.comparing((Record r) -> (Long) r.getField("order_id")).reversed();
+    for (List<DataFile> files : byPartition.values()) {
+      assertThat(files).as("several files per partition, or ranges prove nothing").hasSizeGreaterThan(2);
+      for (DataFile file : files) {
+        assertThat(read(table, file)).isSortedAccordingTo(descending);
+        assertThat(file.sortOrderId()).as("the table has no sort order: unsorted, as Spark writes").isZero();
+      }
+      assertDisjointOrderIdRanges(files);
+    }
+  }
+
+  /** Files of an older spec are sorted with the output partition first (as Spark) and split by it. */
+  @Test
+  void repartitionedGroupIsSortedWithinEachNewPartition() {
+    Table table = create(shape(2));
+    table.updateSpec().addField("region").commit();
+    table.refresh();
+    int newSpecId = table.spec().specId();
+    Map<String, Long> before = LiveRows.multiset(table);
+
+    JobResult result = run(job(sortOptions("sort-order", "order_id DESC")));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).singleElement().satisfies(g -> assertThat(g.inputFiles()).isEqualTo(10));
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    Map<String, List<DataFile>> byPartition = outputsByPartition(table);
+    assertThat(byPartition).hasSize(8); // 2 days x 4 regions
+    Comparator<Record> descending = Comparator.comparing((Record r) -> (Long) r.getField("order_id")).reversed();
+    for (List<DataFile> files : byPartition.values()) {
+      for (DataFile file : files) {
+        assertThat(file.specId()).isEqualTo(newSpecId);
+        assertThat(read(table, file)).isSortedAccordingTo(descending);
+      }
+      assertDisjointOrderIdRanges(files);
+    }
+  }
+
+  @Test
+  void tablesOwnSortOrderIsTheDefaultAndItsIdIsOnTheFiles() {
+    Table table = create(shape(2));
+    table.replaceSortOrder().asc("region").desc("customer_id").commit();
+    table.refresh();
+    int orderId = table.sortOrder().orderId();
+    Map<String, Long> before = LiveRows.multiset(table);
+
+    JobResult result = run(job(sortOptions("strategy", "sort")));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    Comparator<Record> regionThenCustomerDesc =
+        Comparator.comparing((Record r) -> (String) r.getField("region"), Comparator.nullsFirst(Comparator.naturalOrder()))
+            .thenComparing(Comparator.comparing((Record r) -> (Long) r.getField("customer_id")).reversed());
+    for (DataFile file : liveDataFiles(table)) {
+      assertThat(file.sortOrderId()).isEqualTo(orderId).isPositive();
+      assertThat(read(table, file)).isSortedAccordingTo(regionThenCustomerDesc);
+    }
+  }
+
+  /** Bin-pack keeps a sorted table sorted (Spark's concatenates): a group that fits in memory is sorted. */
+  @Test
+  void binpackOnASortedTableWritesInTheTablesOrder() {
+    Table table = create(shape(2));
+    table.replaceSortOrder().asc("customer_id").commit();
+    table.refresh();
+    Map<String, Long> before = LiveRows.multiset(table);
+
+    JobResult result = run(job(options("rewrite-all", "true")));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePathReason())
+        .isEqualTo("rows are written in sort order customer_id ASC NULLS FIRST: the columnar path keeps input"
+            + " row order"));
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    assertThat(liveDataFiles(table)).hasSize(2).allSatisfy(file -> {
+      assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
+      assertThat(read(table, file)).isSortedAccordingTo(Comparator.comparing(r -> (Long) r.getField("customer_id")));
+    });
+  }
+
+  /** Under strategy=sort, a group larger than the worker sorts in memory fails before writing a file. */
+  @Test
+  void sortOfAGroupBeyondTheSortHeapFailsWithoutWriting() {
+    Table table = create(shape(2));
+    JobSpec spec = job(sortOptions("sort-order", "order_id")).withJobIdIfAbsent();
+    PlanSummary summary = new RewritePlanner(access).plan(spec);
+
+    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000);
+    assertThatThrownBy(() -> tiny.rewrite(GroupRequest.of(spec, summary, 0, 1)))
+        .isInstanceOf(GroupRewriteException.class)
+        .hasMessageStartingWith("Group 0 holds ")
+        .hasMessageContaining("bytes of Parquet, more than the 100 bytes a worker with a 4,000-byte heap sorts in"
+            + " memory (rows take about 20 times their Parquet size): set max-file-group-size-bytes to at most"
+            + " 100, or give the worker more memory");
+    assertThat(filesNamedFor(table, spec.jobId())).isEmpty();
+  }
+
+  /** Bin-pack keeps a sorted table's order only where it can: a larger group is written as it comes. */
+  @Test
+  void binpackOfAGroupBeyondTheSortHeapKeepsInputOrderAndSaysSo() {
+    Table table = create(shape(2));
+    table.replaceSortOrder().asc("customer_id").commit();
+    Map<String, Long> before = LiveRows.multiset(table);
+    JobSpec spec = job(options("rewrite-all", "true")).withJobIdIfAbsent();
+    PlanSummary summary = new RewritePlanner(access).plan(spec);
+
+    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000);
+    for (int index : summary.groupIndexes()) {
+      tiny.rewrite(GroupRequest.of(spec, summary, index, 1));
+      assertThat(groupResult(summary, index).rewritePathReason())
+          .isEqualTo("the table's sort order customer_id ASC NULLS FIRST is not kept: the group holds more than"
+              + " the 100 bytes of Parquet a worker sorts in memory");
+    }
+    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, List.of()));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+  }
+
+  /** The rows of each file follow the z-curve of the two columns, computed here with Iceberg's bytes. */
+  @Test
+  void zOrderWritesRowsAlongTheCurveOfTheColumnsAsUnsorted() {
+    Table table = create(shape(2));
+    Map<String, Long> before = LiveRows.multiset(table);
+
+    JobResult result = run(job(sortOptions("sort-order", "zorder(customer_id, order_id)")));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    Comparator<byte[]> unsigned = Arrays::compareUnsigned;
+    for (DataFile file : liveDataFiles(table)) {
+      assertThat(file.sortOrderId()).isZero();
+      List<byte[]> zValues = read(table, file).stream().map(EngineSortTest::zValue).toList();
+      assertThat(zValues).isSortedAccordingTo(unsigned);
+    }
+  }
+
+  @Test
+  void badOrdersAreRefusedBeforeAnythingIsWritten() {
+    Table table = create(shape(2));
+    int snapshots = snapshots(table).size();
+
+    assertThatThrownBy(() -> run(job(sortOptions("sort-order", "order_id, shipped_at DESC"))))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("'sort-order' names column 'shipped_at', which the table does not have; its columns:"
+            + " order_id, customer_id, region, amount, ordered_at, note");
+    assertThatThrownBy(() -> run(job(sortOptions("sort-order", "order_id DESCENDING"))))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageContaining("expected ',' or the end but found 'DESCENDING'");
+    assertThatThrownBy(() -> run(job(sortOptions("strategy", "sort"))))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageStartingWith("'strategy' is sort but the table has no sort order and 'sort-order' is not set");
+
+    assertThat(snapshots(table)).hasSize(snapshots);
+    assertThat(Path.of(table.location().replaceFirst("^file:", ""), "_icecompact")).doesNotExist();
+  }
+
+  private EmbeddedJobRunner runner() {
+    return new EmbeddedJobRunner(2, ProgressListener.NONE, EmbeddedJobRunner.GroupInterceptor.NONE);
+  }
+
+  /** The live files with their column bounds (a scan leaves them out unless asked). */
+  private static Map<String, List<DataFile>> outputsByPartition(Table table) {
+    table.refresh();
+    List<DataFile> files = new ArrayList<>();
+    try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().includeColumnStats().planFiles()) {
+      tasks.forEach(task -> files.add(task.file()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files.stream()
+        .collect(Collectors.groupingBy(file -> table.spec().partitionToPath(file.partition())));
+  }
+
+  /** Sorted by their ranges, each file's smallest order id is above the previous file's largest. */
+  private static void assertDisjointOrderIdRanges(List<DataFile> files) {
+    int orderId = FragmentedTable.SCHEMA.findField("order_id").fieldId();
+    List<long[]> ranges = new ArrayList<>();
+    for (DataFile file : files) {
+      ranges.add(new long[] {
+          Conversions.<Long>fromByteBuffer(Types.LongType.get(), file.lowerBounds().get(orderId)),
+          Conversions.<Long>fromByteBuffer(Types.LongType.get(), file.upperBounds().get(orderId))});
+    }
+    ranges.sort(Comparator.comparingLong(range -> range[0]));
+    for (int i = 1; i < ranges.size(); i++) {
+      assertThat(ranges.get(i)[0]).as("file ranges %s", ranges.stream().map(Arrays::toString).toList())
+          .isGreaterThan(ranges.get(i - 1)[1]);
+    }
+  }
+
+  /** A file's rows in the order they are stored. */
+  private static List<Record> read(Table table, DataFile file) {
+    Schema schema = table.schema();
+    List<Record> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records =
+        Parquet.read(table.io().newInputFile(file.location()))
+            .project(schema)
+            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+            .build()) {
+      records.forEach(rows::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return rows;
+  }
+
+  private static byte[] zValue(Record row) {
+    int size = ZOrderByteUtils.PRIMITIVE_BUFFER_SIZE;
+    byte[][] columns = {
+        ZOrderByteUtils.longToOrderedBytes((Long) row.getField("customer_id"), ByteBuffer.allocate(size)).array(),
+        ZOrderByteUtils.longToOrderedBytes((Long) row.getField("order_id"), ByteBuffer.allocate(size)).array()};
+    return ZOrderByteUtils.interleaveBits(columns, 2 * size, ByteBuffer.allocate(2 * size));
+  }
+
+}

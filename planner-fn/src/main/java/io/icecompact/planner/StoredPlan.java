@@ -1,0 +1,38 @@
+package io.icecompact.planner;
+
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.JobPlan;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStore;
+import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.table.TableAccess;
+import org.apache.iceberg.Table;
+
+/**
+ * The plan of a job planned earlier, read back from its work location, as the planner summarized it then:
+ * what a re-run of the job's committer needs ({@code icecompact recommit}, or an execution with
+ * {@code recommit: true}) once the execution that planned it is gone. Plans nothing.
+ */
+public final class StoredPlan {
+  private StoredPlan() {}
+
+  /**
+   * @throws InvalidJobInputException when the job has no plan where its work location says (an unknown job
+   *     id, or another {@code work_location} than the job's)
+   */
+  public static PlanSummary summary(TableAccess access, JobSpec job) {
+    if (job.jobId() == null || job.jobId().isBlank()) {
+      throw new InvalidJobInputException("A re-commit needs the job's id (job_id)");
+    }
+    Table table = access.loadTable(job.table());
+    WorkLocation work = WorkLocation.of(job.workLocation(), table.location(), job.table(), job.jobId());
+    JobStore store = new JobStore(access.fileIO());
+    String sha256 = store.storedPlanSha256(work.plan())
+        .orElseThrow(() -> new InvalidJobInputException(String.format(
+            "Job %s of %s has no plan at %s: nothing to re-commit (a job id from another table, or a job "
+                + "planned with another work_location?)", job.jobId(), job.table(), work.plan())));
+    JobPlan plan = store.readPlan(job.jobId(), work.plan(), sha256);
+    return RewritePlanner.summary(plan, work, sha256, 0);
+  }
+}
