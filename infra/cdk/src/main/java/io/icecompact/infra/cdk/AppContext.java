@@ -151,7 +151,8 @@ final class AppContext {
           throw new IllegalArgumentException("context 'catalogType' is glue but 'glueDatabase' is not set: name the"
               + " Glue database of the tables, e.g. -c glueDatabase=analytics (\"*\" = every database of the account)");
         }
-        yield IcebergCatalog.glue(get("glueDatabase", null));
+        // Comma-separated: several databases (the SAM template takes one).
+        yield IcebergCatalog.glue(List.of(get("glueDatabase", null).split(",", -1)));
       }
       case "dynamodb" -> IcebergCatalog.dynamoDb(get("catalogDynamoDbTable", "iceberg"));
       case "rest" -> IcebergCatalog.rest(properties);

@@ -55,7 +55,13 @@ class PropsTest {
         .hasMessageContaining("'catalog' is not set: e.g. IcebergCatalog.glue(\"analytics\")");
     assertThatThrownBy(() -> IcebergCatalog.glue("analytics/*"))
         .hasMessageContaining("'database' is set to 'analytics/*' but must match");
-    assertThat(IcebergCatalog.glue("*").glueDatabase()).isEqualTo("*");
+    assertThat(IcebergCatalog.glue("*").glueDatabases()).containsExactly("*");
+    assertThatThrownBy(() -> IcebergCatalog.glue(List.of("*", "analytics")))
+        .hasMessageContaining("holds '*' with others");
+    assertThatThrownBy(() -> IcebergCatalog.glue("analytics").onlyTables(List.of("sales.orders")))
+        .hasMessageContaining("table 'sales.orders' must be <database>.<table> with a database of [analytics]");
+    assertThatThrownBy(() -> IcebergCatalog.glue("analytics").onlyTables(List.of("analytics.*")))
+        .hasMessageContaining("no '*'");
     assertRefused(b -> b.staleAfterDays(8), "'staleAfterDays' is set to 8 but must be between 1 and 7");
     assertRefused(b -> b.workerReservedConcurrency(0), "'workerReservedConcurrency' is set to 0 but must be between 1");
     assertThatThrownBy(() -> IcebergCompactionProps.builder()
@@ -119,7 +125,7 @@ class PropsTest {
     // Given properties replace the derived ones, as CatalogPropertiesJson does, and keep the grants.
     IcebergCatalog glue =
         IcebergCatalog.glue("analytics").withProperties(Map.of("warehouse", "s3://other/", "glue.id", "123"));
-    assertThat(glue.glueDatabase()).isEqualTo("analytics");
+    assertThat(glue.glueDatabases()).containsExactly("analytics");
     assertThat(glue.catalogProperties("s3://w/")).containsEntry("type", "glue").containsEntry("glue.id", "123")
         .containsEntry("warehouse", "s3://other/");
     assertThat(IcebergCatalog.dynamoDb("cat").withProperties(Map.of("warehouse", "s3://w/")).catalogProperties("x"))
