@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 import software.amazon.awscdk.services.iam.ManagedPolicy;
 import software.amazon.awscdk.services.lambda.ApplicationLogLevel;
 import software.amazon.awscdk.services.logs.RetentionDays;
@@ -21,13 +22,13 @@ import software.constructs.Construct;
  */
 final class AppContext {
   /** Every context name the app reads, so that a misspelt {@code -c} is an error rather than ignored. */
-  static final List<String> NAMES = java.util.stream.Stream.concat(java.util.stream.Stream.of("stackName", "repositoryRoot", "warehouseBucket", "warehousePrefix",
-      "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable", "catalogAccessPolicyArn",
-      "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule", "scheduleOptionsJson",
-      "scheduleTimezone", "sweepNamespaces", "sweepSchedule", "sweepMaxTables", "sweepMaxConcurrentTables",
-      "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold", "workerMemorySize",
-      "workerReservedConcurrency", "stateMachineLogLevel", "stateMachineTracing", "staleAfterDays"), java.util.Arrays.stream(CompactionFunction.values()).map(AppContext::extraPolicyName))
-      .toList();
+  static final List<String> NAMES = Stream.concat(Stream.of("stackName", "repositoryRoot", "warehouseBucket",
+      "warehousePrefix", "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable",
+      "catalogAccessPolicyArn", "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule",
+      "scheduleOptionsJson", "scheduleTimezone", "sweepNamespaces", "sweepSchedule", "sweepMaxTables",
+      "sweepMaxConcurrentTables", "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold",
+      "workerMemorySize", "workerReservedConcurrency", "stateMachineLogLevel", "stateMachineTracing",
+      "staleAfterDays"), Stream.of(CompactionFunction.values()).map(AppContext::extraPolicyName)).toList();
 
   /** Lambda log retention in days → CDK's enum (CloudWatch Logs allows these values only). */
   static final Map<Integer, RetentionDays> RETENTION = retention();

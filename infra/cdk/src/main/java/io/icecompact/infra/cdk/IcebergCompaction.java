@@ -537,7 +537,8 @@ public class IcebergCompaction extends Construct {
     variables.put("PlanRewriteFunction", functions.get(CompactionFunction.PLAN_REWRITE).getFunctionName());
     variables.put("CommitSnapshotFunction", functions.get(CompactionFunction.COMMIT_SNAPSHOT).getFunctionName());
     if (!variables.keySet().equals(new java.util.LinkedHashSet<>(OperationsDashboard.VARIABLES))) {
-      throw new IllegalStateException("the dashboard names " + OperationsDashboard.VARIABLES + ", not " + variables.keySet());
+      throw new IllegalStateException(
+          "the dashboard names " + OperationsDashboard.VARIABLES + ", not " + variables.keySet());
     }
     return CfnDashboard.Builder.create(this, "OperationsDashboard")
         .dashboardName("icecompact-" + name)

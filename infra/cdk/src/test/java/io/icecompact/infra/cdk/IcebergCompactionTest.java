@@ -212,7 +212,8 @@ class IcebergCompactionTest {
     Map<String, Object> alarm = props(map(resources.get("ScheduleDeadLettersAlarm")));
     assertThat(alarm).containsEntry("Namespace", "AWS/SQS")
         .containsEntry("MetricName", "ApproximateNumberOfMessagesVisible")
-        .containsEntry("Dimensions", List.of(Map.of("Name", "QueueName", "Value", "${ScheduleDeadLetterQueue.QueueName}")))
+        .containsEntry("Dimensions",
+            List.of(Map.of("Name", "QueueName", "Value", "${ScheduleDeadLetterQueue.QueueName}")))
         .containsEntry("Threshold", 1).containsEntry("AlarmActions", List.of(TOPIC));
     assertThat(stack.compaction.scheduleDeadLetterQueue()).isPresent();
   }
@@ -494,7 +495,8 @@ class IcebergCompactionTest {
     assertThat(role).doesNotContainKey("ManagedPolicyArns");
     String arn = "arn:${AWS::Partition}:";
     Map<String, Object> bySid = new TreeMap<>();
-    statements(role.get("Policies")).stream().filter(s -> !s.get("Sid").equals("LogDelivery")).forEach(s -> bySid.put((String) s.get("Sid"),
+    statements(role.get("Policies")).stream().filter(s -> !s.get("Sid").equals("LogDelivery"))
+        .forEach(s -> bySid.put((String) s.get("Sid"),
         List.of(strings(s.get("Action")), strings(s.get("Resource")))));
     assertThat(bySid).isEqualTo(Map.of(
         "InvokeAssessTables", List.of(Set.of("lambda:InvokeFunction"), Set.of("${AssessTablesFunction.Arn}")),

@@ -101,8 +101,9 @@ class IcecompactAppTest {
     Map<String, String> context = new HashMap<>(Map.of("warehouseBucket", "my-warehouse",
         "workerReservedConcurrency", "60", "rewriteGroupExtraPolicyArn", kms, "stateMachineLogLevel", "all",
         "stateMachineTracing", "true", "staleAfterDays", "5", "table", "analytics.orders"));
-    Map<String, Object> custom = new ResolvedTemplate(map(Template.fromStack(IcecompactApp.stack(app(context))).toJSON()),
-        Map.of(), SynthesizedCompaction::constructId).resources();
+    Map<String, Object> synthesized = map(Template.fromStack(IcecompactApp.stack(app(context))).toJSON());
+    Map<String, Object> custom =
+        new ResolvedTemplate(synthesized, Map.of(), SynthesizedCompaction::constructId).resources();
     assertThat(props(map(custom.get("RewriteGroupFunction"))).get("ReservedConcurrentExecutions")).isEqualTo(60);
     assertThat(CfnMaps.list(props(map(custom.get("RewriteGroupFunctionRole"))).get("ManagedPolicyArns")))
         .contains(kms);

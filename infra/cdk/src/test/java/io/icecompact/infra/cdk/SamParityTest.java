@@ -72,8 +72,8 @@ class SamParityTest {
                 "Table1Schedule", "cron(0 3 * * ? *)", "ScheduleTimezone", "Europe/Berlin", "LogRetentionDays", 90,
                 "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240, "LogLevel", "DEBUG",
                 "SweepNamespaces", "db", "WorkerReservedConcurrency", 40, "RewriteGroupExtraPolicyArn", KMS_POLICY,
-                "CommitSnapshotExtraPolicyArn", KMS_POLICY, "StateMachineLogLevel", "ALL", "StateMachineTracing", "true",
-                "StaleAfterDays", 7),
+                "CommitSnapshotExtraPolicyArn", KMS_POLICY, "StateMachineLogLevel", "ALL",
+                "StateMachineTracing", "true", "StaleAfterDays", 7),
             (stack, p) -> p
                 .warehousePrefix("lake/")
                 .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
