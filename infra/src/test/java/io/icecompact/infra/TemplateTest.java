@@ -271,7 +271,7 @@ class TemplateTest {
 
   @Test
   void theStateMachineMayInvokeOnlyItsOwnFunctions() {
-    List<Map<String, Object>> statements = statements(props("CompactionStateMachine").get("Policies"));
+    List<Map<String, Object>> statements = withoutObservability(props("CompactionStateMachine").get("Policies"));
     List<Object> lambdaResources = new ArrayList<>();
     for (Map<String, Object> statement : statements) {
       List<String> actions = asStrings(statement.get("Action"));
@@ -359,9 +359,205 @@ class TemplateTest {
     List<Map<String, Object>> statements =
         statements(asList(map(props("SchedulerRole")).get("Policies")).stream()
             .map(p -> map(p).get("PolicyDocument")).toList());
-    assertThat(statements).hasSize(1);
+    assertThat(statements).hasSize(2);
     assertThat(asStrings(statements.get(0).get("Action"))).containsExactly("states:StartExecution");
     assertThat(statements.get(0).get("Resource")).isEqualTo(Map.of("Ref", "CompactionStateMachine"));
+    assertThat(statements.get(1)).isEqualTo(DEAD_LETTERS);
+  }
+
+  /** What a scheduler role may do besides starting its state machine: put failed starts in the dead-letter queue. */
+  static final Map<String, Object> DEAD_LETTERS = Map.of("Sid", "DeadLetters", "Effect", "Allow",
+      "Action", "sqs:SendMessage", "Resource", getAtt("ScheduleDeadLetterQueue", "Arn"));
+
+  // ------------------------------------------------------------------ safe defaults
+
+  @Test
+  void everyScheduleRetriesForAnHourThenLeavesTheStartInAnEncryptedTlsOnlyDeadLetterQueue() {
+    Map<String, Object> schedules = resourcesOfType("AWS::Scheduler::Schedule");
+    assertThat(schedules).hasSize(4);
+    schedules.forEach((name, resource) -> {
+      Map<String, Object> target = map(map(map(resource).get("Properties")).get("Target"));
+      assertThat(target.get("RetryPolicy")).as(name)
+          .isEqualTo(Map.of("MaximumEventAgeInSeconds", 3600, "MaximumRetryAttempts", 5));
+      assertThat(target.get("DeadLetterConfig")).as(name)
+          .isEqualTo(Map.of("Arn", getAtt("ScheduleDeadLetterQueue", "Arn")));
+      // The queue exists whenever a schedule does.
+      assertThat(template.get("Conditions").toString()).contains("HasSchedule");
+      assertThat(asStrings(asList(map(map(template.get("Conditions")).get("HasSchedule")).get("Fn::Or")).stream()
+          .map(c -> map(c).get("Condition")).toList())).contains((String) map(resource).get("Condition"));
+    });
+    Map<String, Object> queue = map(resources.get("ScheduleDeadLetterQueue"));
+    assertThat(queue.get("Condition")).isEqualTo("HasSchedule");
+    assertThat(props("ScheduleDeadLetterQueue")).containsEntry("SqsManagedSseEnabled", true)
+        .containsEntry("MessageRetentionPeriod", 1209600);
+    assertThat(statements(props("ScheduleDeadLetterQueuePolicy").get("PolicyDocument"))).singleElement()
+        .isEqualTo(tlsOnly("sqs:*", getAtt("ScheduleDeadLetterQueue", "Arn")));
+    Map<String, Object> alarm = props("ScheduleDeadLettersAlarm");
+    assertThat(alarm).containsEntry("Namespace", "AWS/SQS")
+        .containsEntry("MetricName", "ApproximateNumberOfMessagesVisible").containsEntry("Threshold", 1);
+    assertThat(statements(props("SweepSchedulerRole").get("Policies"))).contains(DEAD_LETTERS);
+  }
+
+  @Test
+  void theCreatedWorkBucketRefusesPlainHttp() {
+    Map<String, Object> policy = map(resources.get("WorkBucketPolicy"));
+    assertThat(policy.get("Condition")).isEqualTo("CreateWorkBucket");
+    assertThat(props("WorkBucketPolicy").get("Bucket")).isEqualTo(Map.of("Ref", "WorkBucket"));
+    assertThat(statements(props("WorkBucketPolicy").get("PolicyDocument"))).singleElement()
+        .isEqualTo(tlsOnly("s3:*", List.of(getAtt("WorkBucket", "Arn"), Map.of("Fn::Sub", "${WorkBucket.Arn}/*"))));
+  }
+
+  @Test
+  void theGlueScopeHasNoDefaultAndAGlueDeployWithoutItFailsWithAMessage() {
+    Map<String, Object> parameter = map(map(template.get("Parameters")).get("GlueDatabase"));
+    assertThat(parameter.get("Default")).isEqualTo("");
+    Pattern allowed = Pattern.compile((String) parameter.get("AllowedPattern"));
+    assertThat(allowed.matcher("analytics").matches()).isTrue();
+    assertThat(allowed.matcher("*").matches()).as("asked for explicitly").isTrue();
+    assertThat(allowed.matcher("analytics/*").matches()).isFalse();
+    assertThat(allowed.matcher("a*").matches()).isFalse();
+    Map<String, Object> rule = map(map(template.get("Rules")).get("GlueNeedsGlueDatabase"));
+    assertThat(rule.get("RuleCondition")).isEqualTo(Map.of("Fn::Equals", List.of(Map.of("Ref", "CatalogType"), "glue")));
+    Map<String, Object> assertion = map(asList(rule.get("Assertions")).get(0));
+    assertThat(assertion.get("Assert"))
+        .isEqualTo(Map.of("Fn::Not", List.of(Map.of("Fn::Equals", List.of(Map.of("Ref", "GlueDatabase"), "")))));
+    assertThat((String) assertion.get("AssertDescription")).contains("CatalogType glue needs GlueDatabase");
+  }
+
+  @Test
+  void logGroupsAreKeptWhenTheStackGoes() {
+    Map<String, Object> logGroups = resourcesOfType("AWS::Logs::LogGroup");
+    assertThat(logGroups).hasSize(ALL_FUNCTIONS.size() + 2); // and the two state machines'
+    assertThat(logGroups).containsKeys("CompactionStateMachineLogGroup", "SweepStateMachineLogGroup");
+    logGroups.forEach((name, group) -> {
+      assertThat(map(group).get("DeletionPolicy")).as(name).isEqualTo("Retain");
+      assertThat(map(group).get("UpdateReplacePolicy")).as(name).isEqualTo("Retain");
+      assertThat(map(map(group).get("Properties")).get("RetentionInDays")).as(name)
+          .isEqualTo(Map.of("Ref", "LogRetentionDays"));
+    });
+  }
+
+  @Test
+  void everyFunctionRoleTakesAnOptionalExtraManagedPolicy() {
+    for (String function : ALL_FUNCTIONS) {
+      String step = function.replace("Function", "");
+      Map<String, Object> parameter = map(map(template.get("Parameters")).get(step + "ExtraPolicyArn"));
+      assertThat(parameter).as(step).isNotNull().containsEntry("Default", "");
+      assertThat(asList(props(function).get("Policies"))).as(function).contains(Map.of("Fn::If", List.of(
+          "Has" + step + "ExtraPolicy", Map.of("Ref", step + "ExtraPolicyArn"), Map.of("Ref", "AWS::NoValue"))));
+    }
+  }
+
+  @Test
+  void theWorkersReservedConcurrencyIsAParameterWithNoReservationByDefault() {
+    Map<String, Object> parameter = map(map(template.get("Parameters")).get("WorkerReservedConcurrency"));
+    assertThat(parameter).containsEntry("Type", "Number").containsEntry("Default", 0);
+    assertThat((String) parameter.get("Description")).contains("max_concurrency");
+    assertThat(props("RewriteGroupFunction").get("ReservedConcurrentExecutions")).isEqualTo(Map.of("Fn::If", List.of(
+        "HasWorkerReservedConcurrency", Map.of("Ref", "WorkerReservedConcurrency"), Map.of("Ref", "AWS::NoValue"))));
+    ALL_FUNCTIONS.stream().filter(f -> !f.equals("RewriteGroupFunction"))
+        .forEach(f -> assertThat(props(f)).as(f).doesNotContainKey("ReservedConcurrentExecutions"));
+  }
+
+  // ------------------------------------------------------------------ watching
+
+  @Test
+  void bothStateMachinesLogErrorsByDefaultWithoutExecutionDataAndTraceOnlyWhenAsked() {
+    Map<String, Object> parameters = map(template.get("Parameters"));
+    assertThat(map(parameters.get("StateMachineLogLevel"))).containsEntry("Default", "ERROR")
+        .containsEntry("AllowedValues", List.of("ALL", "ERROR", "FATAL", "OFF"));
+    assertThat(map(parameters.get("StateMachineTracing"))).containsEntry("Default", "false");
+    for (String machine : List.of("CompactionStateMachine", "SweepStateMachine")) {
+      assertThat(props(machine).get("Logging")).as(machine).isEqualTo(logging(machine + "LogGroup"));
+      assertThat(props(machine).get("Tracing")).as(machine)
+          .isEqualTo(Map.of("Enabled", Map.of("Fn::If", List.of("TraceStateMachines", true, false))));
+      Map<String, Map<String, Object>> bySid = bySid(props(machine).get("Policies"));
+      assertThat(asStrings(bySid.get("LogDelivery").get("Action"))).contains("logs:CreateLogDelivery");
+      assertThat(asStrings(bySid.get("XRay").get("Action"))).contains("xray:PutTraceSegments");
+      // X-Ray only with tracing on.
+      assertThat(strings(props(machine).get("Policies"))).contains("TraceStateMachines");
+      assertThat(subText(props(machine + "LogGroup").get("LogGroupName")))
+          .startsWith("/aws/vendedlogs/states/icecompact/${AWS::StackName}-");
+    }
+  }
+
+  @Test
+  void eachScheduledTableHasAStalenessAlarmThatTreatsMissingDaysAsStale() {
+    for (int i = 1; i <= 3; i++) {
+      Map<String, Object> alarm = map(resources.get("Table" + i + "StalenessAlarm"));
+      assertThat(alarm.get("Condition")).isEqualTo("ScheduleTable" + i);
+      Map<String, Object> p = map(alarm.get("Properties"));
+      assertThat(p).containsEntry("EvaluationPeriods", Map.of("Ref", "StaleAfterDays"))
+          .containsEntry("DatapointsToAlarm", Map.of("Ref", "StaleAfterDays"))
+          .containsEntry("ComparisonOperator", "LessThanThreshold").containsEntry("Threshold", 1)
+          .containsEntry("TreatMissingData", "breaching");
+      List<Object> metrics = asList(p.get("Metrics"));
+      assertThat(map(metrics.get(0)).get("Expression")).isEqualTo("finished - failed - unknown");
+      for (Object metric : metrics.subList(1, 4)) {
+        Map<String, Object> stat = map(map(metric).get("MetricStat"));
+        assertThat(stat.get("Period")).isEqualTo(86400);
+        Map<String, Object> m = map(stat.get("Metric"));
+        assertThat(m.get("Namespace")).isEqualTo("icecompact");
+        assertThat(m.get("Dimensions")).isEqualTo(List.of(Map.of("Name", "Table", "Value", Map.of("Ref", "Table" + i))));
+      }
+    }
+    // The metrics are those ReleaseLease's EMF line carries (core/metrics/JobMetrics).
+    String metrics = assertDoesNotThrow(() -> Files.readString(
+        rootDir.resolve("core/src/main/java/io/icecompact/core/metrics/JobMetrics.java")));
+    assertThat(metrics).contains("\"JobsCommitted\"", "\"JobsFailed\"", "\"JobsUnknown\"");
+    Map<String, Object> days = map(map(template.get("Parameters")).get("StaleAfterDays"));
+    assertThat(days).containsEntry("Default", 3).containsEntry("MinValue", 1).containsEntry("MaxValue", 7);
+  }
+
+  /**
+   * The dashboard shows metrics that exist: every SEARCH names a metric JobMetrics or LeaseMetrics emits, every
+   * placeholder is a resource of the template (or the region), and it covers what an operator watches.
+   */
+  @Test
+  void theDashboardShowsTheEmittedMetricsOfThisStacksResources() throws IOException {
+    Map<String, Object> dashboard = props("OperationsDashboard");
+    assertThat(sub(dashboard.get("DashboardName"))).isEqualTo("icecompact-${AWS::StackName}");
+    String body = sub(dashboard.get("DashboardBody"));
+    JsonNode json = new ObjectMapper().readTree(body);
+    String emitted = Files.readString(rootDir.resolve("core/src/main/java/io/icecompact/core/metrics/JobMetrics.java"))
+        + Files.readString(rootDir.resolve("core/src/main/java/io/icecompact/core/metrics/LeaseMetrics.java"));
+    Pattern searchPattern = Pattern.compile("SEARCH\\('\\{icecompact,Table} MetricName=\"(\\w+)\"'");
+    Set<String> searched = new TreeSet<>();
+    json.findValues("expression").forEach(expression -> {
+      Matcher search = searchPattern.matcher(expression.asText());
+      assertThat(search.find()).as(expression.asText()).isTrue();
+      searched.add(search.group(1));
+    });
+    assertThat(searched).contains("RewrittenBytes", "RewrittenDataFiles", "AddedDataFiles", "JobDuration",
+        "JobsCommitted", "JobsFailed", "LeaseHeld");
+    searched.forEach(metric -> assertThat(emitted).as(metric).contains("\"" + metric + "\""));
+    Matcher placeholder = Pattern.compile("\\$\\{([^}]+)}").matcher(body);
+    while (placeholder.find()) {
+      String name = placeholder.group(1);
+      assertThat(name.equals("AWS::Region") || resources.containsKey(name)).as(name).isTrue();
+    }
+    List<String> titles = new ArrayList<>();
+    json.get("widgets").forEach(w -> titles.add(w.path("properties").path("title").asText()));
+    assertThat(String.join("|", titles)).contains("Bytes rewritten per table", "Job outcomes", "Job duration",
+        "Compaction executions", "Leases", "Errors and throttles", "Lambda concurrency");
+    assertThat(body).contains("\"Throttles\", \"FunctionName\", \"${RewriteGroupFunction}\"",
+        "\"ConcurrentExecutions\"");
+  }
+
+  static Map<String, Object> logging(String logGroup) {
+    return Map.of("Level", Map.of("Ref", "StateMachineLogLevel"), "IncludeExecutionData", false,
+        "Destinations", List.of(Map.of("CloudWatchLogsLogGroup", Map.of("LogGroupArn", getAtt(logGroup, "Arn")))));
+  }
+
+  /** A state machine's statements other than log delivery and X-Ray (which take no resource-level permission). */
+  static List<Map<String, Object>> withoutObservability(Object policies) {
+    return statements(policies).stream()
+        .filter(s -> !"LogDelivery".equals(s.get("Sid")) && !"XRay".equals(s.get("Sid"))).toList();
+  }
+
+  static Map<String, Object> tlsOnly(String action, Object resource) {
+    return Map.of("Effect", "Deny", "Principal", Map.of("AWS", "*"), "Action", action, "Resource", resource,
+        "Condition", Map.of("Bool", Map.of("aws:SecureTransport", "false")));
   }
 
   @Test
@@ -425,9 +621,8 @@ class TemplateTest {
     assertThat(sweep.get("DefinitionUri")).isEqualTo("../state-machine/sweep.asl.json");
     assertThat(sweep.get("Type")).isEqualTo("STANDARD");
     assertThat(sub(sweep.get("Name"))).isEqualTo("${AWS::StackName}-sweep");
-    // Neither logging nor tracing, as the compaction state machine.
-    assertThat(sweep).doesNotContainKeys("Logging", "Tracing");
-    assertThat(props("CompactionStateMachine")).doesNotContainKeys("Logging", "Tracing");
+    assertThat(sweep.get("Logging")).isEqualTo(logging("SweepStateMachineLogGroup"));
+    assertThat(sweep.get("Tracing")).isEqualTo(props("CompactionStateMachine").get("Tracing"));
 
     Path file = infraDir.resolve((String) sweep.get("DefinitionUri")).normalize();
     Set<String> placeholders = new TreeSet<>();
@@ -448,7 +643,7 @@ class TemplateTest {
   @Test
   void theSweepStateMachineMayOnlyInvokeAssessTablesAndRunCompactions() {
     Map<String, Object> bySid = new TreeMap<>();
-    for (Map<String, Object> s : statements(props("SweepStateMachine").get("Policies"))) {
+    for (Map<String, Object> s : withoutObservability(props("SweepStateMachine").get("Policies"))) {
       assertThat(s.get("Effect")).isEqualTo("Allow");
       bySid.put((String) s.get("Sid"), Map.of("Action", new TreeSet<>(asStrings(s.get("Action"))),
           "Resource", s.get("Resource")));
@@ -525,10 +720,11 @@ class TemplateTest {
     List<Map<String, Object>> statements =
         statements(asList(map(props("SweepSchedulerRole")).get("Policies")).stream()
             .map(p -> map(p).get("PolicyDocument")).toList());
-    assertThat(statements).singleElement().satisfies(s -> {
+    assertThat(statements).hasSize(2).first().satisfies(s -> {
       assertThat(asStrings(s.get("Action"))).containsExactly("states:StartExecution");
       assertThat(s.get("Resource")).isEqualTo(Map.of("Ref", "SweepStateMachine"));
     });
+    assertThat(statements.get(1)).isEqualTo(DEAD_LETTERS);
     assertThat(props("SweepSchedulerRole").get("AssumeRolePolicyDocument"))
         .isEqualTo(props("SchedulerRole").get("AssumeRolePolicyDocument"));
   }

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 import software.amazon.awscdk.services.iam.ManagedPolicy;
 import software.amazon.awscdk.services.lambda.ApplicationLogLevel;
 import software.amazon.awscdk.services.logs.RetentionDays;
@@ -21,11 +22,13 @@ import software.constructs.Construct;
  */
 final class AppContext {
   /** Every context name the app reads, so that a misspelt {@code -c} is an error rather than ignored. */
-  static final List<String> NAMES = List.of("stackName", "repositoryRoot", "warehouseBucket", "warehousePrefix",
-      "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable", "catalogAccessPolicyArn",
-      "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule", "scheduleOptionsJson",
-      "scheduleTimezone", "sweepNamespaces", "sweepSchedule", "sweepMaxTables", "sweepMaxConcurrentTables",
-      "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold", "workerMemorySize");
+  static final List<String> NAMES = Stream.concat(Stream.of("stackName", "repositoryRoot", "warehouseBucket",
+      "warehousePrefix", "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable",
+      "catalogAccessPolicyArn", "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule",
+      "scheduleOptionsJson", "scheduleTimezone", "sweepNamespaces", "sweepSchedule", "sweepMaxTables",
+      "sweepMaxConcurrentTables", "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold",
+      "workerMemorySize", "workerReservedConcurrency", "stateMachineLogLevel", "stateMachineTracing",
+      "staleAfterDays"), Stream.of(CompactionFunction.values()).map(AppContext::extraPolicyName)).toList();
 
   /** Lambda log retention in days → CDK's enum (CloudWatch Logs allows these values only). */
   static final Map<Integer, RetentionDays> RETENTION = retention();
@@ -67,6 +70,33 @@ final class AppContext {
       b.catalogAccessPolicy(ManagedPolicy.fromManagedPolicyArn(scope, "CatalogAccessPolicy",
           get("catalogAccessPolicyArn", null)));
     }
+    for (CompactionFunction f : CompactionFunction.values()) {
+      if (has(extraPolicyName(f))) {
+        b.extraPolicy(f, ManagedPolicy.fromManagedPolicyArn(scope, f.step() + "ExtraPolicy",
+            get(extraPolicyName(f), null)));
+      }
+    }
+    if (has("stateMachineLogLevel")) {
+      String level = get("stateMachineLogLevel", null).toUpperCase(Locale.ROOT);
+      try {
+        b.stateMachineLogLevel(software.amazon.awscdk.services.stepfunctions.LogLevel.valueOf(level));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "context 'stateMachineLogLevel' is set to '" + level + "' but must be ALL, ERROR, FATAL or OFF", e);
+      }
+    }
+    if (has("stateMachineTracing")) {
+      String tracing = get("stateMachineTracing", null);
+      if (!tracing.equals("true") && !tracing.equals("false")) {
+        throw new IllegalArgumentException(
+            "context 'stateMachineTracing' is set to '" + tracing + "' but must be true or false");
+      }
+      b.stateMachineTracing(Boolean.parseBoolean(tracing));
+    }
+    b.staleAfterDays(number("staleAfterDays", IcebergCompactionProps.DEFAULT_STALE_AFTER_DAYS));
+    if (has("workerReservedConcurrency")) {
+      b.workerReservedConcurrency(number("workerReservedConcurrency", 0));
+    }
     if (has("existingWorkBucket")) {
       b.workBucket(Bucket.fromBucketName(scope, "ExistingWorkBucket", get("existingWorkBucket", null)));
     }
@@ -98,6 +128,11 @@ final class AppContext {
     }
   }
 
+  /** The context name of a function's extra policy, e.g. {@code rewriteGroupExtraPolicyArn}. */
+  static String extraPolicyName(CompactionFunction f) {
+    return Character.toLowerCase(f.step().charAt(0)) + f.step().substring(1) + "ExtraPolicyArn";
+  }
+
   /** SweepNamespaces: comma-separated, as the SAM parameter (the props check each namespace). */
   private List<String> sweepNamespaces() {
     return has("sweepNamespaces") ? List.of(get("sweepNamespaces", null).split(",", -1)) : List.of();
@@ -112,7 +147,14 @@ final class AppContext {
           + " catalog needs its properties (uri, warehouse, ...)");
     }
     IcebergCatalog catalog = switch (type) {
-      case "glue" -> IcebergCatalog.glue(get("glueDatabase", "*"));
+      case "glue" -> {
+        if (!has("glueDatabase")) {
+          throw new IllegalArgumentException("context 'catalogType' is glue but 'glueDatabase' is not set: name the"
+              + " Glue database of the tables, e.g. -c glueDatabase=analytics (\"*\" = every database of the account)");
+        }
+        // Comma-separated: several databases (the SAM template takes one).
+        yield IcebergCatalog.glue(List.of(get("glueDatabase", null).split(",", -1)));
+      }
       case "dynamodb" -> IcebergCatalog.dynamoDb(get("catalogDynamoDbTable", "iceberg"));
       case "rest" -> IcebergCatalog.rest(properties);
       case "jdbc" -> IcebergCatalog.jdbc(properties);

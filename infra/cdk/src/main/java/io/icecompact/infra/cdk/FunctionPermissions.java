@@ -142,9 +142,16 @@ final class FunctionPermissions {
   }
 
   private PolicyStatement glue(String sid, String... actions) {
-    String database = catalog.glueDatabase();
-    return allow(sid, List.of(glueArn("catalog"), glueArn("database/" + database), glueArn("table/" + database + "/*")),
-        actions);
+    // The catalog, each database, then each database's tables (or only the tables named).
+    List<String> resources = new ArrayList<>();
+    resources.add(glueArn("catalog"));
+    catalog.glueDatabases().forEach(database -> resources.add(glueArn("database/" + database)));
+    if (catalog.glueTables().isEmpty()) {
+      catalog.glueDatabases().forEach(database -> resources.add(glueArn("table/" + database + "/*")));
+    } else {
+      catalog.glueTables().forEach(table -> resources.add(glueArn("table/" + table.replace('.', '/'))));
+    }
+    return allow(sid, resources, actions);
   }
 
   private PolicyStatement dynamoDbCatalog(String sid, String... actions) {

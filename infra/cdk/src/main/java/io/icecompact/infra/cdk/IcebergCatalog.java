@@ -2,6 +2,7 @@ package io.icecompact.infra.cdk;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -18,33 +19,86 @@ public final class IcebergCatalog {
 
   public enum Type { GLUE, DYNAMODB, REST, JDBC }
 
+  /** The SAM template's GlueDatabase pattern: a name, or {@code *} asked for explicitly. */
+  private static final java.util.regex.Pattern GLUE_DATABASE =
+      java.util.regex.Pattern.compile("^\\*$|^[A-Za-z0-9_-]{1,255}$");
+
   private final Type type;
-  private final String glueDatabase;
+  private final List<String> glueDatabases;
+  private final List<String> glueTables;
   private final String dynamoDbTable;
   private final Map<String, String> properties;
 
-  private IcebergCatalog(Type type, String glueDatabase, String dynamoDbTable, Map<String, String> properties) {
+  private IcebergCatalog(Type type, List<String> glueDatabases, List<String> glueTables, String dynamoDbTable,
+      Map<String, String> properties) {
     this.type = type;
-    this.glueDatabase = glueDatabase;
+    this.glueDatabases = List.copyOf(glueDatabases);
+    this.glueTables = List.copyOf(glueTables);
     this.dynamoDbTable = dynamoDbTable;
     this.properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
   }
 
-  /** The Glue Data Catalog, every database of the account (GlueDatabase {@code *}). */
-  public static IcebergCatalog glue() {
-    return glue("*");
+  /**
+   * The Glue Data Catalog; the planner, committer, CareForTable and AssessTables may use this database and its
+   * tables only. {@code *} grants every database of the account, which lets the committer update any Glue table:
+   * there is no default, the database is named on purpose.
+   */
+  public static IcebergCatalog glue(String database) {
+    return glue(List.of(Objects.requireNonNull(database, "database")));
   }
 
-  /** The Glue Data Catalog; the planner and committer may use this database only ({@code *} = all). */
-  public static IcebergCatalog glue(String database) {
-    requireNonBlank("database", database);
-    return new IcebergCatalog(Type.GLUE, database, null, Map.of());
+  /**
+   * The Glue Data Catalog with several databases (the SAM template takes one): the grants name each and its tables.
+   * {@code *} only alone.
+   */
+  public static IcebergCatalog glue(List<String> databases) {
+    if (databases.isEmpty()) {
+      throw new IllegalArgumentException("'databases' is empty: name the Glue databases of the tables");
+    }
+    for (String database : databases) {
+      requireNonBlank("database", database);
+      if (!GLUE_DATABASE.matcher(database).matches()) {
+        throw new IllegalArgumentException("'database' is set to '" + database + "' but must match "
+            + GLUE_DATABASE.pattern() + " (the SAM template's GlueDatabase)");
+      }
+    }
+    if (databases.contains("*") && databases.size() > 1) {
+      throw new IllegalArgumentException("'databases' " + databases + " holds '*' with others: '*' is every database");
+    }
+    if (new java.util.HashSet<>(databases).size() != databases.size()) {
+      throw new IllegalArgumentException("'databases' " + databases + " names a database twice");
+    }
+    return new IcebergCatalog(Type.GLUE, databases, List.of(), null, Map.of());
+  }
+
+  /**
+   * The same Glue catalog with its table grants narrowed to these tables ({@code database.table}, each in one of
+   * the catalog's databases) instead of every table of the databases. The sweep's AssessTables then cannot list a
+   * database (Glue's GetTables needs every table of it): schedule tables rather than sweep namespaces.
+   */
+  public IcebergCatalog onlyTables(List<String> tables) {
+    if (type != Type.GLUE) {
+      throw new IllegalArgumentException("onlyTables is for a Glue catalog, not " + type);
+    }
+    if (tables.isEmpty()) {
+      throw new IllegalArgumentException("'tables' is empty: leave it out to grant every table of the databases");
+    }
+    for (String table : tables) {
+      Objects.requireNonNull(table, "table");
+      int dot = table.indexOf('.');
+      if (dot <= 0 || dot != table.lastIndexOf('.') || dot == table.length() - 1
+          || !glueDatabases.contains(table.substring(0, dot)) || table.contains("*")) {
+        throw new IllegalArgumentException("table '" + table + "' must be <database>.<table> with a database of "
+            + glueDatabases + " and no '*'");
+      }
+    }
+    return new IcebergCatalog(type, glueDatabases, tables, dynamoDbTable, properties);
   }
 
   /** Iceberg's DynamoDbCatalog on this DynamoDB table (Iceberg's default name is {@code iceberg}). */
   public static IcebergCatalog dynamoDb(String tableName) {
     requireNonBlank("tableName", tableName);
-    return new IcebergCatalog(Type.DYNAMODB, null, tableName, Map.of());
+    return new IcebergCatalog(Type.DYNAMODB, List.of(), List.of(), tableName, Map.of());
   }
 
   /**
@@ -53,12 +107,12 @@ public final class IcebergCatalog {
    * properties name a {@code type} or {@code catalog-impl} (the execution input requires one of them).
    */
   public static IcebergCatalog rest(Map<String, String> properties) {
-    return new IcebergCatalog(Type.REST, null, null, withImplied(properties, Type.REST));
+    return new IcebergCatalog(Type.REST, List.of(), List.of(), null, withImplied(properties, Type.REST));
   }
 
   /** A JDBC catalog (the functions need its driver, see docs/deploy.md); like {@link #rest} otherwise. */
   public static IcebergCatalog jdbc(Map<String, String> properties) {
-    return new IcebergCatalog(Type.JDBC, null, null, withImplied(properties, Type.JDBC));
+    return new IcebergCatalog(Type.JDBC, List.of(), List.of(), null, withImplied(properties, Type.JDBC));
   }
 
   /**
@@ -66,16 +120,21 @@ public final class IcebergCatalog {
    * CatalogPropertiesJson does; {@code type} (or DynamoDB's {@code catalog-impl}) is added when missing.
    */
   public IcebergCatalog withProperties(Map<String, String> catalogProperties) {
-    return new IcebergCatalog(type, glueDatabase, dynamoDbTable, withImplied(catalogProperties, type));
+    return new IcebergCatalog(type, glueDatabases, glueTables, dynamoDbTable, withImplied(catalogProperties, type));
   }
 
   public Type type() {
     return type;
   }
 
-  /** The Glue database the grants name, or null for other catalogs. */
-  public String glueDatabase() {
-    return glueDatabase;
+  /** The Glue databases the grants name; empty for other catalogs. */
+  public List<String> glueDatabases() {
+    return glueDatabases;
+  }
+
+  /** The tables ({@code database.table}) the grants are narrowed to; empty = every table of the databases. */
+  public List<String> glueTables() {
+    return glueTables;
   }
 
   /** The DynamoDbCatalog's table, or null for other catalogs. */
@@ -139,7 +198,8 @@ public final class IcebergCatalog {
 
   @Override
   public String toString() {
-    return "IcebergCatalog[" + type + (glueDatabase != null ? ", database " + glueDatabase : "")
+    return "IcebergCatalog[" + type + (glueDatabases.isEmpty() ? "" : ", databases " + glueDatabases)
+        + (glueTables.isEmpty() ? "" : ", tables " + glueTables)
         + (dynamoDbTable != null ? ", table " + dynamoDbTable : "") + ", " + properties.keySet() + "]";
   }
 }

@@ -10,10 +10,14 @@ import java.util.Map;
 import java.util.Optional;
 import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.Fn;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Size;
 import software.amazon.awscdk.Stack;
+import software.amazon.awscdk.Token;
 import software.amazon.awscdk.services.cloudwatch.Alarm;
+import software.amazon.awscdk.services.cloudwatch.CfnAlarm;
+import software.amazon.awscdk.services.cloudwatch.CfnDashboard;
 import software.amazon.awscdk.services.cloudwatch.ComparisonOperator;
 import software.amazon.awscdk.services.cloudwatch.IMetric;
 import software.amazon.awscdk.services.cloudwatch.MetricOptions;
@@ -53,6 +57,9 @@ import software.amazon.awscdk.services.s3.IBucket;
 import software.amazon.awscdk.services.s3.LifecycleRule;
 import software.amazon.awscdk.services.s3.ObjectOwnership;
 import software.amazon.awscdk.services.scheduler.CfnSchedule;
+import software.amazon.awscdk.services.sqs.Queue;
+import software.amazon.awscdk.services.sqs.QueueEncryption;
+import software.amazon.awscdk.services.stepfunctions.CfnStateMachine;
 import software.amazon.awscdk.services.stepfunctions.DefinitionBody;
 import software.amazon.awscdk.services.stepfunctions.StateMachine;
 import software.amazon.awscdk.services.stepfunctions.StateMachineType;
@@ -80,18 +87,34 @@ public class IcebergCompaction extends Construct {
   private final StateMachine sweepStateMachine;
   private final Map<String, CfnSchedule> schedules = new LinkedHashMap<>();
   private CfnSchedule sweepSchedule;
+  private Queue scheduleDeadLetterQueue;
   private final List<Alarm> alarms = new ArrayList<>();
+  private final Map<String, CfnAlarm> stalenessAlarms = new LinkedHashMap<>();
+  private final CfnDashboard dashboard;
+
+  /** State machine names allow 80 characters; "-compaction" takes 11. */
+  static final int MAX_NAME_LENGTH = 69;
 
   public IcebergCompaction(Construct scope, String id, IcebergCompactionProps props) {
     super(scope, id);
     this.props = props;
     // The stack's name by default, as the SAM template names things with ${AWS::StackName}.
     this.name = props.name().orElse(Aws.STACK_NAME);
+    if (props.name().isEmpty()) {
+      String stackName = Stack.of(this).getStackName();
+      // State machine names allow 80 characters: fail here rather than halfway through a deployment.
+      PropsCheck.that(Token.isUnresolved(stackName) || stackName.length() <= MAX_NAME_LENGTH, "the stack name '"
+          + stackName + "' has " + stackName.length() + " characters but names the state machines ('<name>-compaction',"
+          + " at most 80 characters), so it must have at most " + MAX_NAME_LENGTH + "; set 'name' to a shorter one");
+    }
     this.leaseTable = createLeaseTable();
     this.workBucket = props.workBucket().orElseGet(this::createWorkBucket);
     createFunctions();
     this.stateMachine = createStateMachine();
     this.sweepStateMachine = createSweepStateMachine();
+    if (!props.tables().isEmpty() || !props.sweepNamespaces().isEmpty()) {
+      this.scheduleDeadLetterQueue = createScheduleDeadLetterQueue();
+    }
     if (!props.tables().isEmpty()) {
       createSchedules();
     }
@@ -99,6 +122,7 @@ public class IcebergCompaction extends Construct {
       this.sweepSchedule = createSweepSchedule();
     }
     createAlarms();
+    this.dashboard = createDashboard();
   }
 
   public StateMachine stateMachine() {
@@ -113,6 +137,11 @@ public class IcebergCompaction extends Construct {
   /** The sweep's schedule; empty without sweep namespaces. */
   public Optional<CfnSchedule> sweepSchedule() {
     return Optional.ofNullable(sweepSchedule);
+  }
+
+  /** Where schedules put the starts they could not make; empty without schedules. */
+  public Optional<Queue> scheduleDeadLetterQueue() {
+    return Optional.ofNullable(scheduleDeadLetterQueue);
   }
 
   public ITable leaseTable() {
@@ -145,6 +174,16 @@ public class IcebergCompaction extends Construct {
     return Collections.unmodifiableList(alarms);
   }
 
+  /** The operations dashboard, {@code icecompact-<name>} (see {@link OperationsDashboard}). */
+  public CfnDashboard dashboard() {
+    return dashboard;
+  }
+
+  /** The staleness alarm of each scheduled table, by table identifier. */
+  public Map<String, CfnAlarm> stalenessAlarms() {
+    return Collections.unmodifiableMap(stalenessAlarms);
+  }
+
   private ITable createLeaseTable() {
     // On demand: a few writes per job cost nothing when idle. Retained when the stack is deleted (job log).
     return Table.Builder.create(this, "LeaseTable")
@@ -173,6 +212,8 @@ public class IcebergCompaction extends Construct {
             .expiration(Duration.days(props.workArtefactRetentionDays()))
             .abortIncompleteMultipartUploadAfter(Duration.days(1))
             .build()))
+        // Plain HTTP refused: a Deny on aws:SecureTransport false, as the template's WorkBucketPolicy.
+        .enforceSsl(true)
         .removalPolicy(RemovalPolicy.DESTROY)
         .build();
   }
@@ -187,7 +228,8 @@ public class IcebergCompaction extends Construct {
       LogGroup logGroup = LogGroup.Builder.create(this, f.step() + "LogGroup")
           .logGroupName("/icecompact/" + name + "/" + f.logGroupSuffix())
           .retention(props.logRetention())
-          .removalPolicy(RemovalPolicy.DESTROY)
+          // Kept after the stack (the record of what each step did), expiring with the retention anyway.
+          .removalPolicy(RemovalPolicy.RETAIN)
           .build();
       logGroups.put(f, logGroup);
 
@@ -206,6 +248,9 @@ public class IcebergCompaction extends Construct {
           .applicationLogLevelV2(props.logLevel())
           .systemLogLevelV2(SystemLogLevel.INFO)
           .role(functionRole(f, permissions.statementsOf(f)));
+      if (f == CompactionFunction.REWRITE_GROUP) {
+        props.workerReservedConcurrency().ifPresent(builder::reservedConcurrentExecutions);
+      }
       if (size.ephemeralStorageMb() != FunctionSize.DEFAULT_EPHEMERAL_STORAGE_MB) {
         builder.ephemeralStorageSize(Size.mebibytes(size.ephemeralStorageMb()));
       }
@@ -230,6 +275,7 @@ public class IcebergCompaction extends Construct {
     if (FunctionPermissions.usesCatalog(f)) {
       props.catalogAccessPolicy().ifPresent(managed::add);
     }
+    props.extraPolicy(f).ifPresent(managed::add);
     return Role.Builder.create(this, f.step() + "FunctionRole")
         .assumedBy(new ServicePrincipal("lambda.amazonaws.com"))
         .managedPolicies(managed)
@@ -255,22 +301,67 @@ public class IcebergCompaction extends Construct {
         CompactionFunction.compactionSteps().stream().map(f -> functions.get(f).getFunctionArn()).toList();
     Role role = Role.Builder.create(this, "CompactionStateMachineRole")
         .assumedBy(new ServicePrincipal("states.amazonaws.com"))
-        .inlinePolicies(Map.of("CompactionStateMachine", PolicyDocument.Builder.create().statements(List.of(
+        .inlinePolicies(Map.of("CompactionStateMachine", PolicyDocument.Builder.create().statements(concat(List.of(
             statement("InvokeTheCompactionFunctions", "lambda:InvokeFunction", functionArns),
             statement("DistributedMapStartChildExecutions", "states:StartExecution",
                 List.of(arnPrefix + "stateMachine:" + stateMachineName)),
             PolicyStatement.Builder.create().sid("DistributedMapManageChildExecutions").effect(Effect.ALLOW)
                 .actions(List.of("states:DescribeExecution", "states:StopExecution"))
-                .resources(List.of(arnPrefix + "execution:" + stateMachineName + "/*")).build()))
+                .resources(List.of(arnPrefix + "execution:" + stateMachineName + "/*")).build()),
+            observabilityStatements()))
             .build()))
         .build();
-    return StateMachine.Builder.create(this, "CompactionStateMachine")
+    StateMachine machine = StateMachine.Builder.create(this, "CompactionStateMachine")
         .stateMachineName(stateMachineName)
         .stateMachineType(StateMachineType.STANDARD)
         .definitionBody(DefinitionBody.fromString(definition.text()))
         .definitionSubstitutions(substitutions)
         .role(role)
         .build();
+    observe(machine, "compaction");
+    return machine;
+  }
+
+  /**
+   * Logging (StateMachineLogLevel, without execution data: inputs hold catalog properties) to a retained log group
+   * under /aws/vendedlogs/, and X-Ray tracing when asked. Set on the resource, with the role's statements written
+   * out: the L2's {@code logs}/{@code tracingEnabled} would add a separate IAM policy the SAM template has not.
+   */
+  private void observe(StateMachine machine, String suffix) {
+    String id = suffix.equals("compaction") ? "CompactionStateMachineLogGroup" : "SweepStateMachineLogGroup";
+    LogGroup logGroup = LogGroup.Builder.create(this, id)
+        .logGroupName("/aws/vendedlogs/states/icecompact/" + name + "-" + suffix)
+        .retention(props.logRetention())
+        .removalPolicy(RemovalPolicy.RETAIN)
+        .build();
+    CfnStateMachine resource = (CfnStateMachine) machine.getNode().getDefaultChild();
+    resource.setLoggingConfiguration(CfnStateMachine.LoggingConfigurationProperty.builder()
+        .level(props.stateMachineLogLevel().name())
+        .includeExecutionData(false)
+        .destinations(List.of(CfnStateMachine.LogDestinationProperty.builder()
+            .cloudWatchLogsLogGroup(CfnStateMachine.CloudWatchLogsLogGroupProperty.builder()
+                .logGroupArn(logGroup.getLogGroupArn()).build())
+            .build()))
+        .build());
+    resource.setTracingConfiguration(CfnStateMachine.TracingConfigurationProperty.builder()
+        .enabled(props.stateMachineTracing()).build());
+  }
+
+  /** Log delivery (AWS's documented actions, which take no resource) and, when tracing, X-Ray. */
+  private List<PolicyStatement> observabilityStatements() {
+    List<PolicyStatement> statements = new ArrayList<>();
+    statements.add(PolicyStatement.Builder.create().sid("LogDelivery").effect(Effect.ALLOW)
+        .actions(List.of("logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery",
+            "logs:DeleteLogDelivery", "logs:ListLogDeliveries", "logs:PutResourcePolicy",
+            "logs:DescribeResourcePolicies", "logs:DescribeLogGroups"))
+        .resources(List.of("*")).build());
+    if (props.stateMachineTracing()) {
+      statements.add(PolicyStatement.Builder.create().sid("XRay").effect(Effect.ALLOW)
+          .actions(List.of("xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules",
+              "xray:GetSamplingTargets"))
+          .resources(List.of("*")).build());
+    }
+    return statements;
   }
 
   /**
@@ -291,7 +382,7 @@ public class IcebergCompaction extends Construct {
     String region = ":" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":";
     Role role = Role.Builder.create(this, "SweepStateMachineRole")
         .assumedBy(new ServicePrincipal("states.amazonaws.com"))
-        .inlinePolicies(Map.of("SweepStateMachine", PolicyDocument.Builder.create().statements(List.of(
+        .inlinePolicies(Map.of("SweepStateMachine", PolicyDocument.Builder.create().statements(concat(List.of(
             statement("InvokeAssessTables", "lambda:InvokeFunction",
                 List.of(functions.get(CompactionFunction.ASSESS_TABLES).getFunctionArn())),
             statement("StartCompactionExecutions", "states:StartExecution",
@@ -303,23 +394,54 @@ public class IcebergCompaction extends Construct {
             PolicyStatement.Builder.create().sid("SyncExecutionEvents").effect(Effect.ALLOW)
                 .actions(List.of("events:PutTargets", "events:PutRule", "events:DescribeRule"))
                 .resources(List.of("arn:" + Aws.PARTITION + ":events" + region
-                    + "rule/StepFunctionsGetEventsForStepFunctionsExecutionRule")).build()))
+                    + "rule/StepFunctionsGetEventsForStepFunctionsExecutionRule")).build()),
+            observabilityStatements()))
             .build()))
         .build();
-    // Neither logging nor tracing, as the compaction state machine.
-    return StateMachine.Builder.create(this, "SweepStateMachine")
+    StateMachine machine = StateMachine.Builder.create(this, "SweepStateMachine")
         .stateMachineName(name + "-sweep")
         .stateMachineType(StateMachineType.STANDARD)
         .definitionBody(DefinitionBody.fromString(definition.text()))
         .definitionSubstitutions(substitutions)
         .role(role)
         .build();
+    observe(machine, "sweep");
+    return machine;
   }
 
   /** The catalog properties of every schedule's input: the catalog's, else derived from the warehouse. */
   private Map<String, String> scheduleCatalogProperties() {
     String warehouseLocation = "s3://" + props.warehouseBucket().getBucketName() + "/" + props.warehousePrefix();
     return props.catalog().catalogProperties(warehouseLocation);
+  }
+
+  /**
+   * Starts a schedule could not make (StartExecution refused or throttled past the retry policy) land here with
+   * the error in the message attributes; SQS-managed encryption, TLS only, 14 days (SQS's maximum).
+   */
+  private Queue createScheduleDeadLetterQueue() {
+    return Queue.Builder.create(this, "ScheduleDeadLetterQueue")
+        .encryption(QueueEncryption.SQS_MANAGED)
+        .retentionPeriod(Duration.days(14))
+        .enforceSsl(true)
+        .build();
+  }
+
+  /** Each schedule's target: 5 attempts within an hour (the next scheduled run is near), then the queue. */
+  private CfnSchedule.TargetProperty scheduleTarget(String arn, IRole role, String input) {
+    return CfnSchedule.TargetProperty.builder()
+        .arn(arn)
+        .roleArn(role.getRoleArn())
+        .retryPolicy(CfnSchedule.RetryPolicyProperty.builder()
+            .maximumEventAgeInSeconds(3600).maximumRetryAttempts(5).build())
+        .deadLetterConfig(CfnSchedule.DeadLetterConfigProperty.builder()
+            .arn(scheduleDeadLetterQueue.getQueueArn()).build())
+        .input(input)
+        .build();
+  }
+
+  private PolicyStatement sendDeadLetters() {
+    return statement("DeadLetters", "sqs:SendMessage", List.of(scheduleDeadLetterQueue.getQueueArn()));
   }
 
   /** The sweep's schedule, with a role of its own that may start the sweep only. */
@@ -329,7 +451,8 @@ public class IcebergCompaction extends Construct {
             .withConditions(Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
         .inlinePolicies(Map.of("StartSweep", PolicyDocument.Builder.create().statements(List.of(
             PolicyStatement.Builder.create().effect(Effect.ALLOW).actions(List.of("states:StartExecution"))
-                .resources(List.of(sweepStateMachine.getStateMachineArn())).build())).build()))
+                .resources(List.of(sweepStateMachine.getStateMachineArn())).build(),
+            sendDeadLetters())).build()))
         .build();
     Map<String, Object> input = new LinkedHashMap<>();
     input.put("catalog_properties", scheduleCatalogProperties());
@@ -344,12 +467,7 @@ public class IcebergCompaction extends Construct {
         .scheduleExpressionTimezone(props.scheduleTimezone())
         .flexibleTimeWindow(CfnSchedule.FlexibleTimeWindowProperty.builder()
             .mode("FLEXIBLE").maximumWindowInMinutes(15).build())
-        .target(CfnSchedule.TargetProperty.builder()
-            .arn(sweepStateMachine.getStateMachineArn())
-            .roleArn(role.getRoleArn())
-            .retryPolicy(CfnSchedule.RetryPolicyProperty.builder().maximumRetryAttempts(3).build())
-            .input(Stack.of(this).toJsonString(input))
-            .build())
+        .target(scheduleTarget(sweepStateMachine.getStateMachineArn(), role, Stack.of(this).toJsonString(input)))
         .build();
   }
 
@@ -359,7 +477,8 @@ public class IcebergCompaction extends Construct {
             .withConditions(Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
         .inlinePolicies(Map.of("StartCompaction", PolicyDocument.Builder.create().statements(List.of(
             PolicyStatement.Builder.create().effect(Effect.ALLOW).actions(List.of("states:StartExecution"))
-                .resources(List.of(stateMachine.getStateMachineArn())).build())).build()))
+                .resources(List.of(stateMachine.getStateMachineArn())).build(),
+            sendDeadLetters())).build()))
         .build();
     Map<String, String> catalogProperties = scheduleCatalogProperties();
     for (ScheduledTable table : props.tables()) {
@@ -370,14 +489,10 @@ public class IcebergCompaction extends Construct {
           .scheduleExpressionTimezone(props.scheduleTimezone())
           .flexibleTimeWindow(CfnSchedule.FlexibleTimeWindowProperty.builder()
               .mode("FLEXIBLE").maximumWindowInMinutes(15).build())
-          .target(CfnSchedule.TargetProperty.builder()
-              .arn(stateMachine.getStateMachineArn())
-              .roleArn(role.getRoleArn())
-              .retryPolicy(CfnSchedule.RetryPolicyProperty.builder().maximumRetryAttempts(3).build())
-              .input(input)
-              .build())
+          .target(scheduleTarget(stateMachine.getStateMachineArn(), role, input))
           .build();
       schedules.put(table.table(), schedule);
+      stalenessAlarm(table.table());
     }
   }
 
@@ -387,6 +502,12 @@ public class IcebergCompaction extends Construct {
         + " See the execution's JobFailed cause.", stateMachine.metricFailed(fiveMinuteSum), 1);
     alarm("ExecutionsTimedOutAlarm", "An icecompact execution timed out.",
         stateMachine.metricTimedOut(fiveMinuteSum), 1);
+    if (scheduleDeadLetterQueue != null) {
+      alarm("ScheduleDeadLettersAlarm", "A schedule could not start an icecompact execution (see the message in the"
+          + " schedule dead-letter queue: its attributes give the error).",
+          scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible(MetricOptions.builder()
+              .statistic("Maximum").period(Duration.minutes(5)).build()), 1);
+    }
     alarm("SweepExecutionsFailedAlarm", "An icecompact sweep execution failed (assessing the tables failed, or a"
         + " table's compaction failed). See the execution's events.", sweepStateMachine.metricFailed(fiveMinuteSum), 1);
 
@@ -407,6 +528,24 @@ public class IcebergCompaction extends Construct {
         threshold);
   }
 
+  /** The body is the SAM template's text; its placeholders are the SAM logical ids, filled in by Fn::Sub. */
+  private CfnDashboard createDashboard() {
+    Map<String, String> variables = new LinkedHashMap<>();
+    variables.put("CompactionStateMachine", stateMachine.getStateMachineArn());
+    variables.put("SweepStateMachine", sweepStateMachine.getStateMachineArn());
+    variables.put("RewriteGroupFunction", functions.get(CompactionFunction.REWRITE_GROUP).getFunctionName());
+    variables.put("PlanRewriteFunction", functions.get(CompactionFunction.PLAN_REWRITE).getFunctionName());
+    variables.put("CommitSnapshotFunction", functions.get(CompactionFunction.COMMIT_SNAPSHOT).getFunctionName());
+    if (!variables.keySet().equals(new java.util.LinkedHashSet<>(OperationsDashboard.VARIABLES))) {
+      throw new IllegalStateException(
+          "the dashboard names " + OperationsDashboard.VARIABLES + ", not " + variables.keySet());
+    }
+    return CfnDashboard.Builder.create(this, "OperationsDashboard")
+        .dashboardName("icecompact-" + name)
+        .dashboardBody(Fn.sub(OperationsDashboard.body(), variables))
+        .build();
+  }
+
   private void alarm(String id, String description, IMetric metric, int threshold) {
     Alarm alarm = Alarm.Builder.create(this, id)
         .alarmDescription(description)
@@ -418,6 +557,47 @@ public class IcebergCompaction extends Construct {
         .build();
     props.alarmTopic().ifPresent(topic -> alarm.addAlarmAction(new SnsAction(topic)));
     alarms.add(alarm);
+  }
+
+  private static List<PolicyStatement> concat(List<PolicyStatement> first, List<PolicyStatement> second) {
+    List<PolicyStatement> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
+  }
+
+  /**
+   * A scheduled table's staleness: a day counts when one of its jobs ended COMMITTED, PARTIAL or NOTHING_TO_DO
+   * (ReleaseLease's EMF line: every job emits each Jobs* metric once, so SampleCount counts the jobs);
+   * staleAfterDays days in a row without one - failed or missing runs alike (missing data breaches) - alarm.
+   */
+  private void stalenessAlarm(String table) {
+    List<Object> metrics = new ArrayList<>();
+    metrics.add(CfnAlarm.MetricDataQueryProperty.builder().id("succeeded")
+        .label(table + " jobs that did not fail").expression("finished - failed - unknown").returnData(true).build());
+    metrics.add(jobMetric("finished", "JobsCommitted", "SampleCount", table));
+    metrics.add(jobMetric("failed", "JobsFailed", "Sum", table));
+    metrics.add(jobMetric("unknown", "JobsUnknown", "Sum", table));
+    CfnAlarm.Builder alarm = CfnAlarm.Builder.create(this, "Stale" + table + "Alarm")
+        .alarmDescription("icecompact: no job of " + table + " finished without FAILED or UNKNOWN for "
+            + props.staleAfterDays() + " days (or none ran). See the job log (history --table).")
+        .metrics(metrics)
+        .evaluationPeriods(props.staleAfterDays())
+        .datapointsToAlarm(props.staleAfterDays())
+        .threshold(1)
+        .comparisonOperator("LessThanThreshold")
+        .treatMissingData("breaching");
+    props.alarmTopic().ifPresent(topic -> alarm.alarmActions(List.of(topic.getTopicArn())));
+    stalenessAlarms.put(table, alarm.build());
+  }
+
+  private static CfnAlarm.MetricDataQueryProperty jobMetric(String id, String metric, String stat, String table) {
+    return CfnAlarm.MetricDataQueryProperty.builder().id(id)
+        .metricStat(CfnAlarm.MetricStatProperty.builder()
+            .metric(CfnAlarm.MetricProperty.builder().namespace("icecompact").metricName(metric)
+                .dimensions(List.of(CfnAlarm.DimensionProperty.builder().name("Table").value(table).build())).build())
+            .period(86400).stat(stat).build())
+        .returnData(false)
+        .build();
   }
 
   private static PolicyStatement statement(String sid, String action, List<String> resources) {

@@ -14,10 +14,12 @@ import software.amazon.awscdk.services.lambda.ApplicationLogLevel;
 import software.amazon.awscdk.services.logs.RetentionDays;
 import software.amazon.awscdk.services.s3.IBucket;
 import software.amazon.awscdk.services.sns.ITopic;
+import software.amazon.awscdk.services.stepfunctions.LogLevel;
 
 /**
  * What an {@link IcebergCompaction} deploys, immutable; defaults are infra/template.yaml's (docs/deploy.md maps
- * each prop to its SAM parameter). Required: the warehouse bucket and the function code.
+ * each prop to its SAM parameter). Required: the warehouse bucket, the catalog (a Glue catalog names its database:
+ * no default grants every database) and the function code.
  */
 public final class IcebergCompactionProps {
   public static final String DEFAULT_WAREHOUSE_PREFIX = "warehouse/";
@@ -30,6 +32,9 @@ public final class IcebergCompactionProps {
   public static final int DEFAULT_SWEEP_MAX_TABLES = 10;
   public static final int DEFAULT_SWEEP_MAX_CONCURRENT_TABLES = 4;
   public static final ApplicationLogLevel DEFAULT_LOG_LEVEL = ApplicationLogLevel.INFO;
+  /** Failed states and executions only: ALL logs every transition, charged per event. */
+  public static final LogLevel DEFAULT_STATE_MACHINE_LOG_LEVEL = LogLevel.ERROR;
+  public static final int DEFAULT_STALE_AFTER_DAYS = 3;
   /**
    * The SAM template's LogLevel values: not WARN or above, since the job line (read by the UNKNOWN/PARTIAL alarm)
    * and the metric lines carry no level, which Lambda counts as INFO.
@@ -63,6 +68,11 @@ public final class IcebergCompactionProps {
   private final ITopic alarmTopic;
   private final int unknownOrPartialThreshold;
   private final Map<CompactionFunction, FunctionSize> functionSizes;
+  private final Map<CompactionFunction, IManagedPolicy> extraPolicies;
+  private final Integer workerReservedConcurrency;
+  private final LogLevel stateMachineLogLevel;
+  private final boolean stateMachineTracing;
+  private final int staleAfterDays;
   private final FunctionCode functionCode;
   private final String name;
 
@@ -89,6 +99,11 @@ public final class IcebergCompactionProps {
       sizes.put(function, b.functionSizes.getOrDefault(function, function.defaultSize()));
     }
     this.functionSizes = java.util.Collections.unmodifiableMap(sizes);
+    this.extraPolicies = java.util.Collections.unmodifiableMap(new EnumMap<>(b.extraPolicies));
+    this.workerReservedConcurrency = b.workerReservedConcurrency;
+    this.stateMachineLogLevel = b.stateMachineLogLevel;
+    this.stateMachineTracing = b.stateMachineTracing;
+    this.staleAfterDays = b.staleAfterDays;
     this.functionCode = b.functionCode;
     this.name = b.name;
   }
@@ -187,6 +202,34 @@ public final class IcebergCompactionProps {
     return functionSizes.get(function);
   }
 
+  /** A managed policy added to one function's role (the SAM template's {@code <Step>ExtraPolicyArn}). */
+  public Optional<IManagedPolicy> extraPolicy(CompactionFunction function) {
+    return Optional.ofNullable(extraPolicies.get(function));
+  }
+
+  /**
+   * The worker's reserved concurrency (WorkerReservedConcurrency); empty = none. It caps the workers of all
+   * executions together, so it bounds what the executions' {@code max_concurrency} can use.
+   */
+  public Optional<Integer> workerReservedConcurrency() {
+    return Optional.ofNullable(workerReservedConcurrency);
+  }
+
+  /** Step Functions log level of both state machines (StateMachineLogLevel), without execution data. */
+  public LogLevel stateMachineLogLevel() {
+    return stateMachineLogLevel;
+  }
+
+  /** X-Ray tracing of both state machines (StateMachineTracing). */
+  public boolean stateMachineTracing() {
+    return stateMachineTracing;
+  }
+
+  /** Days without a job that did not fail before a scheduled table's staleness alarm fires (StaleAfterDays). */
+  public int staleAfterDays() {
+    return staleAfterDays;
+  }
+
   public FunctionCode functionCode() {
     return functionCode;
   }
@@ -199,7 +242,7 @@ public final class IcebergCompactionProps {
   public static final class Builder {
     private IBucket warehouseBucket;
     private String warehousePrefix = DEFAULT_WAREHOUSE_PREFIX;
-    private IcebergCatalog catalog = IcebergCatalog.glue();
+    private IcebergCatalog catalog;
     private IManagedPolicy catalogAccessPolicy;
     private final List<ScheduledTable> tables = new ArrayList<>();
     private String scheduleTimezone = DEFAULT_SCHEDULE_TIMEZONE;
@@ -215,6 +258,11 @@ public final class IcebergCompactionProps {
     private ITopic alarmTopic;
     private int unknownOrPartialThreshold = DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD;
     private final Map<CompactionFunction, FunctionSize> functionSizes = new EnumMap<>(CompactionFunction.class);
+    private final Map<CompactionFunction, IManagedPolicy> extraPolicies = new EnumMap<>(CompactionFunction.class);
+    private Integer workerReservedConcurrency;
+    private LogLevel stateMachineLogLevel = DEFAULT_STATE_MACHINE_LOG_LEVEL;
+    private boolean stateMachineTracing;
+    private int staleAfterDays = DEFAULT_STALE_AFTER_DAYS;
     private FunctionCode functionCode;
     private String name;
 
@@ -316,6 +364,33 @@ public final class IcebergCompactionProps {
       return this;
     }
 
+    /** Adds a managed policy to one function's role, e.g. KMS, Lake Formation or S3 Tables grants. */
+    public Builder extraPolicy(CompactionFunction function, IManagedPolicy policy) {
+      this.extraPolicies.put(Objects.requireNonNull(function, "function"), Objects.requireNonNull(policy, "policy"));
+      return this;
+    }
+
+    /** Reserves (and caps) the worker's concurrency; unset = no reservation. */
+    public Builder workerReservedConcurrency(Integer executions) {
+      this.workerReservedConcurrency = executions;
+      return this;
+    }
+
+    public Builder stateMachineLogLevel(LogLevel level) {
+      this.stateMachineLogLevel = Objects.requireNonNull(level, "stateMachineLogLevel");
+      return this;
+    }
+
+    public Builder stateMachineTracing(boolean enabled) {
+      this.stateMachineTracing = enabled;
+      return this;
+    }
+
+    public Builder staleAfterDays(int days) {
+      this.staleAfterDays = days;
+      return this;
+    }
+
     public Builder functionCode(FunctionCode code) {
       this.functionCode = code;
       return this;
@@ -328,6 +403,9 @@ public final class IcebergCompactionProps {
 
     public IcebergCompactionProps build() {
       PropsCheck.that(warehouseBucket != null, "'warehouseBucket' is not set: the bucket of the Iceberg tables");
+      PropsCheck.that(catalog != null, "'catalog' is not set: e.g. IcebergCatalog.glue(\"analytics\") (the Glue"
+          + " database the functions may use; \"*\" = every database of the account), IcebergCatalog.dynamoDb(...),"
+          + " rest(...) or jdbc(...)");
       PropsCheck.that(functionCode != null,
           "'functionCode' is not set: e.g. FunctionCode.fromBuiltJars(<repository root>)");
       PropsCheck.that(warehousePrefix.isEmpty() || (warehousePrefix.endsWith("/") && !warehousePrefix.startsWith("/")),
@@ -346,6 +424,11 @@ public final class IcebergCompactionProps {
       PropsCheck.that(worker == null || worker.memoryMb() >= CompactionFunction.WORKER_MIN_MEMORY_MB,
           "the worker's memory is set to " + (worker == null ? 0 : worker.memoryMb()) + " MB but must be >= "
               + CompactionFunction.WORKER_MIN_MEMORY_MB + " MB");
+      // CloudWatch evaluates an alarm over at most 7 days (periods of a day here).
+      PropsCheck.range("staleAfterDays", staleAfterDays, 1, 7);
+      if (workerReservedConcurrency != null) {
+        PropsCheck.range("workerReservedConcurrency", workerReservedConcurrency, 1, 99999);
+      }
       PropsCheck.that(name == null || NAME.matcher(name).matches(),
           "'name' is set to '" + name + "' but must match " + NAME.pattern());
       for (String namespace : sweepNamespaces) {

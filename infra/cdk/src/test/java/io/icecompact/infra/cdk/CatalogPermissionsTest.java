@@ -119,6 +119,28 @@ class CatalogPermissionsTest {
     assertThat(assess).isEqualTo(expectedAssess);
   }
 
+  /** Several databases (the CDK only; the SAM template takes one), or only named tables: the grants say so. */
+  @org.junit.jupiter.api.Test
+  void glueGrantsNameEachDatabaseAndOnlyTheTablesWhenNarrowed() {
+    String glue = "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:";
+    IcebergCatalog two = IcebergCatalog.glue(List.of("analytics", "sales"));
+    assertThat(glueResources(two)).isEqualTo(Set.of(glue + "catalog", glue + "database/analytics",
+        glue + "database/sales", glue + "table/analytics/*", glue + "table/sales/*"));
+    assertThat(glueResources(two.onlyTables(List.of("analytics.orders", "sales.refunds")))).isEqualTo(Set.of(
+        glue + "catalog", glue + "database/analytics", glue + "database/sales", glue + "table/analytics/orders",
+        glue + "table/sales/refunds"));
+  }
+
+  private static Set<String> glueResources(IcebergCatalog catalog) {
+    Map<String, Object> resources = SynthesizedCompaction.of((stack, props) -> props.catalog(catalog))
+        .resolved().resources();
+    Set<String> out = new TreeSet<>();
+    CfnMaps.statements(role(resources, CompactionFunction.COMMIT_SNAPSHOT).get("Policies")).stream()
+        .filter(s -> s.get("Sid").toString().startsWith("Glue"))
+        .forEach(s -> out.addAll(CfnMaps.strings(s.get("Resource"))));
+    return out;
+  }
+
   private static Set<String> catalogActions(Map<String, Object> resources, CompactionFunction f) {
     Set<String> out = new TreeSet<>();
     CfnMaps.statements(role(resources, f).get("Policies")).stream()

@@ -104,13 +104,18 @@ class IcebergCompactionTest {
     Map<String, Integer> expected = new TreeMap<>(Map.of(
         "AWS::Lambda::Function", 8,
         "AWS::IAM::Role", 12, // one per function, each state machine's, the schedulers' (tables, sweep)
-        "AWS::Logs::LogGroup", 8,
+        "AWS::Logs::LogGroup", 10, // each function's and each state machine's
         "AWS::StepFunctions::StateMachine", 2,
         "AWS::DynamoDB::Table", 1,
         "AWS::S3::Bucket", 1,
         "AWS::Scheduler::Schedule", 3,
-        "AWS::CloudWatch::Alarm", 4,
+        "AWS::CloudWatch::Alarm", 7, // five, and each scheduled table's staleness
         "AWS::Logs::MetricFilter", 1));
+    expected.putAll(Map.of(
+        "AWS::S3::BucketPolicy", 1, // TLS only
+        "AWS::SQS::Queue", 1, // the schedules' dead letters
+        "AWS::SQS::QueuePolicy", 1, // TLS only
+        "AWS::CloudWatch::Dashboard", 1));
     Map<String, Integer> actual = new TreeMap<>();
     resources.values().forEach(r -> actual.merge((String) map(r).get("Type"), 1, Integer::sum));
     // No AWS::IAM::Policy: a grant made by a CDK L2 would show up as one.
@@ -182,9 +187,109 @@ class IcebergCompactionTest {
       assertThat(props(logGroup)).as(f.name()).isEqualTo(Map.of(
           "LogGroupName", "/icecompact/${AWS::StackName}/" + f.logGroupSuffix(),
           "RetentionInDays", 30));
-      assertThat(logGroup.get("DeletionPolicy")).as("deleted with the stack, as SAM's").isEqualTo("Delete");
+      // Kept after the stack: the record of what each step did, expiring with the retention anyway.
+      assertThat(logGroup.get("DeletionPolicy")).as(f.name()).isEqualTo("Retain");
+      assertThat(logGroup.get("UpdateReplacePolicy")).as(f.name()).isEqualTo("Retain");
     }
     assertThat(CompactionFunction.RECORD_GROUP_FAILURE.logGroupSuffix()).isEqualTo("record-group-failure");
+  }
+
+  @Test
+  void everyScheduleRetriesForAnHourThenLeavesTheStartInAnEncryptedTlsOnlyDeadLetterQueue() {
+    Map<String, Map<String, Object>> schedules = SamParityTest.schedulesByDescription(resources);
+    assertThat(schedules).hasSize(3);
+    schedules.forEach((description, schedule) -> {
+      Map<String, Object> target = map(schedule.get("Target"));
+      assertThat(target.get("RetryPolicy")).as(description)
+          .isEqualTo(Map.of("MaximumEventAgeInSeconds", 3600, "MaximumRetryAttempts", 5));
+      assertThat(target.get("DeadLetterConfig")).as(description)
+          .isEqualTo(Map.of("Arn", "${ScheduleDeadLetterQueue.Arn}"));
+    });
+    assertThat(props(map(resources.get("ScheduleDeadLetterQueue"))))
+        .isEqualTo(Map.of("SqsManagedSseEnabled", true, "MessageRetentionPeriod", 1209600));
+    assertThat(statements(props(map(resources.get("ScheduleDeadLetterQueuePolicy"))).get("PolicyDocument")))
+        .singleElement().isEqualTo(tlsOnly("sqs:*", "${ScheduleDeadLetterQueue.Arn}"));
+    Map<String, Object> alarm = props(map(resources.get("ScheduleDeadLettersAlarm")));
+    assertThat(alarm).containsEntry("Namespace", "AWS/SQS")
+        .containsEntry("MetricName", "ApproximateNumberOfMessagesVisible")
+        .containsEntry("Dimensions",
+            List.of(Map.of("Name", "QueueName", "Value", "${ScheduleDeadLetterQueue.QueueName}")))
+        .containsEntry("Threshold", 1).containsEntry("AlarmActions", List.of(TOPIC));
+    assertThat(stack.compaction.scheduleDeadLetterQueue()).isPresent();
+  }
+
+  @Test
+  void withoutSchedulesThereIsNoDeadLetterQueue() {
+    Map<String, Object> none = SynthesizedCompaction.of((scope, props) -> { }).resolved().resources();
+    assertThat(none.values().stream().map(r -> map(r).get("Type")))
+        .doesNotContain("AWS::SQS::Queue", "AWS::Scheduler::Schedule");
+  }
+
+  @Test
+  void theWorkBucketRefusesPlainHttp() {
+    assertThat(statements(props(map(resources.get("WorkBucketPolicy"))).get("PolicyDocument"))).singleElement()
+        .isEqualTo(tlsOnly("s3:*", List.of("${WorkBucket.Arn}", "${WorkBucket.Arn}/*")));
+  }
+
+  @Test
+  void extraPoliciesReachTheirFunctionsRoleOnlyAndTheWorkerMayReserveConcurrency() {
+    String kms = "arn:aws:iam::123456789012:policy/kms";
+    Map<String, Object> custom = SynthesizedCompaction.of((scope, props) -> props
+        .extraPolicy(CompactionFunction.REWRITE_GROUP, software.amazon.awscdk.services.iam.ManagedPolicy
+            .fromManagedPolicyArn(scope, "Kms", kms))
+        .workerReservedConcurrency(50)).resolved().resources();
+    for (CompactionFunction f : CompactionFunction.values()) {
+      List<Object> managed = list(props(map(custom.get(f.step() + "FunctionRole"))).get("ManagedPolicyArns"));
+      assertThat(managed.contains(kms)).as(f.name()).isEqualTo(f == CompactionFunction.REWRITE_GROUP);
+      Object reserved = props(map(custom.get(f.step() + "Function"))).get("ReservedConcurrentExecutions");
+      assertThat(reserved).as(f.name()).isEqualTo(f == CompactionFunction.REWRITE_GROUP ? 50 : null);
+      // None by default: a reservation is carved out of the account's pool (and refused below 100 left).
+      assertThat(function(f)).as(f.name()).doesNotContainKey("ReservedConcurrentExecutions");
+    }
+  }
+
+  static Map<String, Object> errorLogging(String logGroup) {
+    return Map.of("Level", "ERROR", "IncludeExecutionData", false, "Destinations",
+        List.of(Map.of("CloudWatchLogsLogGroup", Map.of("LogGroupArn", "${" + logGroup + ".Arn}"))));
+  }
+
+  @Test
+  void eachScheduledTableHasAStalenessAlarmOnItsJobMetrics() {
+    assertThat(stack.compaction.stalenessAlarms()).containsOnlyKeys("analytics.orders", "analytics.events");
+    Map<String, Object> alarm = SamParityTest.stalenessAlarmsByTable(resources).get("analytics.orders");
+    assertThat(alarm).containsEntry("EvaluationPeriods", 3).containsEntry("DatapointsToAlarm", 3)
+        .containsEntry("TreatMissingData", "breaching").containsEntry("ComparisonOperator", "LessThanThreshold")
+        .containsEntry("AlarmActions", List.of(TOPIC));
+    assertThat(map(list(alarm.get("Metrics")).get(0)).get("Expression")).isEqualTo("finished - failed - unknown");
+  }
+
+  @Test
+  void theDashboardFillsInThisStacksStateMachinesAndFunctions() {
+    Map<String, Object> dashboard = props(map(resources.get("OperationsDashboard")));
+    assertThat(dashboard.get("DashboardName")).isEqualTo("icecompact-${AWS::StackName}");
+    assertThat((String) dashboard.get("DashboardBody")).contains("\"${CompactionStateMachine}\"",
+        "\"${SweepStateMachine}\"", "\"${RewriteGroupFunction}\"", "\"${AWS::Region}\"")
+        .doesNotContain("${Token");
+    assertThat(stack.compaction.dashboard()).isNotNull();
+  }
+
+  @Test
+  void aStackNameTooLongForTheStateMachineNamesFailsWithAMessage() {
+    software.amazon.awscdk.App app = new software.amazon.awscdk.App();
+    software.amazon.awscdk.Stack longName = new software.amazon.awscdk.Stack(app, "Long",
+        software.amazon.awscdk.StackProps.builder().stackName("x".repeat(70)).build());
+    IcebergCompactionProps props = IcebergCompactionProps.builder()
+        .warehouseBucket(software.amazon.awscdk.services.s3.Bucket.fromBucketName(longName, "W", "my-warehouse"))
+        .catalog(IcebergCatalog.glue("analytics"))
+        .functionCode(FunctionCode.fromBuiltJars(StandInJars.create())).build();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new IcebergCompaction(longName, "Compaction", props))
+        .hasMessageContaining("the stack name '" + "x".repeat(70) + "' has 70 characters but names the state machines")
+        .hasMessageContaining("set 'name' to a shorter one");
+  }
+
+  static Map<String, Object> tlsOnly(String action, Object resource) {
+    return Map.of("Effect", "Deny", "Principal", Map.of("AWS", "*"), "Action", action, "Resource", resource,
+        "Condition", Map.of("Bool", Map.of("aws:SecureTransport", "false")));
   }
 
   @Test
@@ -249,9 +354,10 @@ class IcebergCompactionTest {
     assertThat(p.get("StateMachineName")).isEqualTo("${AWS::StackName}-compaction");
     assertThat(p.get("StateMachineType")).isEqualTo("STANDARD");
     assertThat(p.get("RoleArn")).isEqualTo("${CompactionStateMachineRole.Arn}");
-    // Neither logging nor tracing, as in the SAM template (the alarm reads the release-lease log instead).
-    assertThat(p.keySet()).containsExactlyInAnyOrder(
-        "DefinitionString", "DefinitionSubstitutions", "RoleArn", "StateMachineName", "StateMachineType");
+    assertThat(p.keySet()).containsExactlyInAnyOrder("DefinitionString", "DefinitionSubstitutions", "RoleArn",
+        "StateMachineName", "StateMachineType", "LoggingConfiguration", "TracingConfiguration");
+    assertThat(p.get("LoggingConfiguration")).isEqualTo(errorLogging("CompactionStateMachineLogGroup"));
+    assertThat(p.get("TracingConfiguration")).isEqualTo(Map.of("Enabled", false));
   }
 
   @Test
@@ -281,7 +387,8 @@ class IcebergCompactionTest {
         "DataCleanup", Set.of(s3 + "my-warehouse/warehouse/*/data/*"),
         "WorkLocationList", Set.of(s3 + "${WorkBucket}"),
         "WorkLocationReadWrite", Set.of(s3 + "${WorkBucket}/icecompact/jobs/*"),
-        "GlueCatalogCommit", Set.of(glue + "catalog", glue + "database/*", glue + "table/*/*")));
+        "GlueCatalogCommit", Set.of(glue + "catalog", glue + "database/analytics",
+            glue + "table/analytics/*")));
     statements(committer.get("Policies")).stream().filter(s -> s.get("Sid").toString().endsWith("List"))
         .forEach(s -> assertThat(s.get("Condition")).as("ListBucket is limited to the prefix").isIn(
             Map.of("StringLike", Map.of("s3:prefix", "warehouse/*")),
@@ -350,7 +457,11 @@ class IcebergCompactionTest {
     assertThat(statementActionsOf(role)).isEqualTo(Map.of(
         "InvokeTheCompactionFunctions", Set.of("lambda:InvokeFunction"),
         "DistributedMapStartChildExecutions", Set.of("states:StartExecution"),
-        "DistributedMapManageChildExecutions", Set.of("states:DescribeExecution", "states:StopExecution")));
+        "DistributedMapManageChildExecutions", Set.of("states:DescribeExecution", "states:StopExecution"),
+        // Step Functions' log delivery, whose actions take no resource; no X-Ray without tracing.
+        "LogDelivery", Set.of("logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery",
+            "logs:DeleteLogDelivery", "logs:ListLogDeliveries", "logs:PutResourcePolicy",
+            "logs:DescribeResourcePolicies", "logs:DescribeLogGroups")));
     for (Map<String, Object> s : statements) {
       if (s.get("Sid").equals("DistributedMapStartChildExecutions")) {
         assertThat(s.get("Resource")).isEqualTo(states + "stateMachine:" + name);
@@ -367,9 +478,8 @@ class IcebergCompactionTest {
     assertThat(p.get("StateMachineName")).isEqualTo("${AWS::StackName}-sweep");
     assertThat(p.get("StateMachineType")).isEqualTo("STANDARD");
     assertThat(p.get("RoleArn")).isEqualTo("${SweepStateMachineRole.Arn}");
-    // Neither logging nor tracing, as the compaction state machine.
-    assertThat(p.keySet()).containsExactlyInAnyOrder(
-        "DefinitionString", "DefinitionSubstitutions", "RoleArn", "StateMachineName", "StateMachineType");
+    assertThat(p.get("LoggingConfiguration")).isEqualTo(errorLogging("SweepStateMachineLogGroup"));
+    assertThat(p.get("TracingConfiguration")).isEqualTo(Map.of("Enabled", false));
     byte[] file = Files.readAllBytes(RepositoryFiles.root().resolve("state-machine/sweep.asl.json"));
     assertThat(((String) p.get("DefinitionString")).getBytes(StandardCharsets.UTF_8)).isEqualTo(file);
     assertThat(p.get("DefinitionSubstitutions")).isEqualTo(Map.of(
@@ -385,7 +495,8 @@ class IcebergCompactionTest {
     assertThat(role).doesNotContainKey("ManagedPolicyArns");
     String arn = "arn:${AWS::Partition}:";
     Map<String, Object> bySid = new TreeMap<>();
-    statements(role.get("Policies")).forEach(s -> bySid.put((String) s.get("Sid"),
+    statements(role.get("Policies")).stream().filter(s -> !s.get("Sid").equals("LogDelivery"))
+        .forEach(s -> bySid.put((String) s.get("Sid"),
         List.of(strings(s.get("Action")), strings(s.get("Resource")))));
     assertThat(bySid).isEqualTo(Map.of(
         "InvokeAssessTables", List.of(Set.of("lambda:InvokeFunction"), Set.of("${AssessTablesFunction.Arn}")),
@@ -415,10 +526,12 @@ class IcebergCompactionTest {
         "work_location", "s3://work-bucket/icecompact/jobs/"));
 
     Map<String, Object> role = role("SweepSchedulerRole");
-    assertThat(statements(role.get("Policies"))).singleElement().satisfies(s -> {
+    assertThat(statements(role.get("Policies"))).hasSize(2).first().satisfies(s -> {
       assertThat(s.get("Action")).isEqualTo("states:StartExecution");
       assertThat(s.get("Resource")).isEqualTo("${SweepStateMachine}");
     });
+    assertThat(statements(role.get("Policies")).get(1)).containsEntry("Sid", "DeadLetters")
+        .containsEntry("Action", "sqs:SendMessage");
     assertThat(role.get("AssumeRolePolicyDocument")).isEqualTo(role("SchedulerRole").get("AssumeRolePolicyDocument"));
     assertThat(stack.compaction.sweepSchedule()).isPresent();
   }
@@ -438,10 +551,12 @@ class IcebergCompactionTest {
   @Test
   void theSchedulerMayOnlyStartThisStateMachine() {
     Map<String, Object> role = role("SchedulerRole");
-    assertThat(statements(role.get("Policies"))).singleElement().satisfies(s -> {
+    assertThat(statements(role.get("Policies"))).hasSize(2).first().satisfies(s -> {
       assertThat(s.get("Action")).isEqualTo("states:StartExecution");
       assertThat(s.get("Resource")).isEqualTo("${CompactionStateMachine}");
     });
+    assertThat(statements(role.get("Policies")).get(1)).isEqualTo(Map.of("Sid", "DeadLetters", "Effect", "Allow",
+        "Action", "sqs:SendMessage", "Resource", "${ScheduleDeadLetterQueue.Arn}"));
     assertThat(statements(role.get("AssumeRolePolicyDocument"))).singleElement().satisfies(s -> {
       assertThat(s.get("Principal")).isEqualTo(Map.of("Service", "scheduler.amazonaws.com"));
       assertThat(s.get("Condition"))
@@ -470,7 +585,6 @@ class IcebergCompactionTest {
       Map<String, Object> target = map(schedule.get("Target"));
       assertThat(target.get("Arn")).isEqualTo("${CompactionStateMachine}");
       assertThat(target.get("RoleArn")).isEqualTo("${SchedulerRole.Arn}");
-      assertThat(target.get("RetryPolicy")).isEqualTo(Map.of("MaximumRetryAttempts", 3));
       String input = ((String) target.get("Input")).replace("${WorkBucket}", "work-bucket");
       assertThat(ExecutionInputSchema.problems(input)).as(input).isEmpty();
     }

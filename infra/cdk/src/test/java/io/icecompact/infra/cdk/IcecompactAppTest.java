@@ -96,6 +96,33 @@ class IcecompactAppTest {
   }
 
   @Test
+  void theOperationsContextReachesTheConstruct() {
+    String kms = "arn:aws:iam::123456789012:policy/kms";
+    Map<String, String> context = new HashMap<>(Map.of("warehouseBucket", "my-warehouse",
+        "workerReservedConcurrency", "60", "rewriteGroupExtraPolicyArn", kms, "stateMachineLogLevel", "all",
+        "stateMachineTracing", "true", "staleAfterDays", "5", "table", "analytics.orders"));
+    Map<String, Object> synthesized = map(Template.fromStack(IcecompactApp.stack(app(context))).toJSON());
+    Map<String, Object> custom =
+        new ResolvedTemplate(synthesized, Map.of(), SynthesizedCompaction::constructId).resources();
+    assertThat(props(map(custom.get("RewriteGroupFunction"))).get("ReservedConcurrentExecutions")).isEqualTo(60);
+    assertThat(CfnMaps.list(props(map(custom.get("RewriteGroupFunctionRole"))).get("ManagedPolicyArns")))
+        .contains(kms);
+    assertThat(CfnMaps.list(props(map(custom.get("CommitSnapshotFunctionRole"))).get("ManagedPolicyArns")))
+        .doesNotContain(kms);
+    Map<String, Object> machine = props(map(custom.get("CompactionStateMachine")));
+    assertThat(map(machine.get("LoggingConfiguration")).get("Level")).isEqualTo("ALL");
+    assertThat(machine.get("TracingConfiguration")).isEqualTo(Map.of("Enabled", true));
+    assertThat(SamParityTest.stalenessAlarmsByTable(custom).get("analytics.orders"))
+        .containsEntry("EvaluationPeriods", 5);
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse",
+            "stateMachineLogLevel", "verbose"))))
+        .hasMessageContaining("'stateMachineLogLevel' is set to 'VERBOSE' but must be ALL, ERROR, FATAL or OFF");
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse",
+            "stateMachineTracing", "yes"))))
+        .hasMessageContaining("'stateMachineTracing' is set to 'yes' but must be true or false");
+  }
+
+  @Test
   void aMisspeltContextNameIsAnError() {
     assertThatThrownBy(() ->
             IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "tabel", "analytics.orders"))))
@@ -106,6 +133,8 @@ class IcecompactAppTest {
   void missingSettingsAreNamed() {
     assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("table", "analytics.orders"))))
         .hasMessageContaining("context 'warehouseBucket' is required");
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "glueDatabase", ""))))
+        .hasMessageContaining("context 'catalogType' is glue but 'glueDatabase' is not set");
     assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse", "catalogType", "rest"))))
         .hasMessageContaining("'catalogPropertiesJson' is not set");
     assertThatThrownBy(() ->
@@ -118,7 +147,7 @@ class IcecompactAppTest {
 
   @Test
   void withoutBuiltJarsTheAppSaysHowToBuildThem() {
-    Map<String, Object> context = new HashMap<>(Map.of("warehouseBucket", "my-warehouse"));
+    Map<String, Object> context = new HashMap<>(Map.of("warehouseBucket", "my-warehouse", "glueDatabase", "analytics"));
     context.put("repositoryRoot", "/nonexistent/icecompact");
     assertThatThrownBy(() -> IcecompactApp.stack(new App(software.amazon.awscdk.AppProps.builder()
         .context(context).build())))
@@ -139,6 +168,7 @@ class IcecompactAppTest {
   private static App app(Map<String, String> context) {
     Map<String, Object> all = new HashMap<>(context);
     all.putIfAbsent("repositoryRoot", StandInJars.create().toString());
+    all.putIfAbsent("glueDatabase", "analytics");
     return new App(software.amazon.awscdk.AppProps.builder().context(all)
         .outdir(ScratchDirs.create("app-out").toString()).build());
   }

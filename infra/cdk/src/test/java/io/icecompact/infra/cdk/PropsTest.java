@@ -25,8 +25,13 @@ class PropsTest {
   void defaultsAreTheSamTemplates() {
     IcebergCompactionProps props = valid(b -> { });
     assertThat(props.warehousePrefix()).isEqualTo("warehouse/");
-    assertThat(props.catalog().type()).isEqualTo(IcebergCatalog.Type.GLUE);
-    assertThat(props.catalog().glueDatabase()).isEqualTo("*");
+    assertThat(props.workerReservedConcurrency()).isEmpty();
+    assertThat(props.stateMachineLogLevel()).isEqualTo(software.amazon.awscdk.services.stepfunctions.LogLevel.ERROR);
+    assertThat(props.stateMachineTracing()).isFalse();
+    assertThat(props.staleAfterDays()).isEqualTo(3);
+    for (CompactionFunction f : CompactionFunction.values()) {
+      assertThat(props.extraPolicy(f)).as(f.name()).isEmpty();
+    }
     assertThat(props.workBucket()).isEmpty();
     assertThat(props.workPrefix()).isEqualTo("icecompact/jobs/");
     assertThat(props.workArtefactRetentionDays()).isEqualTo(14);
@@ -44,8 +49,24 @@ class PropsTest {
   void refusesWhatTheSamTemplateRefuses() {
     assertThatThrownBy(() -> IcebergCompactionProps.builder().functionCode(CODE).build())
         .hasMessageContaining("'warehouseBucket' is not set");
+    // No catalog by default: a Glue catalog's grants name the database the user gives, never every database unasked.
+    assertThatThrownBy(() -> IcebergCompactionProps.builder().functionCode(CODE)
+            .warehouseBucket(Bucket.fromBucketName(SCOPE, "NoCatalog", "my-warehouse")).build())
+        .hasMessageContaining("'catalog' is not set: e.g. IcebergCatalog.glue(\"analytics\")");
+    assertThatThrownBy(() -> IcebergCatalog.glue("analytics/*"))
+        .hasMessageContaining("'database' is set to 'analytics/*' but must match");
+    assertThat(IcebergCatalog.glue("*").glueDatabases()).containsExactly("*");
+    assertThatThrownBy(() -> IcebergCatalog.glue(List.of("*", "analytics")))
+        .hasMessageContaining("holds '*' with others");
+    assertThatThrownBy(() -> IcebergCatalog.glue("analytics").onlyTables(List.of("sales.orders")))
+        .hasMessageContaining("table 'sales.orders' must be <database>.<table> with a database of [analytics]");
+    assertThatThrownBy(() -> IcebergCatalog.glue("analytics").onlyTables(List.of("analytics.*")))
+        .hasMessageContaining("no '*'");
+    assertRefused(b -> b.staleAfterDays(8), "'staleAfterDays' is set to 8 but must be between 1 and 7");
+    assertRefused(b -> b.workerReservedConcurrency(0), "'workerReservedConcurrency' is set to 0 but must be between 1");
     assertThatThrownBy(() -> IcebergCompactionProps.builder()
-            .warehouseBucket(Bucket.fromBucketName(SCOPE, "NoCode", "my-warehouse")).build())
+            .warehouseBucket(Bucket.fromBucketName(SCOPE, "NoCode", "my-warehouse"))
+            .catalog(IcebergCatalog.glue("analytics")).build())
         .hasMessageContaining("'functionCode' is not set");
     assertRefused(b -> b.warehousePrefix("warehouse"),
         "'warehousePrefix' is set to 'warehouse' but must be empty or end with '/'");
@@ -92,7 +113,7 @@ class PropsTest {
 
   @Test
   void catalogsDeriveOrCompleteTheirProperties() {
-    assertThat(IcebergCatalog.glue().catalogProperties("s3://w/warehouse/"))
+    assertThat(IcebergCatalog.glue("analytics").catalogProperties("s3://w/warehouse/"))
         .containsExactly(Map.entry("type", "glue"), Map.entry("warehouse", "s3://w/warehouse/"));
     assertThat(IcebergCatalog.dynamoDb("cat").catalogProperties("s3://w/")).containsExactly(
         Map.entry("catalog-impl", "org.apache.iceberg.aws.dynamodb.DynamoDbCatalog"),
@@ -104,7 +125,7 @@ class PropsTest {
     // Given properties replace the derived ones, as CatalogPropertiesJson does, and keep the grants.
     IcebergCatalog glue =
         IcebergCatalog.glue("analytics").withProperties(Map.of("warehouse", "s3://other/", "glue.id", "123"));
-    assertThat(glue.glueDatabase()).isEqualTo("analytics");
+    assertThat(glue.glueDatabases()).containsExactly("analytics");
     assertThat(glue.catalogProperties("s3://w/")).containsEntry("type", "glue").containsEntry("glue.id", "123")
         .containsEntry("warehouse", "s3://other/");
     assertThat(IcebergCatalog.dynamoDb("cat").withProperties(Map.of("warehouse", "s3://w/")).catalogProperties("x"))
@@ -117,7 +138,7 @@ class PropsTest {
   @Test
   void scheduledTablesMakeValidExecutionInputs() throws Exception {
     ObjectMapper json = new ObjectMapper();
-    Map<String, String> glue = IcebergCatalog.glue().catalogProperties("s3://w/warehouse/");
+    Map<String, String> glue = IcebergCatalog.glue("analytics").catalogProperties("s3://w/warehouse/");
     for (ScheduledTable table : new ScheduledTable[] {
         ScheduledTable.of("analytics.orders", "rate(1 day)"),
         ScheduledTable.builder("db.schema.events", "cron(0 3 * * ? *)").options(Map.of("rewrite-all", "true"))
@@ -168,6 +189,7 @@ class PropsTest {
   private static IcebergCompactionProps valid(Consumer<IcebergCompactionProps.Builder> customize) {
     IcebergCompactionProps.Builder b = IcebergCompactionProps.builder()
         .warehouseBucket(Bucket.fromBucketName(SCOPE, "W" + System.nanoTime(), "my-warehouse"))
+        .catalog(IcebergCatalog.glue("analytics"))
         .functionCode(CODE);
     customize.accept(b);
     return b.build();

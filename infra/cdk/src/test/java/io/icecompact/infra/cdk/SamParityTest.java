@@ -37,6 +37,7 @@ import software.amazon.awscdk.services.sns.Topic;
 class SamParityTest {
   static final String TOPIC = "arn:aws:sns:eu-west-1:123456789012:icecompact-alarms";
   static final String CATALOG_POLICY = "arn:aws:iam::123456789012:policy/icecompact-catalog";
+  static final String KMS_POLICY = "arn:aws:iam::123456789012:policy/warehouse-kms";
   static final String BASIC_EXECUTION =
       "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
 
@@ -51,7 +52,8 @@ class SamParityTest {
   static Stream<Case> cases() {
     return Stream.of(
         new Case("glue, created work bucket, alarm topic, a sweep of two namespaces",
-            mapOf("WarehouseBucket", "my-warehouse", "Table1", "analytics.orders", "Table1Schedule", "rate(6 hours)",
+            mapOf("WarehouseBucket", "my-warehouse", "GlueDatabase", SynthesizedCompaction.GLUE_DATABASE,
+                "Table1", "analytics.orders", "Table1Schedule", "rate(6 hours)",
                 "ScheduleOptionsJson", "{\"min-input-files\": \"2\"}", "AlarmTopicArn", TOPIC,
                 "SweepNamespaces", "analytics,sales.raw", "SweepSchedule", "cron(0 2 * * ? *)", "SweepMaxTables", 25,
                 "SweepMaxConcurrentTables", 6),
@@ -69,7 +71,9 @@ class SamParityTest {
                 "ExistingWorkBucket", "shared-work", "WorkPrefix", "compaction/", "Table1", "db.events",
                 "Table1Schedule", "cron(0 3 * * ? *)", "ScheduleTimezone", "Europe/Berlin", "LogRetentionDays", 90,
                 "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240, "LogLevel", "DEBUG",
-                "SweepNamespaces", "db"),
+                "SweepNamespaces", "db", "WorkerReservedConcurrency", 40, "RewriteGroupExtraPolicyArn", KMS_POLICY,
+                "CommitSnapshotExtraPolicyArn", KMS_POLICY, "StateMachineLogLevel", "ALL",
+                "StateMachineTracing", "true", "StaleAfterDays", 7),
             (stack, p) -> p
                 .warehousePrefix("lake/")
                 .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
@@ -83,7 +87,15 @@ class SamParityTest {
                 .logLevel(ApplicationLogLevel.DEBUG)
                 .functionSize(CompactionFunction.REWRITE_GROUP,
                     CompactionFunction.REWRITE_GROUP.defaultSize().withMemoryMb(10240))
-                .sweepNamespaces(List.of("db"))),
+                .sweepNamespaces(List.of("db"))
+                .workerReservedConcurrency(40)
+                .stateMachineLogLevel(software.amazon.awscdk.services.stepfunctions.LogLevel.ALL)
+                .stateMachineTracing(true)
+                .staleAfterDays(7)
+                .extraPolicy(CompactionFunction.REWRITE_GROUP, ManagedPolicy.fromManagedPolicyArn(stack, "WorkerKms",
+                    KMS_POLICY))
+                .extraPolicy(CompactionFunction.COMMIT_SNAPSHOT, ManagedPolicy.fromManagedPolicyArn(stack,
+                    "CommitterKms", KMS_POLICY))),
         new Case("rest catalog with its properties, a Glue database that is not used",
             Map.of("WarehouseBucket", "my-warehouse", "CatalogType", "rest", "GlueDatabase", "analytics",
                 "CatalogPropertiesJson", "{\"type\": \"rest\", \"uri\": \"https://catalog.example.com/iceberg\"}",
@@ -120,7 +132,8 @@ class SamParityTest {
       Map<String, Object> samFunction = props(map(sam(c).get(id)));
       Map<String, Object> cdkFunction = props(map(cdk(c).get(id)));
       for (String key : List.of("Runtime", "Architectures", "Handler", "MemorySize", "Timeout", "EphemeralStorage",
-          "Description", "Environment", "LoggingConfig", "TracingConfig")) {
+          "Description", "Environment", "LoggingConfig", "TracingConfig",
+          "ReservedConcurrentExecutions")) {
         assertThat(cdkFunction.get(key)).as(id + " " + key).isEqualTo(samFunction.get(key));
       }
       assertThat(samFunction).as(id).containsKeys("Runtime", "Architectures", "Handler", "MemorySize", "Timeout",
@@ -164,17 +177,19 @@ class SamParityTest {
       String definition = RepositoryFiles.read(RepositoryFiles.samTemplate().getParent()
           .resolve((String) samMachine.get("DefinitionUri")).normalize());
       assertThat(cdkMachine.get("DefinitionString")).as(id).isEqualTo(definition);
-      // Neither logging nor tracing on either side.
-      assertThat(cdkMachine).as(id).doesNotContainKeys("LoggingConfiguration", "TracingConfiguration");
-      assertThat(samMachine).as(id).doesNotContainKeys("Logging", "Tracing");
+      assertThat(map(samMachine.get("Logging"))).as(id).containsEntry("IncludeExecutionData", false);
+      assertThat(cdkMachine.get("LoggingConfiguration")).as(id).isEqualTo(samMachine.get("Logging"));
+      assertThat(cdkMachine.get("TracingConfiguration")).as(id).isEqualTo(samMachine.get("Tracing"));
     }
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void sameTableBucketAndLogGroups(Case c) {
-    List<String> ids = Stream.concat(Stream.of("LeaseTable", "WorkBucket"),
-        Stream.of(CompactionFunction.values()).map(f -> f.step() + "LogGroup")).toList();
+    List<String> ids = Stream.concat(Stream.of("LeaseTable", "WorkBucket", "WorkBucketPolicy",
+            "ScheduleDeadLetterQueue", "ScheduleDeadLetterQueuePolicy"),
+        Stream.concat(Stream.of("CompactionStateMachineLogGroup", "SweepStateMachineLogGroup"),
+            Stream.of(CompactionFunction.values()).map(f -> f.step() + "LogGroup"))).toList();
     for (String id : ids) {
       Map<String, Object> samResource = map(sam(c).get(id));
       Map<String, Object> cdkResource = map(cdk(c).get(id));
@@ -186,6 +201,8 @@ class SamParityTest {
       assertThat(cdkResource.get("Properties")).as(id).isEqualTo(samResource.get("Properties"));
       assertThat(cdkResource.getOrDefault("DeletionPolicy", "Delete")).as(id)
           .isEqualTo(samResource.getOrDefault("DeletionPolicy", "Delete"));
+      assertThat(cdkResource.getOrDefault("UpdateReplacePolicy", "Delete")).as(id)
+          .isEqualTo(samResource.getOrDefault("UpdateReplacePolicy", "Delete"));
     }
   }
 
@@ -219,7 +236,7 @@ class SamParityTest {
   @MethodSource("cases")
   void sameAlarmsAndMetricFilter(Case c) {
     for (String id : List.of("ExecutionsFailedAlarm", "ExecutionsTimedOutAlarm", "SweepExecutionsFailedAlarm",
-        "UnknownOrPartialJobsAlarm", "UnknownOrPartialJobsMetricFilter")) {
+        "UnknownOrPartialJobsAlarm", "UnknownOrPartialJobsMetricFilter", "ScheduleDeadLettersAlarm")) {
       Map<String, Object> samProps = new TreeMap<>(props(map(sam(c).get(id))));
       Map<String, Object> cdkProps = new TreeMap<>(props(map(cdk(c).get(id))));
       // Worded alike; SAM's folded YAML text differs in white space.
@@ -228,6 +245,42 @@ class SamParityTest {
       assertThat(samProps).as(id).isNotEmpty();
       assertThat(cdkProps).as(id).isEqualTo(samProps);
     }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void sameStalenessAlarmPerScheduledTable(Case c) {
+    Map<String, Map<String, Object>> samAlarms = stalenessAlarmsByTable(sam(c));
+    Map<String, Map<String, Object>> cdkAlarms = stalenessAlarmsByTable(cdk(c));
+    assertThat(samAlarms).hasSize(1);
+    assertThat(cdkAlarms).isEqualTo(samAlarms);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void sameDashboard(Case c) throws IOException {
+    Map<String, Object> samDashboard = props(map(sam(c).get("OperationsDashboard")));
+    Map<String, Object> cdkDashboard = props(map(cdk(c).get("OperationsDashboard")));
+    assertThat(cdkDashboard.get("DashboardName")).isEqualTo(samDashboard.get("DashboardName"))
+        .isEqualTo("icecompact-${AWS::StackName}");
+    ObjectMapper json = new ObjectMapper();
+    assertThat(json.readTree((String) cdkDashboard.get("DashboardBody")))
+        .isEqualTo(json.readTree((String) samDashboard.get("DashboardBody")));
+  }
+
+  /** Staleness alarms (those with metric math on JobsCommitted) by their table, without the description. */
+  static Map<String, Map<String, Object>> stalenessAlarmsByTable(Map<String, Object> resources) {
+    Map<String, Map<String, Object>> out = new TreeMap<>();
+    CfnMaps.ofType(resources, "AWS::CloudWatch::Alarm").values().forEach(r -> {
+      Map<String, Object> p = new TreeMap<>(props(r));
+      if (p.containsKey("Metrics")) {
+        p.remove("AlarmDescription");
+        Map<String, Object> finished = map(list(p.get("Metrics")).get(1));
+        Object table = map(list(map(map(finished.get("MetricStat")).get("Metric")).get("Dimensions")).get(0)).get("Value");
+        out.put((String) table, p);
+      }
+    });
+    return out;
   }
 
   // ------------------------------------------------------------------ the SAM side
@@ -253,6 +306,9 @@ class SamParityTest {
           out.put(id, Map.of("Type", "AWS::Lambda::Function", "Properties", p));
         }
         case "AWS::Serverless::StateMachine" -> {
+          // SAM's names for the resource's LoggingConfiguration and TracingConfiguration.
+          p.put("LoggingConfiguration", p.get("Logging"));
+          p.put("TracingConfiguration", p.get("Tracing"));
           out.put(id + "Role", samRole("states.amazonaws.com", List.of(), p.remove("Policies")));
           out.put(id, Map.of("Type", "AWS::StepFunctions::StateMachine", "Properties", p));
         }

@@ -15,6 +15,7 @@ import software.amazon.awscdk.services.s3.Bucket;
  */
 final class SynthesizedCompaction {
   static final String WAREHOUSE_BUCKET = "my-warehouse";
+  static final String GLUE_DATABASE = "analytics";
   /** CDK logical ids: the construct's id, the construct path, then an 8-digit hash. */
   private static final Pattern CDK_LOGICAL_ID = Pattern.compile("^Compaction(.+?)[0-9A-F]{8}$");
 
@@ -31,8 +32,8 @@ final class SynthesizedCompaction {
   }
 
   /**
-   * @param customize sets props on a builder that already has the warehouse bucket {@value #WAREHOUSE_BUCKET} and
-   *     stand-in jars; it gets the stack to create imported resources in
+   * @param customize sets props on a builder that already has the warehouse bucket {@value #WAREHOUSE_BUCKET}, a
+   *     Glue catalog of database {@value #GLUE_DATABASE} and stand-in jars; it gets the stack to create imported resources in
    */
   static SynthesizedCompaction of(BiConsumer<Stack, IcebergCompactionProps.Builder> customize) {
     Path outdir = ScratchDirs.create("cdk-out");
@@ -40,6 +41,7 @@ final class SynthesizedCompaction {
     Stack stack = new Stack(app, "Icecompact");
     IcebergCompactionProps.Builder props = IcebergCompactionProps.builder()
         .warehouseBucket(Bucket.fromBucketName(stack, "WarehouseBucket", WAREHOUSE_BUCKET))
+        .catalog(IcebergCatalog.glue(GLUE_DATABASE))
         .functionCode(FunctionCode.fromBuiltJars(StandInJars.create()));
     customize.accept(stack, props);
     IcebergCompaction compaction = new IcebergCompaction(stack, "Compaction", props.build());
