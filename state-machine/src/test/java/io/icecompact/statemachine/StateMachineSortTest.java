@@ -16,12 +16,9 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -65,7 +62,7 @@ class StateMachineSortTest extends StateMachineTestBase {
       assertThat(files).as("several files per partition, or ranges prove nothing").hasSizeGreaterThan(1);
       List<long[]> ranges = new ArrayList<>();
       for (DataFile file : files) {
-        assertThat(read(after, file)).isSortedAccordingTo(descending);
+        assertThat(LiveRows.storedOrder(after, file)).isSortedAccordingTo(descending);
         ranges.add(new long[] {
             Conversions.<Long>fromByteBuffer(Types.LongType.get(), file.lowerBounds().get(orderId)),
             Conversions.<Long>fromByteBuffer(Types.LongType.get(), file.upperBounds().get(orderId))});
@@ -94,19 +91,4 @@ class StateMachineSortTest extends StateMachineTestBase {
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
   }
 
-  /** A file's rows in the order they are stored, with the column bounds the scan reports. */
-  private static List<Record> read(Table table, DataFile file) {
-    Schema schema = table.schema();
-    List<Record> rows = new ArrayList<>();
-    try (CloseableIterable<Record> records =
-        Parquet.read(table.io().newInputFile(file.location()))
-            .project(schema)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-            .build()) {
-      records.forEach(rows::add);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return rows;
-  }
 }

@@ -3,17 +3,21 @@ package io.icecompact.cli.demo;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.util.ByteBuffers;
 
 /**
@@ -52,6 +56,25 @@ public final class LiveRows {
       text.append(i == 0 ? "" : ", ").append(value(record.get(i)));
     }
     return text.append(')').toString();
+  }
+
+  /**
+   * The rows of one Parquet data file in the order they are stored, deletes not applied: how a test sees
+   * what a sort wrote.
+   */
+  public static List<Record> storedOrder(Table table, DataFile file) {
+    Schema schema = table.schema();
+    List<Record> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records =
+        Parquet.read(table.io().newInputFile(file.location()))
+            .project(schema)
+            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
+            .build()) {
+      records.forEach(rows::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return rows;
   }
 
   /**
