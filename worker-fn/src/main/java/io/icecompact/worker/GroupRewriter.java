@@ -20,6 +20,10 @@ import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.columnar.Preparation;
 import io.icecompact.worker.columnar.PreparedGroup;
 import io.icecompact.worker.sort.InMemorySortLimit;
+import io.icecompact.worker.sort.SortSpill;
+import io.icecompact.worker.sort.SpillLimit;
+import java.nio.file.Path;
+import java.util.Locale;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -61,6 +65,8 @@ public final class GroupRewriter {
   private final long crossCheckManifestBytes;
   // the heap one group's in-memory sort may count on; groups rewritten at once share the JVM's
   private volatile long sortHeapBytes = Runtime.getRuntime().maxMemory();
+  // where a group beyond that heap spills its sorted runs: Lambda's /tmp (its ephemeral storage)
+  private volatile Path spillDirectory = Path.of(System.getProperty("java.io.tmpdir"));
   // The plan index (checked by digest) and the pinned metadata file never change, and a warm worker (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
@@ -123,6 +129,15 @@ public final class GroupRewriter {
       throw new IllegalArgumentException("heapBytes must be >= 1, got " + heapBytes);
     }
     this.sortHeapBytes = heapBytes;
+    return this;
+  }
+
+  /**
+   * Spills the sorted runs of groups beyond the sort heap under {@code directory} (default
+   * {@code java.io.tmpdir}, Lambda's /tmp). Returns this rewriter.
+   */
+  public GroupRewriter spillingTo(Path directory) {
+    this.spillDirectory = directory;
     return this;
   }
 
@@ -250,7 +265,7 @@ public final class GroupRewriter {
       return rewriteInOrder(table, plan, group, tasks, files, progress, deleteLoader);
     }
     GroupRewritePath generic =
-        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null);
+        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null);
     if (pathChoice == RewritePathChoice.GENERIC) {
       return generic.rewrite(files, table.io(), progress, "generic path requested");
     }
@@ -269,10 +284,11 @@ public final class GroupRewriter {
   }
 
   /**
-   * A group whose plan orders its rows: sorted in memory on the generic path (the columnar path keeps
-   * input order). A group too large to sort in this heap fails under {@code strategy=sort}; under
-   * bin-pack, which keeps a sorted table's order only where it can, it is written in input order and its
-   * result says so. Sorting beyond the heap (runs spilled to /tmp, then merged) is not built yet.
+   * A group whose plan orders its rows, on the generic path (the columnar path keeps input order): sorted
+   * in memory when it fits the sort heap, else in sorted runs spilled to the spill directory and merged.
+   * A group whose runs would not fit on that disk fails under {@code strategy=sort}; under bin-pack,
+   * which keeps a sorted table's order only where it can, it is written in input order and its result
+   * says so.
    */
   private RewriteOutput rewriteInOrder(
       Table table, JobPlan plan, PlannedGroup group, List<FileScanTask> tasks, OutputFileFactory files,
@@ -280,16 +296,31 @@ public final class GroupRewriter {
     int outputSpecId = plan.pinned().outputSpecId();
     long heap = sortHeapBytes;
     RowOrder order = plan.rowOrder();
+    String reason = ColumnarEligibility.of(table, tasks, outputSpecId, order).reason();
     if (InMemorySortLimit.fits(group, heap)) {
-      return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order)
-          .rewrite(files, table.io(), progress, ColumnarEligibility.of(table, tasks, outputSpecId, order).reason());
+      return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order, null)
+          .rewrite(files, table.io(), progress, reason);
     }
-    if (RewriteStrategy.SORT.optionValue().equals(plan.strategy())) {
-      InMemorySortLimit.check(group, heap);
+    Path spillTo = spillDirectory;
+    long usable = SpillLimit.usableSpace(spillTo);
+    if (SpillLimit.fits(group, usable) || RewriteStrategy.SORT.optionValue().equals(plan.strategy())) {
+      SpillLimit.check(group, spillTo, usable);
+      GenericRewritePath external =
+          new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order,
+              new SortSpill(spillTo, SpillLimit.runRows(group, heap)));
+      RewriteOutput output = external.rewrite(files, table.io(), progress, reason);
+      SortSpill.Spilled spilled = external.spilled();
+      LOG.info("[{} {} worker group {}] sorted beyond memory: {} runs, {} bytes spilled to {}",
+          plan.table(), plan.jobId(), group.index(), spilled.runs(), spilled.bytes(), spillTo);
+      return new RewriteOutput(output.dataFiles(), output.rowsRead(), output.rowsDeleted(), output.path(),
+          String.format(Locale.ROOT, "%s; sorted beyond memory: %d runs, %,d bytes spilled", reason,
+              spilled.runs(), spilled.bytes()));
     }
-    String notKept = "the table's sort order " + order.sortOrder() + " is not kept: the group holds more than the "
-        + InMemorySortLimit.forHeap(heap) + " bytes of Parquet a worker sorts in memory";
-    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null)
+    String notKept = String.format(Locale.ROOT,
+        "the table's sort order %s is not kept: the group holds more than the %d bytes of Parquet a worker"
+            + " sorts in memory, and more than the %d its sorted runs would fit in on local disk",
+        order.sortOrder(), InMemorySortLimit.forHeap(heap), SpillLimit.forDisk(usable));
+    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null)
         .rewrite(files, table.io(), progress, notKept);
   }
 
