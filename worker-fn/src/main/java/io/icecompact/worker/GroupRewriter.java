@@ -19,6 +19,7 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.columnar.Preparation;
 import io.icecompact.worker.columnar.PreparedGroup;
+import io.icecompact.worker.sort.ExternalSortedRows;
 import io.icecompact.worker.sort.InMemorySortLimit;
 import io.icecompact.worker.sort.SortSpill;
 import io.icecompact.worker.sort.SpillLimit;
@@ -302,6 +303,11 @@ public final class GroupRewriter {
           .rewrite(files, table.io(), progress, reason);
     }
     Path spillTo = spillDirectory;
+    int abandoned = ExternalSortedRows.deleteAbandoned(spillTo);
+    if (abandoned > 0) {
+      LOG.info("[{} {} worker group {}] deleted {} directories of sorted runs left by ended workers in {}",
+          plan.table(), plan.jobId(), group.index(), abandoned, spillTo);
+    }
     long usable = SpillLimit.usableSpace(spillTo);
     if (SpillLimit.fits(group, usable) || RewriteStrategy.SORT.optionValue().equals(plan.strategy())) {
       SpillLimit.check(group, spillTo, usable);

@@ -14,6 +14,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.PartitionSpec;
@@ -45,9 +47,15 @@ import org.apache.iceberg.types.Types;
  * lineage columns from file constants (none here) instead of reading them.
  *
  * <p>Every file lives in a directory of its own under the spill directory, deleted by {@link #close}.
+ * The directory's name holds the process id, so that the runs a dead process left (a Lambda worker
+ * ended by its timeout keeps its /tmp for the next invocation) can be told apart and deleted
+ * ({@link #deleteAbandoned}).
  */
 public final class ExternalSortedRows implements RowSorter {
   private static final String DIRECTORY_PREFIX = "icecompact-sort-";
+  private static final long PID = ProcessHandle.current().pid();
+  // the run directories of this process's sorts not yet closed
+  private static final Set<Path> IN_USE = ConcurrentHashMap.newKeySet();
 
   private final RowKeys keys;
   private final Schema runSchema;
@@ -77,11 +85,60 @@ public final class ExternalSortedRows implements RowSorter {
     this.buffer = new SortedRows(keys);
     try {
       Files.createDirectories(spillDirectory);
-      this.directory = Files.createTempDirectory(spillDirectory, DIRECTORY_PREFIX);
+      this.directory = Files.createTempDirectory(spillDirectory, DIRECTORY_PREFIX + PID + "-");
+      IN_USE.add(directory);
     } catch (IOException | RuntimeException e) {
       throw FailureClassifier.classify(
           e, "Cannot create a directory for sorted runs under " + spillDirectory, GroupRewriteException::new);
     }
+  }
+
+  /**
+   * Deletes the run directories under {@code spillDirectory} that no sort uses: those of processes no
+   * longer running, and this process's own not in use (a restarted Lambda runtime may get the dead
+   * one's process id). Returns how many were deleted; never fails.
+   */
+  public static int deleteAbandoned(Path spillDirectory) {
+    int deleted = 0;
+    try (Stream<Path> directories = Files.list(spillDirectory)) {
+      for (Path directory : (Iterable<Path>) directories::iterator) {
+        if (abandoned(directory)) {
+          deleteDirectory(directory);
+          deleted++;
+        }
+      }
+    } catch (IOException | RuntimeException ignored) {
+      // no spill directory yet, or one we cannot list: nothing of ours to delete
+    }
+    return deleted;
+  }
+
+  private static boolean abandoned(Path directory) {
+    String name = directory.getFileName().toString();
+    if (!name.startsWith(DIRECTORY_PREFIX) || !Files.isDirectory(directory)) {
+      return false;
+    }
+    String rest = name.substring(DIRECTORY_PREFIX.length());
+    int dash = rest.indexOf('-');
+    long pid;
+    try {
+      pid = Long.parseLong(dash < 0 ? rest : rest.substring(0, dash));
+    } catch (NumberFormatException e) {
+      return false; // not named by this class
+    }
+    if (pid == PID) {
+      return !IN_USE.contains(directory);
+    }
+    return ProcessHandle.of(pid).map(process -> !process.isAlive()).orElse(true);
+  }
+
+  private static void deleteDirectory(Path directory) {
+    try (Stream<Path> files = Files.list(directory)) {
+      files.forEach(file -> file.toFile().delete());
+    } catch (IOException | RuntimeException ignored) {
+      // fall through: the directory's own delete fails too, and the files are left for the next cleanup
+    }
+    directory.toFile().delete();
   }
 
   /** The row's columns under fresh field ids (see the class comment), then the partition number. */
@@ -223,11 +280,7 @@ public final class ExternalSortedRows implements RowSorter {
   @Override
   public void close() {
     buffer = null;
-    try (Stream<Path> files = Files.list(directory)) {
-      files.forEach(file -> file.toFile().delete());
-    } catch (IOException | RuntimeException ignored) {
-      // fall through: the directory's own delete fails too, and the files are left for the next cleanup
-    }
-    directory.toFile().delete();
+    deleteDirectory(directory);
+    IN_USE.remove(directory);
   }
 }

@@ -139,6 +139,27 @@ class ExternalSortedRowsTest {
     assertThat(filesIn(spillDirectory)).isEmpty();
   }
 
+  /** Runs a dead process left, or this one's no sort uses, are deleted; a running sort's are not. */
+  @ParameterizedTest
+  @ValueSource(strings = {"linear"})
+  void abandonedRunsAreDeletedAndRunningOnesKept(String kind) throws IOException {
+    Path dead = Files.createDirectory(spillDirectory.resolve("icecompact-sort-" + Integer.MAX_VALUE + "-1"));
+    Files.writeString(dead.resolve("run-00000.avro"), "left by a worker that timed out");
+    Path ours = Files.createDirectory(
+        spillDirectory.resolve("icecompact-sort-" + ProcessHandle.current().pid() + "-2"));
+    Path other = Files.createDirectory(spillDirectory.resolve("not-ours"));
+    try (ExternalSortedRows running = new ExternalSortedRows(SCHEMA, order(kind), null, RUN_ROWS, spillDirectory)) {
+      rows().forEach(row -> running.add(row, null));
+
+      assertThat(ExternalSortedRows.deleteAbandoned(spillDirectory)).isEqualTo(2);
+
+      assertThat(filesIn(spillDirectory)).containsExactlyInAnyOrder(running.directory(), other);
+      assertThat(filesIn(running.directory())).hasSize(running.runs());
+    }
+    assertThat(dead).doesNotExist();
+    assertThat(ours).doesNotExist();
+  }
+
   private static List<Path> filesIn(Path directory) throws IOException {
     try (Stream<Path> files = Files.list(directory)) {
       return files.toList();
