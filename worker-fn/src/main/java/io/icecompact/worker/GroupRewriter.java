@@ -76,6 +76,7 @@ public final class GroupRewriter {
   private final PinnedSnapshotTasks snapshotTasks =
       PinnedSnapshotTasks.forHeap(Runtime.getRuntime().maxMemory());
   private final AtomicReference<PrefetchStats> prefetched = new AtomicReference<>(PrefetchStats.NONE);
+  private final AtomicReference<SortSpill.Spilled> spilled = new AtomicReference<>(SortSpill.Spilled.NONE);
 
   private record CachedPlan(String location, String sha256, JobPlan plan) {}
 
@@ -154,6 +155,11 @@ public final class GroupRewriter {
   /** What the input prefetch did over every group this rewriter has rewritten. */
   public PrefetchStats prefetchStats() {
     return prefetched.get();
+  }
+
+  /** What sorting beyond memory spilled over every group this rewriter has rewritten. */
+  public SortSpill.Spilled spillStats() {
+    return spilled.get();
   }
 
   /** The next attempt number of a group, for callers that cannot count attempts themselves. */
@@ -316,6 +322,7 @@ public final class GroupRewriter {
               new SortSpill(spillTo, SpillLimit.runRows(group, heap)));
       RewriteOutput output = external.rewrite(files, table.io(), progress, reason);
       SortSpill.Spilled spilled = external.spilled();
+      this.spilled.accumulateAndGet(spilled, SortSpill.Spilled::plus);
       LOG.info("[{} {} worker group {}] sorted beyond memory: {} runs, {} bytes spilled to {}",
           plan.table(), plan.jobId(), group.index(), spilled.runs(), spilled.bytes(), spillTo);
       return new RewriteOutput(output.dataFiles(), output.rowsRead(), output.rowsDeleted(), output.path(),

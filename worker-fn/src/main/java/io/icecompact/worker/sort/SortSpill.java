@@ -16,5 +16,9 @@ public record SortSpill(Path directory, long runRows) {
   /** What an external sort spilled: its runs and their bytes. */
   public record Spilled(int runs, long bytes) {
     public static final Spilled NONE = new Spilled(0, 0);
+
+    public Spilled plus(Spilled other) {
+      return new Spilled(runs + other.runs, bytes + other.bytes);
+    }
   }
 }
