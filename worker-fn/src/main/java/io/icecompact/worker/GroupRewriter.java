@@ -24,8 +24,8 @@ import io.icecompact.worker.sort.InMemorySortLimit;
 import io.icecompact.worker.sort.SortSpill;
 import io.icecompact.worker.sort.SpillLimit;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
@@ -244,7 +244,8 @@ public final class GroupRewriter {
                 .toList(),
             output.path(),
             output.pathReason(),
-            System.currentTimeMillis() - started);
+            System.currentTimeMillis() - started,
+            output.spilledBytes());
     store.writeGroupResult(work, result);
     LOG.info(
         "[{} {} worker group {}] {} files ({} rows, {} deleted) -> {} files in {} ms, {} path ({})",
@@ -320,14 +321,13 @@ public final class GroupRewriter {
       GenericRewritePath external =
           new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order,
               new SortSpill(spillTo, SpillLimit.runRows(group, heap)));
-      RewriteOutput output = external.rewrite(files, table.io(), progress, reason);
+      RewriteOutput output =
+          external.rewrite(files, table.io(), progress, reason + "; sorted beyond memory, in runs spilled to local disk");
       SortSpill.Spilled spilled = external.spilled();
       this.spilled.accumulateAndGet(spilled, SortSpill.Spilled::plus);
       LOG.info("[{} {} worker group {}] sorted beyond memory: {} runs, {} bytes spilled to {}",
           plan.table(), plan.jobId(), group.index(), spilled.runs(), spilled.bytes(), spillTo);
-      return new RewriteOutput(output.dataFiles(), output.rowsRead(), output.rowsDeleted(), output.path(),
-          String.format(Locale.ROOT, "%s; sorted beyond memory: %d runs, %,d bytes spilled", reason,
-              spilled.runs(), spilled.bytes()));
+      return output.withSpilledBytes(spilled.bytes());
     }
     String notKept = String.format(Locale.ROOT,
         "the table's sort order %s is not kept: the group holds more than the %d bytes of Parquet a worker"

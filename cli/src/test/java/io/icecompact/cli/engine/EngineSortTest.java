@@ -23,6 +23,7 @@ import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
+import io.icecompact.worker.sort.SortSpill;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -199,16 +200,19 @@ class EngineSortTest extends EngineTestBase {
       int same = plan(inMemorySummary).groups().stream()
           .filter(group -> group.partition().equals(partition)).findFirst().orElseThrow().index();
       inMemory.rewrite(GroupRequest.of(inMemorySpec, inMemorySummary, same, 1));
+      SortSpill.Spilled spilledBefore = external.spillStats();
       external.rewrite(GroupRequest.of(spec, summary, index, 1));
-      assertThat(groupResult(inMemorySummary, same).rewritePathReason()).doesNotContain("runs");
+      int runs = external.spillStats().runs() - spilledBefore.runs();
+      long spilled = external.spillStats().bytes() - spilledBefore.bytes();
+      assertThat(groupResult(inMemorySummary, same).spilledBytes()).isZero();
+      assertThat(groupResult(inMemorySummary, same).rewritePathReason()).doesNotContain("spilled");
       assertThat(groupResult(summary, index).rewritePathReason())
-          .matches(".*: the columnar path keeps input row order; sorted beyond memory: ([4-9]|\\d\\d) runs, [\\d,]+"
-              + " bytes spilled");
-      long spilled = Long.parseLong(groupResult(summary, index).rewritePathReason()
-          .replaceAll(".* runs, ([\\d,]+) bytes spilled$", "$1").replace(",", ""));
+          .endsWith(": the columnar path keeps input row order; sorted beyond memory, in runs spilled to local disk");
+      assertThat(runs).as("runs of about a fifth of the group").isGreaterThanOrEqualTo(4);
+      assertThat(groupResult(summary, index).spilledBytes()).isEqualTo(spilled).isPositive();
       long parquet = plan(summary).group(index).inputBytes();
-      System.err.printf("%s: group %d spilled %,d bytes for %,d of Parquet (%.2f)%n",
-          sortOrder, index, spilled, parquet, (double) spilled / parquet);
+      System.err.printf("%s: group %d spilled %d runs, %,d bytes for %,d of Parquet (%.2f)%n",
+          sortOrder, index, runs, spilled, parquet, (double) spilled / parquet);
       assertThat(spilled).as("runs within the disk check's estimate").isLessThanOrEqualTo(2 * parquet);
       assertThat(rowsInWriteOrder(table, outputLocations(summary, index)))
           .hasSizeGreaterThan(1000)
@@ -234,8 +238,8 @@ class EngineSortTest extends EngineTestBase {
     for (int index : summary.groupIndexes()) {
       tiny.rewrite(GroupRequest.of(spec, summary, index, 1));
       assertThat(groupResult(summary, index).rewritePathReason())
-          .startsWith("rows are written in sort order customer_id ASC NULLS FIRST: the columnar path keeps input"
-              + " row order; sorted beyond memory: ");
+          .isEqualTo("rows are written in sort order customer_id ASC NULLS FIRST: the columnar path keeps input"
+              + " row order; sorted beyond memory, in runs spilled to local disk");
     }
     JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, List.of()));
 
