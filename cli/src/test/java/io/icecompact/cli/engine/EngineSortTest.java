@@ -55,7 +55,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code strategy=sort}: every output file of a group read back in the order asked for, the files of a
  * partition covering disjoint ranges of a linear order, the live rows unchanged (v2 deletes, v3 deletion
- * vectors and row lineage), and bad orders refused with the table untouched.
+ * vectors and row lineage), and bad orders refused with the table untouched. A group beyond the sort heap
+ * is sorted in runs spilled to disk into the in-memory sequence, or, with no room on the disk, refused
+ * (sort) or written in input order (bin-pack).
  */
 class EngineSortTest extends EngineTestBase {
   private static final Path NO_SPACE = Path.of("/proc");
