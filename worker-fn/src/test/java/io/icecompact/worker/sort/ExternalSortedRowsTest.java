@@ -20,6 +20,7 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -121,10 +122,9 @@ class ExternalSortedRowsTest {
     assertThat(filesIn(spillDirectory)).isEmpty();
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"linear"})
-  void aFailedMergeLeavesNoRun(String kind) throws IOException {
-    ExternalSortedRows external = new ExternalSortedRows(SCHEMA, order(kind), null, RUN_ROWS, spillDirectory);
+  @Test
+  void aFailedMergeLeavesNoRun() throws IOException {
+    ExternalSortedRows external = new ExternalSortedRows(SCHEMA, order("linear"), null, RUN_ROWS, spillDirectory);
     rows().forEach(row -> external.add(row, null));
     int[] written = {0};
     assertThatThrownBy(() -> external.drainTo((row, partition) -> {
@@ -140,15 +140,15 @@ class ExternalSortedRowsTest {
   }
 
   /** Runs a dead process left, or this one's no sort uses, are deleted; a running sort's are not. */
-  @ParameterizedTest
-  @ValueSource(strings = {"linear"})
-  void abandonedRunsAreDeletedAndRunningOnesKept(String kind) throws IOException {
+  @Test
+  void abandonedRunsAreDeletedAndRunningOnesKept() throws IOException {
     Path dead = Files.createDirectory(spillDirectory.resolve("icecompact-sort-" + Integer.MAX_VALUE + "-1"));
     Files.writeString(dead.resolve("run-00000.avro"), "left by a worker that timed out");
     Path ours = Files.createDirectory(
         spillDirectory.resolve("icecompact-sort-" + ProcessHandle.current().pid() + "-2"));
     Path other = Files.createDirectory(spillDirectory.resolve("not-ours"));
-    try (ExternalSortedRows running = new ExternalSortedRows(SCHEMA, order(kind), null, RUN_ROWS, spillDirectory)) {
+    try (ExternalSortedRows running =
+        new ExternalSortedRows(SCHEMA, order("linear"), null, RUN_ROWS, spillDirectory)) {
       rows().forEach(row -> running.add(row, null));
 
       assertThat(ExternalSortedRows.deleteAbandoned(spillDirectory)).isEqualTo(2);
