@@ -129,6 +129,11 @@ final class BenchCommand implements Callable<Integer> {
           + " ordered_at)'): the same groups sorted in memory on the generic path, one thread (default: none)")
   List<String> sortOrders = List.of();
 
+  @Option(names = "--sort-heap-bytes", paramLabel = "BYTES",
+      description = "With --sort-orders: the heap each group may sort in; a group of more than 1/40 of it in Parquet"
+          + " bytes is sorted in runs spilled to java.io.tmpdir, and the row counts them (default: the whole heap)")
+  long sortHeapBytes;
+
   @Option(names = "--skipping",
       description = "Skipping mode: the same table compacted by bin-pack, sort and z-order into ~1 MB files,"
           + " and the files and bytes Iceberg's scan planning keeps for selective predicates")
@@ -207,8 +212,10 @@ final class BenchCommand implements Callable<Integer> {
       err.printf(Locale.ROOT, "generated the '%s' table in %.1f s%n", shape, (System.nanoTime() - genStart) / 1e9);
       for (String sortOrder : sortOrders) {
         // one thread: a group sorted in memory may use the whole heap
-        new PathRuns(readCatalog(catalog), shape + ", sort " + sortOrder, report, Map.of("sort-order", sortOrder))
-            .run(RewritePathChoice.GENERIC, limits(prefetch.get(0)), 1, 1, warmups, rounds);
+        String label = shape + ", sort " + sortOrder
+            + (sortHeapBytes > 0 ? String.format(Locale.ROOT, " (sort heap %,d MB)", sortHeapBytes >> 20) : "");
+        new PathRuns(readCatalog(catalog), label, report, Map.of("sort-order", sortOrder))
+            .run(RewritePathChoice.GENERIC, limits(prefetch.get(0)), 1, 1, warmups, rounds, sortHeapBytes);
       }
       PathRuns runs = new PathRuns(readCatalog(catalog), shape, report);
       for (int threadCount : memory ? List.of(1) : threads) {

@@ -33,6 +33,22 @@ class BenchCommandTest {
         .contains("0 warm-up run(s), then the median of 2 run(s)");
   }
 
+  /** A sort heap too small for a group: the sort row counts the runs spilled to sort it. */
+  @Test
+  void aSortRowBeyondTheSortHeapSaysWhatWasSpilled(@TempDir Path dir) {
+    CliRun run =
+        CliRun.of(
+            "bench", "--warehouse", dir.toString(), "--files", "12", "--partitions", "2", "--rows-per-file", "200",
+            "--delete-files", "2", "--equality-deletes", "20", "--shapes", "deletes", "--paths", "GENERIC",
+            "--threads", "1", "--warmups", "0", "--rounds", "1", "--sort-orders", "customer_id",
+            "--sort-heap-bytes", "400000");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out().lines().filter(line -> line.startsWith("| deletes, sort customer_id (sort heap 0 MB)")))
+        .singleElement()
+        .satisfies(row -> assertThat(row).containsPattern("; spilled \\d+ runs, \\d+\\.\\d MB \\|$"));
+  }
+
   @Test
   void endToEndRunsTheWholeJobPerPathInThisJvmAndAFreshOneAndKeepsTheLiveRows(@TempDir Path dir) {
     CliRun run =

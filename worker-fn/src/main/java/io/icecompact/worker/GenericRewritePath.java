@@ -8,6 +8,9 @@ import io.icecompact.core.error.RowCountMismatchException;
 import io.icecompact.core.job.RowOrder;
 import io.icecompact.core.rewrite.GroupRewritePath;
 import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.worker.sort.ExternalSortedRows;
+import io.icecompact.worker.sort.RowSorter;
+import io.icecompact.worker.sort.SortSpill;
 import io.icecompact.worker.sort.SortedRows;
 import java.io.IOException;
 import java.util.List;
@@ -48,8 +51,10 @@ import org.apache.iceberg.util.PartitionUtil;
  * The job's filter is never applied to rows: it selects files, and every row of a file is kept.
  *
  * <p>When the job orders rows ({@link RowOrder}), the group's live rows are first collected and sorted in
- * memory ({@link SortedRows}), then written in that order: files roll in order, so each output file of a
- * partition holds a contiguous range of the order. The files carry the order's output sort order id.
+ * memory ({@link SortedRows}) or, for a group beyond memory, in sorted runs spilled to local disk and
+ * merged ({@link ExternalSortedRows}); then written in that order: files roll in order, so each output
+ * file of a partition holds a contiguous range of the order. The files carry the order's output sort
+ * order id.
  */
 final class GenericRewritePath implements GroupRewritePath {
   private final Table table;
@@ -58,21 +63,30 @@ final class GenericRewritePath implements GroupRewritePath {
   private final List<FileScanTask> tasks;
   private final GroupDeleteLoader deleteLoader;
   private final RowOrder rowOrder;
+  private final SortSpill spill;
+  private volatile SortSpill.Spilled spilled = SortSpill.Spilled.NONE;
 
   /**
    * @param deleteLoader the group's delete loader, which may already hold deletes the columnar path
    *     loaded before it fell back
    * @param rowOrder the order to write rows in, or null for input order
+   * @param spill where to sort beyond memory, or null to sort in memory (unused without a row order)
    */
   GenericRewritePath(
       Table table, int outputSpecId, long targetFileSize, List<FileScanTask> tasks, GroupDeleteLoader deleteLoader,
-      RowOrder rowOrder) {
+      RowOrder rowOrder, SortSpill spill) {
     this.table = table;
     this.outputSpecId = outputSpecId;
     this.targetFileSize = targetFileSize;
     this.tasks = tasks;
     this.deleteLoader = deleteLoader;
     this.rowOrder = rowOrder;
+    this.spill = spill;
+  }
+
+  /** What the last {@link #write} spilled to disk to sort the group ({@link SortSpill.Spilled#NONE} in memory). */
+  SortSpill.Spilled spilled() {
+    return spilled;
   }
 
   @Override
@@ -98,8 +112,7 @@ final class GenericRewritePath implements GroupRewritePath {
     }
     FanoutDataWriter<Record> writer =
         new FanoutDataWriter<>(writerSettings.build(), files, table.io(), targetFileSize);
-    SortedRows sorted =
-        rowOrder == null ? null : new SortedRows(projection, rowOrder, repartitioning() ? spec : null);
+    RowSorter sorted = rowOrder == null ? null : sorter(projection, spec);
     RowSink sink =
         sorted != null
             ? (row, partition) -> keep(sorted, row, partition)
@@ -117,18 +130,29 @@ final class GenericRewritePath implements GroupRewritePath {
         progress.accept(++done);
       }
       if (sorted != null) {
-        List<SortedRows.Keyed> rows = sorted.sorted();
-        for (int i = 0; i < rows.size(); i++) {
-          SortedRows.Keyed keyed = rows.get(i);
-          rows.set(i, null); // a written row may be collected
-          write(writer, keyed.row(), spec, keyed.partition(), partitionKey, wrapper);
+        sorted.drainTo((row, partition) -> write(writer, row, spec, partition, partitionKey, wrapper));
+        if (sorted instanceof ExternalSortedRows external) {
+          spilled = new SortSpill.Spilled(external.runs(), external.spilledBytes());
         }
       }
       failed = false;
     } finally {
-      closeWriter(writer, failed, completed);
+      try {
+        if (sorted != null) {
+          sorted.close(); // an external sort deletes its runs, also after a failure
+        }
+      } finally {
+        closeWriter(writer, failed, completed);
+      }
     }
     return new RowCounts(rowsRead, rowsRead - rowsKept);
+  }
+
+  private RowSorter sorter(Schema projection, PartitionSpec spec) {
+    PartitionSpec repartitionInto = repartitioning() ? spec : null;
+    return spill == null
+        ? new SortedRows(projection, rowOrder, repartitionInto)
+        : new ExternalSortedRows(projection, rowOrder, repartitionInto, spill.runRows(), spill.directory());
   }
 
   /** Where a live row goes: to the writer, or to the rows being sorted. */
@@ -196,7 +220,7 @@ final class GenericRewritePath implements GroupRewritePath {
   }
 
   /** A failure to key a row is about the sort, not the input file: typed apart from read failures. */
-  private static void keep(SortedRows sorted, Record row, StructLike partition) {
+  private static void keep(RowSorter sorted, Record row, StructLike partition) {
     try {
       sorted.add(row, partition);
     } catch (RuntimeException e) {

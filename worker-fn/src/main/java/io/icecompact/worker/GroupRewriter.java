@@ -19,8 +19,13 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.columnar.Preparation;
 import io.icecompact.worker.columnar.PreparedGroup;
+import io.icecompact.worker.sort.ExternalSortedRows;
 import io.icecompact.worker.sort.InMemorySortLimit;
+import io.icecompact.worker.sort.SortSpill;
+import io.icecompact.worker.sort.SpillLimit;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntConsumer;
@@ -61,6 +66,8 @@ public final class GroupRewriter {
   private final long crossCheckManifestBytes;
   // the heap one group's in-memory sort may count on; groups rewritten at once share the JVM's
   private volatile long sortHeapBytes = Runtime.getRuntime().maxMemory();
+  // where a group beyond that heap spills its sorted runs: Lambda's /tmp (its ephemeral storage)
+  private volatile Path spillDirectory = Path.of(System.getProperty("java.io.tmpdir"));
   // The plan index (checked by digest) and the pinned metadata file never change, and a warm worker (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
@@ -69,6 +76,7 @@ public final class GroupRewriter {
   private final PinnedSnapshotTasks snapshotTasks =
       PinnedSnapshotTasks.forHeap(Runtime.getRuntime().maxMemory());
   private final AtomicReference<PrefetchStats> prefetched = new AtomicReference<>(PrefetchStats.NONE);
+  private final AtomicReference<SortSpill.Spilled> spilled = new AtomicReference<>(SortSpill.Spilled.NONE);
 
   private record CachedPlan(String location, String sha256, JobPlan plan) {}
 
@@ -127,6 +135,15 @@ public final class GroupRewriter {
   }
 
   /**
+   * Spills the sorted runs of groups beyond the sort heap under {@code directory} (default
+   * {@code java.io.tmpdir}, Lambda's /tmp). Returns this rewriter.
+   */
+  public GroupRewriter spillingTo(Path directory) {
+    this.spillDirectory = directory;
+    return this;
+  }
+
+  /**
    * Column threads for each of {@code groupsAtOnce} groups: the processors but one, shared. One is left
    * to the JIT compiler, the garbage collector and the input prefetch: on 2 cores, copying columns on
    * 2 threads measured slower than on 1 (docs/performance.md).
@@ -138,6 +155,11 @@ public final class GroupRewriter {
   /** What the input prefetch did over every group this rewriter has rewritten. */
   public PrefetchStats prefetchStats() {
     return prefetched.get();
+  }
+
+  /** What sorting beyond memory spilled over every group this rewriter has rewritten. */
+  public SortSpill.Spilled spillStats() {
+    return spilled.get();
   }
 
   /** The next attempt number of a group, for callers that cannot count attempts themselves. */
@@ -222,7 +244,8 @@ public final class GroupRewriter {
                 .toList(),
             output.path(),
             output.pathReason(),
-            System.currentTimeMillis() - started);
+            System.currentTimeMillis() - started,
+            output.spilledBytes());
     store.writeGroupResult(work, result);
     LOG.info(
         "[{} {} worker group {}] {} files ({} rows, {} deleted) -> {} files in {} ms, {} path ({})",
@@ -250,7 +273,7 @@ public final class GroupRewriter {
       return rewriteInOrder(table, plan, group, tasks, files, progress, deleteLoader);
     }
     GroupRewritePath generic =
-        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null);
+        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null);
     if (pathChoice == RewritePathChoice.GENERIC) {
       return generic.rewrite(files, table.io(), progress, "generic path requested");
     }
@@ -269,10 +292,11 @@ public final class GroupRewriter {
   }
 
   /**
-   * A group whose plan orders its rows: sorted in memory on the generic path (the columnar path keeps
-   * input order). A group too large to sort in this heap fails under {@code strategy=sort}; under
-   * bin-pack, which keeps a sorted table's order only where it can, it is written in input order and its
-   * result says so. Sorting beyond the heap (runs spilled to /tmp, then merged) is not built yet.
+   * A group whose plan orders its rows, on the generic path (the columnar path keeps input order): sorted
+   * in memory when it fits the sort heap, else in sorted runs spilled to the spill directory and merged.
+   * A group whose runs would not fit on that disk fails under {@code strategy=sort}; under bin-pack,
+   * which keeps a sorted table's order only where it can, it is written in input order and its result
+   * says so.
    */
   private RewriteOutput rewriteInOrder(
       Table table, JobPlan plan, PlannedGroup group, List<FileScanTask> tasks, OutputFileFactory files,
@@ -280,16 +304,36 @@ public final class GroupRewriter {
     int outputSpecId = plan.pinned().outputSpecId();
     long heap = sortHeapBytes;
     RowOrder order = plan.rowOrder();
+    String reason = ColumnarEligibility.of(table, tasks, outputSpecId, order).reason();
     if (InMemorySortLimit.fits(group, heap)) {
-      return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order)
-          .rewrite(files, table.io(), progress, ColumnarEligibility.of(table, tasks, outputSpecId, order).reason());
+      return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order, null)
+          .rewrite(files, table.io(), progress, reason);
     }
-    if (RewriteStrategy.SORT.optionValue().equals(plan.strategy())) {
-      InMemorySortLimit.check(group, heap);
+    Path spillTo = spillDirectory;
+    int abandoned = ExternalSortedRows.deleteAbandoned(spillTo);
+    if (abandoned > 0) {
+      LOG.info("[{} {} worker group {}] deleted {} directories of sorted runs left by ended workers in {}",
+          plan.table(), plan.jobId(), group.index(), abandoned, spillTo);
     }
-    String notKept = "the table's sort order " + order.sortOrder() + " is not kept: the group holds more than the "
-        + InMemorySortLimit.forHeap(heap) + " bytes of Parquet a worker sorts in memory";
-    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null)
+    long usable = SpillLimit.usableSpace(spillTo);
+    if (SpillLimit.fits(group, usable) || RewriteStrategy.SORT.optionValue().equals(plan.strategy())) {
+      SpillLimit.check(group, spillTo, usable);
+      GenericRewritePath external =
+          new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order,
+              new SortSpill(spillTo, SpillLimit.runRows(group, heap)));
+      RewriteOutput output =
+          external.rewrite(files, table.io(), progress, reason + "; sorted beyond memory, in runs spilled to local disk");
+      SortSpill.Spilled spilled = external.spilled();
+      this.spilled.accumulateAndGet(spilled, SortSpill.Spilled::plus);
+      LOG.info("[{} {} worker group {}] sorted beyond memory: {} runs, {} bytes spilled to {}",
+          plan.table(), plan.jobId(), group.index(), spilled.runs(), spilled.bytes(), spillTo);
+      return output.withSpilledBytes(spilled.bytes());
+    }
+    String notKept = String.format(Locale.ROOT,
+        "the table's sort order %s is not kept: the group holds more than the %d bytes of Parquet a worker"
+            + " sorts in memory, and more than the %d its sorted runs would fit in on local disk",
+        order.sortOrder(), InMemorySortLimit.forHeap(heap), SpillLimit.forDisk(usable));
+    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null)
         .rewrite(files, table.io(), progress, notKept);
   }
 

@@ -87,7 +87,10 @@ public final class BenchReport {
         byTime.get(0).megabytesPerSecond(),
         median.rowsPerSecond(),
         rounds.stream().mapToLong(PathRun.Figures::peakHeapBytes).max().orElse(0) / (1024.0 * 1024),
-        last.paths());
+        last.spilled().runs() == 0
+            ? last.paths()
+            : String.format(Locale.ROOT, "%s; spilled %d runs, %.1f MB", last.paths(), last.spilled().runs(),
+                last.spilled().bytes() / (1024.0 * 1024)));
     out.flush();
   }
 

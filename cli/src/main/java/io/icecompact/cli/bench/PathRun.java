@@ -11,6 +11,7 @@ import io.icecompact.worker.GroupRewriter;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.PrefetchStats;
 import io.icecompact.worker.RewritePathChoice;
+import io.icecompact.worker.sort.SortSpill;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -27,7 +28,7 @@ final class PathRun {
   /** What a run measured. */
   record Figures(
       double seconds, long inputBytes, long inputRows, long outputFiles, long peakHeapBytes,
-      RewritePathTally paths, PrefetchStats prefetch) {
+      RewritePathTally paths, PrefetchStats prefetch, SortSpill.Spilled spilled) {
     double megabytesPerSecond() {
       return inputBytes / (1024.0 * 1024) / seconds;
     }
@@ -39,12 +40,13 @@ final class PathRun {
 
   private PathRun() {}
 
+  /** @param sortHeapBytes each group's sort heap ({@link GroupRewriter#sortingWithin}), 0 for its share of this heap */
   static Figures run(
       TableAccess access, JobSpec spec, PlanSummary summary, RewritePathChoice choice, PrefetchLimits prefetch,
-      int threads, int columnThreads) {
+      int threads, int columnThreads, long sortHeapBytes) {
     GroupRewriter rewriter =
         new GroupRewriter(access, choice, prefetch, columnThreads)
-            .sortingWithin(Runtime.getRuntime().maxMemory() / threads);
+            .sortingWithin(sortHeapBytes > 0 ? sortHeapBytes : Runtime.getRuntime().maxMemory() / threads);
     System.gc();
     HeapSampler heap = HeapSampler.start();
     long start = System.nanoTime();
@@ -80,6 +82,7 @@ final class PathRun {
       result.outputFiles().forEach(file -> access.fileIO().deleteFile(file.get("file-path").asText()));
     }
     return new Figures(
-        seconds, summary.inputBytes(), rows, outputFiles, peakHeap, paths, rewriter.prefetchStats());
+        seconds, summary.inputBytes(), rows, outputFiles, peakHeap, paths, rewriter.prefetchStats(),
+        rewriter.spillStats());
   }
 }

@@ -61,11 +61,18 @@ public final class PathRuns {
    */
   public void run(
       RewritePathChoice path, PrefetchLimits prefetch, int threads, int columnThreads, int warmups, int rounds) {
+    run(path, prefetch, threads, columnThreads, warmups, rounds, 0);
+  }
+
+  /** As {@link #run}, each group sorting in {@code sortHeapBytes} of heap (0: its share of this heap). */
+  public void run(
+      RewritePathChoice path, PrefetchLimits prefetch, int threads, int columnThreads, int warmups, int rounds,
+      long sortHeapBytes) {
     List<PathRun.Figures> measured = new ArrayList<>();
     try (TableAccess access = new TableAccess(catalog)) {
       for (int round = 0; round < warmups + rounds; round++) {
         PlanSummary summary = PlanCopy.store(access, planned, tableLocation, TABLE, planned.plan().jobId() + "-run" + (++runs));
-        PathRun.Figures figures = PathRun.run(access, spec(), summary, path, prefetch, threads, columnThreads);
+        PathRun.Figures figures = PathRun.run(access, spec(), summary, path, prefetch, threads, columnThreads, sortHeapBytes);
         if (round >= warmups) {
           measured.add(figures);
         }

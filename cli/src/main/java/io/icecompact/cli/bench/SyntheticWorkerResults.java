@@ -80,6 +80,6 @@ final class SyntheticWorkerResults {
     return new GroupResult(
         plan.jobId(), index, 1, plan.pinned().snapshotId(), plan.pinned().schemaId(), plan.pinned().outputSpecId(),
         tasks.stream().map(task -> task.file().location()).toList(), List.of(),
-        rows, 0, rows, CONTENT.length, List.of(json), PATH, PATH_REASON, 0);
+        rows, 0, rows, CONTENT.length, List.of(json), PATH, PATH_REASON, 0, 0);
   }
 }

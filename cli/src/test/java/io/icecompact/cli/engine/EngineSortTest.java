@@ -2,6 +2,7 @@ package io.icecompact.cli.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.FragmentedTable.Shape;
@@ -19,8 +20,10 @@ import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
+import io.icecompact.worker.sort.SortSpill;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -30,6 +33,8 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.MetadataColumns;
@@ -43,15 +48,20 @@ import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.ZOrderByteUtils;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code strategy=sort}: every output file of a group read back in the order asked for, the files of a
  * partition covering disjoint ranges of a linear order, the live rows unchanged (v2 deletes, v3 deletion
- * vectors and row lineage), and bad orders refused with the table untouched.
+ * vectors and row lineage), and bad orders refused with the table untouched. A group beyond the sort heap
+ * is sorted in runs spilled to disk into the in-memory sequence, or, with no room on the disk, refused
+ * (sort) or written in input order (bin-pack).
  */
 class EngineSortTest extends EngineTestBase {
+  private static final Path NO_SPACE = Path.of("/proc");
+
   /** 2 day partitions of 5 files of 1,000 rows, position and equality deletes. */
   private static Shape shape(int formatVersion) {
     return new Shape(2, 5, 1000, formatVersion, 2, 30, true);
@@ -167,38 +177,123 @@ class EngineSortTest extends EngineTestBase {
     });
   }
 
-  /** Under strategy=sort, a group larger than the worker sorts in memory fails before writing a file. */
-  @Test
-  void sortOfAGroupBeyondTheSortHeapFailsWithoutWriting() {
-    Table table = create(shape(2));
-    JobSpec spec = job(sortOptions("sort-order", "order_id")).withJobIdIfAbsent();
+  /**
+   * A group beyond the sort heap is sorted in runs spilled to disk and merged: the same row sequence, file
+   * by file, as the in-memory sort of the same group, every live row kept (v3: row lineage too), and the
+   * runs deleted afterwards.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"order_id DESC", "zorder(customer_id, order_id)"})
+  void groupBeyondTheSortHeapIsSortedInSpilledRunsIntoTheInMemorySequence(String sortOrder, @TempDir Path spill) {
+    Table table = create(shape(3));
+    Schema rows = MetadataColumns.schemaWithRowLineage(table.schema());
+    Map<String, Long> before = LiveRows.multiset(table, rows);
+    JobSpec inMemorySpec = job(sortOptions("sort-order", sortOrder)).withJobIdIfAbsent();
+    PlanSummary inMemorySummary = new RewritePlanner(access).plan(inMemorySpec);
+    JobSpec spec = job(sortOptions("sort-order", sortOrder)).withJobIdIfAbsent();
     PlanSummary summary = new RewritePlanner(access).plan(spec);
+    long smallestGroup = plan(summary).groups().stream().mapToLong(PlannedGroup::inputBytes).min().orElseThrow();
 
-    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000);
-    assertThatThrownBy(() -> tiny.rewrite(GroupRequest.of(spec, summary, 0, 1)))
-        .isInstanceOf(GroupRewriteException.class)
-        .hasMessageStartingWith("Group 0 holds ")
-        .hasMessageContaining("bytes of Parquet, more than the 100 bytes a worker with a 4,000-byte heap sorts in"
-            + " memory (rows take about 20 times their Parquet size): set max-file-group-size-bytes to at most"
-            + " 100, or give the worker more memory");
-    assertThat(filesNamedFor(table, spec.jobId())).isEmpty();
+    // a heap of 8 times the group sorts a fifth of it in memory (1/40 of the heap): about 5 runs a group
+    GroupRewriter external = new GroupRewriter(access).sortingWithin(8 * smallestGroup).spillingTo(spill);
+    GroupRewriter inMemory = new GroupRewriter(access);
+    for (int index : summary.groupIndexes()) {
+      String partition = plan(summary).group(index).partition();
+      int same = plan(inMemorySummary).groups().stream()
+          .filter(group -> group.partition().equals(partition)).findFirst().orElseThrow().index();
+      inMemory.rewrite(GroupRequest.of(inMemorySpec, inMemorySummary, same, 1));
+      SortSpill.Spilled spilledBefore = external.spillStats();
+      external.rewrite(GroupRequest.of(spec, summary, index, 1));
+      int runs = external.spillStats().runs() - spilledBefore.runs();
+      long spilled = external.spillStats().bytes() - spilledBefore.bytes();
+      assertThat(groupResult(inMemorySummary, same).spilledBytes()).isZero();
+      assertThat(groupResult(inMemorySummary, same).rewritePathReason()).doesNotContain("spilled");
+      assertThat(groupResult(summary, index).rewritePathReason())
+          .endsWith(": the columnar path keeps input row order; sorted beyond memory, in runs spilled to local disk");
+      assertThat(runs).as("runs of about a fifth of the group").isGreaterThanOrEqualTo(4);
+      assertThat(groupResult(summary, index).spilledBytes()).isEqualTo(spilled).isPositive();
+      long parquet = plan(summary).group(index).inputBytes();
+      System.err.printf("%s: group %d spilled %d runs, %,d bytes for %,d of Parquet (%.2f)%n",
+          sortOrder, index, runs, spilled, parquet, (double) spilled / parquet);
+      assertThat(spilled).as("runs within the disk check's estimate").isLessThanOrEqualTo(2 * parquet);
+      assertThat(rowsInWriteOrder(table, outputLocations(summary, index)))
+          .hasSizeGreaterThan(1000)
+          .containsExactlyElementsOf(rowsInWriteOrder(table, outputLocations(inMemorySummary, same)));
+    }
+    assertThat(spill).as("the runs are deleted").isEmptyDirectory();
+    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, List.of()));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(LiveRows.multiset(table, rows)).isEqualTo(before);
   }
 
-  /** Bin-pack keeps a sorted table's order only where it can: a larger group is written as it comes. */
+  /** Bin-pack keeps a sorted table's order beyond the sort heap too, sorting in spilled runs. */
   @Test
-  void binpackOfAGroupBeyondTheSortHeapKeepsInputOrderAndSaysSo() {
+  void binpackOfAGroupBeyondTheSortHeapSortsInSpilledRuns(@TempDir Path spill) {
     Table table = create(shape(2));
     table.replaceSortOrder().asc("customer_id").commit();
     Map<String, Long> before = LiveRows.multiset(table);
     JobSpec spec = job(options("rewrite-all", "true")).withJobIdIfAbsent();
     PlanSummary summary = new RewritePlanner(access).plan(spec);
 
-    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000);
+    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(400_000).spillingTo(spill);
+    for (int index : summary.groupIndexes()) {
+      tiny.rewrite(GroupRequest.of(spec, summary, index, 1));
+      assertThat(groupResult(summary, index).rewritePathReason())
+          .isEqualTo("rows are written in sort order customer_id ASC NULLS FIRST: the columnar path keeps input"
+              + " row order; sorted beyond memory, in runs spilled to local disk");
+    }
+    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, List.of()));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    table.refresh();
+    assertThat(liveDataFiles(table)).hasSize(2).allSatisfy(file -> {
+      assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
+      assertThat(read(table, file)).isSortedAccordingTo(Comparator.comparing(r -> (Long) r.getField("customer_id")));
+    });
+    assertThat(spill).isEmptyDirectory();
+  }
+
+  /**
+   * Under strategy=sort, a group beyond the sort heap whose runs would not fit on the spill disk fails
+   * before writing a file. /proc stands for a full disk: it has no usable space.
+   */
+  @Test
+  void sortOfAGroupBeyondTheSortHeapAndTheSpillDiskFailsWithoutWriting() {
+    assumeTrue(NO_SPACE.toFile().getUsableSpace() == 0, "a directory with no usable space");
+    Table table = create(shape(2));
+    JobSpec spec = job(sortOptions("sort-order", "order_id")).withJobIdIfAbsent();
+    PlanSummary summary = new RewritePlanner(access).plan(spec);
+
+    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000).spillingTo(NO_SPACE.resolve("spill"));
+    assertThatThrownBy(() -> tiny.rewrite(GroupRequest.of(spec, summary, 0, 1)))
+        .isInstanceOf(GroupRewriteException.class)
+        .hasMessageStartingWith("Group 0 holds ")
+        .hasMessageContaining("bytes of Parquet, too many to sort beyond memory in /proc/spill: its sorted runs take"
+            + " about ")
+        .hasMessageContaining("and 0 bytes are free, 268,435,456 of them kept for the output's upload buffers: set"
+            + " max-file-group-size-bytes to at most 0, or give the worker more ephemeral storage");
+    assertThat(filesNamedFor(table, spec.jobId())).isEmpty();
+  }
+
+  /** Bin-pack keeps a sorted table's order only where it can: with no room to spill, in input order. */
+  @Test
+  void binpackOfAGroupBeyondTheSortHeapAndTheSpillDiskKeepsInputOrderAndSaysSo() {
+    assumeTrue(NO_SPACE.toFile().getUsableSpace() == 0, "a directory with no usable space");
+    Table table = create(shape(2));
+    table.replaceSortOrder().asc("customer_id").commit();
+    Map<String, Long> before = LiveRows.multiset(table);
+    JobSpec spec = job(options("rewrite-all", "true")).withJobIdIfAbsent();
+    PlanSummary summary = new RewritePlanner(access).plan(spec);
+
+    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000).spillingTo(NO_SPACE.resolve("spill"));
     for (int index : summary.groupIndexes()) {
       tiny.rewrite(GroupRequest.of(spec, summary, index, 1));
       assertThat(groupResult(summary, index).rewritePathReason())
           .isEqualTo("the table's sort order customer_id ASC NULLS FIRST is not kept: the group holds more than"
-              + " the 100 bytes of Parquet a worker sorts in memory");
+              + " the 100 bytes of Parquet a worker sorts in memory, and more than the 0 its sorted runs would"
+              + " fit in on local disk");
     }
     JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, List.of()));
 
@@ -277,12 +372,30 @@ class EngineSortTest extends EngineTestBase {
     }
   }
 
-  /** A file's rows in the order they are stored. */
+  /** The rows of a group's output files in the order they were written (files by their counter). */
+  private static List<Record> rowsInWriteOrder(Table table, List<String> locations) {
+    Pattern counter = Pattern.compile("-(\\d+)\\.parquet$");
+    List<Record> rows = new ArrayList<>();
+    locations.stream()
+        .sorted(Comparator.comparingInt((String location) -> {
+          Matcher matcher = counter.matcher(location);
+          assertThat(matcher.find()).as(location).isTrue();
+          return Integer.parseInt(matcher.group(1));
+        }))
+        .forEach(location -> rows.addAll(read(table, location)));
+    return rows;
+  }
+
   private static List<Record> read(Table table, DataFile file) {
+    return read(table, file.location());
+  }
+
+  /** A file's rows in the order they are stored. */
+  private static List<Record> read(Table table, String location) {
     Schema schema = table.schema();
     List<Record> rows = new ArrayList<>();
     try (CloseableIterable<Record> records =
-        Parquet.read(table.io().newInputFile(file.location()))
+        Parquet.read(table.io().newInputFile(location))
             .project(schema)
             .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
             .build()) {

@@ -5,10 +5,10 @@ import io.icecompact.core.job.PlannedGroup;
 import java.util.Locale;
 
 /**
- * The largest group a worker sorts, judged before reading it: {@link SortedRows} holds every live row
- * as an Iceberg generic record, and a group that does not fit would end the worker with an
- * {@code OutOfMemoryError} (a Lambda invocation dies, and is retried to die again) instead of a clear
- * answer.
+ * The largest group a worker sorts in memory, judged before reading it: {@link SortedRows} holds every
+ * live row as an Iceberg generic record, and a group that does not fit would end the worker with an
+ * {@code OutOfMemoryError} (a Lambda invocation dies, and is retried to die again). A larger group is
+ * sorted in runs of this size spilled to disk ({@link ExternalSortedRows}, {@link SpillLimit}).
  *
  * <p>Measured on the demo table (zstd Parquet, six columns): a linear sort held 16 bytes of heap per
  * Parquet byte, a z-order 19 (480 and 567 bytes per row). Rows are allowed half the heap, the other
@@ -30,7 +30,10 @@ public final class InMemorySortLimit {
     return group.inputBytes() <= forHeap(maxHeap);
   }
 
-  /** Refuses (never retried: a retry has the same heap) a group too large to sort in {@code maxHeap}. */
+  /**
+   * Refuses (never retried: a retry has the same heap) a group too large to sort in {@code maxHeap}; for
+   * callers that cannot spill (the worker spills instead, see {@link SpillLimit}).
+   */
   public static void check(PlannedGroup group, long maxHeap) {
     long limit = forHeap(maxHeap);
     if (!fits(group, maxHeap)) {
