@@ -63,10 +63,15 @@ public final class LiveRows {
    * what a sort wrote.
    */
   public static List<Record> storedOrder(Table table, DataFile file) {
+    return storedOrder(table, file.location());
+  }
+
+  /** The rows of the Parquet data file at {@code location}, in stored order (see above). */
+  public static List<Record> storedOrder(Table table, String location) {
     Schema schema = table.schema();
     List<Record> rows = new ArrayList<>();
     try (CloseableIterable<Record> records =
-        Parquet.read(table.io().newInputFile(file.location()))
+        Parquet.read(table.io().newInputFile(location))
             .project(schema)
             .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
             .build()) {

@@ -41,7 +41,6 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Conversions;
@@ -102,7 +101,7 @@ class EngineSortTest extends EngineTestBase {
     for (List<DataFile> files : byPartition.values()) {
       assertThat(files).as("several files per partition, or ranges prove nothing").hasSizeGreaterThan(2);
       for (DataFile file : files) {
-        assertThat(read(table, file)).isSortedAccordingTo(descending);
+        assertThat(LiveRows.storedOrder(table, file)).isSortedAccordingTo(descending);
         assertThat(file.sortOrderId()).as("the table has no sort order: unsorted, as Spark writes").isZero();
       }
       assertDisjointOrderIdRanges(files);
@@ -129,7 +128,7 @@ class EngineSortTest extends EngineTestBase {
     for (List<DataFile> files : byPartition.values()) {
       for (DataFile file : files) {
         assertThat(file.specId()).isEqualTo(newSpecId);
-        assertThat(read(table, file)).isSortedAccordingTo(descending);
+        assertThat(LiveRows.storedOrder(table, file)).isSortedAccordingTo(descending);
       }
       assertDisjointOrderIdRanges(files);
     }
@@ -152,7 +151,7 @@ class EngineSortTest extends EngineTestBase {
             .thenComparing(Comparator.comparing((Record r) -> (Long) r.getField("customer_id")).reversed());
     for (DataFile file : liveDataFiles(table)) {
       assertThat(file.sortOrderId()).isEqualTo(orderId).isPositive();
-      assertThat(read(table, file)).isSortedAccordingTo(regionThenCustomerDesc);
+      assertThat(LiveRows.storedOrder(table, file)).isSortedAccordingTo(regionThenCustomerDesc);
     }
   }
 
@@ -173,7 +172,7 @@ class EngineSortTest extends EngineTestBase {
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
     assertThat(liveDataFiles(table)).hasSize(2).allSatisfy(file -> {
       assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
-      assertThat(read(table, file)).isSortedAccordingTo(Comparator.comparing(r -> (Long) r.getField("customer_id")));
+      assertThat(LiveRows.storedOrder(table, file)).isSortedAccordingTo(Comparator.comparing(r -> (Long) r.getField("customer_id")));
     });
   }
 
@@ -250,7 +249,7 @@ class EngineSortTest extends EngineTestBase {
     table.refresh();
     assertThat(liveDataFiles(table)).hasSize(2).allSatisfy(file -> {
       assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
-      assertThat(read(table, file)).isSortedAccordingTo(Comparator.comparing(r -> (Long) r.getField("customer_id")));
+      assertThat(LiveRows.storedOrder(table, file)).isSortedAccordingTo(Comparator.comparing(r -> (Long) r.getField("customer_id")));
     });
     assertThat(spill).isEmptyDirectory();
   }
@@ -314,7 +313,7 @@ class EngineSortTest extends EngineTestBase {
     Comparator<byte[]> unsigned = Arrays::compareUnsigned;
     for (DataFile file : liveDataFiles(table)) {
       assertThat(file.sortOrderId()).isZero();
-      List<byte[]> zValues = read(table, file).stream().map(EngineSortTest::zValue).toList();
+      List<byte[]> zValues = LiveRows.storedOrder(table, file).stream().map(EngineSortTest::zValue).toList();
       assertThat(zValues).isSortedAccordingTo(unsigned);
     }
   }
@@ -382,29 +381,10 @@ class EngineSortTest extends EngineTestBase {
           assertThat(matcher.find()).as(location).isTrue();
           return Integer.parseInt(matcher.group(1));
         }))
-        .forEach(location -> rows.addAll(read(table, location)));
+        .forEach(location -> rows.addAll(LiveRows.storedOrder(table, location)));
     return rows;
   }
 
-  private static List<Record> read(Table table, DataFile file) {
-    return read(table, file.location());
-  }
-
-  /** A file's rows in the order they are stored. */
-  private static List<Record> read(Table table, String location) {
-    Schema schema = table.schema();
-    List<Record> rows = new ArrayList<>();
-    try (CloseableIterable<Record> records =
-        Parquet.read(table.io().newInputFile(location))
-            .project(schema)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(schema, fileSchema))
-            .build()) {
-      records.forEach(rows::add);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return rows;
-  }
 
   private static byte[] zValue(Record row) {
     int size = ZOrderByteUtils.PRIMITIVE_BUFFER_SIZE;

@@ -1,8 +1,6 @@
 package io.icecompact.worker.sort;
 
-import io.icecompact.core.error.GroupRewriteException;
 import io.icecompact.core.job.PlannedGroup;
-import java.util.Locale;
 
 /**
  * The largest group a worker sorts in memory, judged before reading it: {@link SortedRows} holds every
@@ -28,22 +26,5 @@ public final class InMemorySortLimit {
   /** Whether {@code group} can be sorted in a heap of {@code maxHeap} bytes. */
   public static boolean fits(PlannedGroup group, long maxHeap) {
     return group.inputBytes() <= forHeap(maxHeap);
-  }
-
-  /**
-   * Refuses (never retried: a retry has the same heap) a group too large to sort in {@code maxHeap}; for
-   * callers that cannot spill (the worker spills instead, see {@link SpillLimit}).
-   */
-  public static void check(PlannedGroup group, long maxHeap) {
-    long limit = forHeap(maxHeap);
-    if (!fits(group, maxHeap)) {
-      throw new GroupRewriteException(
-          String.format(
-              Locale.ROOT,
-              "Group %d holds %,d bytes of Parquet, more than the %,d bytes a worker with a %,d-byte heap"
-                  + " sorts in memory (rows take about %d times their Parquet size): set"
-                  + " max-file-group-size-bytes to at most %d, or give the worker more memory",
-              group.index(), group.inputBytes(), limit, maxHeap, HEAP_PER_PARQUET_BYTE, limit));
-    }
   }
 }

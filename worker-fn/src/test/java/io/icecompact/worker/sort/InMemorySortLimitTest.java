@@ -1,10 +1,7 @@
 package io.icecompact.worker.sort;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatCode;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icecompact.core.error.GroupRewriteException;
 import io.icecompact.core.job.PlannedGroup;
 import org.junit.jupiter.api.Test;
 
@@ -16,18 +13,13 @@ class InMemorySortLimitTest {
   }
 
   @Test
-  void aLambdaWorkerOf8GbSortsGroupsOfAbout200Mb() {
+  void aLambdaWorkerOf8GbSortsGroupsOfAbout200MbInMemory() {
     assertThat(InMemorySortLimit.forHeap(8 * GIB)).isEqualTo(8 * GIB / 40);
-    assertThatCode(() -> InMemorySortLimit.check(group(8 * GIB / 40), 8 * GIB)).doesNotThrowAnyException();
+    assertThat(InMemorySortLimit.fits(group(8 * GIB / 40), 8 * GIB)).isTrue();
   }
 
   @Test
-  void aLargerGroupIsRefusedNamingTheOptionToLower() {
-    assertThatThrownBy(() -> InMemorySortLimit.check(group(2 * GIB), GIB))
-        .isInstanceOf(GroupRewriteException.class)
-        .hasMessage("Group 3 holds 2,147,483,648 bytes of Parquet, more than the 26,843,545 bytes a worker"
-            + " with a 1,073,741,824-byte heap sorts in memory (rows take about 20 times their Parquet size):"
-            + " set max-file-group-size-bytes to at most 26843545, or give the worker more memory")
-        .satisfies(e -> assertThat(((GroupRewriteException) e).retryable()).isFalse());
+  void aLargerGroupDoesNotFitAndIsSortedInSpilledRuns() {
+    assertThat(InMemorySortLimit.fits(group(2 * GIB), GIB)).isFalse();
   }
 }
