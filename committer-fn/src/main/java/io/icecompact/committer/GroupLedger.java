@@ -115,7 +115,8 @@ final class GroupLedger {
               rewritten && done != null ? done.result().outputRows() : 0,
               entry == null ? null : entry.snapshotId(),
               done != null ? done.result().rewritePath() : null,
-              done != null ? done.result().rewritePathReason() : null));
+              done != null ? done.result().rewritePathReason() : null,
+              done != null ? done.result().spilledBytes() : 0));
     }
     return outcomes;
   }

@@ -224,6 +224,9 @@ class EngineSortTest extends EngineTestBase {
 
     assertStatus(result, JobStatus.COMMITTED);
     assertThat(LiveRows.multiset(table, rows)).isEqualTo(before);
+    // the job's result shows each group's spill, as its worker stored it
+    assertThat(result.groups()).allSatisfy(group -> assertThat(group.spilledBytes())
+        .isEqualTo(groupResult(summary, group.groupIndex()).spilledBytes()).isPositive());
   }
 
   /** Bin-pack keeps a sorted table's order beyond the sort heap too, sorting in spilled runs. */

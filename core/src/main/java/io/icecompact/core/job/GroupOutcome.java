@@ -4,7 +4,8 @@ import com.fasterxml.jackson.annotation.JsonFormat;
 
 /**
  * How one planned group ended, with the reason when it did not end rewritten. The snapshot id is written
- * as a JSON string (see {@link JobResult}).
+ * as a JSON string (see {@link JobResult}). {@code spilledBytes}: bytes of sorted runs its worker wrote to
+ * local disk to sort the group beyond memory (0 when it sorted in memory or did not sort).
  */
 public record GroupOutcome(
     int groupIndex,
@@ -17,7 +18,8 @@ public record GroupOutcome(
     long outputRows,
     @JsonFormat(shape = JsonFormat.Shape.STRING) Long snapshotId,
     String rewritePath,
-    String rewritePathReason) {
+    String rewritePathReason,
+    long spilledBytes) {
 
   public enum Status {
     /** Its output is in a committed snapshot. */

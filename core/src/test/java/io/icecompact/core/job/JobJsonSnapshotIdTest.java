@@ -16,7 +16,7 @@ class JobJsonSnapshotIdTest {
   @Test
   void snapshotIdsAreWrittenAsStringsAndReadInEitherForm() throws Exception {
     GroupOutcome group =
-        new GroupOutcome(0, "p=1", GroupOutcome.Status.REWRITTEN, null, 5, 100, 1, 10, ID, "columnar", "eligible");
+        new GroupOutcome(0, "p=1", GroupOutcome.Status.REWRITTEN, null, 5, 100, 1, 10, ID, "columnar", "eligible", 0);
     JobResult result =
         new JobResult("job-1", "db.t", JobStatus.COMMITTED, null, List.of(ID, 7L), 5, 1, 100, 0, 0, 1, 0, 0, 0,
             new JobResult.Verification(true, List.of()), 10, List.of(group));

@@ -18,7 +18,7 @@ class JobResultSummaryTest {
     List<GroupOutcome> outcomes =
         IntStream.range(0, groups)
             .mapToObj(i -> new GroupOutcome(i, "day=2024-01-" + i, GroupOutcome.Status.REWRITTEN, null, 2, 2048,
-                1, 600, 6080832484641370336L, "columnar", "eligible"))
+                1, 600, 6080832484641370336L, "columnar", "eligible", 0))
             .toList();
     List<String> found = IntStream.range(0, problems).mapToObj(i -> "problem " + i).toList();
     return new JobResult("job-1", "db.t", JobStatus.COMMITTED, "r".repeat(5000), List.of(7L), 2 * groups, groups,
