@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.core.error.TransientException;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.lambda.AcquireLeaseHandler;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
@@ -148,11 +151,11 @@ class StateMachineLeaseTest extends StateMachineTestBase {
     Map<String, String> catalog = jdbcCatalog();
     createTable(catalog);
     AcquireLeaseHandler real = new AcquireLeaseHandler(leaseSteps);
-    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    AtomicInteger calls = new AtomicInteger();
     lambda.register(ACQUIRE_LEASE, (in, out, context) -> {
       if (calls.incrementAndGet() == 1) {
-        real.handleRequest(in, new java.io.ByteArrayOutputStream(), context);
-        throw new io.icecompact.core.error.TransientException("injected: the answer was lost after the write", null);
+        real.handleRequest(in, new ByteArrayOutputStream(), context);
+        throw new TransientException("injected: the answer was lost after the write", null);
       }
       real.handleRequest(in, out, context);
     });

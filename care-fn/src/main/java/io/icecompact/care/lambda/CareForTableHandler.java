@@ -78,7 +78,7 @@ public final class CareForTableHandler implements RequestStreamHandler {
               () -> lease.checkHeld(held.table(), held.owner(), held.token()));
       List<TableCare.Outcome> outcomes = care.run(input.steps(), LOG::info);
       String location = new WorkLocation(input.workLocation()).careResult();
-      new JobStore(access.loadTable(job.table()).io()).writeDocument(location, outcomes);
+      new JobStore(access.fileIO()).writeDocument(location, outcomes);
       List<StepSummary> steps =
           outcomes.stream().map(o -> new StepSummary(o.step(), o.status(), o.summary())).toList();
       int failed = (int) outcomes.stream().filter(TableCare.Outcome::failed).count();
