@@ -14,6 +14,7 @@ import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.options.RowOrderChoice;
 import io.icecompact.core.rewrite.ColumnarEligibility;
 import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -49,9 +50,16 @@ public final class RewritePlanner {
   private static final Logger LOG = LoggerFactory.getLogger(RewritePlanner.class);
 
   private final TableAccess access;
+  private final DeploymentScope scope;
 
   public RewritePlanner(TableAccess access) {
+    this(access, DeploymentScope.unrestricted());
+  }
+
+  /** A planner that refuses a table, or a table or work location, outside {@code scope} before writing. */
+  public RewritePlanner(TableAccess access, DeploymentScope scope) {
     this.access = access;
+    this.scope = scope;
   }
 
   /**
@@ -107,13 +115,25 @@ public final class RewritePlanner {
         planningMillis);
   }
 
+  /**
+   * Where the job will write: its work location, and the table's data location (a table property such as
+   * {@code write.data.path} may put data files outside the table's location).
+   */
+  private void checkLocations(Table table, WorkLocation work) {
+    scope.checkLocation("table location", table.location());
+    scope.checkLocation("table's data location", table.locationProvider().newDataLocation("probe.parquet"));
+    scope.checkLocation("work location", work.jobDirectory());
+  }
+
   /** Plans; stores each group's document through {@code store}, or keeps its tasks when null. */
   private PlannedJob prepare(JobSpec spec, JobStore store) {
     RewriteOptions options = RewriteOptions.parse(spec.options());
+    scope.checkTable(spec.table());
     Table table = access.loadTable(spec.table());
     Expression filter = JobFilter.resolve(spec.filter(), spec.where(), table.schema());
     WorkLocation work =
         WorkLocation.of(spec.workLocation(), table.location(), spec.table(), spec.jobId());
+    checkLocations(table, work);
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return new PlannedJob(null, work, "The table has no snapshot yet: there is nothing to rewrite", null);

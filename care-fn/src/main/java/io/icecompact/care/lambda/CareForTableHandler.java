@@ -9,6 +9,7 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.logging.InvocationLogContext;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.LeaseGrant;
@@ -49,13 +50,19 @@ public final class CareForTableHandler implements RequestStreamHandler {
   record Output(int failed, List<StepSummary> steps, String location) {}
 
   private final TableLease lease;
+  private final DeploymentScope scope;
 
   public CareForTableHandler() {
-    this(LeaseSteps.fromEnvironment().lease());
+    this(LeaseSteps.fromEnvironment().lease(), DeploymentScope.fromEnvironment());
   }
 
   public CareForTableHandler(TableLease lease) {
+    this(lease, DeploymentScope.unrestricted());
+  }
+
+  public CareForTableHandler(TableLease lease, DeploymentScope scope) {
     this.lease = lease;
+    this.scope = scope;
   }
 
   @Override
@@ -71,6 +78,8 @@ public final class CareForTableHandler implements RequestStreamHandler {
     }
     JobSpec job = input.job();
     log.job(job.jobId(), job.table());
+    scope.check(job);
+    scope.checkLocation("work location", input.workLocation());
     LeaseGrant held = input.lease();
     try (TableAccess access = new TableAccess(job.catalogProperties())) {
       TableCare care =

@@ -11,6 +11,7 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.logging.InvocationLogContext;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.LeaseSteps;
@@ -34,13 +35,19 @@ public final class CommitSnapshotHandler implements RequestStreamHandler {
   record Input(JobSpec job, PlanSummary plan, LeaseGrant lease) {}
 
   private final TableLease lease;
+  private final DeploymentScope scope;
 
   public CommitSnapshotHandler() {
-    this(LeaseSteps.fromEnvironment().lease());
+    this(LeaseSteps.fromEnvironment().lease(), DeploymentScope.fromEnvironment());
   }
 
   public CommitSnapshotHandler(TableLease lease) {
+    this(lease, DeploymentScope.unrestricted());
+  }
+
+  public CommitSnapshotHandler(TableLease lease, DeploymentScope scope) {
     this.lease = lease;
+    this.scope = scope;
   }
 
   @Override
@@ -57,6 +64,8 @@ public final class CommitSnapshotHandler implements RequestStreamHandler {
     if (input.job() == null || input.plan() == null || input.lease() == null) {
       throw new InvalidJobInputException("CommitSnapshot input needs 'job', 'plan' and 'lease'");
     }
+    scope.check(input.job());
+    scope.checkLocation("work location", input.plan().workLocation());
     LeaseGrant held = input.lease();
     try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
       JobCommitter committer =

@@ -7,6 +7,7 @@ import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.logging.InvocationLogContext;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.metrics.LeaseMetrics;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.LeaseSteps;
@@ -36,13 +37,20 @@ public final class AcquireLeaseHandler implements RequestStreamHandler {
   record Output(JobSpec job, LeaseGrant lease, LeaseSettings settings) {}
 
   private final LeaseSteps steps;
+  private final DeploymentScope scope;
 
   public AcquireLeaseHandler() {
-    this(LeaseSteps.fromEnvironment());
+    this(LeaseSteps.fromEnvironment(), DeploymentScope.fromEnvironment());
   }
 
   public AcquireLeaseHandler(LeaseSteps steps) {
+    this(steps, DeploymentScope.unrestricted());
+  }
+
+  /** {@code scope}: the tables and locations this deployment may touch, checked before the lease is taken. */
+  public AcquireLeaseHandler(LeaseSteps steps, DeploymentScope scope) {
     this.steps = steps;
+    this.scope = scope;
   }
 
   @Override
@@ -52,13 +60,14 @@ public final class AcquireLeaseHandler implements RequestStreamHandler {
   }
 
   private void acquire(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
-    Input request = JobJson.mapper().readValue(in, Input.class);
+    Input request = ExecutionInput.read(in, Input.class);
     if (request.executionId() == null || request.executionId().isBlank()) {
       throw new InvalidJobInputException("AcquireLease needs 'execution_id' ($$.Execution.Id)");
     }
     ExecutionInput input = ExecutionInput.parse(request.input());
     JobSpec job = input.jobSpec();
     log.job(job.jobId(), job.table());
+    scope.check(job);
     LeaseGrant grant =
         steps.lease().acquire(
             job.table(), request.executionId(), Duration.ofSeconds(input.leaseTtlSecondsOrDefault()));

@@ -1,6 +1,11 @@
 package io.icecompact.lease.lambda;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
@@ -36,9 +41,45 @@ public record ExecutionInput(
     List<CareStep> care,
     Boolean recommit) {
 
+  /** Deeper than any valid input (3 levels): a deeper one is refused while parsing, before its schema is checked. */
+  static final int MAX_NESTING_DEPTH = 16;
+  /** Step Functions' limit on an execution input (256 KiB), with room for the state's own fields. */
+  static final long MAX_DOCUMENT_BYTES = 256 * 1024 + 4096;
+  // The limits bound what a caller can make the first function parse: Jackson's defaults (nesting 500,
+  // documents unbounded) would let a hostile input cost a stack trace or the function's memory instead of
+  // a clear error.
+  private static final ObjectMapper BOUNDED =
+      JobJson.mapper().copyWith(
+          JsonFactory.builder()
+              .streamReadConstraints(
+                  StreamReadConstraints.builder()
+                      .maxNestingDepth(MAX_NESTING_DEPTH)
+                      .maxDocumentLength(MAX_DOCUMENT_BYTES)
+                      .build())
+              .build());
+
   public static final int MAX_CONCURRENCY_DEFAULT = 40;
   public static final int LEASE_TTL_SECONDS_DEFAULT = 7200;
   private static final JsonSchema SCHEMA = loadSchema();
+
+  /**
+   * Reads a state's input that carries an execution input, within the limits above; a document beyond
+   * them, or not JSON at all, is an {@link InvalidJobInputException} that says which.
+   */
+  public static <T> T read(InputStream in, Class<T> type) {
+    try {
+      return BOUNDED.readValue(in, type);
+    } catch (StreamConstraintsException e) {
+      throw new InvalidJobInputException(
+          "Execution input is refused: nested deeper than " + MAX_NESTING_DEPTH + " levels or longer than "
+              + MAX_DOCUMENT_BYTES + " bytes (" + Abbreviated.text(e.getOriginalMessage(), 200) + ")");
+    } catch (JsonProcessingException e) {
+      throw new InvalidJobInputException(
+          "Execution input is not readable JSON: " + Abbreviated.text(e.getOriginalMessage(), 300));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   public static ExecutionInput parse(JsonNode input) {
     if (input == null || !input.isObject()) {

@@ -48,8 +48,58 @@ class ExecutionInputTest {
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessageStartingWith("Execution input is invalid: ")
         .hasMessageContaining("integer found, string expected")
-        .hasMessageEndingWith("; ... and 1990 more")
+        .hasMessageEndingWith("; ... and 1991 more")
         .satisfies(e -> org.assertj.core.api.Assertions.assertThat(e.getMessage()).hasSizeLessThan(2_000));
+  }
+
+  @Test
+  void aDeeplyNestedInputIsRefusedWhileParsingWithAClearError() {
+    String nested = "[".repeat(10_000) + "]".repeat(10_000);
+    String request = "{\"execution_id\": \"e\", \"input\": {\"table\": \"db.t\", \"options\": " + nested + "}}";
+
+    assertThatThrownBy(() -> ExecutionInput.read(stream(request), JsonNode.class))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageStartingWith("Execution input is refused: nested deeper than 16 levels or longer than 266240 bytes")
+        .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(500));
+  }
+
+  @Test
+  void anInputLongerThanStepFunctionsAllowsIsRefusedWhileParsing() {
+    String request = "{\"execution_id\": \"e\", \"input\": {\"table\": \"db.t\", \"where\": \""
+        + "x".repeat(300 * 1024) + "\"}}";
+
+    assertThatThrownBy(() -> ExecutionInput.read(stream(request), JsonNode.class))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageStartingWith("Execution input is refused: nested deeper than 16 levels or longer than 266240 bytes");
+  }
+
+  @Test
+  void inputThatIsNotJsonIsAnInvalidInput() {
+    assertThatThrownBy(() -> ExecutionInput.read(stream("{\"input\": {\"table\": "), JsonNode.class))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageStartingWith("Execution input is not readable JSON: ");
+  }
+
+  @Test
+  void aTableWithASlashOrTooManyOptionsIsRejectedNamingTheField() {
+    ObjectNode slash = minimal();
+    slash.put("table", "db.orders/../../other");
+    ObjectNode many = minimal();
+    ObjectNode options = many.putObject("options");
+    for (int i = 0; i < 101; i++) {
+      options.put("option-" + i, "1");
+    }
+
+    assertThatThrownBy(() -> ExecutionInput.parse(slash))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageContaining("$.table: does not match the regex pattern");
+    assertThatThrownBy(() -> ExecutionInput.parse(many))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageContaining("$.options: must have at most 100 properties");
+  }
+
+  private static InputStream stream(String text) {
+    return new java.io.ByteArrayInputStream(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   @Test

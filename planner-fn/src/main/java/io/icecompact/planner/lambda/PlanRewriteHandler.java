@@ -6,6 +6,7 @@ import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.logging.InvocationLogContext;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.planner.RewritePlanner;
@@ -25,22 +26,33 @@ public final class PlanRewriteHandler implements RequestStreamHandler {
   /** The part of the execution state this step reads. */
   record Input(JobSpec job, boolean recommit) {}
 
+  private final DeploymentScope scope;
+
+  public PlanRewriteHandler() {
+    this(DeploymentScope.fromEnvironment());
+  }
+
+  public PlanRewriteHandler(DeploymentScope scope) {
+    this.scope = scope;
+  }
+
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
     InvocationLogContext.run(
         "PlanRewrite", context == null ? null : context.getAwsRequestId(), log -> plan(in, out, log));
   }
 
-  private static void plan(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
+  private void plan(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
     Input input = JobJson.mapper().readValue(in, Input.class);
     if (input.job() == null) {
       throw new InvalidJobInputException("PlanRewrite input has no 'job'");
     }
     log.job(input.job().jobId(), input.job().table());
+    scope.check(input.job());
     try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
       PlanSummary summary = input.recommit()
           ? StoredPlan.summary(access, input.job())
-          : new RewritePlanner(access).plan(input.job());
+          : new RewritePlanner(access, scope).plan(input.job());
       JobJson.mapper().writeValue(out, summary);
     }
   }

@@ -6,6 +6,7 @@ import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.logging.InvocationLogContext;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.GroupRewriter;
 import java.io.IOException;
@@ -36,19 +37,33 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
   // (e.g. vended credentials) must not pile up rewriters for the container's life.
   private static final AtomicReference<Cached> LAST = new AtomicReference<>();
 
+  private final DeploymentScope scope;
+
+  public RewriteGroupHandler() {
+    this(DeploymentScope.fromEnvironment());
+  }
+
+  public RewriteGroupHandler(DeploymentScope scope) {
+    this.scope = scope;
+  }
+
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
     InvocationLogContext.run(
         "RewriteGroup", context == null ? null : context.getAwsRequestId(), log -> rewrite(in, out, log));
   }
 
-  private static void rewrite(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
+  private void rewrite(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
     Input input = JobJson.mapper().readValue(in, Input.class);
     if (input.group() == null) {
       throw new InvalidJobInputException("RewriteGroup input has no 'group'");
     }
     GroupRequest group = input.group();
     log.job(group.jobId(), group.table()).group(group.groupIndex());
+    // the planner checked the table's locations; a direct invocation may name any work location
+    scope.checkTable(group.table());
+    scope.checkLocation("work location", group.workLocation());
+    scope.checkLocation("plan location", group.planLocation());
     GroupRewriter rewriter = rewriterFor(group.catalogProperties());
     int attempt =
         input.retryCount() != null
