@@ -157,9 +157,28 @@ class TemplateTest {
       // No managed policy (e.g. CatalogAccessPolicyArn) and no conditional statements either.
       assertThat(strings(p.get("Policies"))).as(worker)
           .doesNotContain("CatalogAccessPolicyArn", "LeaseTable", "IsGlue", "IsDynamoDbCatalog");
-      // Nothing but the JIT setting: no lease table, no catalog settings.
-      assertThat(environment(worker).keySet()).as(worker).containsOnly("JAVA_TOOL_OPTIONS");
+      // Nothing but the JIT setting and the deployment's scope: no lease table, no catalog settings.
+      assertThat(environment(worker).keySet()).as(worker)
+          .containsOnly("JAVA_TOOL_OPTIONS", "ALLOWED_TABLES", "ALLOWED_LOCATIONS");
     }
+  }
+
+  /**
+   * Every function checks a job against the deployment's scope before writing (DeploymentScope): the Glue
+   * database's tables (any table for the other catalogs) and the warehouse and work prefixes its IAM grants name.
+   */
+  @Test
+  void everyFunctionIsBoundToTheDeploymentsTablesAndLocations() {
+    resourcesOfType("AWS::Serverless::Function").keySet().forEach(name -> {
+      Map<String, Object> environment = environment(name);
+      assertThat(environment.get("ALLOWED_TABLES")).as(name)
+          .isEqualTo(Map.of("Fn::If", List.of("IsGlue", Map.of("Fn::Sub", "${GlueDatabase}.*"), "")));
+      assertThat(environment.get("ALLOWED_LOCATIONS")).as(name).isEqualTo(Map.of("Fn::Sub", List.of(
+          "s3://${WarehouseBucket}/${WarehousePrefix},s3://${WorkBucketName}/${WorkPrefix}",
+          Map.of("WorkBucketName",
+              Map.of("Fn::If", List.of("CreateWorkBucket", Map.of("Ref", "WorkBucket"),
+                  Map.of("Ref", "ExistingWorkBucket")))))));
+    });
   }
 
   /**

@@ -95,6 +95,19 @@ public final class IcebergCatalog {
     return new IcebergCatalog(type, glueDatabases, tables, dynamoDbTable, properties);
   }
 
+  /**
+   * The functions' {@code ALLOWED_TABLES} (checked before any write, see DeploymentScope): the Glue tables or
+   * databases granted; empty (any table) for the other catalogs, whose tables IAM cannot name either.
+   */
+  public String allowedTables() {
+    if (type != Type.GLUE) {
+      return "";
+    }
+    return String.join(",", glueTables.isEmpty()
+        ? glueDatabases.stream().map(database -> database + ".*").toList()
+        : glueTables);
+  }
+
   /** Iceberg's DynamoDbCatalog on this DynamoDB table (Iceberg's default name is {@code iceberg}). */
   public static IcebergCatalog dynamoDb(String tableName) {
     requireNonBlank("tableName", tableName);

@@ -258,6 +258,8 @@ public class IcebergCompaction extends Construct {
       if (f.usesLeaseTable()) {
         environment.put("LEASE_TABLE", leaseTable.getTableName());
       }
+      environment.put("ALLOWED_TABLES", props.catalog().allowedTables());
+      environment.put("ALLOWED_LOCATIONS", allowedLocations());
       environment.put("JAVA_TOOL_OPTIONS", f.javaToolOptions());
       builder.environment(environment);
       Function function = builder.build();
@@ -266,6 +268,12 @@ public class IcebergCompaction extends Construct {
           CfnFunction.TracingConfigProperty.builder().mode("PassThrough").build());
       functions.put(f, function);
     }
+  }
+
+  /** The warehouse and work prefixes, as the functions' IAM grants bound them (DeploymentScope). */
+  private String allowedLocations() {
+    return "s3://" + props.warehouseBucket().getBucketName() + "/" + props.warehousePrefix() + ",s3://"
+        + workBucket.getBucketName() + "/" + props.workPrefix();
   }
 
   /** A role like the one SAM makes for a function: basic execution (logs) plus the function's own statements. */

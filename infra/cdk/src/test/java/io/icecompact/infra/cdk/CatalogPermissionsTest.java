@@ -131,6 +131,17 @@ class CatalogPermissionsTest {
         glue + "table/sales/refunds"));
   }
 
+  /** The functions' ALLOWED_TABLES follow the grants: the databases' tables, the named tables, or any table. */
+  @org.junit.jupiter.api.Test
+  void allowedTablesFollowTheGlueGrants() {
+    IcebergCatalog two = IcebergCatalog.glue(List.of("analytics", "sales"));
+    assertThat(two.allowedTables()).isEqualTo("analytics.*,sales.*");
+    assertThat(two.onlyTables(List.of("analytics.orders", "sales.refunds")).allowedTables())
+        .isEqualTo("analytics.orders,sales.refunds");
+    assertThat(IcebergCatalog.glue("*").allowedTables()).isEqualTo("*.*");
+    assertThat(IcebergCatalog.dynamoDb("iceberg").allowedTables()).isEmpty();
+  }
+
   private static Set<String> glueResources(IcebergCatalog catalog) {
     Map<String, Object> resources = SynthesizedCompaction.of((stack, props) -> props.catalog(catalog))
         .resolved().resources();

@@ -143,6 +143,9 @@ class IcebergCompactionTest {
       // C2 only where the work is a minutes-long hot loop (docs/deploy.md, "JIT compilers")
       int level = f == CompactionFunction.REWRITE_GROUP ? 4 : 1;
       env.put("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + level);
+      // the deployment's scope, checked before any write: the Glue database's tables, the IAM-granted prefixes
+      env.put("ALLOWED_TABLES", "analytics.*");
+      env.put("ALLOWED_LOCATIONS", "s3://my-warehouse/warehouse/,s3://${WorkBucket}/icecompact/jobs/");
       assertThat(p.get("Environment")).as(f.name()).isEqualTo(Map.of("Variables", env));
 
       String className = f.handler().substring(0, f.handler().indexOf("::"));
