@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.engine.FaultInjectingJdbcCatalog.Fault;
+import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.testkit.CommitFaultCatalog;
+import io.icecompact.testkit.CommitFaultCatalog.Fault;
 import io.icecompact.cli.runner.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.committer.JobCommitter;
 import io.icecompact.core.job.CommitRequest;
@@ -43,14 +45,19 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
   @BeforeEach
   void useFaultInjectingCatalog() {
     access.close();
-    FaultInjectingJdbcCatalog.reset(warehouse);
-    catalog = FaultInjectingJdbcCatalog.catalogProperties(warehouse);
+    CommitFaultCatalog.reset(warehouseKey());
+    catalog = CommitFaultCatalog.wrap(LocalWarehouse.catalogProperties(warehouse));
     access = new TableAccess(catalog);
+  }
+
+  /** The warehouse as the catalog's {@code warehouse} property names it, which keys its faults. */
+  private String warehouseKey() {
+    return warehouse.toAbsolutePath().toString();
   }
 
   @AfterEach
   void forgetFaults() {
-    FaultInjectingJdbcCatalog.reset(warehouse);
+    CommitFaultCatalog.reset(warehouseKey());
   }
 
   /** One job run by the embedded runner, the fault armed between the workers and the committer. */
@@ -70,14 +77,14 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
           @Override
           public void beforeCommit(PlanSummary summary) {
             planned.set(summary);
-            commitsBefore[0] = FaultInjectingJdbcCatalog.realCommits(warehouse);
-            FaultInjectingJdbcCatalog.arm(warehouse, fault, passingCommits);
+            commitsBefore[0] = CommitFaultCatalog.realCommits(warehouseKey());
+            CommitFaultCatalog.arm(warehouseKey(), fault, passingCommits);
           }
         };
     JobResult result = run(spec, arm);
     assertThat(planned.get()).as("the committer was reached").isNotNull();
-    assertThat(FaultInjectingJdbcCatalog.fired(warehouse)).as("injected faults").isEqualTo(1);
-    assertThat(FaultInjectingJdbcCatalog.armed(warehouse)).isFalse();
+    assertThat(CommitFaultCatalog.fired(warehouseKey())).as("injected faults").isEqualTo(1);
+    assertThat(CommitFaultCatalog.armed(warehouseKey())).isFalse();
     return new Run(spec, planned.get(), result, commitsBefore[0]);
   }
 
@@ -127,7 +134,7 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
     Run job = runWithFault(Map.of(), Fault.LANDED_ANSWER_LOST, 0);
 
     assertStatus(job.result(), JobStatus.COMMITTED);
-    assertThat(FaultInjectingJdbcCatalog.realCommits(warehouse) - job.commitsBeforeCommitter())
+    assertThat(CommitFaultCatalog.realCommits(warehouseKey()) - job.commitsBeforeCommitter())
         .as("commits that reached the catalog").isEqualTo(1);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);
@@ -168,7 +175,7 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
       assertThat(g.reason()).startsWith("commit state unknown");
       assertThat(g.snapshotId()).isNull();
     });
-    assertThat(FaultInjectingJdbcCatalog.realCommits(warehouse)).isEqualTo(job.commitsBeforeCommitter());
+    assertThat(CommitFaultCatalog.realCommits(warehouseKey())).isEqualTo(job.commitsBeforeCommitter());
     // no file was deleted, and the table is as it was
     List<List<String>> outputsByGroup = outputsByGroup(job.summary());
     List<String> outputs = flat(outputsByGroup);
@@ -181,11 +188,11 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
 
     // the operator re-runs the committer for the same job, the catalog healthy again
-    assertThat(FaultInjectingJdbcCatalog.armed(warehouse)).isFalse();
+    assertThat(CommitFaultCatalog.armed(warehouseKey())).isFalse();
     JobResult second = commitAgain(job.commitRequest());
 
     assertStatus(second, JobStatus.COMMITTED);
-    assertThat(FaultInjectingJdbcCatalog.realCommits(warehouse) - job.commitsBeforeCommitter()).isEqualTo(1);
+    assertThat(CommitFaultCatalog.realCommits(warehouseKey()) - job.commitsBeforeCommitter()).isEqualTo(1);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);
     Snapshot replace = added.get(0);
@@ -233,7 +240,7 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
     assertThat(job.summary().groupCount()).isEqualTo(groups);
     assertStatus(job.result(), JobStatus.UNKNOWN);
     assertThat(job.result().reason()).contains("Re-run the committer");
-    assertThat(FaultInjectingJdbcCatalog.realCommits(warehouse) - job.commitsBeforeCommitter()).isEqualTo(1);
+    assertThat(CommitFaultCatalog.realCommits(warehouseKey()) - job.commitsBeforeCommitter()).isEqualTo(1);
     List<Snapshot> firstRun = stamped(newSnapshots(table, snapshotsBefore), job.spec().jobId());
     assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1);
     assertThat(firstRun).hasSize(1);
