@@ -102,12 +102,16 @@ public final class JobCommitter {
     } catch (ApplicationException e) {
       // stopped before committing (a broken invariant, a table rolled back past the pinned snapshot):
       // this job will never commit these outputs
-      new OutputCleanup(access.fileIO(), plan).deleteAllStored(table, store, work);
+      OutputCleanup cleanup = new OutputCleanup(access.fileIO(), plan);
+      cleanup.deleteAllStored(table, store, work);
+      cleanup.deleteUnreported(store, work, Map.of());
       throw e;
     }
     if (!run.ledger().anyUnknown()) {
       // With an unknown commit, any output may be live: keep everything until a re-run decides.
-      run.problems().addAll(new OutputCleanup(access.fileIO(), plan).delete(table, uncommittedOutputs(run)));
+      OutputCleanup cleanup = new OutputCleanup(access.fileIO(), plan);
+      run.problems().addAll(cleanup.delete(table, uncommittedOutputs(run)));
+      cleanup.deleteUnreported(store, work, reportedAttempts(run));
     }
 
     JobResult result = JobResultReport.of(run, System.currentTimeMillis() - started);
@@ -166,6 +170,13 @@ public final class JobCommitter {
       batches.add(groups.subList(from, Math.min(groups.size(), from + size)));
     }
     return batches;
+  }
+
+  /** The attempt each ready group's result names (the other groups' are read by OutputCleanup). */
+  private static Map<Integer, Integer> reportedAttempts(CommitRun run) {
+    Map<Integer, Integer> attempts = new TreeMap<>();
+    run.ready().values().forEach(group -> attempts.put(group.index(), group.result().attempt()));
+    return attempts;
   }
 
   /** Outputs of the groups that were not committed: ready but not rewritten, or failed with a result. */

@@ -8,11 +8,14 @@ import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.job.WorkLocation;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
@@ -27,6 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 final class OutputCleanup {
   private static final Logger LOG = LoggerFactory.getLogger(OutputCleanup.class);
+  /** An output entry's group and attempt ({@code WorkLocation#outputEntry}). */
+  private static final Pattern ENTRY = Pattern.compile("/group-(\\d+)\\.attempt-(\\d+)/[^/]+$");
 
   private final FileIO io;
   private final JobPlan plan;
@@ -84,6 +89,53 @@ final class OutputCleanup {
     }
     LOG.info("[{} {} committer] stopped before any commit: {} output files deleted",
         plan.table(), plan.jobId(), deleted);
+  }
+
+  /**
+   * Deletes what attempts that never reported wrote: each output a worker recorded before creating it
+   * ({@code JobStore#recordOutput}) whose attempt is not the one its group's stored result names. Such an
+   * attempt was killed (Lambda's timeout, a crash) or superseded by a retry: no commit can hold its files,
+   * whatever the table's history, since the committer commits only what a stored result names. A group
+   * whose stored result cannot be read is left alone. Returns how many files were deleted.
+   *
+   * @param reportedAttempts the attempt each group's stored result names, where the caller knows it; the
+   *     others are read from the work location
+   */
+  int deleteUnreported(JobStore store, WorkLocation work, Map<Integer, Integer> reportedAttempts) {
+    Map<Integer, Optional<Integer>> reported = new HashMap<>();
+    reportedAttempts.forEach((group, attempt) -> reported.put(group, Optional.of(attempt)));
+    int deleted = 0;
+    for (String entry : store.outputEntries(work)) {
+      Matcher name = ENTRY.matcher(entry);
+      if (!name.find()) {
+        continue;
+      }
+      int group = Integer.parseInt(name.group(1));
+      int attempt = Integer.parseInt(name.group(2));
+      Optional<Integer> reportedAttempt = reported.computeIfAbsent(group, g -> storedAttempt(store, work, g));
+      if (reportedAttempt == null || reportedAttempt.equals(Optional.of(attempt))) {
+        continue; // unreadable result, or the reported attempt: its outputs are decided by the commit
+      }
+      Optional<String> location = store.outputOfEntry(entry);
+      if (location.isPresent() && location.get().contains(plan.jobId())) {
+        deleteQuietly(location.get());
+        deleted++;
+      }
+    }
+    if (deleted > 0) {
+      LOG.info("[{} {} committer] {} output files of attempts that never reported (killed or retried) deleted",
+          plan.table(), plan.jobId(), deleted);
+    }
+    return deleted;
+  }
+
+  /** The attempt a group's stored result names; empty without a result, null when it cannot be read. */
+  private static Optional<Integer> storedAttempt(JobStore store, WorkLocation work, int groupIndex) {
+    try {
+      return store.readGroupResult(work, groupIndex).map(GroupResult::attempt);
+    } catch (PlanIntegrityException e) {
+      return null;
+    }
   }
 
   /** Output locations a group's stored result names, read without Iceberg's parsers. */

@@ -17,14 +17,21 @@ import org.apache.iceberg.io.PositionOutputStream;
  */
 public class FaultInjectingS3FileIO extends S3FileIO {
   private static final Set<String> ARMED = ConcurrentHashMap.newKeySet();
+  private static final Set<String> ARMED_SUFFIXES = ConcurrentHashMap.newKeySet();
 
   /** The next file created whose name starts with {@code fileNamePrefix} fails to be written. */
   static void failNextWrite(String fileNamePrefix) {
     ARMED.add(fileNamePrefix);
   }
 
+  /** The next file created whose location ends with {@code suffix} (e.g. {@code /results/group-00001.json}) fails. */
+  static void failNextWriteEndingWith(String suffix) {
+    ARMED_SUFFIXES.add(suffix);
+  }
+
   static void disarmAll() {
     ARMED.clear();
+    ARMED_SUFFIXES.clear();
   }
 
   @Override
@@ -33,6 +40,11 @@ public class FaultInjectingS3FileIO extends S3FileIO {
     String name = path.substring(path.lastIndexOf('/') + 1);
     for (String prefix : ARMED) {
       if (name.startsWith(prefix) && ARMED.remove(prefix)) {
+        return new TimingOutFile(file);
+      }
+    }
+    for (String suffix : ARMED_SUFFIXES) {
+      if (path.endsWith(suffix) && ARMED_SUFFIXES.remove(suffix)) {
         return new TimingOutFile(file);
       }
     }

@@ -30,6 +30,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -71,6 +72,7 @@ public final class LocalLambda implements AutoCloseable {
   private final List<String> limitViolations = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> throttled = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> throttles = new ConcurrentHashMap<>();
+  private final Map<String, TimeoutRule> timingOut = new ConcurrentHashMap<>();
   private HttpServer server;
   private ExecutorService executor;
   private URI endpoint;
@@ -132,6 +134,29 @@ public final class LocalLambda implements AutoCloseable {
     return this;
   }
 
+  /**
+   * The next {@code invocations} invocations of {@code functionName} end as Lambda ends a function that ran
+   * out of its timeout: the handler runs (everything it wrote stays written, as a function stopped right after
+   * its last write), then its answer, result or error, is replaced by the function error Lambda reports,
+   * {@code Sandbox.Timedout} ("Task timed out after 900.00 seconds"), which Step Functions gives the state
+   * as the error name.
+   */
+  public LocalLambda timeOut(String functionName, int invocations) {
+    return timeOut(functionName, payload -> true, invocations);
+  }
+
+  /** As {@link #timeOut(String, int)}, for the next invocations whose payload (JSON text) matches {@code which}. */
+  public LocalLambda timeOut(String functionName, Predicate<String> which, int invocations) {
+    timingOut.put(functionName(functionName), new TimeoutRule(which, new AtomicInteger(invocations)));
+    return this;
+  }
+
+  private record TimeoutRule(Predicate<String> which, AtomicInteger left) {
+    boolean take(String payload) {
+      return which.test(payload) && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+    }
+  }
+
   /** How many invocations of {@code functionName} were refused by {@link #throttle}. */
   public int throttles(String functionName) {
     AtomicInteger count = throttles.get(functionName(functionName));
@@ -167,6 +192,7 @@ public final class LocalLambda implements AutoCloseable {
   public void resetCounts() {
     invocations.values().forEach(count -> count.set(0));
     throttled.clear();
+    timingOut.clear();
     throttles.clear();
     payloads.values().forEach(List::clear);
     limitViolations.clear();
@@ -220,6 +246,10 @@ public final class LocalLambda implements AutoCloseable {
         return;
       }
       Outcome outcome = invoke(name, handler, payload);
+      TimeoutRule timeout = timingOut.get(name);
+      if (timeout != null && timeout.take(new String(payload, StandardCharsets.UTF_8))) {
+        outcome = timedOut(outcome.requestId());
+      }
       exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.getResponseHeaders().set("X-Amz-Executed-Version", "$LATEST");
       exchange.getResponseHeaders().set("X-Amzn-RequestId", outcome.requestId());
@@ -234,6 +264,19 @@ public final class LocalLambda implements AutoCloseable {
   }
 
   private record Outcome(String requestId, boolean error, byte[] body) {}
+
+  /** What Lambda answers for an invocation that hit the function's timeout (Lambda's maximum, here). */
+  private static Outcome timedOut(String requestId) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("errorType", "Sandbox.Timedout");
+    body.put("errorMessage",
+        "RequestId: " + requestId + " Error: Task timed out after " + TIMEOUT.toSeconds() + ".00 seconds");
+    try {
+      return new Outcome(requestId, true, JSON.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   /**
    * The context an invocation of {@code functionName} gets here, for a test that calls a handler directly:

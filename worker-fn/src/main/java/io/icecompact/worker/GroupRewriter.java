@@ -205,8 +205,11 @@ public final class GroupRewriter {
                 table, plan.pinned().metadataLocation(), plan.pinned().snapshotId(), plan.filter(), filter),
             crossCheckManifestBytes);
 
+    // outputs are created through a view of the table that records each one first (OutputRecordingFileIO)
+    Table writing =
+        withIO(table, new OutputRecordingFileIO(table.io(), store, work, group.index(), request.attempt()));
     OutputFileFactory files =
-        OutputFileFactory.builderFor(table, group.index(), request.attempt())
+        OutputFileFactory.builderFor(writing, group.index(), request.attempt())
             .operationId(plan.jobId())
             .format(FileFormat.PARQUET)
             .defaultSpec(table.specs().get(plan.pinned().outputSpecId()))

@@ -12,9 +12,18 @@ import java.io.IOException;
  */
 public record CaughtError(@JsonProperty("Error") String error, @JsonProperty("Cause") String cause) {
 
-  /** The error type without its package, e.g. {@code CorruptInputFileException}. */
+  /**
+   * The error type without its package, e.g. {@code CorruptInputFileException}; an error AWS names
+   * ({@code Sandbox.Timedout}, {@code States.Timeout}, {@code Lambda.ServiceException}, {@code Runtime.ExitError})
+   * is kept whole, its prefix being what says where it came from.
+   */
   public String shortType() {
-    return error == null ? "Unknown" : error.substring(error.lastIndexOf('.') + 1);
+    if (error == null) {
+      return "Unknown";
+    }
+    int dot = error.lastIndexOf('.');
+    boolean javaClass = dot > 0 && Character.isLowerCase(error.charAt(0));
+    return javaClass ? error.substring(dot + 1) : error;
   }
 
   /** The error message: Lambda's {@code errorMessage} when the cause is its error document. */

@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * Reads and writes a job's documents in its work location through the table's FileIO. The plan index
@@ -138,6 +140,33 @@ public final class JobStore {
       }
     }
     throw new PlanIntegrityException("Group " + groupIndex + " has been attempted 10000 times");
+  }
+
+  /**
+   * Records that attempt {@code attempt} of a group is about to create the output file {@code location}.
+   * A worker killed mid-group (Lambda's timeout, a crash) reports no outputs; its entries are how the
+   * committer still finds and deletes what it wrote.
+   */
+  public void recordOutput(WorkLocation work, int groupIndex, int attempt, String location) {
+    String fileName = location.substring(location.lastIndexOf('/') + 1);
+    write(work.outputEntry(groupIndex, attempt, fileName), location.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The locations of the output entries of every attempt of the job; none when the FileIO cannot list (the
+   * outputs of killed attempts then stay as orphans, as before entries existed).
+   */
+  public List<String> outputEntries(WorkLocation work) {
+    List<String> entries = new ArrayList<>();
+    if (io instanceof SupportsPrefixOperations listing) {
+      listing.listPrefix(work.outputEntries()).forEach(info -> entries.add(info.location()));
+    }
+    return entries;
+  }
+
+  /** The output location an entry holds. */
+  public Optional<String> outputOfEntry(String entryLocation) {
+    return read(entryLocation).map(bytes -> new String(bytes, StandardCharsets.UTF_8));
   }
 
   public <T> void writeDocument(String location, T document) {

@@ -42,6 +42,20 @@ public record WorkLocation(String jobDirectory) {
     return String.format("%s/attempts/group-%05d.attempt-%d", jobDirectory, groupIndex, attempt);
   }
 
+  /**
+   * Where attempt {@code attempt} of a group records an output file before creating it: one entry per
+   * file, named {@code output-<file name>} (never the data file's own name) and holding its location (see
+   * {@code JobStore#recordOutput}).
+   */
+  public String outputEntry(int groupIndex, int attempt, String fileName) {
+    return String.format("%s/outputs/group-%05d.attempt-%d/output-%s", jobDirectory, groupIndex, attempt, fileName);
+  }
+
+  /** The folder of every attempt's output entries. */
+  public String outputEntries() {
+    return jobDirectory + "/outputs/";
+  }
+
   public String commitIntent(int commitIndex) {
     return String.format("%s/commits/commit-%03d.json", jobDirectory, commitIndex);
   }

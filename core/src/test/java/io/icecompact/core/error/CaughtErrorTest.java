@@ -23,7 +23,9 @@ class CaughtErrorTest {
   void plainTextCauseIsKeptAsItIs() {
     CaughtError error = new CaughtError("States.Timeout", "Task timed out after 900 seconds");
 
-    assertThat(error.shortType()).isEqualTo("Timeout");
+    // an error AWS names keeps its prefix: it says who stopped the task
+    assertThat(error.shortType()).isEqualTo("States.Timeout");
+    assertThat(new CaughtError("Sandbox.Timedout", "{}").shortType()).isEqualTo("Sandbox.Timedout");
     assertThat(error.message()).isEqualTo("Task timed out after 900 seconds");
     assertThat(new CaughtError(null, null).message()).isEmpty();
   }
