@@ -71,7 +71,15 @@ public final class JobCommitter {
   }
 
   public JobResult commit(CommitRequest request) {
-    long started = System.currentTimeMillis();
+    return commit(request, System.currentTimeMillis());
+  }
+
+  /**
+   * As {@link #commit(CommitRequest)}, the result's duration counted from {@code jobStartedMillis}: the
+   * embedded runner's whole job, planning and rewriting included, rather than the commit alone.
+   */
+  public JobResult commit(CommitRequest request, long jobStartedMillis) {
+    long started = jobStartedMillis;
     JobStore store = new JobStore(access.fileIO());
     WorkLocation work = new WorkLocation(request.workLocation());
     JobPlan plan = store.readPlan(request.jobId(), request.planLocation(), request.planSha256());

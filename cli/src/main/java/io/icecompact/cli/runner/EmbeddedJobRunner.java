@@ -99,8 +99,7 @@ public final class EmbeddedJobRunner {
     List<GroupFailure> failures = rewriteAll(access, spec, summary);
     interceptor.beforeCommit(summary);
     progress.committing();
-    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, failures));
-    return withDuration(result, System.currentTimeMillis() - started);
+    return new JobCommitter(access).commit(CommitRequest.of(spec, summary, failures), started);
   }
 
   /**
@@ -201,13 +200,5 @@ public final class EmbeddedJobRunner {
         System.currentTimeMillis() - started, List.of());
     new JobStore(access.fileIO()).writeDocument(new WorkLocation(summary.workLocation()).jobResult(), result);
     return result;
-  }
-
-  private static JobResult withDuration(JobResult r, long millis) {
-    return new JobResult(
-        r.jobId(), r.table(), r.status(), r.reason(), r.snapshotIds(), r.rewrittenDataFilesCount(),
-        r.addedDataFilesCount(), r.rewrittenBytesCount(), r.failedDataFilesCount(),
-        r.removedDeleteFilesCount(), r.rewrittenGroups(), r.failedGroups(), r.conflictedGroups(),
-        r.skippedGroups(), r.verification(), millis, r.groups());
   }
 }
