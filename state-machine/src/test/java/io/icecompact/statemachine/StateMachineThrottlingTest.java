@@ -1,6 +1,10 @@
 package io.icecompact.statemachine;
 
+import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
+import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
+import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
 import static io.icecompact.statemachine.CompactionDefinition.RECORD_GROUP_FAILURE;
+import static io.icecompact.statemachine.CompactionDefinition.RELEASE_LEASE;
 import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.iceberg.Table;
@@ -69,5 +74,28 @@ class StateMachineThrottlingTest extends StateMachineTestBase {
     assertThat(output.get("reason").asText()).contains(CorruptInputFileException.class.getSimpleName());
     assertThat(lambda.throttles(RECORD_GROUP_FAILURE)).isEqualTo(6);
     assertThat(lambda.invocations(RECORD_GROUP_FAILURE)).isEqualTo(1);
+  }
+
+  /** Lambda's own 500 (ServiceException) in every Task state: AWS's recommended Lambda retry covers each. */
+  @Test
+  void lambdaServiceErrorsInEveryStateAreRetriedAndTheJobCommits() {
+    Map<String, String> catalog = jdbcCatalog();
+    Table table = createTable(catalog);
+    Map<String, Long> rowsBefore = LiveRows.multiset(table);
+    for (String function : List.of(ACQUIRE_LEASE, PLAN_REWRITE, REWRITE_GROUP, COMMIT_SNAPSHOT, RELEASE_LEASE)) {
+      lambda.serviceError(function, 2);
+    }
+
+    ExecutionResult result = run(input(catalog));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    JsonNode output = result.outputJson();
+    assertJobStatus(output, "COMMITTED");
+    assertThat(output.get("rewritten_groups").asInt()).isEqualTo(GROUPS);
+    // a refused invocation never reaches the handler: each ran as often as without the errors
+    assertInvocations(1, 1, GROUPS, 0, 1, 1);
+    assertThat(LiveRows.multiset(table())).isEqualTo(rowsBefore);
+    assertThat(jobLog()).hasSize(1);
+    assertThat(jobLog().get(0).status()).isEqualTo("COMMITTED");
   }
 }

@@ -73,6 +73,7 @@ public final class LocalLambda implements AutoCloseable {
   private final Map<String, AtomicInteger> throttled = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> throttles = new ConcurrentHashMap<>();
   private final Map<String, TimeoutRule> timingOut = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> failing = new ConcurrentHashMap<>();
   private HttpServer server;
   private ExecutorService executor;
   private URI endpoint;
@@ -157,6 +158,16 @@ public final class LocalLambda implements AutoCloseable {
     }
   }
 
+  /**
+   * The next {@code invocations} invocations of {@code functionName} fail as Lambda fails an invocation on
+   * its own side: HTTP 500 {@code ServiceException}, the handler not run. Step Functions reports it to the
+   * state as {@code Lambda.ServiceException}, which AWS recommends retrying.
+   */
+  public LocalLambda serviceError(String functionName, int invocations) {
+    failing.computeIfAbsent(functionName(functionName), n -> new AtomicInteger()).set(invocations);
+    return this;
+  }
+
   /** How many invocations of {@code functionName} were refused by {@link #throttle}. */
   public int throttles(String functionName) {
     AtomicInteger count = throttles.get(functionName(functionName));
@@ -193,6 +204,7 @@ public final class LocalLambda implements AutoCloseable {
     invocations.values().forEach(count -> count.set(0));
     throttled.clear();
     timingOut.clear();
+    failing.clear();
     throttles.clear();
     payloads.values().forEach(List::clear);
     limitViolations.clear();
@@ -235,6 +247,11 @@ public final class LocalLambda implements AutoCloseable {
       if (throttling != null && throttling.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
         throttles.computeIfAbsent(name, n -> new AtomicInteger()).incrementAndGet();
         sendServiceError(exchange, 429, "TooManyRequestsException", "Rate Exceeded.");
+        return;
+      }
+      AtomicInteger serviceErrors = failing.get(name);
+      if (serviceErrors != null && serviceErrors.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
+        sendServiceError(exchange, 500, "ServiceException", "Lambda was unable to process the request (injected).");
         return;
       }
       invocations.get(name).incrementAndGet();
@@ -331,7 +348,7 @@ public final class LocalLambda implements AutoCloseable {
   private static void sendServiceError(HttpExchange exchange, int status, String type, String message)
       throws IOException {
     ObjectNode body = JSON.createObjectNode();
-    body.put("Type", "User");
+    body.put("Type", status >= 500 ? "Service" : "User");
     body.put("message", message);
     byte[] bytes = JSON.writeValueAsBytes(body);
     exchange.getResponseHeaders().set("Content-Type", "application/json");
