@@ -83,13 +83,22 @@ public record DeploymentScope(List<List<String>> tablePatterns, List<String> loc
     boolean dotSegment =
         location != null && Arrays.stream(location.split("/")).anyMatch(s -> s.equals("..") || s.equals("."));
     boolean under =
-        location != null && locationPrefixes.stream().anyMatch(p -> (location + "/").startsWith(p));
+        location != null
+            && locationPrefixes.stream().anyMatch(p -> (sameScheme(location) + "/").startsWith(p));
     if (dotSegment || !under) {
       throw new OutsideDeploymentScopeException(
           "The " + what + " '" + location + "' is outside this deployment's allowed locations "
               + locationPrefixes + " (" + ALLOWED_LOCATIONS_ENV + ")"
               + (dotSegment ? ": it has a '.' or '..' segment" : "") + "; nothing was written");
     }
+  }
+
+  /**
+   * {@code s3a://} and {@code s3n://} as {@code s3://}: the same bucket to S3 and to S3FileIO, and tables written
+   * through Hadoop's S3A (open-source Spark, Flink) carry {@code s3a://} locations in their metadata.
+   */
+  private static String sameScheme(String location) {
+    return location.replaceFirst("^s3[an]://", "s3://");
   }
 
   private static boolean matches(List<String> pattern, List<String> parts) {
@@ -130,6 +139,7 @@ public record DeploymentScope(List<List<String>> tablePatterns, List<String> loc
           ALLOWED_LOCATIONS_ENV + " entry '" + text + "' is not a location such as s3://bucket/prefix/");
     }
     // a prefix ends at a folder boundary: s3://b/wh allows s3://b/wh/t, not s3://b/wh-other/t
-    return text.endsWith("/") ? text : text + "/";
+    String prefix = sameScheme(text);
+    return prefix.endsWith("/") ? prefix : prefix + "/";
   }
 }

@@ -40,7 +40,10 @@ class DeploymentScopeTest {
     assertThatThrownBy(() -> scope.checkLocation("work_location", "s3://lake/warehouse/../../etc"))
         .isInstanceOf(OutsideDeploymentScopeException.class)
         .hasMessageContaining("it has a '.' or '..' segment");
-    assertThatThrownBy(() -> scope.checkLocation("work_location", "s3a://lake/warehouse/t"))
+    // what Hadoop's S3A writes into table metadata is the same bucket
+    assertThatCode(() -> scope.checkLocation("table location", "s3a://lake/warehouse/db/t"))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(() -> scope.checkLocation("table location", "gs://lake/warehouse/db/t"))
         .isInstanceOf(OutsideDeploymentScopeException.class);
   }
 
