@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterAll;
@@ -136,6 +137,30 @@ class DeployedJarCatalogsIT {
 
     assertThat(outcomes.getProperty("pinned.outcome")).as(outcomes.getProperty("pinned.error")).isEqualTo("ok");
     assertThat(outcomes.getProperty("pinned.rows")).isEqualTo(Long.toString(expectedRows));
+  }
+
+  /**
+   * CareForTable's delete cleanup reads position delete files (Parquet, through Iceberg's InternalData) from its
+   * own jar, which carries the worker's Parquet and Hadoop set, trimmed (docs/deploy.md, "Artifacts").
+   */
+  @Test
+  void careJarReadsPositionDeleteFiles() throws Exception {
+    DeployedJar jar = DeployedJar.of(root, "care-fn", List.of());
+    long expectedRows =
+        Long.parseLong(dynamoDbTable.currentSnapshot().summary().get(SnapshotSummary.TOTAL_POS_DELETES_PROP));
+    Map<String, String> pinned =
+        with(dynamoDbCatalog(),
+            CatalogProbe.PINNED_METADATA, TableAccess.metadataLocation(dynamoDbTable),
+            CatalogProbe.PINNED_SNAPSHOT, Long.toString(dynamoDbTable.currentSnapshot().snapshotId()),
+            CatalogProbe.POSITION_DELETES, "true");
+
+    Properties outcomes =
+        jar.probe(
+            Map.of("deletes", pinned), lambdaEnvironment(), Files.createDirectories(dir.resolve("care-fn-deletes")));
+
+    assertThat(outcomes.getProperty("deletes.outcome")).as(outcomes.getProperty("deletes.error")).isEqualTo("ok");
+    assertThat(expectedRows).as("position-deleted rows of the table").isPositive();
+    assertThat(outcomes.getProperty("deletes.delete-rows")).isEqualTo(Long.toString(expectedRows));
   }
 
   private static void assertCommitted(Properties outcomes, String name, String catalogClass, String value) {
