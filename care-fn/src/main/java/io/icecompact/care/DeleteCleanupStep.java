@@ -17,12 +17,10 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.InternalData;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.RowDelta;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.SnapshotSummary;
@@ -44,20 +42,29 @@ import org.apache.iceberg.util.ContentFileUtil;
  * dangling-delete removal keeps them and they stay listed (60 of 60 after a full rewrite) until a
  * {@code rewrite_position_delete_files} with rewrite-all removes them (60 to 0).
  *
- * <p>A delete file is removed only when it provably changes no live row:
+ * <p>A delete file is removed only when it provably changes no live row, decided from the manifests alone
+ * (no delete file is read):
  *
  * <ul>
- *   <li>a position delete (or deletion vector) when none of the data files it names is live: the file
- *       it references ({@code referenced_data_file}, or equal {@code file_path} bounds), else every
- *       {@code file_path} it holds, read from the file (skipped when its {@code file_path} bounds hold no
- *       live file's location). A live file is matched by normalized location, scheme and slashes aside,
- *       in any partition and at any sequence number: wider than Iceberg's rule, so a partition-scoped
- *       delete that names any live file stays;
+ *   <li>a position delete (or deletion vector) that names exactly one data file, by its
+ *       {@code referenced_data_file} or by equal {@code file_path} bounds: removed when that file is not
+ *       live (exact);
+ *   <li>any other position delete (partition-scoped: it may name several files): kept while a live data
+ *       file's location lies within its {@code file_path} bounds (or a bound is missing), removed when none
+ *       does. Conservative: it may name only removed files and still be kept, which is always safe;
+ *       removing one that applies would bring deleted rows back. A live file is matched by location, scheme
+ *       and slashes aside, in any partition and at any sequence number: wider than Iceberg's rule;
  *   <li>an equality delete when no live data file in its scope (its partition, or the whole table for
  *       an unpartitioned delete) has a lower data sequence number.
  * </ul>
  *
- * A delete file that cannot be read is kept. The commit is a {@code RowDelta} that only removes delete
+ * Why metadata only: reading position delete files takes the Parquet reader and its Hadoop set (~50 MB
+ * unzipped), which would put the care jar over its Lambda size budget (docs/deploy.md, "Artifacts"). What
+ * it costs is small: Iceberg 1.6 and later and Spark write file-scoped position deletes by default, and
+ * format v3 writes deletion vectors, both exact here; only older partition-scoped deletes are decided by
+ * their bounds.
+ *
+ * The commit is a {@code RowDelta} that only removes delete
  * files, validated from the snapshot the decision was made on: any data file committed since fails it
  * (and a rollback past that snapshot fails Iceberg's history check), and the step decides again from
  * the new snapshot, up to {@code attempts} times. The files themselves stay until snapshot expiry
@@ -66,7 +73,6 @@ import org.apache.iceberg.util.ContentFileUtil;
 public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.Report> {
   public static final String NAME = CareStep.DELETE_CLEANUP.propertyName();
 
-  private static final Schema FILE_PATH = new Schema(MetadataColumns.DELETE_FILE_PATH);
   private static final int FILE_PATH_ID = MetadataColumns.DELETE_FILE_PATH.fieldId();
 
   private final int attempts;
@@ -92,7 +98,8 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
    * Delete files counted from the current snapshot's manifests before and after.
    *
    * @param removed delete files the committed snapshot removed, read back from it (bytes: their sizes)
-   * @param keptUnreadable delete files kept because they could not be read
+   * @param keptByBounds partition-scoped position delete files kept because a live data file lies within their
+   *     {@code file_path} bounds (they may name only removed files: not read, kept to be safe)
    * @param attempts decisions made (more than one when a concurrent commit failed the validation)
    * @param snapshotId the cleanup's snapshot, or null when nothing was committed
    * @param reason what happened
@@ -100,12 +107,12 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
    */
   public record Report(
       int deleteFilesBefore, int deleteFilesAfter, int positionDeleteFilesBefore, int positionDeleteFilesAfter,
-      int equalityDeleteFilesBefore, int equalityDeleteFilesAfter, RemovedFiles removed, int keptUnreadable,
+      int equalityDeleteFilesBefore, int equalityDeleteFilesAfter, RemovedFiles removed, int keptByBounds,
       int attempts, Long snapshotId, String reason, List<String> problems) implements CareReport {
     @Override
     public String summary() {
       return String.format("delete files %d -> %d: %s%s", deleteFilesBefore, deleteFilesAfter, reason,
-          keptUnreadable == 0 ? "" : String.format(" (%d kept: unreadable)", keptUnreadable));
+          keptByBounds == 0 ? "" : String.format(" (%d kept by their file_path bounds)", keptByBounds));
     }
   }
 
@@ -138,20 +145,20 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     LiveData live = LiveData.of(table, snapshot);
     List<DeleteFile> deletes = liveDeletes(table, snapshot);
     Map<String, DeleteFile> removable = new LinkedHashMap<>();
-    int unreadable = 0;
+    int keptByBounds = 0;
     for (DeleteFile delete : deletes) {
       Decision decision =
-          delete.content() == FileContent.EQUALITY_DELETES ? equality(table, live, delete) : position(table, live, delete);
+          delete.content() == FileContent.EQUALITY_DELETES ? equality(table, live, delete) : position(live, delete);
       if (decision == Decision.REMOVE) {
         removable.putIfAbsent(key(delete), delete);
-      } else if (decision == Decision.UNREADABLE) {
-        unreadable++;
+      } else if (decision == Decision.KEEP_BY_BOUNDS) {
+        keptByBounds++;
       }
     }
     Counts before = Counts.of(deletes);
     if (removable.isEmpty()) {
       return new Report(before.all, before.all, before.position, before.position, before.equality, before.equality,
-          RemovedFiles.NONE, unreadable, attempt, null, "no delete file applies to nothing", List.of());
+          RemovedFiles.NONE, keptByBounds, attempt, null, "no delete file applies to nothing", List.of());
     }
     RowDelta delta =
         table.newRowDelta()
@@ -183,11 +190,11 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     Counts after = Counts.of(liveDeletes(table, committed));
     long bytes = removedByCommit.values().stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
     return new Report(before.all, after.all, before.position, after.position, before.equality, after.equality,
-        RemovedFiles.of(new ArrayList<>(removedByCommit.keySet()), bytes), unreadable, attempt, committed.snapshotId(),
+        RemovedFiles.of(new ArrayList<>(removedByCommit.keySet()), bytes), keptByBounds, attempt, committed.snapshotId(),
         String.format("removed %d delete files that apply to no live data file", removedByCommit.size()), problems);
   }
 
-  private enum Decision { KEEP, REMOVE, UNREADABLE }
+  private enum Decision { KEEP, KEEP_BY_BOUNDS, REMOVE }
 
   private static Decision equality(Table table, LiveData live, DeleteFile delete) {
     Long sequence = delete.dataSequenceNumber();
@@ -199,25 +206,14 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     return lowest < sequence ? Decision.KEEP : Decision.REMOVE;
   }
 
-  private static Decision position(Table table, LiveData live, DeleteFile delete) {
-    String referenced = ContentFileUtil.referencedDataFileLocation(delete);
+  private static Decision position(LiveData live, DeleteFile delete) {
+    String referenced = ContentFileUtil.referencedDataFileLocation(delete); // referenced_data_file, or equal bounds
     if (referenced != null) {
       return live.contains(referenced) ? Decision.KEEP : Decision.REMOVE;
     }
-    if (!live.anyWithin(bound(delete.lowerBounds()), bound(delete.upperBounds()))) {
-      return Decision.REMOVE;
-    }
-    try (CloseableIterable<StructLike> rows =
-        InternalData.read(delete.format(), table.io().newInputFile(delete.location())).project(FILE_PATH).build()) {
-      for (StructLike row : rows) {
-        if (live.contains(row.get(0, CharSequence.class).toString())) {
-          return Decision.KEEP;
-        }
-      }
-      return Decision.REMOVE;
-    } catch (IOException | RuntimeException e) {
-      return Decision.UNREADABLE; // e.g. a format without a reader here: kept, when in doubt
-    }
+    return live.anyWithin(bound(delete.lowerBounds()), bound(delete.upperBounds()))
+        ? Decision.KEEP_BY_BOUNDS
+        : Decision.REMOVE;
   }
 
   private static String bound(Map<Integer, ByteBuffer> bounds) {
