@@ -50,10 +50,12 @@ import org.apache.iceberg.util.ContentFileUtil;
  *       {@code referenced_data_file} or by equal {@code file_path} bounds: removed when that file is not
  *       live (exact);
  *   <li>any other position delete (partition-scoped: it may name several files): kept while a live data
- *       file's location lies within its {@code file_path} bounds (or a bound is missing), removed when none
- *       does. Conservative: it may name only removed files and still be kept, which is always safe;
- *       removing one that applies would bring deleted rows back. A live file is matched by location, scheme
- *       and slashes aside, in any partition and at any sequence number: wider than Iceberg's rule;
+ *       file's location lies within its {@code file_path} bounds, removed when none does; without bounds
+ *       (Iceberg 1.4 and later keep them only for a delete of one data file) kept while its partition (its
+ *       spec's, or the whole table for an unpartitioned spec) has a live data file, where Iceberg applies it.
+ *       Conservative: it may name only removed files and still be kept, which is always safe; removing one
+ *       that applies would bring deleted rows back. A live file is matched by location, scheme and slashes
+ *       aside, in any partition and at any sequence number;
  *   <li>an equality delete when no live data file in its scope (its partition, or the whole table for
  *       an unpartitioned delete) has a lower data sequence number.
  * </ul>
@@ -98,8 +100,9 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
    * Delete files counted from the current snapshot's manifests before and after.
    *
    * @param removed delete files the committed snapshot removed, read back from it (bytes: their sizes)
-   * @param keptByBounds partition-scoped position delete files kept because a live data file lies within their
-   *     {@code file_path} bounds (they may name only removed files: not read, kept to be safe)
+   * @param keptMayApply partition-scoped position delete files kept because a live data file lies within their
+   *     {@code file_path} bounds, or without bounds in their partition (they may name only removed files: not
+   *     read, kept to be safe)
    * @param attempts decisions made (more than one when a concurrent commit failed the validation)
    * @param snapshotId the cleanup's snapshot, or null when nothing was committed
    * @param reason what happened
@@ -107,12 +110,12 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
    */
   public record Report(
       int deleteFilesBefore, int deleteFilesAfter, int positionDeleteFilesBefore, int positionDeleteFilesAfter,
-      int equalityDeleteFilesBefore, int equalityDeleteFilesAfter, RemovedFiles removed, int keptByBounds,
+      int equalityDeleteFilesBefore, int equalityDeleteFilesAfter, RemovedFiles removed, int keptMayApply,
       int attempts, Long snapshotId, String reason, List<String> problems) implements CareReport {
     @Override
     public String summary() {
       return String.format("delete files %d -> %d: %s%s", deleteFilesBefore, deleteFilesAfter, reason,
-          keptByBounds == 0 ? "" : String.format(" (%d kept by their file_path bounds)", keptByBounds));
+          keptMayApply == 0 ? "" : String.format(" (%d partition-scoped position deletes kept: may apply)", keptMayApply));
     }
   }
 
@@ -145,20 +148,20 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     LiveData live = LiveData.of(table, snapshot);
     List<DeleteFile> deletes = liveDeletes(table, snapshot);
     Map<String, DeleteFile> removable = new LinkedHashMap<>();
-    int keptByBounds = 0;
+    int keptMayApply = 0;
     for (DeleteFile delete : deletes) {
       Decision decision =
-          delete.content() == FileContent.EQUALITY_DELETES ? equality(table, live, delete) : position(live, delete);
+          delete.content() == FileContent.EQUALITY_DELETES ? equality(table, live, delete) : position(table, live, delete);
       if (decision == Decision.REMOVE) {
         removable.putIfAbsent(key(delete), delete);
-      } else if (decision == Decision.KEEP_BY_BOUNDS) {
-        keptByBounds++;
+      } else if (decision == Decision.KEEP_MAY_APPLY) {
+        keptMayApply++;
       }
     }
     Counts before = Counts.of(deletes);
     if (removable.isEmpty()) {
       return new Report(before.all, before.all, before.position, before.position, before.equality, before.equality,
-          RemovedFiles.NONE, keptByBounds, attempt, null, "no delete file applies to nothing", List.of());
+          RemovedFiles.NONE, keptMayApply, attempt, null, "no delete file applies to nothing", List.of());
     }
     RowDelta delta =
         table.newRowDelta()
@@ -190,11 +193,11 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     Counts after = Counts.of(liveDeletes(table, committed));
     long bytes = removedByCommit.values().stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
     return new Report(before.all, after.all, before.position, after.position, before.equality, after.equality,
-        RemovedFiles.of(new ArrayList<>(removedByCommit.keySet()), bytes), keptByBounds, attempt, committed.snapshotId(),
+        RemovedFiles.of(new ArrayList<>(removedByCommit.keySet()), bytes), keptMayApply, attempt, committed.snapshotId(),
         String.format("removed %d delete files that apply to no live data file", removedByCommit.size()), problems);
   }
 
-  private enum Decision { KEEP, KEEP_BY_BOUNDS, REMOVE }
+  private enum Decision { KEEP, KEEP_MAY_APPLY, REMOVE }
 
   private static Decision equality(Table table, LiveData live, DeleteFile delete) {
     Long sequence = delete.dataSequenceNumber();
@@ -206,14 +209,19 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     return lowest < sequence ? Decision.KEEP : Decision.REMOVE;
   }
 
-  private static Decision position(LiveData live, DeleteFile delete) {
+  private static Decision position(Table table, LiveData live, DeleteFile delete) {
     String referenced = ContentFileUtil.referencedDataFileLocation(delete); // referenced_data_file, or equal bounds
     if (referenced != null) {
       return live.contains(referenced) ? Decision.KEEP : Decision.REMOVE;
     }
-    return live.anyWithin(bound(delete.lowerBounds()), bound(delete.upperBounds()))
-        ? Decision.KEEP_BY_BOUNDS
-        : Decision.REMOVE;
+    String lower = bound(delete.lowerBounds());
+    String upper = bound(delete.upperBounds());
+    boolean couldApply = lower != null && upper != null
+        ? live.anyWithin(lower, upper)
+        : table.specs().get(delete.specId()).isUnpartitioned()
+            ? live.lowestSequence != Long.MAX_VALUE
+            : live.inPartition(partitionKey(table, delete.specId(), delete.partition()));
+    return couldApply ? Decision.KEEP_MAY_APPLY : Decision.REMOVE;
   }
 
   private static String bound(Map<Integer, ByteBuffer> bounds) {
@@ -259,10 +267,15 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     }
   }
 
-  /** The snapshot's live data files: locations (raw and normalized), lowest data sequence number by partition. */
+  /**
+   * The snapshot's live data files: locations (raw and normalized), paths as written by root (for bounds),
+   * lowest data sequence number by partition.
+   */
   private static final class LiveData {
     private final Set<String> normalized = new HashSet<>();
-    private final TreeSet<String> raw = new TreeSet<>(Comparators.charSequences()::compare);
+    private final Set<String> raw = new HashSet<>();
+    private final Map<String, TreeSet<String>> pathsByRoot = new HashMap<>();
+    private boolean irregularPath;
     private final Map<String, Long> lowestByPartition = new HashMap<>();
     private long lowestSequence = Long.MAX_VALUE;
 
@@ -272,6 +285,10 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
         try (CloseableIterable<DataFile> files = ManifestFiles.read(manifest, table.io(), table.specs())) {
           for (DataFile file : files) {
             live.raw.add(file.location());
+            FileLocations.Rooted rooted = FileLocations.rooted(file.location());
+            live.pathsByRoot.computeIfAbsent(rooted.root(), root -> new TreeSet<>(Comparators.charSequences()::compare))
+                .add(rooted.path());
+            live.irregularPath |= !rooted.regular();
             live.normalized.add(FileLocations.normalized(file.location()));
             long sequence = file.dataSequenceNumber() == null ? 0 : file.dataSequenceNumber();
             live.lowestByPartition.merge(partitionKey(table, file.specId(), file.partition()), sequence, Math::min);
@@ -288,24 +305,36 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
       return raw.contains(location) || normalized.contains(FileLocations.normalized(location));
     }
 
+    boolean inPartition(String partitionKey) {
+      return lowestByPartition.containsKey(partitionKey);
+    }
+
     long lowestSequence(String partitionKey) {
       return lowestByPartition.getOrDefault(partitionKey, Long.MAX_VALUE);
     }
 
     /**
-     * Whether a live location lies within {@code [lower, upper]}, by Iceberg's own string order, or could
-     * (a bound missing, or the bounds written with another scheme than the live files).
+     * Whether a live file could be named by a position delete whose {@code file_path} bounds are {@code [lower,
+     * upper]} (Iceberg's string order). Every name between two bounds starts with their common prefix, so
+     * when both are written with the same root ({@code s3a://b}, {@code file:///}), each name is that root and
+     * a path between the bounds' paths; a live file written with another form of the same root ({@code s3://b},
+     * {@code file:/}) is compared by its path. Bounds of two roots and paths not written in normal form
+     * (repeated or trailing slashes, which matching by normalized location ignores) answer yes.
      */
     boolean anyWithin(String lower, String upper) {
-      if (lower == null || upper == null) {
+      if (irregularPath) {
         return true;
       }
-      String first = raw.ceiling(lower);
-      if (first != null && Comparators.charSequences().compare(first, upper) <= 0) {
+      FileLocations.Rooted low = FileLocations.rooted(lower);
+      FileLocations.Rooted high = FileLocations.rooted(upper);
+      String lowRoot = lower.substring(0, lower.length() - low.path().length());
+      String highRoot = upper.substring(0, upper.length() - high.path().length());
+      if (!lowRoot.equals(highRoot) || !low.regular() || !high.regular()) {
         return true;
       }
-      return !FileLocations.normalized(lower).equals(lower) || !FileLocations.normalized(upper).equals(upper)
-          || !raw.isEmpty() && !FileLocations.normalized(raw.first()).equals(raw.first());
+      TreeSet<String> paths = pathsByRoot.get(low.root());
+      String first = paths == null ? null : paths.ceiling(low.path());
+      return first != null && Comparators.charSequences().compare(first, high.path()) <= 0;
     }
   }
 }

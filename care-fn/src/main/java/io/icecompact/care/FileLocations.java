@@ -57,7 +57,24 @@ public final class FileLocations {
     return (location.endsWith("/") ? location.substring(0, location.length() - 1) : location) + "/" + child;
   }
 
-  private record Parts(String scheme, String authority, String path) {}
+  /**
+   * A location split where its path starts: {@code root} is the normalized scheme and authority ({@code s3://b},
+   * or empty for a local file), {@code path} the rest as written (slashes not collapsed), so that two locations
+   * with the same root compare as their paths.
+   */
+  public record Rooted(String root, String path) {
+    /** Whether the path is written as {@link #normalized} writes it: no repeated or trailing slash. */
+    public boolean regular() {
+      return !path.contains("//") && (path.length() <= 1 || !path.endsWith("/"));
+    }
+  }
+
+  public static Rooted rooted(String location) {
+    Parts parts = parts(location);
+    return new Rooted(parts.scheme.isEmpty() ? "" : parts.scheme + "://" + parts.authority, parts.rawPath);
+  }
+
+  private record Parts(String scheme, String authority, String path, String rawPath) {}
 
   private static Parts parts(String location) {
     String scheme = "";
@@ -83,6 +100,6 @@ public final class FileLocations {
     if (path.length() > 1 && path.endsWith("/")) {
       path = path.substring(0, path.length() - 1);
     }
-    return new Parts(scheme, authority, path);
+    return new Parts(scheme, authority, path, rest);
   }
 }

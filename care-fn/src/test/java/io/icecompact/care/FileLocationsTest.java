@@ -33,4 +33,14 @@ class FileLocationsTest {
     assertThat(FileLocations.isUnder("s3a://b/t/data/x", "s3://b/t/data/")).isTrue();
     assertThat(FileLocations.isUnder("s3://b/t/data2/x", "s3://b/t/data")).isFalse();
   }
+
+  @Test
+  void rootedSplitsTheNormalizedRootFromThePathAsWritten() {
+    assertThat(FileLocations.rooted("s3a://bucket/wh/t/f")).isEqualTo(new FileLocations.Rooted("s3://bucket", "/wh/t/f"));
+    assertThat(FileLocations.rooted("file:///w/t/f")).isEqualTo(FileLocations.rooted("file:/w/t/f"))
+        .isEqualTo(FileLocations.rooted("/w/t/f")).isEqualTo(new FileLocations.Rooted("", "/w/t/f"));
+    assertThat(FileLocations.rooted("s3://bucket/wh//t/f").regular()).isFalse();
+    assertThat(FileLocations.rooted("s3://bucket/wh/t/").regular()).isFalse();
+    assertThat(FileLocations.rooted("s3://bucket/wh/t/f").regular()).isTrue();
+  }
 }

@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Metrics;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
@@ -22,6 +25,8 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.Test;
 
@@ -57,14 +62,13 @@ class DeleteCleanupStepTest extends CareTestBase {
 
     DeleteCleanupStep.Report report = new DeleteCleanupStep().run(load());
 
-    // The equality deletes of the rewritten days go; their partition-scoped position deletes stay, kept by
-    // their file_path bounds: the rewrite wrote its output in the same partition folder under names of the same
-    // form (OutputFileFactory's <partition id>-<task>-<uuid>-<n>), which sort within the bounds, and the step
-    // does not read delete files to see that they name only replaced files.
+    // The equality deletes of the rewritten days go; their partition-scoped position deletes stay: Iceberg
+    // writes a delete of several data files without file_path bounds, so the step, which reads no delete file,
+    // keeps it while its partition has a live data file, and the rewrite's output is there.
     Table cleaned = load();
     assertThat(report.problems()).isEmpty();
     assertThat(report.deleteFilesBefore()).isEqualTo(8);
-    assertThat(report.keptByBounds()).as("every partition-scoped position delete").isEqualTo(4);
+    assertThat(report.keptMayApply()).as("every partition-scoped position delete").isEqualTo(4);
     assertThat(report.removed().count()).isEqualTo(3);
     assertThat(report.deleteFilesAfter()).isEqualTo(5).isEqualTo(deleteFiles(cleaned).size());
     assertThat(report.positionDeleteFilesAfter()).isEqualTo(4);
@@ -79,16 +83,17 @@ class DeleteCleanupStepTest extends CareTestBase {
     Snapshot cleanup = cleaned.currentSnapshot();
     assertThat(cleanup.snapshotId()).isEqualTo(report.snapshotId());
     assertThat(cleanup.summary()).containsEntry("removed-delete-files", "3").doesNotContainKey("added-data-files");
-    System.err.printf("delete cleanup: %d -> %d delete files (%d removed, %d bytes, %d kept by bounds)%n",
+    System.err.printf("delete cleanup: %d -> %d delete files (%d removed, %d bytes, %d kept: may apply)%n",
         report.deleteFilesBefore(), report.deleteFilesAfter(), report.removed().count(), report.removed().bytes(),
-        report.keptByBounds());
+        report.keptMayApply());
 
-    // the last day rewritten too: no equality delete applies any more; the position deletes stay, by bounds
+    // the last day rewritten too, from a snapshot after the deletes: the output's sequence numbers are above
+    // theirs, so Iceberg's rewrite commit drops them all itself, and nothing is left to clean
     assertThat(compact(Map.of("rewrite-all", "true"), null).status()).isEqualTo(JobStatus.COMMITTED);
     DeleteCleanupStep.Report full = new DeleteCleanupStep().run(load());
     assertThat(full.problems()).isEmpty();
-    assertThat(full.keptByBounds()).isEqualTo(4);
-    assertThat(deleteFiles(load())).hasSize(4).allSatisfy(d -> assertThat(d.content()).isEqualTo(FileContent.POSITION_DELETES));
+    assertThat(full.deleteFilesBefore()).isZero();
+    assertThat(deleteFiles(load())).isEmpty();
     assertThat(LiveRows.multiset(load())).isEqualTo(rows);
     System.err.printf("delete cleanup after the full rewrite: %d -> %d delete files%n",
         full.deleteFilesBefore(), full.deleteFilesAfter());
@@ -113,7 +118,7 @@ class DeleteCleanupStepTest extends CareTestBase {
 
     assertThat(report.attempts()).isEqualTo(2);
     assertThat(report.problems()).isEmpty();
-    // the equality deletes go; the partition-scoped position deletes stay, kept by their file_path bounds
+    // the equality deletes go; the partition-scoped position deletes stay (their partitions have live files)
     List<DeleteFile> positionDeletes =
         listed.stream().filter(d -> d.content() == FileContent.POSITION_DELETES).toList();
     assertThat(report.removed().count()).isEqualTo(listed.size() - positionDeletes.size()).isEqualTo(4);
@@ -129,17 +134,18 @@ class DeleteCleanupStepTest extends CareTestBase {
     long snapshot = load().currentSnapshot().snapshotId();
     DeleteCleanupStep.Report report = new DeleteCleanupStep().run(load());
     assertThat(report.removed().count()).isZero();
-    assertThat(report.keptByBounds()).as("the partition-scoped position deletes").isEqualTo(4);
+    assertThat(report.keptMayApply()).as("the partition-scoped position deletes").isEqualTo(4);
     assertThat(report.snapshotId()).isNull();
     assertThat(load().currentSnapshot().snapshotId()).isEqualTo(snapshot);
   }
 
   /**
-   * A partition-scoped position delete naming rows of two data files is decided by its file_path bounds: kept
-   * while one of the two is live, removed once no live file lies within its bounds.
+   * A partition-scoped position delete naming rows of two data files, with file_path bounds (as Iceberg before
+   * 1.4 and other writers record them) and without (as Iceberg writes it now): kept while one of the two is
+   * live; with bounds removed once no live file lies within them, without once its partition has no live file.
    */
   @Test
-  void aPartitionScopedPositionDeleteStaysWhileAFileWithinItsBoundsIsLive() {
+  void aPartitionScopedPositionDeleteStaysWhileAFileItCouldNameIsLive() {
     create(TABLE_SHAPE);
     Table table = load();
     List<DataFile> firstDay = new ArrayList<>();
@@ -148,32 +154,57 @@ class DeleteCleanupStepTest extends CareTestBase {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    // the two lowest locations of the first day: no other live file lies between them
-    List<DataFile> named = firstDay.stream()
-        .filter(f -> table.spec().partitionToPath(f.partition()).equals("ordered_at_day=2026-06-01"))
-        .sorted(Comparator.comparing(DataFile::location)).limit(2).toList();
-    assertThat(named).hasSize(2);
-    DeleteFile delete = FragmentedTable.partitionScopedPositionDelete(table, named);
-    assertThat(ContentFileUtil.isFileScoped(delete)).as("names two files").isFalse();
-    table.newRowDelta().addDeletes(delete).commit();
+    firstDay.removeIf(f -> !table.spec().partitionToPath(f.partition()).equals("ordered_at_day=2026-06-01"));
+    firstDay.sort(Comparator.comparing(DataFile::location));
+    assertThat(firstDay).hasSize(5);
+    // the two lowest locations of the day: no other live file lies between them
+    List<DataFile> named = firstDay.subList(0, 2);
+    DeleteFile unbounded = FragmentedTable.partitionScopedPositionDelete(table, named);
+    assertThat(ContentFileUtil.isFileScoped(unbounded)).as("names two files").isFalse();
+    assertThat(unbounded.lowerBounds() == null || !unbounded.lowerBounds().containsKey(FILE_PATH_ID))
+        .as("Iceberg keeps file_path bounds only for a delete of one file").isTrue();
+    DeleteFile bounded = withFilePathBounds(table, FragmentedTable.partitionScopedPositionDelete(table, named),
+        named.get(0).location(), named.get(1).location());
+    table.newRowDelta().addDeletes(unbounded).addDeletes(bounded).commit();
 
     load().newDelete().deleteFile(named.get(0)).commit();
     Map<String, Long> oneLive = LiveRows.multiset(load());
     DeleteCleanupStep.Report kept = new DeleteCleanupStep().run(load());
     assertThat(kept.problems()).isEmpty();
-    assertThat(kept.keptByBounds()).isEqualTo(1);
+    assertThat(kept.keptMayApply()).isEqualTo(2);
     assertThat(kept.snapshotId()).as("nothing committed").isNull();
-    assertThat(deleteFiles(load())).extracting(DeleteFile::location).containsExactly(delete.location());
-    assertThat(LiveRows.multiset(load())).as("the rows it deletes from the live file stay deleted").isEqualTo(oneLive);
+    assertThat(LiveRows.multiset(load())).as("the rows they delete from the live file stay deleted").isEqualTo(oneLive);
 
     load().newDelete().deleteFile(named.get(1)).commit();
-    Map<String, Long> noneLive = LiveRows.multiset(load());
-    DeleteCleanupStep.Report removed = new DeleteCleanupStep().run(load());
-    assertThat(removed.problems()).isEmpty();
-    assertThat(removed.keptByBounds()).isZero();
-    assertThat(removed.removed().sample()).containsExactly(delete.location());
+    Map<String, Long> noneNamedLive = LiveRows.multiset(load());
+    DeleteCleanupStep.Report boundsOut = new DeleteCleanupStep().run(load());
+    assertThat(boundsOut.problems()).isEmpty();
+    assertThat(boundsOut.removed().sample()).as("no live file within its bounds").containsExactly(bounded.location());
+    assertThat(boundsOut.keptMayApply()).as("its partition has live files").isEqualTo(1);
+    assertThat(deleteFiles(load())).extracting(DeleteFile::location).containsExactly(unbounded.location());
+    assertThat(LiveRows.multiset(load())).isEqualTo(noneNamedLive);
+
+    org.apache.iceberg.DeleteFiles dropDay = load().newDelete();
+    firstDay.subList(2, 5).forEach(dropDay::deleteFile);
+    dropDay.commit();
+    Map<String, Long> dayGone = LiveRows.multiset(load());
+    DeleteCleanupStep.Report partitionOut = new DeleteCleanupStep().run(load());
+    assertThat(partitionOut.problems()).isEmpty();
+    assertThat(partitionOut.removed().sample()).as("its partition has no live file").containsExactly(unbounded.location());
     assertThat(deleteFiles(load())).isEmpty();
-    assertThat(LiveRows.multiset(load())).isEqualTo(noneLive);
+    assertThat(LiveRows.multiset(load())).isEqualTo(dayGone);
+  }
+
+  private static final int FILE_PATH_ID = MetadataColumns.DELETE_FILE_PATH.fieldId();
+
+  /** The delete with file_path bounds [lower, upper], as writers that keep them record it. */
+  private static DeleteFile withFilePathBounds(Table table, DeleteFile delete, String lower, String upper) {
+    return FileMetadata.deleteFileBuilder(table.specs().get(delete.specId()))
+        .copy(delete)
+        .withMetrics(new Metrics(delete.recordCount(), null, null, null, null,
+            Map.of(FILE_PATH_ID, Conversions.toByteBuffer(Types.StringType.get(), lower)),
+            Map.of(FILE_PATH_ID, Conversions.toByteBuffer(Types.StringType.get(), upper))))
+        .build();
   }
 
   /** The current snapshot's live delete files. */
