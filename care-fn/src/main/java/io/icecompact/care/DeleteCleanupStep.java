@@ -60,17 +60,16 @@ import org.apache.iceberg.util.ContentFileUtil;
  *       an unpartitioned delete) has a lower data sequence number.
  * </ul>
  *
- * Why metadata only: reading position delete files takes the Parquet reader and its Hadoop set (~50 MB
+ * <p>Why metadata only: reading position delete files takes the Parquet reader and its Hadoop set (51 MB
  * unzipped), which would put the care jar over its Lambda size budget (docs/deploy.md, "Artifacts"). What
- * it costs is small: Iceberg 1.6 and later and Spark write file-scoped position deletes by default, and
- * format v3 writes deletion vectors, both exact here; only older partition-scoped deletes are decided by
- * their bounds.
+ * it costs is small: Spark writes file-scoped position deletes by default since Iceberg 1.8 (apache/iceberg
+ * #11478), and format v3 writes deletion vectors, both exact here; only partition-scoped deletes (other
+ * writers, {@code write.delete.granularity=partition}) are decided conservatively.
  *
- * The commit is a {@code RowDelta} that only removes delete
- * files, validated from the snapshot the decision was made on: any data file committed since fails it
- * (and a rollback past that snapshot fails Iceberg's history check), and the step decides again from
- * the new snapshot, up to {@code attempts} times. The files themselves stay until snapshot expiry
- * deletes them: older snapshots still reach them.
+ * <p>The commit is a {@code RowDelta} that only removes delete files, validated from the snapshot the
+ * decision was made on: any data file committed since fails it (and a rollback past that snapshot fails
+ * Iceberg's history check), and the step decides again from the new snapshot, up to {@code attempts}
+ * times. The files themselves stay until snapshot expiry deletes them: older snapshots still reach them.
  */
 public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.Report> {
   public static final String NAME = CareStep.DELETE_CLEANUP.propertyName();

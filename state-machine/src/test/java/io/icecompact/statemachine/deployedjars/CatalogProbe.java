@@ -1,5 +1,6 @@
 package io.icecompact.statemachine.deployedjars;
 
+import io.icecompact.care.DeleteCleanupStep;
 import io.icecompact.core.job.PinnedSnapshot;
 import io.icecompact.core.table.TableAccess;
 import java.io.IOException;
@@ -15,14 +16,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileContent;
-import org.apache.iceberg.InternalData;
-import org.apache.iceberg.ManifestFile;
-import org.apache.iceberg.ManifestFiles;
-import org.apache.iceberg.MetadataColumns;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -37,8 +30,8 @@ import org.apache.iceberg.io.CloseableIterable;
  * the planner and committer hand them, plus steps under {@code probe.}: {@code probe.load} (a table to load
  * through the catalog), {@code probe.set-property} (then commit this value as a table property and read it
  * back), {@code probe.pinned-metadata} and {@code probe.pinned-snapshot} (load that metadata file without the
- * catalog, as a worker does, and count the live rows, or with {@code probe.position-deletes} the rows of its
- * position delete files, as CareForTable reads them). Without steps, the catalog is only created
+ * catalog, as a worker does, and count the live rows, or with {@code probe.delete-cleanup} run CareForTable's delete cleanup on it, which
+ * decides from its manifests). Without steps, the catalog is only created
  * (initialized). The outcome of every case goes into one properties file, keyed by the case's name.
  */
 public final class CatalogProbe {
@@ -47,8 +40,8 @@ public final class CatalogProbe {
   static final String SET_PROPERTY = STEP_PREFIX + "set-property";
   static final String PINNED_METADATA = STEP_PREFIX + "pinned-metadata";
   static final String PINNED_SNAPSHOT = STEP_PREFIX + "pinned-snapshot";
-  /** With a pinned table: read the file_path of every position delete file instead of the live rows. */
-  static final String POSITION_DELETES = STEP_PREFIX + "position-deletes";
+  /** With a pinned table: run delete cleanup on it (every delete applying: it decides and commits nothing). */
+  static final String DELETE_CLEANUP = STEP_PREFIX + "delete-cleanup";
   /** The table property {@link #SET_PROPERTY} commits. */
   static final String PROBE_PROPERTY = "icecompact.probe";
 
@@ -81,8 +74,8 @@ public final class CatalogProbe {
     try (TableAccess access = new TableAccess(catalogProperties)) {
       if (steps.containsKey(PINNED_METADATA)) {
         Table table = access.loadPinned("probe", pinned(steps));
-        if (steps.containsKey(POSITION_DELETES)) {
-          outcome.put("delete-rows", Long.toString(positionDeleteRows(table)));
+        if (steps.containsKey(DELETE_CLEANUP)) {
+          outcome.putAll(CareProbe.deleteCleanup(table));
         } else {
           outcome.put("rows", Long.toString(liveRows(table)));
         }
@@ -123,31 +116,18 @@ public final class CatalogProbe {
     return rows;
   }
 
-  /**
-   * Rows of the current snapshot's position delete files, read as CareForTable's delete cleanup reads them
-   * (Iceberg's InternalData, the file_path column alone): the care jar has no iceberg-data.
-   */
-  private static long positionDeleteRows(Table table) throws IOException {
-    Schema filePath = new Schema(MetadataColumns.DELETE_FILE_PATH);
-    long rows = 0;
-    for (ManifestFile manifest : table.currentSnapshot().deleteManifests(table.io())) {
-      try (CloseableIterable<DeleteFile> deletes =
-          ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
-        for (DeleteFile delete : deletes) {
-          if (delete.content() != FileContent.POSITION_DELETES) {
-            continue;
-          }
-          try (CloseableIterable<StructLike> paths =
-              InternalData.read(delete.format(), table.io().newInputFile(delete.location())).project(filePath)
-                  .build()) {
-            for (StructLike ignored : paths) {
-              rows++;
-            }
-          }
-        }
-      }
+  /** Its own class, so that the other jars, which have no care step, never load it. */
+  private static final class CareProbe {
+    static Map<String, String> deleteCleanup(Table table) {
+      DeleteCleanupStep.Report report = new DeleteCleanupStep().run(table);
+      Map<String, String> outcome = new TreeMap<>();
+      outcome.put("position-deletes", Integer.toString(report.positionDeleteFilesBefore()));
+      outcome.put("kept-may-apply", Integer.toString(report.keptMayApply()));
+      outcome.put("removed", Integer.toString(report.removed().count()));
+      outcome.put("committed", Boolean.toString(report.snapshotId() != null));
+      outcome.put("problems", String.join("; ", report.problems()));
+      return outcome;
     }
-    return rows;
   }
 
   private static List<String> causeClasses(Throwable e) {

@@ -12,15 +12,23 @@ import io.icecompact.testkit.LocalS3;
 import io.icecompact.testkit.NotFoundCatalogServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.iceberg.SnapshotSummary;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -140,27 +148,45 @@ class DeployedJarCatalogsIT {
   }
 
   /**
-   * CareForTable's delete cleanup reads position delete files (Parquet, through Iceberg's InternalData) from its
-   * own jar, which carries the worker's Parquet and Hadoop set, trimmed (docs/deploy.md, "Artifacts").
+   * CareForTable's delete cleanup decides from the manifests alone (no Parquet reader in its jar: docs/deploy.md,
+   * "Artifacts"); run from the care jar on a table whose deletes all apply, it keeps every one and commits nothing.
    */
   @Test
-  void careJarReadsPositionDeleteFiles() throws Exception {
+  void careJarRunsDeleteCleanupWithoutParquet() throws Exception {
     DeployedJar jar = DeployedJar.of(root, "care-fn", List.of());
-    long expectedRows =
-        Long.parseLong(dynamoDbTable.currentSnapshot().summary().get(SnapshotSummary.TOTAL_POS_DELETES_PROP));
+    try (JarFile file = new JarFile(jar.jar().toFile())) {
+      assertThat(file.stream().map(JarEntry::getName)).as("the care jar carries no Parquet reader")
+          .noneMatch(name -> name.startsWith("org/apache/parquet/") || name.startsWith("org/apache/iceberg/parquet/"));
+    }
+    List<DeleteFile> positionDeletes = new ArrayList<>();
+    for (ManifestFile manifest : dynamoDbTable.currentSnapshot().deleteManifests(dynamoDbTable.io())) {
+      try (CloseableIterable<DeleteFile> deletes =
+          ManifestFiles.readDeleteManifest(manifest, dynamoDbTable.io(), dynamoDbTable.specs())) {
+        deletes.forEach(d -> {
+          if (d.content() == FileContent.POSITION_DELETES) {
+            positionDeletes.add(d.copy());
+          }
+        });
+      }
+    }
+    long partitionScoped = positionDeletes.stream().filter(d -> !ContentFileUtil.isFileScoped(d)).count();
     Map<String, String> pinned =
         with(dynamoDbCatalog(),
             CatalogProbe.PINNED_METADATA, TableAccess.metadataLocation(dynamoDbTable),
             CatalogProbe.PINNED_SNAPSHOT, Long.toString(dynamoDbTable.currentSnapshot().snapshotId()),
-            CatalogProbe.POSITION_DELETES, "true");
+            CatalogProbe.DELETE_CLEANUP, "true");
 
     Properties outcomes =
         jar.probe(
-            Map.of("deletes", pinned), lambdaEnvironment(), Files.createDirectories(dir.resolve("care-fn-deletes")));
+            Map.of("cleanup", pinned), lambdaEnvironment(), Files.createDirectories(dir.resolve("care-fn-cleanup")));
 
-    assertThat(outcomes.getProperty("deletes.outcome")).as(outcomes.getProperty("deletes.error")).isEqualTo("ok");
-    assertThat(expectedRows).as("position-deleted rows of the table").isPositive();
-    assertThat(outcomes.getProperty("deletes.delete-rows")).isEqualTo(Long.toString(expectedRows));
+    assertThat(outcomes.getProperty("cleanup.outcome")).as(outcomes.getProperty("cleanup.error")).isEqualTo("ok");
+    assertThat(positionDeletes).as("position delete files of the table").isNotEmpty();
+    assertThat(outcomes.getProperty("cleanup.position-deletes")).isEqualTo(Integer.toString(positionDeletes.size()));
+    assertThat(outcomes.getProperty("cleanup.kept-may-apply")).isEqualTo(Long.toString(partitionScoped));
+    assertThat(outcomes.getProperty("cleanup.removed")).isEqualTo("0");
+    assertThat(outcomes.getProperty("cleanup.committed")).isEqualTo("false");
+    assertThat(outcomes.getProperty("cleanup.problems")).isEmpty();
   }
 
   private static void assertCommitted(Properties outcomes, String name, String catalogClass, String value) {
