@@ -1,0 +1,444 @@
+package io.icecompact.testkit;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.time.Duration;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.retries.api.RetryStrategy;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * A TCP proxy in front of a {@link LocalS3} that answers chosen requests the way a struggling S3 does
+ * ({@link S3Fault}: 503 SlowDown, 500 InternalError, a reset connection, a reset mid-answer, a delay) and
+ * forwards every other request unchanged. Clients point at {@link #endpoint()} (path-style); since the
+ * request's head, {@code Host} included, reaches s3proxy as the client signed it, SigV4 checks pass.
+ *
+ * <p>Rules ({@link S3FaultRule}) are matched in the order added; the first that matches and draws a fault
+ * answers. Draws are seeded and depend only on the seed, the rule, the request (method, bucket, key) and how
+ * many times that rule saw that request before: the same requests fault the same way whatever the order in
+ * which concurrent clients send them. A rule's {@code times} limit is shared by all requests, so which ones
+ * it reaches can depend on their order. Every injected fault is recorded ({@link #injected()}).
+ *
+ * <p>Each connection carries one request: the proxy asks the server to close after answering
+ * ({@code Connection: close}, which SigV4 does not sign), so every request passes the rules.
+ */
+public final class FaultyS3 implements AutoCloseable {
+  /** A fault the proxy injected: which request got which fault. */
+  public record InjectedFault(S3Fault fault, String method, String bucket, String key) {}
+
+  private final LocalS3 upstream;
+  private final long seed;
+  private final List<RuleState> rules = new ArrayList<>();
+  private final List<InjectedFault> injected = new CopyOnWriteArrayList<>();
+  private ServerSocket server;
+  private ExecutorService connections;
+  private URI endpoint;
+  private S3Client client;
+
+  /** A proxy for {@code upstream} whose probability draws are seeded with {@code seed}. */
+  public FaultyS3(LocalS3 upstream, long seed) {
+    this.upstream = upstream;
+    this.seed = seed;
+  }
+
+  /** Starts listening on a free port of 127.0.0.1; every accessor calls this. */
+  public synchronized FaultyS3 start() {
+    if (server != null) {
+      return this;
+    }
+    try {
+      server = new ServerSocket(0, 256, InetAddress.getLoopbackAddress());
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot listen for the S3 fault proxy", e);
+    }
+    endpoint = URI.create("http://127.0.0.1:" + server.getLocalPort());
+    connections = Executors.newCachedThreadPool(runnable -> {
+      Thread thread = new Thread(runnable, "faulty-s3");
+      thread.setDaemon(true);
+      return thread;
+    });
+    ServerSocket listening = server;
+    connections.execute(() -> accept(listening));
+    return this;
+  }
+
+  /** {@code http://127.0.0.1:<port>} of the proxy; use path-style addressing. */
+  public URI endpoint() {
+    start();
+    return endpoint;
+  }
+
+  /** Adds a rule after those already added. */
+  public synchronized FaultyS3 inject(S3FaultRule rule) {
+    rules.add(new RuleState(rule, rules.size()));
+    return this;
+  }
+
+  /** Removes every rule; the faults injected so far stay recorded. */
+  public synchronized FaultyS3 clearRules() {
+    rules.clear();
+    return this;
+  }
+
+  /** Every fault injected since start or the last {@link #clearInjected()}, in the order injected. */
+  public List<InjectedFault> injected() {
+    return List.copyOf(injected);
+  }
+
+  public void clearInjected() {
+    injected.clear();
+  }
+
+  /**
+   * {@link LocalS3#icebergProperties()} with {@code s3.endpoint} pointing at this proxy, and S3FileIO's
+   * retry waits shortened (base 10 ms, at most 100 ms instead of 2 s and 20 s) so that tests retrying
+   * through faults stay fast; the number of retries stays Iceberg's default (5).
+   */
+  public Map<String, String> icebergProperties() {
+    Map<String, String> properties = new TreeMap<>(upstream.icebergProperties());
+    properties.put("s3.endpoint", endpoint().toString());
+    properties.put("s3.retry.min-wait-ms", "10");
+    properties.put("s3.retry.max-wait-ms", "100");
+    return properties;
+  }
+
+  /** {@link LocalS3#jdbcCatalogProperties} through this proxy ({@link #icebergProperties()}). */
+  public Map<String, String> jdbcCatalogProperties(String bucket, Path sqliteFile) {
+    Map<String, String> properties = new TreeMap<>(upstream.jdbcCatalogProperties(bucket, sqliteFile));
+    properties.putAll(icebergProperties());
+    return properties;
+  }
+
+  /**
+   * An SDK client through this proxy, closed with this instance. It retries as the SDK's standard mode
+   * (3 attempts) but waits 10 to 100 ms between attempts, and never stops retrying for lack of retry
+   * tokens (which would make outcomes depend on earlier tests).
+   */
+  public synchronized S3Client client() {
+    start();
+    if (client == null) {
+      client =
+          S3Client.builder()
+              .endpointOverride(endpoint)
+              .region(Region.of(LocalS3.REGION))
+              .forcePathStyle(true)
+              .credentialsProvider(
+                  StaticCredentialsProvider.create(
+                      AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
+              .httpClient(UrlConnectionHttpClient.create())
+              .overrideConfiguration(o -> o.retryStrategy(fastRetries()))
+              .build();
+    }
+    return client;
+  }
+
+  private static RetryStrategy fastRetries() {
+    BackoffStrategy backoff = BackoffStrategy.exponentialDelay(Duration.ofMillis(10), Duration.ofMillis(100));
+    return AwsRetryStrategy.standardRetryStrategy().toBuilder()
+        .backoffStrategy(backoff)
+        .throttlingBackoffStrategy(backoff)
+        .circuitBreakerEnabled(false)
+        .build();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (client != null) {
+      client.close();
+      client = null;
+    }
+    if (server != null) {
+      try {
+        server.close();
+      } catch (IOException ignored) {
+        // closing
+      }
+      connections.shutdownNow();
+      server = null;
+    }
+  }
+
+  // ---- the proxy ----
+
+  private void accept(ServerSocket listening) {
+    while (!listening.isClosed()) {
+      try {
+        Socket socket = listening.accept();
+        connections.execute(() -> serve(socket));
+      } catch (IOException closed) {
+        return;
+      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+        return;
+      }
+    }
+  }
+
+  private void serve(Socket client) {
+    try (client) {
+      InputStream in = new BufferedInputStream(client.getInputStream());
+      RequestHead head = RequestHead.read(in);
+      if (head == null) {
+        return;
+      }
+      Optional<S3Fault> fault = decide(head);
+      if (fault.isPresent() && fault.get() instanceof S3Fault.ErrorResponse error) {
+        if (!head.expectsContinue()) {
+          head.skipBody(in);
+        }
+        answer(client.getOutputStream(), head, error);
+      } else if (fault.isPresent() && fault.get() instanceof S3Fault.ConnectionReset) {
+        reset(client);
+      } else {
+        if (fault.isPresent() && fault.get() instanceof S3Fault.Delay delay) {
+          Thread.sleep(delay.delay().toMillis());
+        }
+        forward(client, in, head, fault.isPresent() && fault.get() instanceof S3Fault.ResetMidResponse);
+      }
+    } catch (IOException | InterruptedException e) {
+      // the client or the server went away: nothing to answer
+    }
+  }
+
+  private synchronized Optional<S3Fault> decide(RequestHead head) {
+    for (RuleState rule : rules) {
+      if (rule.left > 0 && rule.rule.matches(head.method, head.bucket, head.key)) {
+        String request = head.method + " " + head.bucket + "/" + head.key;
+        int occurrence = rule.seen.merge(request, 1, Integer::sum);
+        long draw = seed * 1_000_003L + rule.index * 10_007L + request.hashCode() * 31L + occurrence;
+        if (new Random(draw).nextDouble() < rule.rule.probability()) {
+          rule.left--;
+          injected.add(new InjectedFault(rule.rule.fault(), head.method, head.bucket, head.key));
+          return Optional.of(rule.rule.fault());
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static void answer(OutputStream out, RequestHead head, S3Fault.ErrorResponse error)
+      throws IOException {
+    String requestId = Long.toHexString(System.nanoTime()).toUpperCase(Locale.ROOT);
+    byte[] body =
+        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + error.code() + "</Code><Message>"
+                + error.message() + "</Message><Resource>/" + head.bucket + "/" + head.key
+                + "</Resource><RequestId>" + requestId + "</RequestId></Error>")
+            .getBytes(StandardCharsets.UTF_8);
+    boolean withBody = !"HEAD".equals(head.method);
+    String response =
+        "HTTP/1.1 " + error.status() + " " + (error.status() == 503 ? "Slow Down" : "Internal Server Error")
+            + "\r\nContent-Type: application/xml\r\nx-amz-request-id: " + requestId
+            + "\r\nContent-Length: " + (withBody ? body.length : 0) + "\r\nConnection: close\r\n\r\n";
+    out.write(response.getBytes(StandardCharsets.ISO_8859_1));
+    if (withBody) {
+      out.write(body);
+    }
+    out.flush();
+  }
+
+  private static void reset(Socket socket) throws IOException {
+    socket.setSoLinger(true, 0);
+    socket.close();
+  }
+
+  /** Passes the request on and the answer back; with {@code resetMidway}, resets halfway through its body. */
+  private void forward(Socket client, InputStream in, RequestHead head, boolean resetMidway)
+      throws IOException {
+    try (Socket origin = new Socket(InetAddress.getLoopbackAddress(), upstream.endpoint().getPort())) {
+      OutputStream toServer = origin.getOutputStream();
+      toServer.write(head.bytesClosingConnection());
+      toServer.flush();
+      // the body (after a 100 Continue, if asked) flows on its own thread while the answer flows back
+      connections.execute(() -> copyQuietly(in, toServer));
+      InputStream fromServer = new BufferedInputStream(origin.getInputStream());
+      OutputStream toClient = client.getOutputStream();
+      if (resetMidway) {
+        passHalf(fromServer, toClient);
+        reset(client);
+        return;
+      }
+      fromServer.transferTo(toClient);
+      toClient.flush();
+    }
+  }
+
+  /** Passes every interim answer (100 Continue), then the final answer's head and half its body. */
+  private static void passHalf(InputStream fromServer, OutputStream toClient) throws IOException {
+    while (true) {
+      byte[] head = RequestHead.readHeadBytes(fromServer);
+      if (head == null) {
+        return;
+      }
+      toClient.write(head);
+      String text = new String(head, StandardCharsets.ISO_8859_1);
+      if (text.startsWith("HTTP/1.1 100")) {
+        continue;
+      }
+      long length = RequestHead.contentLength(text);
+      toClient.write(fromServer.readNBytes((int) Math.max(0, length / 2)));
+      toClient.flush();
+      return;
+    }
+  }
+
+  private static void copyQuietly(InputStream from, OutputStream to) {
+    try {
+      byte[] buffer = new byte[64 * 1024];
+      for (int n; (n = from.read(buffer)) >= 0; ) {
+        to.write(buffer, 0, n);
+        to.flush();
+      }
+    } catch (IOException closed) {
+      // the connection ended
+    }
+  }
+
+  /** A rule and what it has done: faults left to inject, and how often it saw each request. */
+  private static final class RuleState {
+    final S3FaultRule rule;
+    final int index;
+    final Map<String, Integer> seen = new HashMap<>();
+    int left;
+
+    RuleState(S3FaultRule rule, int index) {
+      this.rule = rule;
+      this.index = index;
+      this.left = rule.times();
+    }
+  }
+
+  /** The head of an HTTP/1.1 request: method, path-style bucket and key, headers as sent. */
+  private static final class RequestHead {
+    final String method;
+    final String bucket;
+    final String key;
+    final List<String> lines;
+
+    private RequestHead(String method, String bucket, String key, List<String> lines) {
+      this.method = method;
+      this.bucket = bucket;
+      this.key = key;
+      this.lines = lines;
+    }
+
+    /** The next request's head, or null at the end of the stream. */
+    static RequestHead read(InputStream in) throws IOException {
+      byte[] bytes = readHeadBytes(in);
+      if (bytes == null) {
+        return null;
+      }
+      List<String> lines =
+          new ArrayList<>(List.of(new String(bytes, StandardCharsets.ISO_8859_1).split("\r\n")));
+      String[] requestLine = lines.get(0).split(" ");
+      String target = requestLine[1];
+      int query = target.indexOf('?');
+      String path = query < 0 ? target : target.substring(0, query);
+      String[] parts = path.substring(1).split("/", 2);
+      String bucket = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
+      String key = parts.length > 1 ? URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8) : "";
+      return new RequestHead(requestLine[0], bucket, key, lines);
+    }
+
+    /** The bytes up to and including the blank line that ends a head, or null when none came. */
+    static byte[] readHeadBytes(InputStream in) throws IOException {
+      ByteArrayOutputStream head = new ByteArrayOutputStream();
+      int matched = 0;
+      for (int b; (b = in.read()) >= 0; ) {
+        head.write(b);
+        matched = (b == '\r' && matched % 2 == 0) || (b == '\n' && matched % 2 == 1) ? matched + 1 : 0;
+        if (matched == 4) {
+          return head.toByteArray();
+        }
+      }
+      return null;
+    }
+
+    static long contentLength(String head) {
+      for (String line : head.split("\r\n")) {
+        if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
+          return Long.parseLong(line.substring("content-length:".length()).trim());
+        }
+      }
+      return 0;
+    }
+
+    Optional<String> header(String name) {
+      String prefix = name.toLowerCase(Locale.ROOT) + ":";
+      return lines.stream()
+          .skip(1)
+          .filter(line -> line.toLowerCase(Locale.ROOT).startsWith(prefix))
+          .map(line -> line.substring(prefix.length()).trim())
+          .findFirst();
+    }
+
+    boolean expectsContinue() {
+      return header("Expect").map(value -> value.equalsIgnoreCase("100-continue")).orElse(false);
+    }
+
+    /** Reads and drops the body the head announces (Content-Length or chunked). */
+    void skipBody(InputStream in) throws IOException {
+      if (header("Transfer-Encoding").map(v -> v.equalsIgnoreCase("chunked")).orElse(false)) {
+        while (true) {
+          String size = readLine(in);
+          int length = Integer.parseInt(size.split(";")[0].trim(), 16);
+          if (length == 0) {
+            while (!readLine(in).isEmpty()) {
+              // trailers
+            }
+            return;
+          }
+          in.skipNBytes(length);
+          readLine(in);
+        }
+      }
+      long length = header("Content-Length").map(Long::parseLong).orElse(0L);
+      in.skipNBytes(length);
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+      ByteArrayOutputStream line = new ByteArrayOutputStream();
+      for (int b; (b = in.read()) >= 0 && b != '\n'; ) {
+        if (b != '\r') {
+          line.write(b);
+        }
+      }
+      return line.toString(StandardCharsets.ISO_8859_1);
+    }
+
+    /** The head as received, but asking the server to close the connection after its answer. */
+    byte[] bytesClosingConnection() {
+      StringBuilder out = new StringBuilder(lines.get(0)).append("\r\n");
+      for (String line : lines.subList(1, lines.size())) {
+        if (!line.toLowerCase(Locale.ROOT).startsWith("connection:")) {
+          out.append(line).append("\r\n");
+        }
+      }
+      return out.append("Connection: close\r\n\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
+    }
+  }
+}
