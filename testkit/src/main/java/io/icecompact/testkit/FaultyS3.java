@@ -100,6 +100,12 @@ public final class FaultyS3 implements AutoCloseable {
     return this;
   }
 
+  /** Removes {@code rule} (the instance given to {@link #inject}); its faults stay recorded. */
+  public synchronized FaultyS3 remove(S3FaultRule rule) {
+    rules.removeIf(state -> state.rule == rule);
+    return this;
+  }
+
   /** Removes every rule; the faults injected so far stay recorded. */
   public synchronized FaultyS3 clearRules() {
     rules.clear();
