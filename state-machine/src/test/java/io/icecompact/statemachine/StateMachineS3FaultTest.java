@@ -197,6 +197,27 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
   }
 
   @Test
+  void aWorkerWhoseManifestReadFailsPastTheSdkIsRetriedByTheMapAndEveryGroupCommits() {
+    Map<String, Long> model = LiveRows.multiset(createTable(SHAPE));
+    // every attempt of the first manifest read after planning: the first worker's, since they run one
+    // at a time (concurrent workers reading the same manifest would share the faults and each recover)
+    faultsDuringRewriteStage(
+        S3FaultRule.of(S3Fault.internalError()).onMethod("GET").onKeys("/metadata/.*-m\\d+\\.avro$").times(SDK_ATTEMPTS));
+    Map<String, Object> input = input(faultyCatalog());
+    input.put("max_concurrency", 1);
+
+    ExecutionResult result = run(input);
+
+    // before the fix the worker failed with the SDK's S3Exception, not retried: the group ended FAILED
+    assertSucceeded(result, COMPACTED_PATH);
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    assertThat(faults.injected()).hasSize(SDK_ATTEMPTS);
+    assertThat(lambda.invocations(REWRITE_GROUP)).isEqualTo(GROUPS + 1);
+    assertThat(lambda.invocations(RECORD_GROUP_FAILURE)).isZero();
+    assertInvariants(model);
+  }
+
+  @Test
   void anAppendCommittedWhileThrottledWorkersRunSurvivesAndEveryGroupOfAV3TableCommits() {
     createTable(V3);
     AtomicReference<Map<String, Long>> model = new AtomicReference<>();
@@ -346,6 +367,25 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
           faults.remove(rule);
         }
       }
+    });
+  }
+
+  /**
+   * {@code rules} in force from the end of planning to the start of the commit: while the workers run
+   * (and their failures are recorded). The rules are added once, so {@code times} counts over all workers.
+   */
+  private void faultsDuringRewriteStage(S3FaultRule... rules) {
+    PlanRewriteHandler plan = new PlanRewriteHandler();
+    lambda.register(PLAN_REWRITE, (in, out, context) -> {
+      plan.handleRequest(in, out, context);
+      for (S3FaultRule rule : rules) {
+        faults.inject(rule);
+      }
+    });
+    CommitSnapshotHandler commit = new CommitSnapshotHandler(leaseSteps.lease());
+    lambda.register(COMMIT_SNAPSHOT, (in, out, context) -> {
+      faults.clearRules();
+      commit.handleRequest(in, out, context);
     });
   }
 
