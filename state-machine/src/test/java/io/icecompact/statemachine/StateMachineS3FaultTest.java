@@ -218,6 +218,25 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
   }
 
   @Test
+  void aGroupWhoseResultCannotBeStoredFailsAndLeavesNoUnlistedOutputOnAV3Table() {
+    Map<String, Long> model = LiveRows.multiset(createTable(V3));
+    faults.inject(S3FaultRule.of(S3Fault.slowDown()).onMethod("PUT").onKeys("/results/group-00001\\.json$"));
+
+    ExecutionResult result = run(input(faultyCatalog()));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    JsonNode output = result.outputJson();
+    assertJobStatus(output, "PARTIAL");
+    GroupOutcome failed = onlyGroupNot("REWRITTEN", assertInvariants(model));
+    assertThat(failed.groupIndex()).isEqualTo(1);
+    assertThat(failed.status()).isEqualTo(GroupOutcome.Status.FAILED);
+    assertThat(failed.reason()).startsWith("TransientException: ").contains("Please reduce your request rate");
+    assertThat(rewriteInvocationsByGroup().get(1)).isEqualTo(TASK_ATTEMPTS);
+    // before the fix each of the 4 attempts left its output file (00001-N-<job>-...) in the data folder,
+    // which the invariants' check of the job's files reports
+  }
+
+  @Test
   void anAppendCommittedWhileThrottledWorkersRunSurvivesAndEveryGroupOfAV3TableCommits() {
     createTable(V3);
     AtomicReference<Map<String, Long>> model = new AtomicReference<>();
