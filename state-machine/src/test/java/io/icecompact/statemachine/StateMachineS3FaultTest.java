@@ -155,6 +155,22 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
   }
 
   @Test
+  void workerReadsStalledPastTheSocketTimeoutAreRetriedByTheSdk() {
+    Map<String, Long> model = LiveRows.multiset(createTable(SHAPE));
+    Map<String, String> catalog = faultyCatalog();
+    catalog.put("http-client.urlconnection.socket-timeout-ms", "1000");
+    faults.inject(S3FaultRule.of(S3Fault.delay(java.time.Duration.ofMillis(2500))).onMethod("GET").onKeys("/data/").times(3));
+
+    ExecutionResult result = run(input(catalog));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    assertThat(faults.injected()).hasSize(3);
+    assertThat(lambda.invocations(REWRITE_GROUP)).isEqualTo(GROUPS);
+    assertInvariants(model);
+  }
+
+  @Test
   void aGroupWhoseOutputWriteIsThrottledPastTheSdkIsRetriedByTheMapAndCommits() {
     Map<String, Long> model = LiveRows.multiset(createTable(SHAPE));
     // every attempt of the PUT of group 1's first output, in its first attempt (file name 00001-1-...)
@@ -260,6 +276,35 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     assertInvariants(model.get());
   }
 
+  @Test
+  void anEqualityDeleteCommittedWhileThrottledWorkersRunStillAppliesToTheRewrittenFiles() {
+    createTable(SHAPE);
+    AtomicReference<Map<String, Long>> model = new AtomicReference<>();
+    afterGroupZero(() -> {
+      Table writer = table();
+      FileScanTask task = liveTasks(writer).stream()
+          .filter(t -> partitionOf(writer, t).equals(partitionOfDay(writer, 2)))
+          .findFirst()
+          .orElseThrow();
+      long[] orderIds = LiveRows.storedOrder(writer, (DataFile) task.file()).stream()
+          .limit(3)
+          .mapToLong(row -> (Long) row.getField("order_id"))
+          .toArray();
+      writer.newRowDelta().addDeletes(FragmentedTable.equalityDelete(writer, (DataFile) task.file(), orderIds)).commit();
+      return LiveRows.multiset(writer);
+    }, model);
+    faults.inject(S3FaultRule.of(S3Fault.internalError()).onMethod("GET").onKeys("/data/").withProbability(0.3).times(6));
+
+    ExecutionResult result = run(input(faultyCatalog()));
+
+    // the rewritten files keep the pinned sequence number, so the newer equality delete applies to them
+    assertSucceeded(result, COMPACTED_PATH);
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    assertThat(model.get()).isNotNull();
+    assertThat(faults.injected()).isNotEmpty();
+    assertInvariants(model.get());
+  }
+
   // ---- commit ----
 
   @Test
@@ -296,6 +341,22 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     assertJobStatus(result.outputJson(), "COMMITTED");
     assertThat(lambda.invocations(COMMIT_SNAPSHOT)).isEqualTo(2);
     assertThat(faults.injected()).hasSize(SDK_ATTEMPTS);
+    assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1);
+    assertInvariants(model);
+  }
+
+  @Test
+  void aMetadataFileWriteThatLandsButWhoseAnswerIsLostCommitsOnceOnAV3Table() {
+    Table table = createTable(V3);
+    Map<String, Long> model = LiveRows.multiset(table);
+    int snapshotsBefore = snapshots(table).size();
+    faults.inject(S3FaultRule.of(S3Fault.resetMidResponse()).onMethod("PUT").onKeys("\\.metadata\\.json$").times(1));
+
+    ExecutionResult result = run(input(faultyCatalog()));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    assertThat(faults.injected()).hasSize(1);
     assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1);
     assertInvariants(model);
   }
@@ -422,11 +483,16 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     });
   }
 
+  /** The {@code day}-th day partition of the table, in order. */
+  private static String partitionOfDay(Table table, int day) {
+    return liveTasks(table).stream().map(t -> partitionOf(table, t)).distinct().sorted().toList().get(day);
+  }
+
   /** As another writer: deletes row 0 of a file without deletes in the {@code day}-th day partition. */
   private Map<String, Long> deleteRowZeroOfAFileOfDay(int day) {
     Table writer = table();
     List<FileScanTask> tasks = liveTasks(writer);
-    String partition = tasks.stream().map(t -> partitionOf(writer, t)).distinct().sorted().toList().get(day);
+    String partition = partitionOfDay(writer, day);
     DataFile target = tasks.stream()
         .filter(t -> partitionOf(writer, t).equals(partition))
         .filter(t -> t.deletes().stream().noneMatch(d -> d.content() == FileContent.POSITION_DELETES))
