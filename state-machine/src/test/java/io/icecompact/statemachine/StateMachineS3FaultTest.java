@@ -14,10 +14,11 @@ import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobStore;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
-import io.icecompact.testkit.FaultyS3;
 import io.icecompact.testkit.FaultyS3.InjectedFault;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.testkit.S3Fault;
@@ -25,9 +26,11 @@ import io.icecompact.testkit.S3FaultRule;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -37,14 +40,11 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * S3 failing under the real definition, at each stage, on v2 and v3 tables, with and without another
- * writer. The handlers reach S3 through {@link FaultyS3} (the execution's catalog properties name the
+ * writer. The handlers reach S3 through the base's {@code faults} proxy (the execution's catalog properties name the
  * proxy); the test reads the table directly. Faults of a single stage are in force only while its
  * function runs ({@link #faultsDuring}); the workers' faults target data files, which only they read and
  * write. Every scenario checks {@link CompactionInvariants} and the lease; docs/reliability.md lists the
@@ -55,32 +55,11 @@ import org.junit.jupiter.api.Test;
  * request's 6 attempts and reaches the handler, whose TransientException the definition retries.
  */
 class StateMachineS3FaultTest extends StateMachineTestBase {
-  private static final long SEED = 20261202L;
   static final FragmentedTable.Shape V3 = new FragmentedTable.Shape(4, 5, 300, 3, 2, 10, true);
   /** The attempts of one S3 request: S3FileIO's first and its 5 retries. */
   private static final int SDK_ATTEMPTS = 6;
   /** The attempts the definition gives a Task on TransientException: the first and 3 retries. */
   private static final int TASK_ATTEMPTS = 4;
-
-  private static FaultyS3 faults;
-
-  @BeforeAll
-  static void startFaultProxy() {
-    faults = new FaultyS3(s3, SEED).start();
-  }
-
-  @AfterAll
-  static void stopFaultProxy() {
-    if (faults != null) {
-      faults.close();
-    }
-  }
-
-  @AfterEach
-  void clearFaults() {
-    faults.clearRules();
-    faults.clearInjected();
-  }
 
   // ---- plan ----
 
@@ -159,7 +138,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     Map<String, Long> model = LiveRows.multiset(createTable(SHAPE));
     Map<String, String> catalog = faultyCatalog();
     catalog.put("http-client.urlconnection.socket-timeout-ms", "1000");
-    faults.inject(S3FaultRule.of(S3Fault.delay(java.time.Duration.ofMillis(2500))).onMethod("GET").onKeys("/data/").times(3));
+    faults.inject(S3FaultRule.of(S3Fault.delay(Duration.ofMillis(2500))).onMethod("GET").onKeys("/data/").times(3));
 
     ExecutionResult result = run(input(catalog));
 
@@ -250,6 +229,29 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     assertThat(rewriteInvocationsByGroup().get(1)).isEqualTo(TASK_ATTEMPTS);
     // before the fix each of the 4 attempts left its output file (00001-N-<job>-...) in the data folder,
     // which the invariants' check of the job's files reports
+  }
+
+  @Test
+  void aGroupResultWriteThatLandsButWhoseEveryAnswerIsLostKeepsItsOutputsAndCommitsThem() {
+    Map<String, Long> model = LiveRows.multiset(createTable(SHAPE));
+    // the first PUT of group 2's result lands with its answer cut; the SDK's 5 retries are throttled
+    String result2 = "/results/group-00002\\.json$";
+    faults.inject(S3FaultRule.of(S3Fault.resetMidResponse()).onMethod("PUT").onKeys(result2).times(1));
+    faults.inject(S3FaultRule.of(S3Fault.slowDown()).onMethod("PUT").onKeys(result2).times(SDK_ATTEMPTS - 1));
+
+    ExecutionResult result = run(input(faultyCatalog()));
+
+    // the worker failed, found its result stored when reading back, and kept its outputs; the Map's
+    // retry found that result and returned it: attempt 1's outputs are committed
+    assertSucceeded(result, COMPACTED_PATH);
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    assertThat(faults.injected()).hasSize(SDK_ATTEMPTS);
+    assertThat(rewriteInvocationsByGroup().get(2)).isEqualTo(2);
+    JobResult whole = assertInvariants(model).orElseThrow();
+    assertThat(whole.groups()).filteredOn(g -> g.groupIndex() == 2).singleElement()
+        .extracting(GroupOutcome::status).isEqualTo(GroupOutcome.Status.REWRITTEN);
+    WorkLocation work = new WorkLocation(committedPlan().get("work_location").asText());
+    assertThat(new JobStore(access.fileIO()).readGroupResult(work, 2).orElseThrow().attempt()).isEqualTo(1);
   }
 
   @Test
@@ -406,7 +408,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     assertJobStatus(output, "PARTIAL");
     assertThat(output.get("conflicted_groups").asInt()).isEqualTo(1);
     JobResult whole = assertInvariants(model.get()).orElseThrow();
-    GroupOutcome conflicted = onlyGroupNot("REWRITTEN", java.util.Optional.of(whole));
+    GroupOutcome conflicted = onlyGroupNot("REWRITTEN", Optional.of(whole));
     assertThat(conflicted.status()).isEqualTo(GroupOutcome.Status.CONFLICTED);
     // before the fix a failed delete was only logged: the file stayed, in no snapshot and no result
     assertThat(whole.verification().verified()).isFalse();
@@ -422,7 +424,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
 
   /** The catalog the execution gets: the test's JDBC catalog, with S3 through the fault proxy. */
   private Map<String, String> faultyCatalog() {
-    return faults.jdbcCatalogProperties(bucket, testDir.resolve("catalog.db"));
+    return faultyJdbcCatalog();
   }
 
   /** The fragmented table of {@code shape}, created through the direct (fault-free) catalog. */
@@ -508,8 +510,8 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
   }
 
   /** {@link CompactionInvariants} for this test's job, and the lease released; the job's stored result. */
-  private java.util.Optional<JobResult> assertInvariants(Map<String, Long> model) {
-    java.util.Optional<JobResult> result =
+  private Optional<JobResult> assertInvariants(Map<String, Long> model) {
+    Optional<JobResult> result =
         new CompactionInvariants(table(), s3.client(), bucket).assertHold(jobId(), model);
     assertThat(leaseItem()).as("the lease after the execution").containsKey("released_at");
     List<JobLogEntry> log = jobLog();
@@ -526,7 +528,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     assertThat(tree(result.cause()).get("errorMessage").asText()).startsWith(messageStart);
   }
 
-  private static GroupOutcome onlyGroupNot(String status, java.util.Optional<JobResult> result) {
+  private static GroupOutcome onlyGroupNot(String status, Optional<JobResult> result) {
     List<GroupOutcome> others = new ArrayList<>();
     result.orElseThrow().groups().forEach(g -> {
       if (!g.status().name().equals(status)) {

@@ -293,20 +293,29 @@ public final class FaultyS3 implements AutoCloseable {
     }
   }
 
-  /** Passes every interim answer (100 Continue), then the final answer's head and half its body. */
+  /**
+   * Passes every interim answer (100 Continue), then the final answer's head and half its body; half its
+   * head when it has no body (a write's answer), so that the client never sees it whole.
+   */
   private static void passHalf(InputStream fromServer, OutputStream toClient) throws IOException {
     while (true) {
       byte[] head = RequestHead.readHeadBytes(fromServer);
       if (head == null) {
         return;
       }
-      toClient.write(head);
       String text = new String(head, StandardCharsets.ISO_8859_1);
       if (text.startsWith("HTTP/1.1 100")) {
+        toClient.write(head);
+        toClient.flush();
         continue;
       }
       long length = RequestHead.contentLength(text);
-      toClient.write(fromServer.readNBytes((int) Math.max(0, length / 2)));
+      if (length == 0) {
+        toClient.write(head, 0, head.length / 2);
+      } else {
+        toClient.write(head);
+        toClient.write(fromServer.readNBytes((int) (length / 2)));
+      }
       toClient.flush();
       return;
     }

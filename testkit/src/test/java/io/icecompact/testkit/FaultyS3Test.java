@@ -18,8 +18,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 class FaultyS3Test {
@@ -162,7 +168,18 @@ class FaultyS3Test {
     String key = key();
     faults.inject(S3FaultRule.of(S3Fault.resetMidResponse()).onKeys(key).onMethod("PUT").times(1));
 
-    faults.client().putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("landed"));
+    try (S3Client once = S3Client.builder()
+        .endpointOverride(faults.endpoint())
+        .region(Region.of(LocalS3.REGION))
+        .forcePathStyle(true)
+        .credentialsProvider(StaticCredentialsProvider.create(
+            AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
+        .httpClient(UrlConnectionHttpClient.create())
+        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+        .build()) {
+      assertThatThrownBy(() -> once.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("landed")))
+          .isInstanceOf(SdkClientException.class);
+    }
 
     assertThat(faults.injected()).hasSize(1);
     assertThat(s3.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asUtf8String()).isEqualTo("landed");
