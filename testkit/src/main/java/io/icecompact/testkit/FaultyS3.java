@@ -1,7 +1,6 @@
 package io.icecompact.testkit;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -9,9 +8,9 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,14 +22,13 @@ import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.time.Duration;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
-import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -208,7 +206,7 @@ public final class FaultyS3 implements AutoCloseable {
   private void serve(Socket client) {
     try (client) {
       InputStream in = new BufferedInputStream(client.getInputStream());
-      RequestHead head = RequestHead.read(in);
+      HttpRequestHead head = HttpRequestHead.read(in);
       if (head == null) {
         return;
       }
@@ -231,7 +229,7 @@ public final class FaultyS3 implements AutoCloseable {
     }
   }
 
-  private synchronized Optional<S3Fault> decide(RequestHead head) {
+  private synchronized Optional<S3Fault> decide(HttpRequestHead head) {
     for (RuleState rule : rules) {
       if (rule.left > 0 && rule.rule.matches(head.method, head.bucket, head.key)) {
         String request = head.method + " " + head.bucket + "/" + head.key;
@@ -247,7 +245,7 @@ public final class FaultyS3 implements AutoCloseable {
     return Optional.empty();
   }
 
-  private static void answer(OutputStream out, RequestHead head, S3Fault.ErrorResponse error)
+  private static void answer(OutputStream out, HttpRequestHead head, S3Fault.ErrorResponse error)
       throws IOException {
     String requestId = Long.toHexString(System.nanoTime()).toUpperCase(Locale.ROOT);
     byte[] body =
@@ -273,7 +271,7 @@ public final class FaultyS3 implements AutoCloseable {
   }
 
   /** Passes the request on and the answer back; with {@code resetMidway}, resets halfway through its body. */
-  private void forward(Socket client, InputStream in, RequestHead head, boolean resetMidway)
+  private void forward(Socket client, InputStream in, HttpRequestHead head, boolean resetMidway)
       throws IOException {
     try (Socket origin = new Socket(InetAddress.getLoopbackAddress(), upstream.endpoint().getPort())) {
       OutputStream toServer = origin.getOutputStream();
@@ -299,7 +297,7 @@ public final class FaultyS3 implements AutoCloseable {
    */
   private static void passHalf(InputStream fromServer, OutputStream toClient) throws IOException {
     while (true) {
-      byte[] head = RequestHead.readHeadBytes(fromServer);
+      byte[] head = HttpRequestHead.readHeadBytes(fromServer);
       if (head == null) {
         return;
       }
@@ -309,7 +307,7 @@ public final class FaultyS3 implements AutoCloseable {
         toClient.flush();
         continue;
       }
-      long length = RequestHead.contentLength(text);
+      long length = HttpRequestHead.contentLength(text);
       if (length == 0) {
         toClient.write(head, 0, head.length / 2);
       } else {
@@ -344,116 +342,6 @@ public final class FaultyS3 implements AutoCloseable {
       this.rule = rule;
       this.index = index;
       this.left = rule.times();
-    }
-  }
-
-  /** The head of an HTTP/1.1 request: method, path-style bucket and key, headers as sent. */
-  private static final class RequestHead {
-    final String method;
-    final String bucket;
-    final String key;
-    final List<String> lines;
-
-    private RequestHead(String method, String bucket, String key, List<String> lines) {
-      this.method = method;
-      this.bucket = bucket;
-      this.key = key;
-      this.lines = lines;
-    }
-
-    /** The next request's head, or null at the end of the stream. */
-    static RequestHead read(InputStream in) throws IOException {
-      byte[] bytes = readHeadBytes(in);
-      if (bytes == null) {
-        return null;
-      }
-      List<String> lines =
-          new ArrayList<>(List.of(new String(bytes, StandardCharsets.ISO_8859_1).split("\r\n")));
-      String[] requestLine = lines.get(0).split(" ");
-      String target = requestLine[1];
-      int query = target.indexOf('?');
-      String path = query < 0 ? target : target.substring(0, query);
-      String[] parts = path.substring(1).split("/", 2);
-      String bucket = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
-      String key = parts.length > 1 ? URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8) : "";
-      return new RequestHead(requestLine[0], bucket, key, lines);
-    }
-
-    /** The bytes up to and including the blank line that ends a head, or null when none came. */
-    static byte[] readHeadBytes(InputStream in) throws IOException {
-      ByteArrayOutputStream head = new ByteArrayOutputStream();
-      int matched = 0;
-      for (int b; (b = in.read()) >= 0; ) {
-        head.write(b);
-        matched = (b == '\r' && matched % 2 == 0) || (b == '\n' && matched % 2 == 1) ? matched + 1 : 0;
-        if (matched == 4) {
-          return head.toByteArray();
-        }
-      }
-      return null;
-    }
-
-    static long contentLength(String head) {
-      for (String line : head.split("\r\n")) {
-        if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-          return Long.parseLong(line.substring("content-length:".length()).trim());
-        }
-      }
-      return 0;
-    }
-
-    Optional<String> header(String name) {
-      String prefix = name.toLowerCase(Locale.ROOT) + ":";
-      return lines.stream()
-          .skip(1)
-          .filter(line -> line.toLowerCase(Locale.ROOT).startsWith(prefix))
-          .map(line -> line.substring(prefix.length()).trim())
-          .findFirst();
-    }
-
-    boolean expectsContinue() {
-      return header("Expect").map(value -> value.equalsIgnoreCase("100-continue")).orElse(false);
-    }
-
-    /** Reads and drops the body the head announces (Content-Length or chunked). */
-    void skipBody(InputStream in) throws IOException {
-      if (header("Transfer-Encoding").map(v -> v.equalsIgnoreCase("chunked")).orElse(false)) {
-        while (true) {
-          String size = readLine(in);
-          int length = Integer.parseInt(size.split(";")[0].trim(), 16);
-          if (length == 0) {
-            while (!readLine(in).isEmpty()) {
-              // trailers
-            }
-            return;
-          }
-          in.skipNBytes(length);
-          readLine(in);
-        }
-      }
-      long length = header("Content-Length").map(Long::parseLong).orElse(0L);
-      in.skipNBytes(length);
-    }
-
-    private static String readLine(InputStream in) throws IOException {
-      ByteArrayOutputStream line = new ByteArrayOutputStream();
-      for (int b; (b = in.read()) >= 0 && b != '\n'; ) {
-        if (b != '\r') {
-          line.write(b);
-        }
-      }
-      return line.toString(StandardCharsets.ISO_8859_1);
-    }
-
-    /** The head as received, but asking the server to close the connection after its answer. */
-    byte[] bytesClosingConnection() {
-      StringBuilder out = new StringBuilder(lines.get(0)).append("\r\n");
-      for (String line : lines.subList(1, lines.size())) {
-        if (!line.toLowerCase(Locale.ROOT).startsWith("connection:")) {
-          out.append(line).append("\r\n");
-        }
-      }
-      return out.append("Connection: close\r\n\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
     }
   }
 }
