@@ -170,7 +170,9 @@ final class CompactionInvariants {
     for (Snapshot snapshot : table.snapshots()) {
       referenced.add(snapshot.manifestListLocation());
       for (ManifestFile manifest : snapshot.allManifests(table.io())) {
-        referenced.add(manifest.path());
+        if (!referenced.add(manifest.path())) {
+          continue; // a manifest is immutable: its files were added when an earlier snapshot listed it
+        }
         try (CloseableIterable<? extends ContentFile<?>> files =
             manifest.content() == ManifestContent.DATA
                 ? ManifestFiles.read(manifest, table.io(), table.specs())
