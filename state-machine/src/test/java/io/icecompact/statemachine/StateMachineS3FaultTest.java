@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -359,6 +360,28 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     assertSucceeded(result, COMPACTED_PATH);
     assertJobStatus(result.outputJson(), "COMMITTED");
     assertThat(faults.injected()).hasSize(1);
+    assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1);
+    assertInvariants(model);
+  }
+
+  @Test
+  void aMetadataFileWriteFailingPastTheSdkUnderTheDynamoDbCatalogIsRetriedAndCommitsOnceOnAV3Table() {
+    Map<String, String> direct = dynamoDbCatalog();
+    access = new TableAccess(direct);
+    Table table = FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), V3);
+    Map<String, Long> model = LiveRows.multiset(table);
+    int snapshotsBefore = snapshots(table).size();
+    Map<String, String> catalog = new TreeMap<>(direct);
+    catalog.putAll(faults.icebergProperties());
+    faults.inject(
+        S3FaultRule.of(S3Fault.slowDown()).onMethod("PUT").onKeys("\\.metadata\\.json$").times(SDK_ATTEMPTS));
+
+    ExecutionResult result = run(input(catalog));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    assertThat(lambda.invocations(COMMIT_SNAPSHOT)).isEqualTo(2);
+    assertThat(faults.injected()).hasSize(SDK_ATTEMPTS);
     assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1);
     assertInvariants(model);
   }
