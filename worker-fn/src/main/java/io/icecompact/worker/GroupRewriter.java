@@ -32,6 +32,7 @@ import java.util.function.IntConsumer;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ContentFileParser;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
@@ -249,13 +250,48 @@ public final class GroupRewriter {
             output.pathReason(),
             System.currentTimeMillis() - started,
             output.spilledBytes());
-    store.writeGroupResult(work, result);
+    storeOrDeleteOutputs(store, work, result, output, table.io());
     LOG.info(
         "[{} {} worker group {}] {} files ({} rows, {} deleted) -> {} files in {} ms, {} path ({})",
         plan.table(), plan.jobId(), group.index(), tasks.size(), output.rowsRead(),
         output.rowsDeleted(), output.dataFiles().size(), result.durationMillis(), output.path(),
         output.pathReason());
     return status(result, work);
+  }
+
+  /**
+   * Stores the group's result. When that fails and the result is surely not stored, the outputs are
+   * deleted before the failure is raised: no committer would ever name them, and each retry of the
+   * group would leave another set. When the write may have landed (it failed, but reading back finds it
+   * or fails too), they are kept: a stored result whose outputs are gone fails the whole job's commit.
+   */
+  private static void storeOrDeleteOutputs(
+      JobStore store, WorkLocation work, GroupResult result, RewriteOutput output, FileIO io) {
+    try {
+      store.writeGroupResult(work, result);
+    } catch (RuntimeException e) {
+      boolean surelyAbsent;
+      try {
+        surelyAbsent = store.readGroupResult(work, result.groupIndex())
+            .filter(stored -> stored.jobId().equals(result.jobId()) && stored.attempt() == result.attempt())
+            .isEmpty();
+      } catch (RuntimeException unknown) {
+        surelyAbsent = false;
+      }
+      if (surelyAbsent) {
+        for (DataFile file : output.dataFiles()) {
+          try {
+            io.deleteFile(file.location());
+          } catch (RuntimeException ignored) {
+            // left for remove-orphans; the failure to store the result is the one to raise
+          }
+        }
+      }
+      LOG.warn("[{} worker group {}] attempt {} could not store its result; its {} output files were {}",
+          result.jobId(), result.groupIndex(), result.attempt(), output.dataFiles().size(),
+          surelyAbsent ? "deleted" : "kept (the result may have been stored)");
+      throw e;
+    }
   }
 
   /**
