@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 class ReliabilityDocTest {
   private static final Path ROOT = Path.of(System.getProperty("icecompact.state-machine.dir", ".")).getParent();
   /** The classes whose every test is a cell of the matrix. */
-  private static final Set<Class<?>> MATRIX_CLASSES = Set.of(StateMachineS3FaultTest.class);
+  private static final Set<Class<?>> MATRIX_CLASSES =
+      Set.of(StateMachineS3FaultTest.class, StateMachineCommitUnknownTest.class, StateMachineWorkerTimeoutTest.class);
 
   @Test
   void everyCellNamesAnExistingTestAndEveryFaultScenarioHasACell() throws Exception {
@@ -39,7 +40,7 @@ class ReliabilityDocTest {
       String[] parts = test.split("#");
       Class<?> type = Class.forName(getClass().getPackageName() + "." + parts[0]);
       if (Arrays.stream(type.getDeclaredMethods())
-          .anyMatch(m -> m.getName().equals(parts[1]) && m.isAnnotationPresent(Test.class))) {
+          .anyMatch(m -> m.getName().equals(parts[1]) && isTest(m))) {
         existing.add(test);
       }
     }
@@ -48,11 +49,16 @@ class ReliabilityDocTest {
     Set<String> scenarios = new TreeSet<>();
     for (Class<?> type : MATRIX_CLASSES) {
       for (Method method : type.getDeclaredMethods()) {
-        if (method.isAnnotationPresent(Test.class)) {
+        if (isTest(method)) {
           scenarios.add(type.getSimpleName() + "#" + method.getName());
         }
       }
     }
     assertThat(named).as("cells of the matrix").containsAll(scenarios);
+  }
+
+  private static boolean isTest(Method method) {
+    return method.isAnnotationPresent(Test.class)
+        || method.isAnnotationPresent(org.junit.jupiter.params.ParameterizedTest.class);
   }
 }
