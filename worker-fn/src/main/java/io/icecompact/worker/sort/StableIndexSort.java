@@ -64,7 +64,7 @@ final class StableIndexSort {
     int right = middle;
     for (int i = from; i < to; i++) {
       // the left run wins ties: stable
-      if (right >= to || (left < middle && order.compare(source[left], source[right]) < 0)) {
+      if (right >= to || (left < middle && order.compare(source[left], source[right]) <= 0)) {
         target[i] = source[left++];
       } else {
         target[i] = source[right++];

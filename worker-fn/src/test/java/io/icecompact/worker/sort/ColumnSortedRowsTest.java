@@ -60,7 +60,7 @@ class ColumnSortedRowsTest {
   private static final List<String> Z_ORDERABLE = List.of("id", "n", "name", "x", "f", "day", "ts", "flag", "bytes");
   private static final PartitionSpec BY_DAY = PartitionSpec.builderFor(SCHEMA).day("ts").identity("flag").build();
 
-  @Property(tries = 200)
+  @Property(tries = 100)
   void linearOrdersGiveTheRecordSortsSequence(
       @ForAll("rows") List<Record> rows, @ForAll("orders") SortOrder order, @ForAll boolean repartition,
       @ForAll @IntRange(min = 0, max = 300) int capacity) {
@@ -68,7 +68,7 @@ class ColumnSortedRowsTest {
     assertSameSequence(rows, rowOrder, repartition ? BY_DAY : null, capacity);
   }
 
-  @Property(tries = 100)
+  @Property(tries = 50)
   void zOrdersGiveTheRecordSortsSequence(
       @ForAll("rows") List<Record> rows, @ForAll("zColumns") List<String> columns, @ForAll boolean repartition,
       @ForAll @IntRange(min = 1, max = 16) int varLengthBytes, @ForAll @IntRange(min = 1, max = 80) int maxBytes) {
@@ -141,7 +141,7 @@ class ColumnSortedRowsTest {
       row.set(14, b[5]);
       row.set(15, 7L);
       return row;
-    }).list().ofMaxSize(300).map(list -> {
+    }).list().ofMaxSize(1000).map(list -> {
       for (int i = 0; i < list.size(); i++) {
         list.get(i).set(13, i); // seq: the input position
       }
