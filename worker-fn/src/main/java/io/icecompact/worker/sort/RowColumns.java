@@ -5,6 +5,7 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
@@ -134,11 +135,21 @@ final class RowColumns {
         case DOUBLE -> Double.longBitsToDouble(value);
         case DATE -> LocalDate.ofEpochDay(value);
         case TIME -> LocalTime.ofNanoOfDay(value);
-        case TIMESTAMP -> adjustToUtc ? DateTimeUtil.timestamptzFromMicros(value) : DateTimeUtil.timestampFromMicros(value);
+        case TIMESTAMP -> adjustToUtc ? timestamptz(value) : DateTimeUtil.timestampFromMicros(value);
         case TIMESTAMP_NANO -> adjustToUtc ? DateTimeUtil.timestamptzFromNanos(value) : DateTimeUtil.timestampFromNanos(value);
         case DECIMAL -> BigDecimal.valueOf(value, scale);
         default -> throw new IllegalStateException("Not a long column: " + type);
       };
+    }
+
+    /**
+     * The UTC date-time of {@code micros}, equal to {@code DateTimeUtil.timestamptzFromMicros}'s, built
+     * from its parts: adding the micros to the epoch was among the hottest frames of the bench's profile.
+     */
+    private static OffsetDateTime timestamptz(long micros) {
+      long seconds = Math.floorDiv(micros, 1_000_000L);
+      int nanos = (int) Math.floorMod(micros, 1_000_000L) * 1000;
+      return OffsetDateTime.of(LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC), ZoneOffset.UTC);
     }
 
     @Override
