@@ -296,7 +296,7 @@ public final class GroupRewriter {
 
   /**
    * A group whose plan orders its rows, on the generic path (the columnar path keeps input order): sorted
-   * in memory when it fits the sort heap, else in sorted runs spilled to the spill directory and merged.
+   * in memory when it fits the sort heap (as columns, or as records under {@link RewritePathChoice#GENERIC}), else in sorted runs spilled to the spill directory and merged.
    * A group whose runs would not fit on that disk fails under {@code strategy=sort}; under bin-pack,
    * which keeps a sorted table's order only where it can, it is written in input order and its result
    * says so.
