@@ -60,6 +60,9 @@ import org.slf4j.LoggerFactory;
 public final class GroupRewriter {
   private static final Logger LOG = LoggerFactory.getLogger(GroupRewriter.class);
 
+  /** The end of a group's path reason when its rows were sorted in memory as columns. */
+  public static final String SORTED_IN_COLUMNS = "sorted in memory as columns";
+
   private final TableAccess access;
   private final RewritePathChoice pathChoice;
   private final PrefetchLimits prefetch;
@@ -312,7 +315,7 @@ public final class GroupRewriter {
       return rewriteInOrder(table, plan, group, tasks, files, progress, deleteLoader);
     }
     GroupRewritePath generic =
-        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null);
+        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null, false);
     if (pathChoice == RewritePathChoice.GENERIC) {
       return generic.rewrite(files, table.io(), progress, "generic path requested");
     }
@@ -332,7 +335,7 @@ public final class GroupRewriter {
 
   /**
    * A group whose plan orders its rows, on the generic path (the columnar path keeps input order): sorted
-   * in memory when it fits the sort heap, else in sorted runs spilled to the spill directory and merged.
+   * in memory when it fits the sort heap (as columns, or as records under {@link RewritePathChoice#GENERIC}), else in sorted runs spilled to the spill directory and merged.
    * A group whose runs would not fit on that disk fails under {@code strategy=sort}; under bin-pack,
    * which keeps a sorted table's order only where it can, it is written in input order and its result
    * says so.
@@ -345,8 +348,11 @@ public final class GroupRewriter {
     RowOrder order = plan.rowOrder();
     String reason = ColumnarEligibility.of(table, tasks, outputSpecId, order).reason();
     if (InMemorySortLimit.fits(group, heap)) {
-      return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order, null)
-          .rewrite(files, table.io(), progress, reason);
+      // the generic choice keeps the record sort: the reference the column sort is measured against
+      boolean inColumns = pathChoice != RewritePathChoice.GENERIC;
+      return new GenericRewritePath(
+              table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order, null, inColumns)
+          .rewrite(files, table.io(), progress, reason + (inColumns ? "; " + SORTED_IN_COLUMNS : ""));
     }
     Path spillTo = spillDirectory;
     int abandoned = ExternalSortedRows.deleteAbandoned(spillTo);
@@ -359,7 +365,7 @@ public final class GroupRewriter {
       SpillLimit.check(group, spillTo, usable);
       GenericRewritePath external =
           new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order,
-              new SortSpill(spillTo, SpillLimit.runRows(group, heap)));
+              new SortSpill(spillTo, SpillLimit.runRows(group, heap)), false);
       RewriteOutput output =
           external.rewrite(files, table.io(), progress, reason + "; sorted beyond memory, in runs spilled to local disk");
       SortSpill.Spilled spilled = external.spilled();
@@ -372,7 +378,7 @@ public final class GroupRewriter {
         "the table's sort order %s is not kept: the group holds more than the %d bytes of Parquet a worker"
             + " sorts in memory, and more than the %d its sorted runs would fit in on local disk",
         order.sortOrder(), InMemorySortLimit.forHeap(heap), SpillLimit.forDisk(usable));
-    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null)
+    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null, false)
         .rewrite(files, table.io(), progress, notKept);
   }
 
