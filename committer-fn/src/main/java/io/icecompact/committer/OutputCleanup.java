@@ -1,6 +1,7 @@
 package io.icecompact.committer;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.job.GroupResult;
 import io.icecompact.core.job.JobPlan;
@@ -43,7 +44,8 @@ final class OutputCleanup {
 
   /**
    * Deletes the outputs of {@code groups} (group index to output locations); returns problems for
-   * outputs that a snapshot of the job holds and were kept.
+   * outputs that a snapshot of the job holds and were kept, and for outputs that could not be deleted
+   * (so that the result lists every file of the job that is neither committed nor deleted).
    */
   List<String> delete(Table table, Map<Integer, List<String>> groups) {
     List<String> problems = new ArrayList<>();
@@ -60,7 +62,9 @@ final class OutputCleanup {
                   "group %d was not committed by this run, but its output %s is in one of the job's"
                       + " snapshots; it was kept", index, location));
             } else if (location.contains(plan.jobId())) {
-              deleteQuietly(location);
+              deleteQuietly(location).ifPresent(error -> problems.add(String.format(
+                  "group %d was not committed and its output %s could not be deleted (%s); no snapshot"
+                      + " holds it: remove-orphans deletes it", index, location, error)));
             }
           }
         });
@@ -184,11 +188,14 @@ final class OutputCleanup {
     return added;
   }
 
-  private void deleteQuietly(String location) {
+  /** Deletes {@code location}; returns why it could not, if it could not. */
+  private Optional<String> deleteQuietly(String location) {
     try {
       io.deleteFile(location);
+      return Optional.empty();
     } catch (RuntimeException e) {
       LOG.warn("Cannot delete uncommitted output {}: {}", location, e.toString());
+      return Optional.of(FailureClassifier.describe(e));
     }
   }
 }

@@ -14,6 +14,7 @@ import io.icecompact.lease.lambda.AcquireLeaseHandler;
 import io.icecompact.lease.lambda.ReleaseLeaseHandler;
 import io.icecompact.planner.lambda.AssessTablesHandler;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
+import io.icecompact.testkit.FaultyS3;
 import io.icecompact.testkit.LocalAwsCredentials;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalLambda;
@@ -69,10 +70,15 @@ abstract class StateMachineTestBase {
   static final int GROUPS = 4;
   static final int INPUT_FILES = 20;
 
+  /** The seed of {@link #faults}' probability draws. */
+  static final long FAULT_SEED = 20261202L;
+
   static final ObjectMapper JSON = new ObjectMapper();
   private static final AtomicInteger NAMES = new AtomicInteger();
 
   static LocalS3 s3;
+  /** A fault proxy in front of {@link #s3}, for the executions of tests that inject S3 faults. */
+  static FaultyS3 faults;
   static LocalDynamoDb dynamo;
   static LocalLambda lambda;
   static LocalStateMachine stepFunctions;
@@ -92,6 +98,7 @@ abstract class StateMachineTestBase {
   @BeforeAll
   static void startLocalAws() {
     s3 = new LocalS3().start();
+    faults = new FaultyS3(s3, FAULT_SEED).start();
     dynamo = new LocalDynamoDb().start();
     lambda = new LocalLambda().start();
     stepFunctions =
@@ -109,6 +116,9 @@ abstract class StateMachineTestBase {
     }
     if (dynamo != null) {
       dynamo.close();
+    }
+    if (faults != null) {
+      faults.close();
     }
     if (s3 != null) {
       s3.close();
@@ -128,7 +138,8 @@ abstract class StateMachineTestBase {
 
   @AfterEach
   void closeAccess() {
-    FaultInjectingS3FileIO.disarmAll();
+    faults.clearRules();
+    faults.clearInjected();
     if (access != null) {
       access.close();
     }
@@ -157,6 +168,14 @@ abstract class StateMachineTestBase {
     Map<String, String> properties = s3.jdbcCatalogProperties(bucket, testDir.resolve("catalog.db"));
     properties.put("io-impl", fileIoImpl);
     return properties;
+  }
+
+  /**
+   * The same JDBC catalog as {@link #jdbcCatalog()}, reaching S3 through {@link #faults}: for the
+   * execution, while the test reads the table through the direct one.
+   */
+  Map<String, String> faultyJdbcCatalog() {
+    return faults.jdbcCatalogProperties(bucket, testDir.resolve("catalog.db"));
   }
 
   /**

@@ -14,15 +14,15 @@ import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import io.icecompact.testkit.S3Fault;
+import io.icecompact.testkit.S3FaultRule;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
-import java.io.ByteArrayInputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.StreamSupport;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileContent;
@@ -39,29 +39,23 @@ class StateMachineWorkerFailureTest extends StateMachineTestBase {
 
   @Test
   void aWorkerThatFailsTransientlyIsRetriedWithANewAttemptNumberAndTheJobCommitsEverything() {
-    Map<String, String> catalog = jdbcCatalog(FaultInjectingS3FileIO.class.getName());
-    Table table = createTable(catalog);
+    Table table = createTable(jdbcCatalog());
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
     int snapshotsBefore = snapshots(table).size();
+    Map<String, String> catalog = faultyJdbcCatalog();
 
-    // The first invocation for group 1 runs the real worker with a write fault armed: the worker claims
-    // attempt 1 (a marker in the work location), its first output file times out, and it fails with
-    // TransientException, which the RewriteGroup state's Retry matches.
+    // S3 throttles every attempt of the PUT of group 1's first output in its attempt 1 (the SDK's 6), so
+    // the worker claims attempt 1 (a marker in the work location), fails with TransientException, which
+    // the RewriteGroup state's Retry matches, and attempt 2 writes it.
     int flaky = 1;
+    faults.inject(S3FaultRule.of(S3Fault.slowDown()).onMethod("PUT").onKeys(String.format("/data/.*/%05d-1-", flaky)).times(6));
     RewriteGroupHandler real = new RewriteGroupHandler();
-    AtomicBoolean armed = new AtomicBoolean(true);
     List<Throwable> thrown = new CopyOnWriteArrayList<>();
     lambda.register(
         REWRITE_GROUP,
         (in, out, context) -> {
-          byte[] payload = in.readAllBytes();
-          JsonNode group = tree(new String(payload, java.nio.charset.StandardCharsets.UTF_8)).get("group");
-          if (group.get("group_index").asInt() == flaky && armed.compareAndSet(true, false)) {
-            FaultInjectingS3FileIO.failNextWrite(
-                String.format("%05d-1-%s-", flaky, group.get("job_id").asText()));
-          }
           try {
-            real.handleRequest(new ByteArrayInputStream(payload), out, context);
+            real.handleRequest(in, out, context);
           } catch (Throwable t) {
             thrown.add(t);
             throw t;
@@ -81,10 +75,11 @@ class StateMachineWorkerFailureTest extends StateMachineTestBase {
     assertThat(thrown).hasSize(1);
     assertThat(thrown.get(0)).isExactlyInstanceOf(TransientException.class);
     assertThat(thrown.get(0).getMessage())
-        // the generic path fails closing its files, the columnar path creating its first one
-        .containsPattern("^Cannot (finish output files|create output file): ")
-        .contains("SocketTimeoutException: injected: write of")
-        .contains(String.format("/%05d-1-", flaky));
+        // S3FileIO uploads a small file when it is closed
+        .containsPattern("^Cannot finish output files?: ")
+        .contains("Please reduce your request rate");
+    assertThat(faults.injected()).hasSize(6).allSatisfy(fault ->
+        assertThat(fault.key()).contains(String.format("/%05d-1-%s-", flaky, jobId)));
     assertInvocations(1, 1, GROUPS + 1, 0, 1, 1);
     Map<Integer, Integer> expectedCalls = new TreeMap<>(Map.of(0, 1, 1, 2, 2, 1, 3, 1));
     assertThat(rewriteInvocationsByGroup()).isEqualTo(expectedCalls);

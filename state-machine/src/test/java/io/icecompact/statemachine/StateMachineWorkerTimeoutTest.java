@@ -8,6 +8,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import io.icecompact.testkit.S3Fault;
+import io.icecompact.testkit.S3FaultRule;
+import io.icecompact.worker.lambda.RewriteGroupHandler;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,16 +38,36 @@ class StateMachineWorkerTimeoutTest extends StateMachineTestBase {
   }
 
   @Test
-  void aWorkerStoppedBeforeStoringItsResultFailsItsGroupAndItsOutputsAreDeleted() {
-    Map<String, String> catalog = jdbcCatalog(FaultInjectingS3FileIO.class.getName());
+  void aWorkerStoppedBeforeStoringItsResultFailsItsGroupAndTheCommitterDeletesItsOutputs() throws Exception {
+    Map<String, String> catalog = jdbcCatalog();
     Table table = createTable(catalog);
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
     int snapshotsBefore = snapshots(table).size();
-    // the slow group writes its output files, then never stores its result: the timeout stops it first
-    FaultInjectingS3FileIO.failNextWriteEndingWith(String.format("/results/group-%05d.json", SLOW));
+    // The slow group's worker writes its output files and then is stopped, as a Lambda past its timeout is:
+    // here S3 refuses its result and the deletes of its outputs while it runs (it cannot clean up, as a
+    // killed one cannot), and Lambda answers Sandbox.Timedout for it.
+    S3FaultRule noResult = S3FaultRule.of(S3Fault.internalError()).onMethod("PUT")
+        .onKeys(String.format("/results/group-%05d\\.json$", SLOW));
+    S3FaultRule noCleanup = S3FaultRule.of(S3Fault.internalError()).onMethod("DELETE")
+        .onKeys(String.format("/data/.*/%05d-1-job-[^/]*\\.parquet$", SLOW));
+    RewriteGroupHandler real = new RewriteGroupHandler();
+    lambda.register(REWRITE_GROUP, (in, out, context) -> {
+      byte[] payload = in.readAllBytes();
+      boolean slow = slowGroup(new String(payload, StandardCharsets.UTF_8));
+      if (slow) {
+        faults.inject(noResult).inject(noCleanup);
+      }
+      try {
+        real.handleRequest(new ByteArrayInputStream(payload), out, context);
+      } finally {
+        if (slow) {
+          faults.remove(noResult).remove(noCleanup);
+        }
+      }
+    });
     lambda.timeOut(REWRITE_GROUP, StateMachineWorkerTimeoutTest::slowGroup, 1);
 
-    ExecutionResult result = run(input(catalog));
+    ExecutionResult result = run(input(faultyJdbcCatalog()));
 
     assertSucceeded(result, COMPACTED_PATH);
     JsonNode output = result.outputJson();
@@ -56,7 +81,8 @@ class StateMachineWorkerTimeoutTest extends StateMachineTestBase {
         .isEqualTo("Sandbox.Timedout: RequestId: " + requestIdOf(SLOW) + " Error: Task timed out after 900.00 seconds");
     assertInvocations(1, 1, GROUPS, 1, 1, 1);
 
-    // the stopped attempt did write: it recorded its outputs, and the committer deleted every one
+    // the stopped attempt did write, and could not delete: it recorded its outputs, the committer deleted them
+    assertThat(faults.injected()).anyMatch(f -> f.method().equals("DELETE"));
     String attemptFiles = String.format("%05d-1-%s-", SLOW, jobId);
     assertThat(keys("/outputs/group-" + String.format("%05d", SLOW) + ".attempt-1/"))
         .as("outputs the stopped attempt recorded").isNotEmpty()

@@ -32,6 +32,7 @@ import java.util.function.IntConsumer;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ContentFileParser;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
@@ -58,6 +59,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class GroupRewriter {
   private static final Logger LOG = LoggerFactory.getLogger(GroupRewriter.class);
+
+  /** The end of a group's path reason when its rows were sorted in memory as columns. */
+  public static final String SORTED_IN_COLUMNS = "sorted in memory as columns";
 
   private final TableAccess access;
   private final RewritePathChoice pathChoice;
@@ -249,13 +253,48 @@ public final class GroupRewriter {
             output.pathReason(),
             System.currentTimeMillis() - started,
             output.spilledBytes());
-    store.writeGroupResult(work, result);
+    storeOrDeleteOutputs(store, work, result, output, table.io());
     LOG.info(
         "[{} {} worker group {}] {} files ({} rows, {} deleted) -> {} files in {} ms, {} path ({})",
         plan.table(), plan.jobId(), group.index(), tasks.size(), output.rowsRead(),
         output.rowsDeleted(), output.dataFiles().size(), result.durationMillis(), output.path(),
         output.pathReason());
     return status(result, work);
+  }
+
+  /**
+   * Stores the group's result. When that fails and the result is surely not stored, the outputs are
+   * deleted before the failure is raised: no committer would ever name them, and each retry of the
+   * group would leave another set. When the write may have landed (it failed, but reading back finds it
+   * or fails too), they are kept: a stored result whose outputs are gone fails the whole job's commit.
+   */
+  private static void storeOrDeleteOutputs(
+      JobStore store, WorkLocation work, GroupResult result, RewriteOutput output, FileIO io) {
+    try {
+      store.writeGroupResult(work, result);
+    } catch (RuntimeException e) {
+      boolean surelyAbsent;
+      try {
+        surelyAbsent = store.readGroupResult(work, result.groupIndex())
+            .filter(stored -> stored.jobId().equals(result.jobId()) && stored.attempt() == result.attempt())
+            .isEmpty();
+      } catch (RuntimeException unknown) {
+        surelyAbsent = false;
+      }
+      if (surelyAbsent) {
+        for (DataFile file : output.dataFiles()) {
+          try {
+            io.deleteFile(file.location());
+          } catch (RuntimeException ignored) {
+            // left for remove-orphans; the failure to store the result is the one to raise
+          }
+        }
+      }
+      LOG.warn("[{} worker group {}] attempt {} could not store its result; its {} output files were {}",
+          result.jobId(), result.groupIndex(), result.attempt(), output.dataFiles().size(),
+          surelyAbsent ? "deleted" : "kept (the result may have been stored)");
+      throw e;
+    }
   }
 
   /**
@@ -276,7 +315,7 @@ public final class GroupRewriter {
       return rewriteInOrder(table, plan, group, tasks, files, progress, deleteLoader);
     }
     GroupRewritePath generic =
-        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null);
+        new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null, false);
     if (pathChoice == RewritePathChoice.GENERIC) {
       return generic.rewrite(files, table.io(), progress, "generic path requested");
     }
@@ -296,7 +335,7 @@ public final class GroupRewriter {
 
   /**
    * A group whose plan orders its rows, on the generic path (the columnar path keeps input order): sorted
-   * in memory when it fits the sort heap, else in sorted runs spilled to the spill directory and merged.
+   * in memory when it fits the sort heap (as columns, or as records under {@link RewritePathChoice#GENERIC}), else in sorted runs spilled to the spill directory and merged.
    * A group whose runs would not fit on that disk fails under {@code strategy=sort}; under bin-pack,
    * which keeps a sorted table's order only where it can, it is written in input order and its result
    * says so.
@@ -309,8 +348,11 @@ public final class GroupRewriter {
     RowOrder order = plan.rowOrder();
     String reason = ColumnarEligibility.of(table, tasks, outputSpecId, order).reason();
     if (InMemorySortLimit.fits(group, heap)) {
-      return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order, null)
-          .rewrite(files, table.io(), progress, reason);
+      // the generic choice keeps the record sort: the reference the column sort is measured against
+      boolean inColumns = pathChoice != RewritePathChoice.GENERIC;
+      return new GenericRewritePath(
+              table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order, null, inColumns)
+          .rewrite(files, table.io(), progress, reason + (inColumns ? "; " + SORTED_IN_COLUMNS : ""));
     }
     Path spillTo = spillDirectory;
     int abandoned = ExternalSortedRows.deleteAbandoned(spillTo);
@@ -323,7 +365,7 @@ public final class GroupRewriter {
       SpillLimit.check(group, spillTo, usable);
       GenericRewritePath external =
           new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, order,
-              new SortSpill(spillTo, SpillLimit.runRows(group, heap)));
+              new SortSpill(spillTo, SpillLimit.runRows(group, heap)), false);
       RewriteOutput output =
           external.rewrite(files, table.io(), progress, reason + "; sorted beyond memory, in runs spilled to local disk");
       SortSpill.Spilled spilled = external.spilled();
@@ -336,7 +378,7 @@ public final class GroupRewriter {
         "the table's sort order %s is not kept: the group holds more than the %d bytes of Parquet a worker"
             + " sorts in memory, and more than the %d its sorted runs would fit in on local disk",
         order.sortOrder(), InMemorySortLimit.forHeap(heap), SpillLimit.forDisk(usable));
-    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null)
+    return new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader, null, null, false)
         .rewrite(files, table.io(), progress, notKept);
   }
 

@@ -19,9 +19,9 @@ import org.apache.iceberg.util.PropertyUtil;
 /** Prints the bench as Markdown tables: one line per table shape, one row per run. */
 public final class BenchReport {
   private static final String HEADER =
-      "| shape | path | prefetch | threads | column threads | wall s | MB/s | MB/s min–max | rows/s | peak heap MB"
-          + " | groups by path |\n"
-          + "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|";
+      "| shape | path | prefetch | threads | column threads | wall s | CPU s | MB/s | MB/s min–max | rows/s"
+          + " | peak heap MB | groups by path |\n"
+          + "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|";
 
   private final PrintWriter out;
   private long rowGroupBytes;
@@ -73,7 +73,7 @@ public final class BenchReport {
     byTime.sort(Comparator.comparingDouble(PathRun.Figures::seconds));
     PathRun.Figures median = byTime.get(byTime.size() / 2);
     PathRun.Figures last = rounds.get(rounds.size() - 1);
-    out.printf(Locale.ROOT, "| %s | %s | %s | %d | %d | %.2f | %.1f | %.1f–%.1f | %,.0f | %.0f | %s |%n",
+    out.printf(Locale.ROOT, "| %s | %s | %s | %d | %d | %.2f | %.2f | %.1f | %.1f–%.1f | %,.0f | %.0f | %s |%n",
         shape,
         path.name().toLowerCase(Locale.ROOT),
         prefetch.enabled()
@@ -82,6 +82,7 @@ public final class BenchReport {
         threads,
         columnThreads,
         median.seconds(),
+        median.cpuSeconds(),
         median.megabytesPerSecond(),
         byTime.get(byTime.size() - 1).megabytesPerSecond(),
         byTime.get(0).megabytesPerSecond(),
@@ -96,7 +97,8 @@ public final class BenchReport {
 
   public void footer(boolean memory, long maxHeapBytes, int warmups, int rounds) {
     out.printf(Locale.ROOT,
-        "%nmax heap %.0f MB; output row-group size %.0f MB (write.parquet.row-group-size-bytes); peak heap is"
+        "%nmax heap %.0f MB; output row-group size %.0f MB (write.parquet.row-group-size-bytes); CPU s is the"
+            + " process's CPU time over the median run (workers, prefetch, GC, JIT); peak heap is"
             + " sampled every 10 ms, garbage included; each row: %d warm-up run(s), then the median of %d"
             + " run(s) by wall time%s%n",
         maxHeapBytes / (1024.0 * 1024),

@@ -168,7 +168,7 @@ class EngineSortTest extends EngineTestBase {
     assertStatus(result, JobStatus.COMMITTED);
     assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePathReason())
         .isEqualTo("rows are written in sort order customer_id ASC NULLS FIRST: the columnar path keeps input"
-            + " row order"));
+            + " row order; sorted in memory as columns"));
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
     assertThat(liveDataFiles(table)).hasSize(2).allSatisfy(file -> {
       assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());

@@ -3,6 +3,7 @@ package io.icecompact.committer.lambda;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.icecompact.committer.JobCommitter;
+import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.JobJson;
@@ -70,7 +71,14 @@ public final class CommitSnapshotHandler implements RequestStreamHandler {
     try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
       JobCommitter committer =
           new JobCommitter(access, () -> lease.checkHeld(held.table(), held.owner(), held.token()));
-      JobResult result = committer.commit(CommitRequest.of(input.job(), input.plan(), List.of()));
+      JobResult result;
+      try {
+        result = committer.commit(CommitRequest.of(input.job(), input.plan(), List.of()));
+      } catch (RuntimeException e) {
+        // safe to retry: a re-run finds the job's commits by their stamp (S3 failing while Iceberg writes
+        // manifests or the metadata file means the commit did not land)
+        throw FailureClassifier.retryableIfTransient(e, "Cannot commit job " + input.job().jobId());
+      }
       String wholeResult = new WorkLocation(input.plan().workLocation()).jobResult();
       JobJson.mapper().writeValue(out, result.summary(wholeResult));
     }

@@ -45,6 +45,19 @@ public final class FailureClassifier {
     return typed;
   }
 
+  /**
+   * For a handler's last word on a failure: an untyped failure of the environment (S3 answering 503 or
+   * 500 after the SDK's own retries, a reset connection) becomes a {@link TransientException}, which the
+   * state machine's Retry matches; anything else is returned as it is. Without this, such a failure
+   * reached Step Functions under the SDK's class name, which no Retry lists, and failed the job at once.
+   */
+  public static RuntimeException retryableIfTransient(RuntimeException failure, String context) {
+    if (failure instanceof IcecompactException || !isTransient(failure)) {
+      return failure;
+    }
+    return new TransientException(context + ": " + describe(failure), failure);
+  }
+
   public static boolean isTransient(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof InterruptedIOException // includes SocketTimeoutException

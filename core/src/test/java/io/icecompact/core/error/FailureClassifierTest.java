@@ -82,4 +82,18 @@ class FailureClassifierTest {
     assertThat(FailureClassifier.isTransient(new BindException("Address in use"))).isFalse();
     assertThat(FailureClassifier.isTransient(new IllegalArgumentException("bad"))).isFalse();
   }
+
+  @Test
+  void anUntypedServiceErrorBecomesRetryableAndAnythingElseIsLeftAsItIs() {
+    RuntimeException slowDown = new RuntimeException(
+        "Please reduce your request rate. (Service: S3, Status Code: 503, Request ID: 1) (SDK Attempt Count: 6)");
+    RuntimeException retryable = FailureClassifier.retryableIfTransient(slowDown, "Cannot commit job job-1");
+    assertThat(retryable).isExactlyInstanceOf(TransientException.class).hasCause(slowDown);
+    assertThat(retryable).hasMessageStartingWith("Cannot commit job job-1: RuntimeException: Please reduce");
+
+    IllegalArgumentException bug = new IllegalArgumentException("no such column");
+    assertThat(FailureClassifier.retryableIfTransient(bug, "Cannot plan")).isSameAs(bug);
+    PlanIntegrityException typed = new PlanIntegrityException("bad digest", new SocketTimeoutException());
+    assertThat(FailureClassifier.retryableIfTransient(typed, "Cannot plan")).isSameAs(typed);
+  }
 }

@@ -2,6 +2,7 @@ package io.icecompact.planner.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
@@ -20,7 +21,8 @@ import java.io.OutputStream;
  * execution state and returns the small {@code PlanSummary}. With {@code "recommit": true} (the
  * {@code LoadStoredPlan} state) it plans nothing and returns the summary of the job's stored plan
  * ({@link StoredPlan}), for a re-run of the job's committer. Errors are thrown as icecompact's typed
- * exceptions, whose class names the state machine's Retry and Catch match.
+ * exceptions, whose class names the state machine's Retry and Catch match; an S3 or network failure met
+ * while reading the table's manifests is a {@code TransientException}, so the step is retried.
  */
 public final class PlanRewriteHandler implements RequestStreamHandler {
   /** The part of the execution state this step reads. */
@@ -49,11 +51,15 @@ public final class PlanRewriteHandler implements RequestStreamHandler {
     }
     log.job(input.job().jobId(), input.job().table());
     scope.check(input.job());
+    PlanSummary summary;
     try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
-      PlanSummary summary = input.recommit()
+      summary = input.recommit()
           ? StoredPlan.summary(access, input.job())
           : new RewritePlanner(access, scope).plan(input.job());
-      JobJson.mapper().writeValue(out, summary);
+    } catch (RuntimeException e) {
+      throw FailureClassifier.retryableIfTransient(
+          e, "Cannot plan job " + input.job().jobId() + " of " + input.job().table());
     }
+    JobJson.mapper().writeValue(out, summary);
   }
 }

@@ -2,8 +2,10 @@ package io.icecompact.worker.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
+import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.GroupRequest;
+import io.icecompact.core.job.GroupStatus;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.scope.DeploymentScope;
@@ -72,7 +74,16 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
     GroupRequest request =
         new GroupRequest(group.jobId(), group.table(), group.catalogProperties(), group.workLocation(),
             group.planLocation(), group.planSha256(), group.groupIndex(), attempt);
-    JobJson.mapper().writeValue(out, rewriter.rewrite(request));
+    GroupStatus status;
+    try {
+      status = rewriter.rewrite(request);
+    } catch (RuntimeException e) {
+      // the rewrite paths type their own reads and writes; this catches the rest (the pinned snapshot's
+      // manifests), which reached the Map under the SDK's class name and failed the group unretried
+      throw FailureClassifier.retryableIfTransient(
+          e, "Cannot rewrite group " + group.groupIndex() + " of job " + group.jobId());
+    }
+    JobJson.mapper().writeValue(out, status);
   }
 
   private static GroupRewriter rewriterFor(Map<String, String> catalogProperties) {

@@ -10,7 +10,9 @@ import io.icecompact.core.job.PlannedGroup;
  *
  * <p>Measured on the demo table (zstd Parquet, six columns): a linear sort held 16 bytes of heap per
  * Parquet byte, a z-order 19 (480 and 567 bytes per row). Rows are allowed half the heap, the other
- * half is left to the Parquet writer's row group and the reader.
+ * half is left to the Parquet writer's row group and the reader. The same limit holds for {@link
+ * ColumnSortedRows}, which keeps fewer bytes a row (no object per row or per numeric value): not
+ * measured, so not counted on.
  */
 public final class InMemorySortLimit {
   /** Heap bytes per Parquet byte of input, the measured 16 to 19 rounded up. */

@@ -15,6 +15,7 @@ import org.apache.iceberg.SortOrderComparators;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.SortOrderUtil;
 
@@ -36,6 +37,9 @@ final class RowKeys {
   private final ZValues zValues;
   private final int columns;
   private final Comparator<StructLike> keyOrder;
+  private final List<SortField> keyFields;
+  private final List<Type> keyTypes;
+  private final int zValuePosition;
 
   /**
    * For rows of {@code rowSchema} (the table's schema, with row lineage columns on v3; a row may hold
@@ -62,13 +66,52 @@ final class RowKeys {
     }
     this.key = new SortKey(sortSchema, sortOrder);
     this.keyOrder = keyComparator(sortSchema, sortOrder);
+    this.keyFields = sortOrder.fields();
+    this.keyTypes = keyFields.stream()
+        .map(field -> field.transform().getResultType(sortSchema.findType(field.sourceId())))
+        .toList();
+    int zPosition = -1;
+    if (zValues != null) {
+      int zFieldId = sortSchema.findField(WithZValue.NAME).fieldId();
+      for (int i = 0; i < keyFields.size(); i++) {
+        if (keyFields.get(i).sourceId() == zFieldId) {
+          zPosition = i;
+        }
+      }
+    }
+    this.zValuePosition = zPosition;
   }
 
   /** The key of {@code row}, a new value the row's later changes do not affect. */
   StructLike of(Record row) {
+    return view(row).copy();
+  }
+
+  /** The key of {@code row}, valid until the next call: for callers that copy its values out at once. */
+  SortKey view(Record row) {
     StructLike values = internal.wrap(row);
     key.wrap(zValues == null ? values : new WithZValue(values, ByteBuffer.wrap(zValues.of(values)), columns));
-    return key.copy();
+    return key;
+  }
+
+  /** The key's fields, in order: each one's direction and null order. */
+  List<SortField> fields() {
+    return keyFields;
+  }
+
+  /** The type of each key field's values (its transform's result type). */
+  List<Type> types() {
+    return keyTypes;
+  }
+
+  /** The position of the z-value among the key's fields, or -1 for a linear order. */
+  int zValuePosition() {
+    return zValuePosition;
+  }
+
+  /** The bytes of every z-value (0 for a linear order). */
+  int zValueBytes() {
+    return zValues == null ? 0 : zValues.size();
   }
 
   /** The order of keys. */

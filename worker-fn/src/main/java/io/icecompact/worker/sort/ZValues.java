@@ -60,6 +60,11 @@ final class ZValues {
     return type == Type.TypeID.STRING || type == Type.TypeID.BINARY;
   }
 
+  /** The bytes of every z-value. */
+  int size() {
+    return size;
+  }
+
   /** The interleaved bytes of {@code row} (internal values); a new array each time. */
   byte[] of(StructLike row) {
     byte[][] columns = new byte[positions.length][];
