@@ -52,7 +52,9 @@ import org.apache.iceberg.util.ContentFileUtil;
  *   <li>any other position delete (partition-scoped: it may name several files): kept while a live data
  *       file's location lies within its {@code file_path} bounds, removed when none does; without bounds
  *       (Iceberg 1.4 and later keep them only for a delete of one data file) kept while its partition (its
- *       spec's, or the whole table for an unpartitioned spec) has a live data file, where Iceberg applies it.
+ *       spec's, or the whole table for an unpartitioned spec) has a live data file it could name: one whose
+ *       file sequence number is not above the delete's (a file committed later, such as a compaction's
+ *       output, has a name the delete cannot hold).
  *       Conservative: it may name only removed files and still be kept, which is always safe; removing one
  *       that applies would bring deleted rows back. A live file is matched by location, scheme and slashes
  *       aside, in any partition and at any sequence number;
@@ -215,11 +217,15 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     }
     String lower = bound(delete.lowerBounds());
     String upper = bound(delete.upperBounds());
+    // A position delete names files that existed when it was written: a data file a later commit added (a
+    // compaction's output, an append) has a new name it cannot hold. So only live files whose file sequence
+    // number is not above the delete's can be named, whatever the data sequence number they inherited.
+    long written = delete.fileSequenceNumber() == null ? Long.MAX_VALUE : delete.fileSequenceNumber();
     boolean couldApply = lower != null && upper != null
         ? live.anyWithin(lower, upper)
         : table.specs().get(delete.specId()).isUnpartitioned()
-            ? live.lowestSequence != Long.MAX_VALUE
-            : live.inPartition(partitionKey(table, delete.specId(), delete.partition()));
+            ? live.lowestFileSequence <= written
+            : live.lowestFileSequence(partitionKey(table, delete.specId(), delete.partition())) <= written;
     return couldApply ? Decision.KEEP_MAY_APPLY : Decision.REMOVE;
   }
 
@@ -277,6 +283,8 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     private boolean irregularPath;
     private final Map<String, Long> lowestByPartition = new HashMap<>();
     private long lowestSequence = Long.MAX_VALUE;
+    private final Map<String, Long> lowestFileByPartition = new HashMap<>();
+    private long lowestFileSequence = Long.MAX_VALUE;
 
     static LiveData of(Table table, Snapshot snapshot) {
       LiveData live = new LiveData();
@@ -292,6 +300,10 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
             long sequence = file.dataSequenceNumber() == null ? 0 : file.dataSequenceNumber();
             live.lowestByPartition.merge(partitionKey(table, file.specId(), file.partition()), sequence, Math::min);
             live.lowestSequence = Math.min(live.lowestSequence, sequence);
+            // unknown (v1 manifests): as old as can be, so that no delete is dropped for it
+            long added = file.fileSequenceNumber() == null ? 0 : file.fileSequenceNumber();
+            live.lowestFileByPartition.merge(partitionKey(table, file.specId(), file.partition()), added, Math::min);
+            live.lowestFileSequence = Math.min(live.lowestFileSequence, added);
           }
         } catch (IOException e) {
           throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
@@ -304,8 +316,8 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
       return raw.contains(location) || normalized.contains(FileLocations.normalized(location));
     }
 
-    boolean inPartition(String partitionKey) {
-      return lowestByPartition.containsKey(partitionKey);
+    long lowestFileSequence(String partitionKey) {
+      return lowestFileByPartition.getOrDefault(partitionKey, Long.MAX_VALUE);
     }
 
     long lowestSequence(String partitionKey) {

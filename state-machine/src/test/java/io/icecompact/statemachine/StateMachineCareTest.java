@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.iceberg.FileContent;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -79,13 +78,9 @@ class StateMachineCareTest extends StateMachineTestBase {
 
     table = table();
     assertThat(LiveRows.multiset(table)).as("live rows").isEqualTo(rowsBefore);
-    // delete cleanup: the rewrite applied every delete; the 4 equality deletes go. The 4 partition-scoped
-    // position deletes stay listed: Iceberg writes them without file_path bounds, the rewrite's output in their
-    // partitions has their sequence number (use-starting-sequence-number), and delete cleanup reads no delete
-    // file, so they may apply (DeleteCleanupStep); they name only replaced files, so no row changes.
-    assertThat(liveTasks(table)).allSatisfy(task -> assertThat(task.deletes()).singleElement()
-        .satisfies(delete -> assertThat(delete.content()).isEqualTo(FileContent.POSITION_DELETES)));
-    assertThat(deleteManifestEntries(table)).isEqualTo(4);
+    // delete cleanup: the rewrite applied every delete; none of the 8 delete files is left listed
+    assertThat(liveTasks(table)).allSatisfy(task -> assertThat(task.deletes()).isEmpty());
+    assertThat(deleteManifestEntries(table)).isZero();
     // expiry: only the current snapshot is left, and the replaced data files are gone from storage
     assertThat(snapshotsBefore).isGreaterThan(3);
     assertThat(snapshots(table)).hasSize(1);
@@ -98,8 +93,8 @@ class StateMachineCareTest extends StateMachineTestBase {
     Map<String, JsonNode> byStep = new LinkedHashMap<>();
     reports.forEach(outcome -> byStep.put(outcome.get("step").asText(), outcome.get("report")));
     assertThat(byStep.get("delete-cleanup").get("delete_files_before").asInt()).isEqualTo(8);
-    assertThat(byStep.get("delete-cleanup").get("delete_files_after").asInt()).isEqualTo(4);
-    assertThat(byStep.get("delete-cleanup").get("kept_may_apply").asInt()).isEqualTo(4);
+    assertThat(byStep.get("delete-cleanup").get("delete_files_after").asInt()).isZero();
+    assertThat(byStep.get("delete-cleanup").get("kept_may_apply").asInt()).isZero();
     assertThat(byStep.get("expire-snapshots").get("snapshots_after").asInt()).isEqualTo(1);
     assertThat(byStep.get("expire-snapshots").get("files_deleted").get("count").asInt())
         .isGreaterThanOrEqualTo(replacedFiles.size());

@@ -33,9 +33,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Seed 003's v2 case: a rewrite with use-starting-sequence-number leaves the partition-scoped position
  * deletes and the equality deletes of the files it replaced listed, applying by number to nothing.
- * {@link DeleteCleanupStep} decides from the manifests alone: it removes the equality deletes that apply to
- * nothing, keeps a partition-scoped position delete while a live file lies within its file_path bounds (the
- * rewrite's output does), and no deleted row comes back.
+ * {@link DeleteCleanupStep}, deciding from the manifests alone, removes them and only them: the deletes of a
+ * partition the rewrite left alone still apply and stay, and no deleted row comes back.
  */
 class DeleteCleanupStepTest extends CareTestBase {
   /** 4 day partitions (2026-06-01..04) of 5 files of 200 rows, v2, deletes added by the test. */
@@ -62,37 +61,33 @@ class DeleteCleanupStepTest extends CareTestBase {
 
     DeleteCleanupStep.Report report = new DeleteCleanupStep().run(load());
 
-    // The equality deletes of the rewritten days go; their partition-scoped position deletes stay: Iceberg
-    // writes a delete of several data files without file_path bounds, so the step, which reads no delete file,
-    // keeps it while its partition has a live data file, and the rewrite's output is there.
+    // Every delete of the rewritten days goes: the equality deletes apply to nothing by number, and the
+    // position deletes (partition-scoped, without file_path bounds) can name no live file, every live file of
+    // their partitions being the rewrite's output, committed after them.
     Table cleaned = load();
     assertThat(report.problems()).isEmpty();
     assertThat(report.deleteFilesBefore()).isEqualTo(8);
-    assertThat(report.keptMayApply()).as("every partition-scoped position delete").isEqualTo(4);
-    assertThat(report.removed().count()).isEqualTo(3);
-    assertThat(report.deleteFilesAfter()).isEqualTo(5).isEqualTo(deleteFiles(cleaned).size());
-    assertThat(report.positionDeleteFilesAfter()).isEqualTo(4);
+    assertThat(report.keptMayApply()).as("the untouched day's position delete").isEqualTo(1);
+    assertThat(report.removed().count()).isEqualTo(6);
+    assertThat(report.deleteFilesAfter()).isEqualTo(2).isEqualTo(deleteFiles(cleaned).size());
+    assertThat(report.positionDeleteFilesAfter()).isEqualTo(1);
     assertThat(report.equalityDeleteFilesAfter()).isEqualTo(1);
     assertThat(deleteFiles(cleaned))
-        .filteredOn(d -> d.content() == FileContent.EQUALITY_DELETES)
-        .as("the untouched day's equality delete still applies and stays")
-        .singleElement()
-        .satisfies(delete -> assertThat(cleaned.specs().get(delete.specId()).partitionToPath(delete.partition()))
+        .as("the untouched day's deletes still apply and stay")
+        .allSatisfy(delete -> assertThat(cleaned.specs().get(delete.specId()).partitionToPath(delete.partition()))
             .isEqualTo("ordered_at_day=2026-06-04"));
     assertThat(LiveRows.multiset(cleaned)).as("no deleted row is back").isEqualTo(rows);
     Snapshot cleanup = cleaned.currentSnapshot();
     assertThat(cleanup.snapshotId()).isEqualTo(report.snapshotId());
-    assertThat(cleanup.summary()).containsEntry("removed-delete-files", "3").doesNotContainKey("added-data-files");
+    assertThat(cleanup.summary()).containsEntry("removed-delete-files", "6").doesNotContainKey("added-data-files");
     System.err.printf("delete cleanup: %d -> %d delete files (%d removed, %d bytes, %d kept: may apply)%n",
         report.deleteFilesBefore(), report.deleteFilesAfter(), report.removed().count(), report.removed().bytes(),
         report.keptMayApply());
 
-    // the last day rewritten too, from a snapshot after the deletes: the output's sequence numbers are above
-    // theirs, so Iceberg's rewrite commit drops them all itself, and nothing is left to clean
+    // the last day rewritten too: nothing applies any more, nothing stays
     assertThat(compact(Map.of("rewrite-all", "true"), null).status()).isEqualTo(JobStatus.COMMITTED);
     DeleteCleanupStep.Report full = new DeleteCleanupStep().run(load());
     assertThat(full.problems()).isEmpty();
-    assertThat(full.deleteFilesBefore()).isZero();
     assertThat(deleteFiles(load())).isEmpty();
     assertThat(LiveRows.multiset(load())).isEqualTo(rows);
     System.err.printf("delete cleanup after the full rewrite: %d -> %d delete files%n",
@@ -118,12 +113,8 @@ class DeleteCleanupStepTest extends CareTestBase {
 
     assertThat(report.attempts()).isEqualTo(2);
     assertThat(report.problems()).isEmpty();
-    // the equality deletes go; the partition-scoped position deletes stay (their partitions have live files)
-    List<DeleteFile> positionDeletes =
-        listed.stream().filter(d -> d.content() == FileContent.POSITION_DELETES).toList();
-    assertThat(report.removed().count()).isEqualTo(listed.size() - positionDeletes.size()).isEqualTo(4);
-    assertThat(deleteFiles(load())).extracting(DeleteFile::location)
-        .containsExactlyInAnyOrderElementsOf(positionDeletes.stream().map(DeleteFile::location).toList());
+    assertThat(report.removed().count()).isEqualTo(listed.size());
+    assertThat(deleteFiles(load())).isEmpty();
     assertThat(LiveRows.count(LiveRows.multiset(load()))).isEqualTo(LiveRows.count(rows) + 1);
   }
 
