@@ -6,6 +6,7 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.testkit.CommitFaultCatalog;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -37,7 +38,9 @@ class EmbeddedSoakTest {
     int jobs = Integer.getInteger("soak.jobs", DEFAULT_JOBS);
     System.err.printf("soak: seed=%d jobs=%d (replay: -Dsoak.seed=%d -Dsoak.jobs=%d)%n", seed, jobs, seed, jobs);
     String warehouseKey = warehouse.toAbsolutePath().toString();
-    Map<String, String> catalog = CommitFaultCatalog.wrap(LocalWarehouse.catalogProperties(warehouse));
+    Map<String, String> local = new LinkedHashMap<>(LocalWarehouse.catalogProperties(warehouse));
+    local.put("io-impl", FaultingLocalFileIO.class.getName());
+    Map<String, String> catalog = CommitFaultCatalog.wrap(local);
     SoakFigures figures = new SoakFigures();
     long started = System.currentTimeMillis();
     CommitFaultCatalog.reset(warehouseKey);
@@ -56,13 +59,14 @@ class EmbeddedSoakTest {
       }
     } finally {
       CommitFaultCatalog.reset(warehouseKey);
+      FaultingLocalFileIO.disarm(warehouseKey);
       System.err.println(figures.report(seed, System.currentTimeMillis() - started));
     }
   }
 
   private static SoakJob.SoakTable table(TableAccess access, String name, int formatVersion, int index) {
     FragmentedTable.create(
-        access.catalog(), TableIdentifier.parse(name), new FragmentedTable.Shape(DAYS, 4, 100, formatVersion, 2, 5, true));
+        access.catalog(), TableIdentifier.parse(name), new FragmentedTable.Shape(DAYS, 3, 100, formatVersion, 2, 5, true));
     return new SoakJob.SoakTable(name, new SoakWriter(DAYS, 1_000_000L * index), new SoakInvariants());
   }
 }

@@ -21,11 +21,18 @@ enum SoakFault {
    */
   WORKER_KILLED_EVERY_ATTEMPT,
   /** A second job for the same table commits between this job's workers and its committer. */
-  COMPETING_JOB;
+  COMPETING_JOB,
+  /** Storage resets the connection creating one of the job's output files: the worker retries. */
+  STORAGE_WORKER_OUTPUT,
+  /**
+   * Storage resets the connection creating the committer's first manifest: the commit never reaches the
+   * catalog; the run stops with the error and a re-commit finishes the job.
+   */
+  STORAGE_COMMIT_MANIFEST;
 
-  /** NONE half of the time, as on a healthy day; the faults share the other half. */
+  /** NONE a quarter of the time, as on a healthy day; the faults share the rest. */
   static SoakFault draw(Random random) {
-    if (random.nextBoolean()) {
+    if (random.nextInt(4) == 0) {
       return NONE;
     }
     SoakFault[] faults = values();

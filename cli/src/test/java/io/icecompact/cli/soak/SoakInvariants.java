@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ManifestContent;
@@ -42,8 +43,11 @@ final class SoakInvariants {
   /** Checks everything; {@code context} (seed, job number, table, fault) prefixes every message. */
   void check(Table table, JobResult result, Map<String, Long> expectedRows, String context) {
     table.refresh();
-    String where = context + " job " + result.jobId() + " " + result.status() + " (" + result.reason() + ")";
-    assertThat(LiveRows.multiset(table)).as("%s: live rows", where).isEqualTo(expectedRows);
+    String where = context + " job " + result.jobId() + " " + result.status() + " (" + result.reason() + "), groups "
+        + result.groups().stream()
+            .map(g -> g.groupIndex() + ":" + g.partition() + ":" + g.status() + ":" + g.rewritePath() + ":" + g.inputFiles())
+            .toList();
+    assertRows(LiveRows.multiset(table), expectedRows, where);
     everyReferencedFileExists(table, where);
     statusAgreesWithSnapshots(table, result, where);
     if (result.status() != JobStatus.UNKNOWN) {
@@ -52,6 +56,30 @@ final class SoakInvariants {
           .as("%s: files of the job outside its snapshots", where)
           .allSatisfy(file -> assertThat(added).as(where).contains(file));
     }
+  }
+
+  /** The rows lost and the rows resurrected or duplicated, not the whole table, in the message. */
+  static void assertRows(Map<String, Long> actual, Map<String, Long> expected, String where) {
+    Map<String, Long> lost = new TreeMap<>();
+    Map<String, Long> extra = new TreeMap<>();
+    Set<String> keys = new HashSet<>(expected.keySet());
+    keys.addAll(actual.keySet());
+    for (String row : keys) {
+      long difference = actual.getOrDefault(row, 0L) - expected.getOrDefault(row, 0L);
+      if (difference < 0) {
+        lost.put(row, -difference);
+      } else if (difference > 0) {
+        extra.put(row, difference);
+      }
+    }
+    assertThat(lost.size() + extra.size())
+        .as("%s: live rows: %d expected, %d live; lost %s; extra %s", where, LiveRows.count(expected),
+            LiveRows.count(actual), first(lost), first(extra))
+        .isZero();
+  }
+
+  private static String first(Map<String, Long> rows) {
+    return rows.size() <= 10 ? rows.toString() : rows.entrySet().stream().limit(10).toList() + " and " + (rows.size() - 10) + " more";
   }
 
   static List<Snapshot> stamped(Table table, String jobId) {

@@ -116,6 +116,9 @@ final class SoakJob {
   private void runAndCheck(TableAccess access) {
     figures.job();
     figures.drawn(fault);
+    if (Boolean.getBoolean("soak.verbose")) {
+      System.err.println(context);
+    }
     Table table = access.loadTable(soakTable.name());
     for (int i = 0; i < writesBefore; i++) {
       figures.write(soakTable.writer().write(table, writes));
@@ -123,11 +126,29 @@ final class SoakJob {
     AtomicReference<Map<String, Long>> expected = new AtomicReference<>(LiveRows.multiset(table));
     JobSpec spec = new JobSpec(null, soakTable.name(), catalog, options, null, null, null).withJobIdIfAbsent();
 
-    JobResult result = new EmbeddedJobRunner(2, ProgressListener.NONE, hooks(access, table, expected)).run(spec);
-
+    if (fault == SoakFault.STORAGE_WORKER_OUTPUT) {
+      FaultingLocalFileIO.arm(warehouseKey, path -> path.contains("/data/") && path.contains(spec.jobId()));
+    }
+    JobResult result;
+    try {
+      result = new EmbeddedJobRunner(2, ProgressListener.NONE, hooks(access, table, expected)).run(spec);
+    } catch (RuntimeException e) {
+      if (!(fault == SoakFault.STORAGE_COMMIT_MANIFEST && FaultingLocalFileIO.disarm(warehouseKey))) {
+        throw e;
+      }
+      // the run stopped with the storage error before any commit reached the catalog: nothing changed,
+      // and the operator re-commits
+      System.err.printf("%s: the run stopped: %s%n", context, e);
+      figures.fired(fault);
+      figures.status("stopped by " + e.getClass().getSimpleName());
+      assertThat(SoakInvariants.stamped(table, spec.jobId())).as("%s: stopped run's snapshots", context).isEmpty();
+      SoakInvariants.assertRows(LiveRows.multiset(table), expected.get(), context + ": after the stopped run");
+      recommit(access, table, spec);
+      return;
+    }
     boolean catalogFired = CommitFaultCatalog.fired(warehouseKey) > 0;
     CommitFaultCatalog.reset(warehouseKey);
-    if (catalogFired) {
+    if (catalogFired || FaultingLocalFileIO.disarm(warehouseKey)) {
       faultFired.set(true);
     }
     if (faultFired.get()) {
@@ -167,6 +188,9 @@ final class SoakJob {
           }
         }
         expected.set(LiveRows.multiset(table));
+        if (fault == SoakFault.STORAGE_COMMIT_MANIFEST) {
+          FaultingLocalFileIO.arm(warehouseKey, path -> path.contains("/metadata/") && path.endsWith(".avro"));
+        }
         if (fault.catalog()) {
           CommitFaultCatalog.arm(
               warehouseKey,
@@ -246,6 +270,8 @@ final class SoakJob {
           .isEqualTo(JobStatus.UNKNOWN);
       case WORKER_APPLICATION, WORKER_KILLED_EVERY_ATTEMPT -> assertThat(group(result).status())
           .as("%s: the failed worker's group", context).isEqualTo(GroupOutcome.Status.FAILED);
+      case STORAGE_WORKER_OUTPUT -> assertThat(result.groups()).as("%s: groups after a retried write", context)
+          .noneSatisfy(g -> assertThat(g.status()).isEqualTo(GroupOutcome.Status.FAILED));
       case WORKER_TRANSIENT, WORKER_KILLED_AFTER_WRITING -> assertThat(group(result).status())
           .as("%s: the retried worker's group", context).isNotEqualTo(GroupOutcome.Status.FAILED);
       default -> { }

@@ -37,6 +37,8 @@ final class SoakWriter {
   }
 
   private static final int ORDER_ID = 1;
+  /** {@code -Dsoak.verbose=true} prints every write, to follow a failure back to the write behind it. */
+  private static final boolean VERBOSE = Boolean.getBoolean("soak.verbose");
 
   private final int days;
   private long nextOrderId;
@@ -64,12 +66,14 @@ final class SoakWriter {
       long position = random.nextLong(target.recordCount());
       DeleteFile delete = FragmentedTable.positionDelete(table, target, position);
       table.newRowDelta().addDeletes(delete).commit();
+      log(table, "position delete of %s @ %d (rows from order %d)", target.location(), position, lowerOrderId(target));
       return Change.POSITION_DELETE;
     }
     List<Long> ids = liveOrderIdsOfDay(table, day(target));
     long orderId = ids.isEmpty() ? lowerOrderId(target) : ids.get(random.nextInt(ids.size()));
     DeleteFile delete = FragmentedTable.equalityDelete(table, target, orderId);
     table.newRowDelta().addDeletes(delete).commit();
+    log(table, "equality delete of order %d in day %d", orderId, day(target));
     return Change.EQUALITY_DELETE;
   }
 
@@ -81,6 +85,15 @@ final class SoakWriter {
       orders.add(FragmentedTable.newOrder(nextOrderId++, day));
     }
     table.newAppend().appendFile(FragmentedTable.dataFile(table, orders)).commit();
+    log(table, "append of orders %d to %d in day %d", nextOrderId - rows, nextOrderId - 1, day);
+  }
+
+  private static void log(Table table, String format, Object... args) {
+    if (VERBOSE) {
+      table.refresh();
+      System.err.printf("soak write on %s (snapshot %d, seq %d): %s%n", table.name(),
+          table.currentSnapshot().snapshotId(), table.currentSnapshot().sequenceNumber(), String.format(format, args));
+    }
   }
 
   /**
