@@ -27,7 +27,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  */
 @Execution(ExecutionMode.CONCURRENT)
 class EmbeddedSoakTest {
-  private static final int DEFAULT_JOBS = 24;
+  private static final int DEFAULT_JOBS = 16;
   private static final int DAYS = 3;
 
   @TempDir Path warehouse;
