@@ -3,8 +3,11 @@ package io.icecompact.committer;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.options.RewriteOptions;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -43,6 +46,19 @@ final class BatchCommit {
     for (int round = 1; !remaining.isEmpty(); round++) {
       run.store().writeDocument(run.work().commitIntent(commitIndex),
           new CommitIntent(plan.jobId(), commitIndex, remaining.stream().map(ReadyGroup::index).toList()));
+      if (options.useStartingSequenceNumber()) {
+        table.refresh();
+        Optional<String> dropped =
+            LateDeletes.wouldBeDropped(table, plan.pinned().sequenceNumber(), replacedLocations(remaining));
+        if (dropped.isPresent()) {
+          LOG.warn("{} commit {} not attempted: {}", run.logPrefix(), commitIndex, dropped.get());
+          remaining.forEach(group -> ledger.conflicted(group.index(), dropped.get()));
+          if (!options.allowPartial()) {
+            run.stop();
+          }
+          return;
+        }
+      }
       try {
         commitOnce(remaining, commitIndex);
         recordCommitted(remaining, commitIndex);
@@ -84,6 +100,12 @@ final class BatchCommit {
         }
       }
     }
+  }
+
+  private static Set<String> replacedLocations(List<ReadyGroup> groups) {
+    Set<String> locations = new HashSet<>();
+    groups.forEach(group -> group.tasks().forEach(task -> locations.add(task.file().location())));
+    return locations;
   }
 
   private void commitOnce(List<ReadyGroup> groups, int commitIndex) {

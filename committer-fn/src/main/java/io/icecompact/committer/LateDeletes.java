@@ -1,0 +1,90 @@
+package io.icecompact.committer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+
+/**
+ * Delete files committed after the pinned snapshot that Iceberg's {@code RewriteFiles} would drop while
+ * they still apply to the job's outputs.
+ *
+ * <p>A commit that keeps the pinned sequence number ({@code use-starting-sequence-number}) adds its
+ * outputs at that older number, so a delete committed meanwhile (an equality delete of a CDC feed) still
+ * applies to them. But {@code MergingSnapshotProducer.apply} drops every delete file older than the
+ * lowest data sequence number of the data manifests it keeps, and leaves the manifests it adds out of that
+ * minimum (Iceberg 1.12). When every data file at or below such a delete's number is replaced by the
+ * commit (say, a full rewrite while another writer deletes and then appends), the delete is dropped and
+ * its rows come back. Found by the soak ({@code EngineSoakRegressionTest}).
+ */
+final class LateDeletes {
+  private LateDeletes() {}
+
+  /**
+   * Why committing with the pinned sequence number would drop a delete committed after it, or empty when
+   * none would be: a live equality delete above {@code pinnedSequenceNumber} and below the table's last
+   * number with no live data file at or below its number left once {@code replaced} are gone. Position
+   * deletes committed meanwhile either name a replaced file (Iceberg's validation refuses the commit: a
+   * conflict) or a kept one no newer than themselves (so they are kept). Conservative: live entries are read,
+   * not the manifests' lowest numbers.
+   */
+  static Optional<String> wouldBeDropped(Table table, long pinnedSequenceNumber, Set<String> replaced) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null || current.sequenceNumber() <= pinnedSequenceNumber) {
+      return Optional.empty();
+    }
+    List<DeleteFile> late = new ArrayList<>();
+    for (ManifestFile manifest : current.deleteManifests(table.io())) {
+      try (ManifestReader<DeleteFile> deletes = ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+        for (DeleteFile delete : deletes) {
+          if (delete.content() == FileContent.EQUALITY_DELETES
+              && delete.dataSequenceNumber() != null
+              && delete.dataSequenceNumber() > pinnedSequenceNumber) {
+            late.add(delete.copyWithoutStats());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    if (late.isEmpty()) {
+      return Optional.empty();
+    }
+    long highestLate = late.stream().mapToLong(DeleteFile::dataSequenceNumber).max().orElseThrow();
+    // as Iceberg: the lowest number of the data it keeps, and never above the table's last one
+    long lowestKept = current.sequenceNumber();
+    for (ManifestFile manifest : current.dataManifests(table.io())) {
+      if (manifest.minSequenceNumber() > highestLate) {
+        continue; // every file in it is newer than every late delete: it cannot keep one
+      }
+      try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, table.io(), table.specs())) {
+        for (DataFile file : files) {
+          if (!replaced.contains(file.location()) && file.dataSequenceNumber() != null) {
+            lowestKept = Math.min(lowestKept, file.dataSequenceNumber());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    for (DeleteFile delete : late) {
+      if (delete.dataSequenceNumber() < lowestKept) {
+        return Optional.of(String.format(
+            "the delete file %s (sequence number %d), committed after the pinned snapshot (sequence number"
+                + " %d), would be dropped by Iceberg's RewriteFiles while it applies to this job's outputs;"
+                + " run the job again", delete.location(), delete.dataSequenceNumber(), pinnedSequenceNumber));
+      }
+    }
+    return Optional.empty();
+  }
+}
