@@ -1,6 +1,8 @@
 package io.icecompact.cli.runner;
 
 import io.icecompact.committer.JobCommitter;
+import io.icecompact.core.error.ApplicationException;
+import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.CommitRequest;
@@ -99,7 +101,19 @@ public final class EmbeddedJobRunner {
     List<GroupFailure> failures = rewriteAll(access, spec, summary);
     interceptor.beforeCommit(summary);
     progress.committing();
-    return new JobCommitter(access).commit(CommitRequest.of(spec, summary, failures), started);
+    try {
+      return new JobCommitter(access).commit(CommitRequest.of(spec, summary, failures), started);
+    } catch (RuntimeException e) {
+      if (e instanceof ApplicationException) {
+        throw e; // a refusal the committer explains, with its outputs cleaned up
+      }
+      // storage or the catalog failed mid-commit: the rewrite is done and nothing was deleted, so the
+      // operator's next step is a re-commit, which finds any commit of the job that landed
+      throw new TransientException(String.format(
+          "The commit of job %s did not finish: %s. Nothing was deleted; once the cause is gone, run"
+              + " `icecompact recommit --job-id %s` with the same catalog and table",
+          summary.jobId(), FailureClassifier.describe(e), summary.jobId()), e);
+    }
   }
 
   /**

@@ -141,6 +141,9 @@ final class SoakJob {
       System.err.printf("%s: the run stopped: %s%n", context, e);
       figures.fired(fault);
       figures.status("stopped by " + e.getClass().getSimpleName());
+      assertThat(e).as("%s: what the stopped run tells the operator", context)
+          .hasMessageContaining("Nothing was deleted")
+          .hasMessageContaining("icecompact recommit --job-id " + spec.jobId());
       assertThat(SoakInvariants.stamped(table, spec.jobId())).as("%s: stopped run's snapshots", context).isEmpty();
       SoakInvariants.assertRows(LiveRows.multiset(table), expected.get(), context + ": after the stopped run");
       recommit(access, table, spec);
