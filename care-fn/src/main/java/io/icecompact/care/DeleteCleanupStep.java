@@ -125,13 +125,20 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     return NAME;
   }
 
+  /** What {@link #run} would remove now, decided the same way from the current snapshot; commits nothing. */
+  @Override
+  public Report preview(Table table) {
+    table.refresh();
+    return attempt(table, 1, true);
+  }
+
   @Override
   public Report run(Table table) {
     ValidationException last = null;
     for (int attempt = 1; attempt <= attempts; attempt++) {
       table.refresh();
       try {
-        return attempt(table, attempt);
+        return attempt(table, attempt, false);
       } catch (ValidationException e) {
         last = e; // a concurrent commit: decide again from the new snapshot
       }
@@ -139,7 +146,7 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     throw last;
   }
 
-  private Report attempt(Table table, int attempt) {
+  private Report attempt(Table table, int attempt, boolean preview) {
     Snapshot snapshot = table.currentSnapshot();
     int formatVersion = ((HasTableOperations) table).operations().current().formatVersion();
     if (snapshot == null || formatVersion < 2) {
@@ -163,6 +170,14 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
     if (removable.isEmpty()) {
       return new Report(before.all, before.all, before.position, before.position, before.equality, before.equality,
           RemovedFiles.NONE, keptMayApply, attempt, null, "no delete file applies to nothing", List.of());
+    }
+    if (preview) {
+      List<DeleteFile> left = deletes.stream().filter(delete -> !removable.containsKey(key(delete))).toList();
+      Counts after = Counts.of(left);
+      long bytes = removable.values().stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
+      return new Report(before.all, after.all, before.position, after.position, before.equality, after.equality,
+          RemovedFiles.of(new ArrayList<>(removable.keySet()), bytes), keptMayApply, attempt, null,
+          String.format("would remove %d delete files that apply to no live data file", removable.size()), List.of());
     }
     RowDelta delta =
         table.newRowDelta()

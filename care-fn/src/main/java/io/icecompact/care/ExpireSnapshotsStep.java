@@ -4,42 +4,79 @@ import io.icecompact.core.policy.CareStep;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NotFoundException;
 
 /**
  * Expires snapshots with Iceberg core's {@code ExpireSnapshots} and the retention the table's own
  * properties set, as Iceberg defines them: {@code history.expire.max-snapshot-age-ms} (default 5
- * days), {@code history.expire.min-snapshots-to-keep} (default 1) and each branch's or tag's own
- * retention. Nothing here overrides them, so a table keeps what its owner configured. Iceberg then
- * deletes the files only expired snapshots reached (its reachability cleanup); it refuses on a table
- * with {@code gc.enabled=false}.
+ * days), {@code history.expire.min-snapshots-to-keep} (default 1), {@code history.expire.max-ref-age-ms}
+ * and each branch's or tag's own retention. Nothing here overrides them, so a table keeps what its owner
+ * configured. Iceberg then deletes the files only expired snapshots reached (its reachability cleanup).
  *
- * <p>The report is read back: expired snapshots are those the refreshed metadata no longer lists, and
- * a deleted file counts only when storage no longer has it and no remaining snapshot reaches it.
+ * <p>Two guards Iceberg's cleanup lacks: on a table with {@code gc.enabled=false} the step refuses before
+ * Iceberg is called; and a file Iceberg would delete that another table of the catalog reaches ({@link
+ * SharingTables}: a registered copy, a shared {@code write.data.path}) is kept and counted.
+ *
+ * <p>The report is read back: expired snapshots are those the refreshed metadata no longer lists, removed
+ * refs those it no longer names (a tag past {@code max-ref-age-ms} goes with no snapshot expired), and a
+ * deleted file counts only when storage no longer has it and no remaining snapshot reaches it. {@link
+ * #preview} runs the same expiry on a copy of the metadata in memory and deletes nothing.
  */
 public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsStep.Report> {
   public static final String NAME = CareStep.EXPIRE_SNAPSHOTS.propertyName();
+  private static final String ICEBERG_REFUSAL =
+      "Iceberg: \"Cannot expire snapshots: GC is disabled (deleting files may corrupt other tables)\"";
 
+  private final Catalog catalog;
+  private final String tableName;
 
   /**
+   * @param catalog the table's catalog, whose every table is checked for files this one shares
+   * @param tableName the table's identifier in it
+   */
+  public ExpireSnapshotsStep(Catalog catalog, String tableName) {
+    this.catalog = catalog;
+    this.tableName = tableName;
+  }
+
+  /**
+   * @param dryRun true: nothing was committed or deleted, the figures say what would be
    * @param snapshotsBefore snapshots listed before
    * @param snapshotsAfter snapshots listed after (re-read)
    * @param expiredSnapshotIds snapshots no longer listed (at most {@link RemovedFiles#SAMPLE})
-   * @param filesDeleted files Iceberg's cleanup deleted that storage confirms are gone (bytes unknown: 0)
+   * @param refsRemoved branches and tags no longer named, e.g. {@code tag release-1}
+   * @param filesDeleted files deleted that storage confirms are gone, bytes as the metadata recorded them
+   * @param sharedFilesKept files Iceberg would have deleted that another table reaches, each with its table
+   * @param sharing which other tables share the table's folders
    * @param problems a file Iceberg deleted that still exists or that a remaining snapshot still reaches
    */
   public record Report(
-      int snapshotsBefore, int snapshotsAfter, int snapshotsExpired, List<Long> expiredSnapshotIds,
-      RemovedFiles filesDeleted, List<String> problems) implements CareReport {
+      boolean dryRun, int snapshotsBefore, int snapshotsAfter, int snapshotsExpired, List<Long> expiredSnapshotIds,
+      List<String> refsRemoved, RemovedFiles filesDeleted, RemovedFiles sharedFilesKept, String sharing,
+      List<String> problems) implements CareReport {
     @Override
     public String summary() {
-      return String.format("expired %d of %d snapshots, %d files deleted", snapshotsExpired, snapshotsBefore,
-          filesDeleted.count());
+      String refs = refsRemoved.isEmpty() ? "" : ", refs removed: " + String.join(", ", refsRemoved);
+      String shared = sharedFilesKept.count() == 0 ? ""
+          : String.format(", %d files kept that other tables reach", sharedFilesKept.count());
+      return dryRun
+          ? String.format("would expire %d of %d snapshots%s and delete %d files (%d bytes)%s", snapshotsExpired,
+              snapshotsBefore, refs.replace("refs removed", "refs removed with them"), filesDeleted.count(),
+              filesDeleted.bytes(), shared)
+          : String.format("expired %d of %d snapshots%s, %d files deleted (%d bytes)%s", snapshotsExpired,
+              snapshotsBefore, refs, filesDeleted.count(), filesDeleted.bytes(), shared);
     }
   }
 
@@ -51,13 +88,23 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
   @Override
   public Report run(Table table) {
     table.refresh();
+    GcEnabled.require(table, tableName, NAME, ICEBERG_REFUSAL);
+    SharingTables sharing = SharingTables.find(catalog, tableName, table, NAME);
     Set<Long> before = snapshotIds(table);
+    Map<String, SnapshotRef> refsBefore = Map.copyOf(table.refs());
+    ReachableFiles reachableBefore = ReachableFiles.of(table); // the sizes of what will be deleted
     Queue<String> deleted = new ConcurrentLinkedQueue<>();
+    Queue<String> shared = new ConcurrentLinkedQueue<>();
     table.expireSnapshots()
         .cleanExpiredFiles(true)
         .deleteWith(location -> {
-          deleted.add(location);
-          table.io().deleteFile(location);
+          String sharer = sharing.reachedBy(location);
+          if (sharer != null) {
+            shared.add(location + " (reached by " + sharer + ")");
+          } else {
+            deleted.add(location);
+            table.io().deleteFile(location);
+          }
         })
         .commit();
     table.refresh();
@@ -67,6 +114,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
     List<String> problems = new ArrayList<>();
     ReachableFiles reachable = ReachableFiles.of(table);
     List<String> gone = new ArrayList<>();
+    long bytes = 0;
     for (String location : deleted) {
       if (reachable.contains(location)) {
         problems.add("Iceberg deleted " + location + ", which a remaining snapshot reaches");
@@ -75,12 +123,63 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
         problems.add("Iceberg deleted " + location + " but it still exists");
       } else {
         gone.add(location);
+        bytes += Math.max(0, reachableBefore.size(location));
       }
     }
-    return new Report(
-        before.size(), after.size(), expired.size(),
-        expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())),
-        RemovedFiles.of(gone, 0), problems);
+    return new Report(false, before.size(), after.size(), expired.size(),
+        expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())), refsRemoved(refsBefore, table.refs()),
+        RemovedFiles.of(gone, bytes), RemovedFiles.of(List.copyOf(shared), 0), sharing.describeSharers(), problems);
+  }
+
+  /**
+   * What {@link #run} would do now: Iceberg's own expiry applied to a copy of the metadata held in memory
+   * ({@link PreviewOperations}), the files the remaining snapshots no longer reach (less those other tables
+   * reach) counted with their recorded sizes. Commits and deletes nothing; refuses as {@link #run} does.
+   */
+  @Override
+  public Report preview(Table table) {
+    table.refresh();
+    GcEnabled.require(table, tableName, NAME, ICEBERG_REFUSAL);
+    SharingTables sharing = SharingTables.find(catalog, tableName, table, NAME);
+    TableMetadata current = ((HasTableOperations) table).operations().current();
+    PreviewOperations operations = new PreviewOperations(current, table.io());
+    Table copy = new BaseTable(operations, table.name());
+    copy.expireSnapshots().cleanExpiredFiles(false).commit();
+    ReachableFiles before = ReachableFiles.of(table);
+    ReachableFiles remaining = ReachableFiles.of(copy);
+    List<String> wouldDelete = new ArrayList<>();
+    List<String> shared = new ArrayList<>();
+    long bytes = 0;
+    for (String location : new java.util.TreeSet<>(before.locations())) {
+      if (remaining.contains(location) || location.endsWith(".metadata.json")
+          || location.endsWith("version-hint.text")) {
+        continue; // expiry never deletes metadata files: the metadata log keeps them
+      }
+      String sharer = sharing.reachedBy(location);
+      if (sharer != null) {
+        shared.add(location + " (reached by " + sharer + ")");
+      } else {
+        wouldDelete.add(location);
+        bytes += Math.max(0, before.size(location));
+      }
+    }
+    Set<Long> beforeIds = snapshotIds(table);
+    Set<Long> afterIds = snapshotIds(copy);
+    List<Long> expired = beforeIds.stream().filter(id -> !afterIds.contains(id)).sorted().toList();
+    return new Report(true, beforeIds.size(), afterIds.size(), expired.size(),
+        expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())), refsRemoved(table.refs(), copy.refs()),
+        RemovedFiles.of(wouldDelete, bytes), RemovedFiles.of(shared, 0), sharing.describeSharers(), List.of());
+  }
+
+  /** Refs of {@code before} that {@code after} no longer names, as {@code tag NAME} / {@code branch NAME}. */
+  static List<String> refsRemoved(Map<String, SnapshotRef> before, Map<String, SnapshotRef> after) {
+    List<String> removed = new ArrayList<>();
+    new TreeMap<>(before).forEach((name, ref) -> {
+      if (!after.containsKey(name)) {
+        removed.add((ref.isBranch() ? "branch " : "tag ") + name);
+      }
+    });
+    return removed;
   }
 
   private static Set<Long> snapshotIds(Table table) {

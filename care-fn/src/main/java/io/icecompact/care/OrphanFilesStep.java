@@ -19,8 +19,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
@@ -51,29 +54,36 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
   public static final Duration DEFAULT_MIN_AGE = Duration.ofDays(3);
   public static final Duration SAFE_MIN_AGE = Duration.ofDays(1);
 
+  private static final String ICEBERG_REFUSAL =
+      "Iceberg: \"Cannot delete orphan files: GC is disabled (deleting files may corrupt other tables)\"";
+  /** The job id in an output's name (OutputFileFactory's {@code <partition>-<task>-<operation id>-<count>}). */
+  private static final Pattern JOB_OUTPUT = Pattern.compile("-(job-[0-9a-f]{12})-\\d+\\.[a-z]+$");
+
+  private final Catalog catalog;
+  private final String tableName;
   private final Duration minAge;
   private final String workBase;
-  private final String tableName;
   private final Clock clock;
   private final Consumer<Table> beforeRecheck;
 
-  /** The default minimum age, jobs' work locations in the default place ({@code <table>/_icecompact}). */
-  public OrphanFilesStep() {
-    this(DEFAULT_MIN_AGE, null, null, Clock.systemUTC());
+  /**
+   * The default minimum age, jobs' work locations in the default place ({@code <table>/_icecompact}).
+   *
+   * @param catalog the table's catalog, whose every table is checked for files this one shares
+   * @param tableName the table's identifier in it, as jobs name it
+   */
+  public OrphanFilesStep(Catalog catalog, String tableName) {
+    this(catalog, tableName, DEFAULT_MIN_AGE, null, Clock.systemUTC(), table -> {});
   }
 
   /**
    * @param minAge files younger than this are kept; at least {@link #SAFE_MIN_AGE}
    * @param workBase the jobs' work location base when they name one (null: the default place)
-   * @param tableName the table's name as jobs name it, needed only with {@code workBase}
+   * @param beforeRecheck called after the orphans are chosen, before the metadata is read again (tests commit here)
    * @throws CareRefusedException when {@code minAge} is under one day
    */
-  public OrphanFilesStep(Duration minAge, String workBase, String tableName, Clock clock) {
-    this(minAge, workBase, tableName, clock, table -> {});
-  }
-
-  /** @param beforeRecheck called after the orphans are chosen, before the metadata is read again (tests commit here) */
-  public OrphanFilesStep(Duration minAge, String workBase, String tableName, Clock clock, Consumer<Table> beforeRecheck) {
+  public OrphanFilesStep(
+      Catalog catalog, String tableName, Duration minAge, String workBase, Clock clock, Consumer<Table> beforeRecheck) {
     if (minAge == null || minAge.compareTo(SAFE_MIN_AGE) < 0) {
       throw new CareRefusedException(
           String.format(
@@ -83,13 +93,14 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
                   + "commit lands. Use at least 1 day; the default is 3 days.",
               minAge, SAFE_MIN_AGE));
     }
-    if (workBase != null && !workBase.isBlank() && (tableName == null || tableName.isBlank())) {
-      // without it the work root would be the base itself, shared by every table's jobs
-      throw new IllegalArgumentException("tableName is required with a workBase (" + workBase + ")");
+    if (catalog == null || tableName == null || tableName.isBlank()) {
+      // without the catalog, files other tables share could not be told from orphans
+      throw new IllegalArgumentException("the catalog and the table's name are required");
     }
+    this.catalog = catalog;
+    this.tableName = tableName;
     this.minAge = minAge;
     this.workBase = workBase;
-    this.tableName = tableName;
     this.clock = clock;
     this.beforeRecheck = beforeRecheck;
   }
@@ -106,20 +117,36 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
    * @param workLocationsRemoved finished jobs' work locations removed
    * @param workLocationsKept jobs' work locations kept (unfinished, outcome unknown, or too young)
    * @param workFilesDeleted the files of the removed work locations
+   * @param sharedFilesKept unreachable from this table but reached by another table of the catalog, kept
+   * @param unseenJobOutputsKept named as an icecompact job's output whose work location is not under this
+   *     table's work root (a job run with another {@code --work-location}: it may still commit them), kept
+   * @param sharing which other tables share the table's folders
    * @param skippedFolders folders not listed, with the reason
    * @param problems a file deleted that still exists, or that the metadata reaches after all
+   * @param dryRun true: nothing was deleted, the figures say what would be
    */
   public record Report(
       int filesListed, int reachableFiles, RemovedFiles orphansDeleted, int youngOrphansKept,
       int locationMismatchesKept, List<String> locationMismatchSample, int unfinishedJobOutputsKept,
       int workLocationsRemoved, int workLocationsKept, RemovedFiles workFilesDeleted,
-      List<String> skippedFolders, List<String> problems) implements CareReport {
+      RemovedFiles sharedFilesKept, RemovedFiles unseenJobOutputsKept, String sharing,
+      List<String> skippedFolders, List<String> problems, boolean dryRun) implements CareReport {
     @Override
     public String summary() {
-      return String.format(
-          "%d orphans deleted (%d bytes), %d younger than the minimum age kept, %d finished jobs' work locations removed%s",
-          orphansDeleted.count(), orphansDeleted.bytes(), youngOrphansKept, workLocationsRemoved,
-          skippedFolders.isEmpty() ? "" : String.format(", %d folders skipped", skippedFolders.size()));
+      String kept = (sharedFilesKept.count() == 0 ? ""
+          : String.format(", %d kept that other tables reach", sharedFilesKept.count()))
+          + (unseenJobOutputsKept.count() == 0 ? ""
+          : String.format(", %d outputs of jobs whose work location is elsewhere kept", unseenJobOutputsKept.count()))
+          + (skippedFolders.isEmpty() ? "" : String.format(", %d folders skipped", skippedFolders.size()));
+      return dryRun
+          ? String.format(
+              "would delete %d orphans (%d bytes) and %d finished jobs' work locations; %d younger than the minimum "
+                  + "age kept%s",
+              orphansDeleted.count(), orphansDeleted.bytes(), workLocationsRemoved, youngOrphansKept, kept)
+          : String.format(
+              "%d orphans deleted (%d bytes), %d younger than the minimum age kept, %d finished jobs' work locations "
+                  + "removed%s",
+              orphansDeleted.count(), orphansDeleted.bytes(), youngOrphansKept, workLocationsRemoved, kept);
     }
   }
 
@@ -130,12 +157,24 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
 
   @Override
   public Report run(Table table) {
+    return removeOrphans(table, false);
+  }
+
+  /** What {@link #run} would delete now, decided the same way (refusals included); deletes nothing. */
+  @Override
+  public Report preview(Table table) {
+    return removeOrphans(table, true);
+  }
+
+  private Report removeOrphans(Table table, boolean dryRun) {
     if (!(table.io() instanceof SupportsPrefixOperations io)) {
       throw new CareRefusedException(
           "Refusing orphan removal: the table's FileIO " + table.io().getClass().getName()
               + " cannot list files (it does not implement SupportsPrefixOperations)");
     }
     table.refresh();
+    GcEnabled.require(table, tableName, NAME, ICEBERG_REFUSAL);
+    SharingTables sharing = SharingTables.find(catalog, tableName, table, NAME);
     long cutoff = clock.millis() - minAge.toMillis();
     List<String> skipped = new ArrayList<>();
     List<String> problems = new ArrayList<>();
@@ -172,15 +211,24 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     int young = 0;
     int unfinishedKept = 0;
     List<String> mismatches = new ArrayList<>();
+    List<String> shared = new ArrayList<>();
+    List<String> unseenJobOutputs = new ArrayList<>();
     for (FileInfo file : listed.values()) {
       if (reachable.contains(file.location())) {
         continue;
       }
       String samePath = reachable.samePathAs(file.location());
+      String sharer = sharing.reachedBy(file.location());
+      String unseenJob = jobOfOutput(file.location());
       if (samePath != null) {
         mismatches.add(file.location() + " (reachable as " + samePath + ")");
+      } else if (sharer != null) {
+        shared.add(file.location() + " (reached by " + sharer + ")");
       } else if (unfinishedOutputs.contains(FileLocations.normalized(file.location()))) {
         unfinishedKept++;
+      } else if (unseenJob != null && !jobs.containsKey(unseenJob)) {
+        unseenJobOutputs.add(file.location() + " (output of " + unseenJob + ", whose work location is not under "
+            + workRoot + ")");
       } else if (!isOld(file, cutoff)) {
         young++;
       } else {
@@ -193,10 +241,20 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     table.refresh();
     reachable.addNewSnapshots(table);
     orphans.removeIf(file -> reachable.contains(file.location()) || reachable.samePathAs(file.location()) != null);
+    sharing.refresh(catalog); // and the sharers' commits since
+    orphans.removeIf(file -> sharing.reachedBy(file.location()) != null);
 
-    RemovedFiles orphansDeleted = delete(table, orphans, problems);
     List<FileInfo> workFiles = new ArrayList<>();
     removableJobs.forEach(job -> workFiles.addAll(jobs.get(job)));
+    if (dryRun) {
+      return new Report(
+          listed.size(), reachable.size(), wouldDelete(orphans), young, mismatches.size(),
+          mismatches.subList(0, Math.min(RemovedFiles.SAMPLE, mismatches.size())), unfinishedKept,
+          removableJobs.size(), jobs.size() - removableJobs.size(), wouldDelete(workFiles),
+          RemovedFiles.of(shared, 0), RemovedFiles.of(unseenJobOutputs, 0), sharing.describeSharers(), skipped,
+          problems, true);
+    }
+    RemovedFiles orphansDeleted = delete(table, orphans, problems);
     RemovedFiles workDeleted = delete(table, workFiles, problems);
 
     // 5. verify from metadata: nothing deleted is reachable now
@@ -210,7 +268,19 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     return new Report(
         listed.size(), reachable.size(), orphansDeleted, young, mismatches.size(),
         mismatches.subList(0, Math.min(RemovedFiles.SAMPLE, mismatches.size())), unfinishedKept,
-        removableJobs.size(), jobs.size() - removableJobs.size(), workDeleted, skipped, problems);
+        removableJobs.size(), jobs.size() - removableJobs.size(), workDeleted, RemovedFiles.of(shared, 0),
+        RemovedFiles.of(unseenJobOutputs, 0), sharing.describeSharers(), skipped, problems, false);
+  }
+
+  private static RemovedFiles wouldDelete(List<FileInfo> files) {
+    return RemovedFiles.of(files.stream().map(FileInfo::location).toList(),
+        files.stream().mapToLong(FileInfo::size).sum());
+  }
+
+  /** The generated job id an output file's name carries, or null. */
+  static String jobOfOutput(String location) {
+    Matcher matcher = JOB_OUTPUT.matcher(location.substring(location.lastIndexOf('/') + 1));
+    return matcher.find() ? matcher.group(1) : null;
   }
 
   /** The data and metadata folders, each only when it is inside the table's location. */
@@ -247,7 +317,7 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
 
   /** The folder holding every job's work location: WorkLocation's rule, with the job id cut off. */
   private String workRoot(Table table) {
-    String root = WorkLocation.of(workBase, table.location(), tableName == null ? "" : tableName, "x").jobDirectory();
+    String root = WorkLocation.of(workBase, table.location(), tableName, "x").jobDirectory();
     return root.substring(0, root.length() - 2);
   }
 

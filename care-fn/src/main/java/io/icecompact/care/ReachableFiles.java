@@ -30,7 +30,10 @@ import org.apache.iceberg.io.CloseableIterable;
  * possibly the same file and kept.
  */
 final class ReachableFiles {
-  private final Set<String> normalized = new HashSet<>();
+  /** The size of a file the metadata names without one (metadata files, manifest lists). */
+  static final long UNKNOWN_SIZE = -1;
+
+  private final Map<String, Long> normalized = new HashMap<>();
   private final Map<String, String> byPath = new HashMap<>();
   private final Set<Long> snapshotsRead = new HashSet<>();
   private final Set<String> manifestsRead = new HashSet<>();
@@ -65,7 +68,7 @@ final class ReachableFiles {
         add(snapshot.manifestListLocation());
       }
       for (ManifestFile manifest : snapshot.allManifests(table.io())) {
-        add(manifest.path());
+        add(manifest.path(), manifest.length());
         if (manifestsRead.add(manifest.path())) {
           addEntries(table, manifest);
         }
@@ -79,7 +82,7 @@ final class ReachableFiles {
             ? ManifestFiles.read(manifest, table.io(), table.specs())
             : ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
       for (ContentFile<?> file : files) {
-        add(file.location());
+        add(file.location(), file.fileSizeInBytes());
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
@@ -87,7 +90,14 @@ final class ReachableFiles {
   }
 
   private void add(String location) {
-    normalized.add(FileLocations.normalized(location));
+    add(location, UNKNOWN_SIZE);
+  }
+
+  private void add(String location, long size) {
+    if (location == null) {
+      return; // a preview's in-memory metadata has no file of its own
+    }
+    normalized.merge(FileLocations.normalized(location), size, Math::max);
     byPath.putIfAbsent(FileLocations.path(location), location);
     byPath.putIfAbsent(FileLocations.decodedPath(location), location);
   }
@@ -96,9 +106,19 @@ final class ReachableFiles {
     return normalized.size();
   }
 
+  /** Every reachable location, normalized. */
+  Set<String> locations() {
+    return normalized.keySet();
+  }
+
+  /** The file's size as the metadata records it (manifests, data and delete files), or {@value #UNKNOWN_SIZE}. */
+  long size(String location) {
+    return normalized.getOrDefault(FileLocations.normalized(location), UNKNOWN_SIZE);
+  }
+
   /** Whether {@code location}, as a listing returned it, is a reachable file. */
   boolean contains(String location) {
-    return normalized.contains(FileLocations.normalized(location));
+    return normalized.containsKey(FileLocations.normalized(location));
   }
 
   /**

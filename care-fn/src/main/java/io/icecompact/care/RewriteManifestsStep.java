@@ -83,6 +83,16 @@ public final class RewriteManifestsStep implements TableCareStep<RewriteManifest
 
   @Override
   public Report run(Table table) {
+    return rewrite(table, false);
+  }
+
+  /** Whether {@link #run} would rewrite now, and how many manifests it would start from; commits nothing. */
+  @Override
+  public Report preview(Table table) {
+    return rewrite(table, true);
+  }
+
+  private Report rewrite(Table table, boolean preview) {
     table.refresh();
     Snapshot before = table.currentSnapshot();
     if (before == null) {
@@ -95,6 +105,12 @@ public final class RewriteManifestsStep implements TableCareStep<RewriteManifest
       return new Report(
           false,
           String.format("%d data manifests, not more than the threshold %d", dataManifests.size(), maxDataManifests),
+          dataManifests.size(), dataManifests.size(), deleteManifests, deleteManifests, filesBefore, filesBefore);
+    }
+    if (preview) {
+      return new Report(false,
+          String.format("would rewrite: %d data manifests, more than the threshold %d", dataManifests.size(),
+              maxDataManifests),
           dataManifests.size(), dataManifests.size(), deleteManifests, deleteManifests, filesBefore, filesBefore);
     }
     Map<String, Integer> rangeOfPartition = partitionRanges(table, dataManifests);

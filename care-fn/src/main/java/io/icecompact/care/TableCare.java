@@ -27,6 +27,13 @@ public final class TableCare {
     DONE,
     /** It threw, or its read-back found problems. */
     FAILED,
+    /**
+     * It refused before deleting anything ({@link CareRefusedException}): {@code gc.enabled=false}, a table
+     * of the catalog that may share files and cannot be read, a FileIO that cannot list. Counts as not done.
+     */
+    REFUSED,
+    /** A dry run: the step decided what it would do and did nothing ({@link TableCareStep#preview}). */
+    PREVIEWED,
     /** It did not run: {@code beforeEachStep} refused (e.g. the lease was lost). */
     NOT_RUN
   }
@@ -41,7 +48,7 @@ public final class TableCare {
    */
   public record Outcome(String step, Status status, String summary, CareReport report, String error) {
     public boolean failed() {
-      return status != Status.DONE;
+      return status != Status.DONE && status != Status.PREVIEWED;
     }
   }
 
@@ -69,6 +76,18 @@ public final class TableCare {
 
   /** The steps of {@code steps} in {@link #ORDER}, each reported; {@code progress} gets a line per step. */
   public List<Outcome> run(List<CareStep> steps, Consumer<String> progress) {
+    return run(steps, progress, false);
+  }
+
+  /**
+   * What each of {@code steps} would do now ({@link TableCareStep#preview}), committing and deleting
+   * nothing; a step that would refuse says so.
+   */
+  public List<Outcome> preview(List<CareStep> steps, Consumer<String> progress) {
+    return run(steps, progress, true);
+  }
+
+  private List<Outcome> run(List<CareStep> steps, Consumer<String> progress, boolean preview) {
     List<Outcome> outcomes = new ArrayList<>();
     String refusal = null;
     for (CareStep step : ORDER.stream().filter(steps::contains).toList()) {
@@ -85,22 +104,27 @@ public final class TableCare {
         outcomes.add(new Outcome(name, Status.NOT_RUN, "not run: " + refusal, null, refusal));
         continue;
       }
-      outcomes.add(runStep(step, progress));
+      outcomes.add(runStep(step, progress, preview));
     }
     return outcomes;
   }
 
-  private Outcome runStep(CareStep step, Consumer<String> progress) {
+  private Outcome runStep(CareStep step, Consumer<String> progress, boolean preview) {
     String name = step.propertyName();
     try {
       Table table = access.loadTable(tableName);
-      CareReport report = step(step).run(table);
-      Status status = report.problems().isEmpty() ? Status.DONE : Status.FAILED;
-      String summary = status == Status.DONE
+      TableCareStep<?> careStep = step(step);
+      CareReport report = preview ? careStep.preview(table) : careStep.run(table);
+      Status status = !report.problems().isEmpty() ? Status.FAILED : preview ? Status.PREVIEWED : Status.DONE;
+      String summary = status != Status.FAILED
           ? report.summary()
           : report.summary() + "; " + report.problems().size() + " problems, first: " + report.problems().get(0);
       progress.accept(tableName + ": " + name + ": " + summary);
       return new Outcome(name, status, summary, report, null);
+    } catch (CareRefusedException e) {
+      String error = describe(e);
+      progress.accept(tableName + ": " + name + " refused: " + e.getMessage());
+      return new Outcome(name, Status.REFUSED, "refused: " + e.getMessage(), null, error);
     } catch (RuntimeException e) {
       String error = describe(e);
       progress.accept(tableName + ": " + name + " failed: " + error);
@@ -114,11 +138,11 @@ public final class TableCare {
 
   private TableCareStep<?> step(CareStep step) {
     return switch (step) {
-      case EXPIRE_SNAPSHOTS -> new ExpireSnapshotsStep();
+      case EXPIRE_SNAPSHOTS -> new ExpireSnapshotsStep(access.catalog(), tableName);
       case REWRITE_MANIFESTS -> new RewriteManifestsStep();
       case REMOVE_ORPHANS ->
-          new OrphanFilesStep(OrphanFilesStep.DEFAULT_MIN_AGE, workBase, workBase == null ? null : tableName,
-              Clock.systemUTC());
+          new OrphanFilesStep(access.catalog(), tableName, OrphanFilesStep.DEFAULT_MIN_AGE, workBase,
+              Clock.systemUTC(), table -> {});
       case DELETE_CLEANUP -> new DeleteCleanupStep();
     };
   }

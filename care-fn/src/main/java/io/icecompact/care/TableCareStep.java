@@ -14,4 +14,10 @@ public interface TableCareStep<R extends CareReport> {
   String name();
 
   R run(Table table);
+
+  /**
+   * What {@link #run} would do to the table now, decided the same way, committing and deleting nothing
+   * ({@code sweep --dry-run}, {@code health --care}): a user sees what a step removes before opting in.
+   */
+  R preview(Table table);
 }

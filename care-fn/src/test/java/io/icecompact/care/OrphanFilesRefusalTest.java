@@ -24,19 +24,24 @@ class OrphanFilesRefusalTest {
       catalog.createNamespace(Namespace.of("db"));
       Table table = catalog.createTable(TableIdentifier.of("db", "t"),
           new Schema(Types.NestedField.optional(1, "id", Types.LongType.get())), PartitionSpec.unpartitioned());
-      assertThatThrownBy(() -> new OrphanFilesStep().run(table))
+      assertThatThrownBy(() -> new OrphanFilesStep(catalog, "db.t").run(table))
           .isInstanceOf(CareRefusedException.class)
           .hasMessageContaining("cannot list files");
     }
   }
 
   @Test
-  void minimumAgesFromOneDayAreAccepted() {
-    assertThat(new OrphanFilesStep(Duration.ofDays(1), null, null, Clock.systemUTC())).isNotNull();
-    assertThatThrownBy(() -> new OrphanFilesStep(Duration.ofDays(1).minusMillis(1), null, null, Clock.systemUTC()))
-        .isInstanceOf(CareRefusedException.class);
-    assertThatThrownBy(() -> new OrphanFilesStep(Duration.ofDays(3), "s3://b/work", null, Clock.systemUTC()))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("tableName is required");
+  void minimumAgesFromOneDayAreAccepted() throws Exception {
+    try (InMemoryCatalog catalog = new InMemoryCatalog()) {
+      catalog.initialize("memory", Map.of());
+      assertThat(new OrphanFilesStep(catalog, "db.t", Duration.ofDays(1), null, Clock.systemUTC(), t -> {})).isNotNull();
+      assertThatThrownBy(
+          () -> new OrphanFilesStep(catalog, "db.t", Duration.ofDays(1).minusMillis(1), null, Clock.systemUTC(), t -> {}))
+          .isInstanceOf(CareRefusedException.class);
+      assertThatThrownBy(() -> new OrphanFilesStep(null, "db.t", Duration.ofDays(3), "s3://b/work", Clock.systemUTC(),
+          t -> {}))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("the catalog and the table's name are required");
+    }
   }
 }

@@ -3,7 +3,10 @@ package io.icecompact.cli;
 import io.icecompact.cli.flags.WholeNumber;
 import io.icecompact.cli.sweep.EmbeddedSweep;
 import io.icecompact.care.TableCare;
+import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.health.TableHealth;
+import io.icecompact.core.policy.CareStep;
+import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.planner.fleet.Decision;
 import java.io.PrintWriter;
@@ -17,6 +20,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -39,6 +43,16 @@ final class SweepCommand implements Callable<Integer> {
       description = "Groups rewritten in parallel in each job, 1 or more (default: ${DEFAULT-VALUE})")
   int workers;
 
+  @Option(names = "--care-steps", paramLabel = "STEPS",
+      description = "Care steps of every table that does not set icecompact.steps, comma-separated, or none "
+          + "(default: rewrite-manifests, plus delete-cleanup on v2 tables with delete files). expire-snapshots "
+          + "and remove-orphans delete files and run only where listed here or in a table's icecompact.steps")
+  String careSteps;
+
+  @Option(names = "--dry-run",
+      description = "Compact nothing: say which tables would be compacted and what each care step would remove")
+  boolean dryRun;
+
   @Option(names = "--json", description = "Print the sweep as JSON")
   boolean json;
 
@@ -50,11 +64,17 @@ final class SweepCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Map<String, String> catalog = fleet.catalog();
+    List<CareStep> steps;
+    try {
+      steps = careSteps == null ? null : TablePolicy.parseStepList("--care-steps", careSteps);
+    } catch (InvalidJobInputException e) {
+      throw new ParameterException(spec.commandLine(), "Invalid value for option '--care-steps': " + e.getMessage());
+    }
     EmbeddedSweep.Result result =
         new EmbeddedSweep(workers, line -> {
           err.println(line);
           err.flush();
-        }).run(catalog, fleet.namespaces(), maxTables);
+        }, steps, dryRun).run(catalog, fleet.namespaces(), maxTables);
     if (json) {
       out.println(JobJson.toPrettyJson(result));
     } else {
@@ -64,7 +84,10 @@ final class SweepCommand implements Callable<Integer> {
     return allDone(result) ? 0 : IcecompactCli.EXIT_JOB_NOT_DONE;
   }
 
-  /** Every compacted table committed and every care step ran, and no table was unreadable. */
+  /**
+   * Every compacted table committed and every care step ran (none failed, was refused or not run), and no
+   * table was unreadable.
+   */
   static boolean allDone(EmbeddedSweep.Result result) {
     for (EmbeddedSweep.TableSweep table : result.tables()) {
       if (table.before().decision() == Decision.SKIP_UNREADABLE || table.error() != null) {
@@ -90,7 +113,8 @@ final class SweepCommand implements Callable<Integer> {
     for (EmbeddedSweep.TableSweep t : result.tables()) {
       TableHealth before = t.before().health();
       TableHealth after = t.after();
-      String job = t.job() != null ? t.job().status().name() : t.error() != null ? "ERROR" : "-";
+      String job = t.job() != null ? t.job().status().name() : t.error() != null ? "ERROR"
+          : result.dryRun() && !t.care().isEmpty() ? "(dry run)" : "-";
       String files = before == null ? "-"
           : after == null ? Long.toString(before.dataFiles())
           : before.dataFiles() + " -> " + after.dataFiles();
@@ -106,8 +130,19 @@ final class SweepCommand implements Callable<Integer> {
             : t.before().reason()});
     }
     AlignedTable.print(out, rows, Set.of(1, 5));
-    out.printf(Locale.ROOT, "%d tables assessed in %s, %d compacted; decisions: %s%n",
-        result.tablesAssessed(), String.join(", ", result.namespaces()), result.compacted(), result.decisions());
+    if (result.dryRun()) {
+      // what each step would remove, before anyone opts into it
+      for (EmbeddedSweep.TableSweep t : result.tables()) {
+        t.care().forEach(c -> out.printf(Locale.ROOT, "%s %s: %s%n", t.before().table(), c.step(), c.summary()));
+      }
+    }
+    Map<TableCare.Status, Integer> care = new java.util.TreeMap<>();
+    result.tables().forEach(t -> t.care().forEach(c -> care.merge(c.status(), 1, Integer::sum)));
+    out.printf(Locale.ROOT, "%d tables assessed in %s, %d %s%s; care steps: %s; decisions: %s%n",
+        result.tablesAssessed(), String.join(", ", result.namespaces()), result.compacted(),
+        result.dryRun() ? "would be compacted (dry run: nothing was written)" : "chosen to compact",
+        result.outcomes().isEmpty() ? "" : " " + result.outcomes(), care.isEmpty() ? "none" : care,
+        result.decisions());
   }
 
   /** The steps, each with "failed" or "not run" when it did not succeed. */
@@ -119,7 +154,9 @@ final class SweepCommand implements Callable<Integer> {
     care.forEach(c -> steps.add(switch (c.status()) {
       case DONE -> c.step();
       case FAILED -> c.step() + " (failed)";
+      case REFUSED -> c.step() + " (refused)";
       case NOT_RUN -> c.step() + " (not run)";
+      case PREVIEWED -> c.step() + " (preview)";
     }));
     return String.join(",", steps);
   }

@@ -7,6 +7,7 @@ import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.fleet.Decision;
@@ -41,24 +42,44 @@ public final class EmbeddedSweep {
   public record TableSweep(
       TableAssessment before, JobResult job, String error, List<TableCare.Outcome> care, TableHealth after) {}
 
-  /** The whole sweep: every table assessed, in rank order, and the counts of the decisions. */
+  /**
+   * The whole sweep: every table assessed, in rank order, and the counts of the decisions.
+   *
+   * @param dryRun true: nothing was compacted, each chosen table's care steps were previewed
+   * @param compacted tables the sweep chose to compact (a job ran, or could not start: see {@code outcomes})
+   * @param outcomes how the chosen tables ended: COMMITTED, PARTIAL, FAILED, UNKNOWN, ... from each job's
+   *     result, ERROR when the job could not run, PREVIEWED on a dry run
+   */
   public record Result(
-      List<String> namespaces, int tablesAssessed, Map<Decision, Integer> decisions, int compacted,
-      List<TableSweep> tables) {}
+      boolean dryRun, List<String> namespaces, int tablesAssessed, Map<Decision, Integer> decisions, int compacted,
+      Map<String, Integer> outcomes, List<TableSweep> tables) {}
 
   private final int workers;
   private final Consumer<String> progress;
+  private final List<CareStep> careSteps;
+  private final boolean dryRun;
 
   /** With {@code workers} groups rewritten at once per job; {@code progress} receives a line per step. */
   public EmbeddedSweep(int workers, Consumer<String> progress) {
+    this(workers, progress, null, false);
+  }
+
+  /**
+   * @param careSteps the care steps of a table that does not set {@code icecompact.steps} (null: the
+   *     defaults, which delete nothing)
+   * @param dryRun compact nothing; preview each chosen table's care steps instead
+   */
+  public EmbeddedSweep(int workers, Consumer<String> progress, List<CareStep> careSteps, boolean dryRun) {
     this.workers = workers;
     this.progress = progress;
+    this.careSteps = careSteps;
+    this.dryRun = dryRun;
   }
 
   public Result run(Map<String, String> catalog, List<String> namespaces, int maxTables) {
     List<TableAssessment> ranked;
     try (TableAccess access = new TableAccess(catalog)) {
-      ranked = new FleetAssessor(access).assess(namespaces);
+      ranked = new FleetAssessor(access, careSteps).assess(namespaces);
     }
     Map<Decision, Integer> decisions = new TreeMap<>();
     ranked.forEach(a -> decisions.merge(a.decision(), 1, Integer::sum));
@@ -70,9 +91,33 @@ public final class EmbeddedSweep {
         continue;
       }
       compacted++;
-      tables.add(compactAndCare(catalog, assessment));
+      tables.add(dryRun ? preview(catalog, assessment) : compactAndCare(catalog, assessment));
     }
-    return new Result(List.copyOf(namespaces), ranked.size(), decisions, compacted, tables);
+    Map<String, Integer> outcomes = new TreeMap<>();
+    for (TableSweep table : tables) {
+      String outcome = table.job() != null ? table.job().status().name()
+          : table.error() != null ? "ERROR"
+          : null;
+      if (outcome != null) {
+        outcomes.merge(outcome, 1, Integer::sum);
+      }
+    }
+    if (dryRun && compacted > 0) {
+      outcomes.put("PREVIEWED", compacted);
+    }
+    return new Result(dryRun, List.copyOf(namespaces), ranked.size(), decisions, compacted, outcomes, tables);
+  }
+
+  /** A dry run's table: its care steps previewed on the table as it is now (before any compaction). */
+  private TableSweep preview(Map<String, String> catalog, TableAssessment assessment) {
+    String table = assessment.table();
+    progress.accept("would compact " + table + " (score " + Math.round(assessment.score()) + "): "
+        + assessment.reason());
+    try (TableAccess access = new TableAccess(catalog)) {
+      List<TableCare.Outcome> care =
+          new TableCare(access, table, null, () -> {}).preview(assessment.policy().steps(), progress);
+      return new TableSweep(assessment, null, null, care, null);
+    }
   }
 
   private TableSweep compactAndCare(Map<String, String> catalog, TableAssessment assessment) {

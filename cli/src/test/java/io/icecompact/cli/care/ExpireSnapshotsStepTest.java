@@ -43,7 +43,7 @@ class ExpireSnapshotsStepTest extends CareTestBase {
     Set<String> reachableBefore = new HashSet<>();
     before.forEach(snapshot -> reachableBefore.addAll(filesOf(load(), snapshot)));
 
-    ExpireSnapshotsStep.Report report = new ExpireSnapshotsStep().run(load());
+    ExpireSnapshotsStep.Report report = new ExpireSnapshotsStep(access.catalog(), TABLE).run(load());
 
     table = load();
     List<Long> remaining = new ArrayList<>();
@@ -79,7 +79,7 @@ class ExpireSnapshotsStepTest extends CareTestBase {
   @Test
   void defaultRetentionOfFiveDaysExpiresNothingFresh() {
     create(SMALL);
-    ExpireSnapshotsStep.Report report = new ExpireSnapshotsStep().run(load());
+    ExpireSnapshotsStep.Report report = new ExpireSnapshotsStep(access.catalog(), TABLE).run(load());
     assertThat(report.snapshotsExpired()).isZero();
     assertThat(report.filesDeleted().count()).isZero();
   }

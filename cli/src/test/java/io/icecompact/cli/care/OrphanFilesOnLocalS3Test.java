@@ -82,7 +82,7 @@ class OrphanFilesOnLocalS3Test {
 
     Clock fourDaysLater = Clock.fixed(Instant.now().plus(Duration.ofDays(4)), ZoneOffset.UTC);
     OrphanFilesStep.Report report =
-        new OrphanFilesStep(OrphanFilesStep.DEFAULT_MIN_AGE, null, null, fourDaysLater).run(access.loadTable(TABLE));
+        new OrphanFilesStep(access.catalog(), TABLE, OrphanFilesStep.DEFAULT_MIN_AGE, null, fourDaysLater, t -> {}).run(access.loadTable(TABLE));
 
     assertThat(report.problems()).isEmpty();
     assertThat(report.orphansDeleted().count()).isEqualTo(2);

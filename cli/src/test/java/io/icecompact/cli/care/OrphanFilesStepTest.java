@@ -60,7 +60,7 @@ class OrphanFilesStepTest extends CareTestBase {
     DataFile inFlight = FragmentedTable.dataFile(table, batch); // written, not committed yet
     Set<String> reachable = reachableFromEverySnapshot(table);
 
-    OrphanFilesStep.Report report = new OrphanFilesStep().run(load());
+    OrphanFilesStep.Report report = new OrphanFilesStep(access.catalog(), TABLE).run(load());
 
     assertThat(report.problems()).isEmpty();
     assertThat(report.skippedFolders()).isEmpty();
@@ -104,7 +104,7 @@ class OrphanFilesStepTest extends CareTestBase {
     age(folder(table), OLD);
     Path slowFile = Path.of(slow.location());
 
-    OrphanFilesStep.Report report = new OrphanFilesStep(OrphanFilesStep.DEFAULT_MIN_AGE, null, null,
+    OrphanFilesStep.Report report = new OrphanFilesStep(access.catalog(), TABLE, OrphanFilesStep.DEFAULT_MIN_AGE, null,
         Clock.systemUTC(), current -> load().newAppend().appendFile(slow).commit()).run(load());
 
     assertThat(slowFile).exists();
@@ -115,7 +115,7 @@ class OrphanFilesStepTest extends CareTestBase {
 
   @Test
   void aMinimumAgeUnderOneDayIsRefused() {
-    assertThatThrownBy(() -> new OrphanFilesStep(Duration.ofHours(23), null, null, Clock.systemUTC()))
+    assertThatThrownBy(() -> new OrphanFilesStep(access.catalog(), TABLE, Duration.ofHours(23), null, Clock.systemUTC(), t -> {}))
         .isInstanceOf(CareRefusedException.class)
         .hasMessageContaining("minimum age of PT23H")
         .hasMessageContaining("not yet committed")
@@ -129,7 +129,7 @@ class OrphanFilesStepTest extends CareTestBase {
     load().updateProperties().set("write.data.path", elsewhere.toString()).commit();
     Path foreign = write(elsewhere.resolve("another-tables-file.parquet"), "not ours");
     ageFile(foreign, OLD);
-    OrphanFilesStep.Report report = new OrphanFilesStep().run(load());
+    OrphanFilesStep.Report report = new OrphanFilesStep(access.catalog(), TABLE).run(load());
     assertThat(report.skippedFolders()).singleElement().asString().contains("may hold other tables' files");
     assertThat(foreign).exists();
   }
@@ -149,7 +149,7 @@ class OrphanFilesStepTest extends CareTestBase {
         .commit();
     age(folder(table), OLD);
 
-    OrphanFilesStep.Report report = new OrphanFilesStep().run(load());
+    OrphanFilesStep.Report report = new OrphanFilesStep(access.catalog(), TABLE).run(load());
 
     assertThat(viaFileUri).as("the same file, file:/// against a plain path").exists();
     assertThat(viaS3a).as("maybe the same object named with another scheme: kept").exists();

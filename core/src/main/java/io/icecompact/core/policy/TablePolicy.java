@@ -83,9 +83,18 @@ public record TablePolicy(
    */
   public static final int DELETE_FILE_THRESHOLD_V2 = 1;
 
-  /** The steps of a table that names none: seed 003's step 7 (expire and clean orphans after). */
-  public static final List<CareStep> DEFAULT_STEPS =
-      List.of(CareStep.EXPIRE_SNAPSHOTS, CareStep.REWRITE_MANIFESTS, CareStep.REMOVE_ORPHANS);
+  /**
+   * The steps of a table that names none, when the sweep names no default either: only those that cannot
+   * lose history (plus {@code delete-cleanup} on a v2 table with delete files). Snapshot expiry and orphan
+   * removal delete files: a user opts into them ({@code icecompact.steps}, the sweep's {@code care_steps},
+   * the deployment's {@code SweepCareSteps}), as Glue's optimizers make retention and orphan deletion
+   * separate opt-ins. A default sweep that expired a week of time travel nobody asked to lose, or deleted
+   * a file another table shares, is the failure this guards against (issue 24).
+   */
+  public static final List<CareStep> DEFAULT_STEPS = List.of(CareStep.REWRITE_MANIFESTS);
+
+  /** The steps that delete files and so run only where someone listed them. */
+  public static final Set<CareStep> DESTRUCTIVE_STEPS = Set.of(CareStep.EXPIRE_SNAPSHOTS, CareStep.REMOVE_ORPHANS);
 
   public TablePolicy {
     options = Collections.unmodifiableMap(new LinkedHashMap<>(options));
@@ -102,6 +111,17 @@ public record TablePolicy(
    */
   public static TablePolicy of(
       String table, Map<String, String> properties, Schema schema, int formatVersion, long deleteFiles) {
+    return of(table, properties, schema, formatVersion, deleteFiles, null);
+  }
+
+  /**
+   * As {@link #of(String, Map, Schema, int, long)}, with the sweep's default steps for a table that does
+   * not set {@code icecompact.steps} ({@code null}: {@link #DEFAULT_STEPS}, plus {@code delete-cleanup} on
+   * a v2 table with delete files). The table's own property always wins.
+   */
+  public static TablePolicy of(
+      String table, Map<String, String> properties, Schema schema, int formatVersion, long deleteFiles,
+      List<CareStep> sweepSteps) {
     Map<String, String> own = new TreeMap<>();
     properties.forEach((key, value) -> {
       if (key.startsWith(PREFIX)) {
@@ -135,6 +155,8 @@ public record TablePolicy(
     List<CareStep> steps;
     if (own.containsKey(STEPS)) {
       steps = parseSteps(table, own.get(STEPS));
+    } else if (sweepSteps != null) {
+      steps = List.copyOf(sweepSteps);
     } else {
       steps = new ArrayList<>(DEFAULT_STEPS);
       if (v2WithDeletes) {
@@ -213,6 +235,19 @@ public record TablePolicy(
       throw new InvalidTablePolicyException(table, WHERE, "is invalid: " + e.getMessage(), e);
     }
     return value;
+  }
+
+  /**
+   * A list of step names as {@code icecompact.steps}, the sweep's {@code --care-steps} and the deployment's
+   * {@code SweepCareSteps} take it ({@code none} for none); an unknown or repeated name is an error naming
+   * {@code source}.
+   */
+  public static List<CareStep> parseStepList(String source, String value) {
+    try {
+      return parseSteps("", value);
+    } catch (InvalidTablePolicyException e) {
+      throw new InvalidJobInputException(source + " " + e.getMessage().replaceFirst("^.*?'" + STEPS + "' ", ""));
+    }
   }
 
   static List<CareStep> parseSteps(String table, String value) {

@@ -3,6 +3,7 @@ package io.icecompact.core.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.InvalidTablePolicyException;
 import io.icecompact.core.job.JobJson;
 import java.time.Duration;
@@ -33,7 +34,31 @@ class TablePolicyTest {
         .containsExactlyInAnyOrderEntriesOf(
             Map.of("partial-progress.enabled", "true", "partial-progress.max-commits", "10"));
     assertThat(policy.steps())
-        .containsExactly(CareStep.EXPIRE_SNAPSHOTS, CareStep.REWRITE_MANIFESTS, CareStep.REMOVE_ORPHANS);
+        .as("only steps that cannot lose history: expiry and orphan removal are opt-in")
+        .containsExactly(CareStep.REWRITE_MANIFESTS);
+  }
+
+  @Test
+  void destructiveStepsRunOnlyWhereTheTableOrTheSweepListsThem() {
+    List<CareStep> sweep = List.of(CareStep.REWRITE_MANIFESTS, CareStep.EXPIRE_SNAPSHOTS, CareStep.REMOVE_ORPHANS);
+    assertThat(TablePolicy.of("db.t", Map.of(), SCHEMA, 2, 3, null).steps())
+        .containsExactly(CareStep.REWRITE_MANIFESTS, CareStep.DELETE_CLEANUP)
+        .doesNotContainAnyElementsOf(TablePolicy.DESTRUCTIVE_STEPS);
+    assertThat(TablePolicy.of("db.t", Map.of(), SCHEMA, 2, 0, sweep).steps()).isEqualTo(sweep);
+    assertThat(TablePolicy.of("db.t", Map.of("icecompact.steps", "rewrite-manifests"), SCHEMA, 2, 0, sweep).steps())
+        .as("the table's own property wins over the sweep's list")
+        .containsExactly(CareStep.REWRITE_MANIFESTS);
+  }
+
+  @Test
+  void aStepListFromAFlagNamesTheFlagWhenBad() {
+    assertThat(TablePolicy.parseStepList("--care-steps", "expire-snapshots, remove-orphans"))
+        .containsExactly(CareStep.EXPIRE_SNAPSHOTS, CareStep.REMOVE_ORPHANS);
+    assertThat(TablePolicy.parseStepList("--care-steps", "none")).isEmpty();
+    assertThatThrownBy(() -> TablePolicy.parseStepList("--care-steps", "vacuum"))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage("--care-steps names an unknown step 'vacuum'; steps: expire-snapshots, rewrite-manifests,"
+            + " remove-orphans, delete-cleanup, or none");
   }
 
   @Test
@@ -127,7 +152,7 @@ class TablePolicyTest {
     String json = JobJson.toJson(v2(Map.of("icecompact.min-interval", "PT6H"), 1));
 
     assertThat(json).contains("\"min_interval\":\"PT6H\"")
-        .contains("\"steps\":[\"expire-snapshots\",\"rewrite-manifests\",\"remove-orphans\",\"delete-cleanup\"]");
+        .contains("\"steps\":[\"rewrite-manifests\",\"delete-cleanup\"]");
   }
 
   private static void assertBad(Map<String, String> properties, String messageStart) {

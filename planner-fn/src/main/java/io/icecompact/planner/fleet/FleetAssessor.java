@@ -8,6 +8,7 @@ import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
@@ -46,14 +47,28 @@ public final class FleetAssessor {
 
   private final TableAccess access;
   private final LongSupplier clock;
+  private final List<CareStep> sweepSteps;
 
   public FleetAssessor(TableAccess access) {
-    this(access, System::currentTimeMillis);
+    this(access, (List<CareStep>) null);
+  }
+
+  /**
+   * @param sweepSteps the care steps of a table that does not set {@code icecompact.steps} (null:
+   *     {@link TablePolicy#DEFAULT_STEPS}, which delete nothing)
+   */
+  public FleetAssessor(TableAccess access, List<CareStep> sweepSteps) {
+    this(access, System::currentTimeMillis, sweepSteps);
   }
 
   FleetAssessor(TableAccess access, LongSupplier clock) {
+    this(access, clock, null);
+  }
+
+  FleetAssessor(TableAccess access, LongSupplier clock, List<CareStep> sweepSteps) {
     this.access = access;
     this.clock = clock;
+    this.sweepSteps = sweepSteps == null ? null : List.copyOf(sweepSteps);
   }
 
   /** Every table of {@code namespaces}, ranked. An unknown namespace is bad input. */
@@ -103,7 +118,8 @@ public final class FleetAssessor {
     TablePolicy policy;
     try {
       policy =
-          TablePolicy.of(name, table.properties(), table.schema(), health.formatVersion(), health.deleteFiles());
+          TablePolicy.of(name, table.properties(), table.schema(), health.formatVersion(), health.deleteFiles(),
+              sweepSteps);
     } catch (InvalidTablePolicyException e) {
       return new TableAssessment(name, health, null, Decision.SKIP_INVALID_POLICY, e.getMessage(), null);
     }

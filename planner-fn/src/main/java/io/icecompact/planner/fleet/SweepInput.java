@@ -7,6 +7,7 @@ import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
+import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.text.Abbreviated;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,6 +28,9 @@ import java.util.stream.Collectors;
  * @param maxConcurrentTables compactions running at once
  * @param workLocation passed on to each compaction (null: the compaction's default)
  * @param maxConcurrency passed on to each compaction (null: the compaction's default)
+ * @param careSteps the care steps of a table that does not set {@code icecompact.steps} (null:
+ *     {@link io.icecompact.core.policy.TablePolicy#DEFAULT_STEPS}, which delete nothing); the deployment's
+ *     {@code SweepCareSteps} parameter sets it on the schedule's input
  */
 public record SweepInput(
     Map<String, String> catalogProperties,
@@ -34,7 +38,8 @@ public record SweepInput(
     Integer maxTables,
     Integer maxConcurrentTables,
     String workLocation,
-    Integer maxConcurrency) {
+    Integer maxConcurrency,
+    List<CareStep> careSteps) {
 
   public static final int MAX_TABLES_DEFAULT = 10;
   public static final int MAX_CONCURRENT_TABLES_DEFAULT = 4;
@@ -46,6 +51,7 @@ public record SweepInput(
     namespaces = namespaces == null ? List.of() : namespaces.stream().distinct().toList();
     maxTables = maxTables == null ? MAX_TABLES_DEFAULT : maxTables;
     maxConcurrentTables = maxConcurrentTables == null ? MAX_CONCURRENT_TABLES_DEFAULT : maxConcurrentTables;
+    careSteps = careSteps == null ? null : careSteps.stream().distinct().toList();
   }
 
   /** The sweep input checked against its schema; the message names each bad field (the first ten). */

@@ -42,7 +42,7 @@ public final class AssessTablesHandler implements RequestStreamHandler {
     SweepInput sweep = SweepInput.parse(input.get("sweep"));
     try (TableAccess access = new TableAccess(sweep.catalogProperties())) {
       SweepPlan plan =
-          SweepPlan.of(new FleetAssessor(access).assess(sweep.namespaces()), sweep, executionName.asText());
+          SweepPlan.of(new FleetAssessor(access, sweep.careSteps()).assess(sweep.namespaces()), sweep, executionName.asText());
       JobJson.mapper().writeValue(out, plan);
     }
   }

@@ -31,7 +31,7 @@ class SweepInputTest {
     SweepInput input = parse("{\"catalog_properties\": {\"type\": \"glue\"}, \"namespaces\": [\"lab\"],"
         + " \"max_tables\": 100, \"max_concurrent_tables\": 40, \"work_location\": \"s3://b/w\", \"max_concurrency\": 7}");
 
-    assertThat(input).isEqualTo(new SweepInput(Map.of("type", "glue"), List.of("lab"), 100, 40, "s3://b/w", 7));
+    assertThat(input).isEqualTo(new SweepInput(Map.of("type", "glue"), List.of("lab"), 100, 40, "s3://b/w", 7, null));
   }
 
   @Test

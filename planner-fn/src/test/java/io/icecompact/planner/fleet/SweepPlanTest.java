@@ -18,7 +18,7 @@ class SweepPlanTest {
   private static final String SWEEP = "sweep-2026-12-02T06-00-00Z";
 
   private static SweepInput input(int maxTables) {
-    return new SweepInput(CATALOG, List.of("lab"), maxTables, 3, "s3://bucket/work", 8);
+    return new SweepInput(CATALOG, List.of("lab"), maxTables, 3, "s3://bucket/work", 8, null);
   }
 
   private static TableAssessment assessment(String table, double score, Decision decision, String where) {
@@ -54,7 +54,7 @@ class SweepPlanTest {
 
   @Test
   void theInputIsTheCompactionsExecutionInputInSnakeCaseWithoutAbsentFields() {
-    SweepInput bare = new SweepInput(CATALOG, List.of("lab"), null, null, null, null);
+    SweepInput bare = new SweepInput(CATALOG, List.of("lab"), null, null, null, null, null);
     JsonNode json = JobJson.mapper().valueToTree(
         SweepPlan.of(List.of(assessment("lab.stream", 108, Decision.COMPACT, null)), bare, SWEEP));
 
@@ -69,7 +69,7 @@ class SweepPlanTest {
     // the policy's care steps, by the names icecompact.steps and the execution input use
     List<String> care = new ArrayList<>();
     item.get("input").get("care").forEach(step -> care.add(step.asText()));
-    assertThat(care).containsExactly("expire-snapshots", "rewrite-manifests", "remove-orphans");
+    assertThat(care).containsExactly("rewrite-manifests");
   }
 
   /** 10,000 tables assessed: the plan's JSON stays the size of max_tables items. */
