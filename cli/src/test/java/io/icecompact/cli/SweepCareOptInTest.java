@@ -94,6 +94,27 @@ class SweepCareOptInTest {
     }
   }
 
+  /** A refused step is not done: the row says so, the last line counts it apart, and the sweep exits 1. */
+  @Test
+  void aRefusedStepMakesTheSweepExitOneAndIsCountedApart() {
+    Map<String, String> catalog = LocalWarehouse.catalogProperties(warehouse);
+    try (TableAccess access = new TableAccess(catalog)) {
+      FragmentedTable.create(access.catalog(), TableIdentifier.parse("db.events"), SHAPE)
+          .updateProperties().set(TableProperties.GC_ENABLED, "false").commit();
+    }
+
+    CliRun run = sweep("--care-steps", "rewrite-manifests,remove-orphans");
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines).anyMatch(line -> line.startsWith("db.events") && line.contains("COMMITTED")
+        && line.contains("rewrite-manifests,remove-orphans (refused)"));
+    assertThat(lines.get(lines.size() - 1))
+        .contains("1 chosen to compact {COMMITTED=1}; care steps: {DONE=1, REFUSED=1}");
+    assertThat(run.err()).contains("db.events: remove-orphans refused: Refusing remove-orphans on db.events: "
+        + "gc.enabled=false on this table");
+  }
+
   @Test
   void anUnknownCareStepIsABadFlag() {
     CliRun run = sweep("--care-steps", "expire-snapshots,vacuum");
