@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,6 +95,34 @@ class RecommitCommandTest {
     assertThat(run.err()).startsWith("error: Job job-never-planned of " + TABLE + " has no plan at ")
         .contains("/_icecompact/job-never-planned/plan.json: nothing to re-commit");
     assertThat(snapshotsStampedWith(JOB)).isEmpty();
+  }
+
+  /**
+   * db.copy is registered on db.orders' metadata, so both tables share one location and its work locations:
+   * the job folder is found under db.copy too, but the job was planned for db.orders.
+   */
+  @Test
+  void aJobOfATableSharingTheLocationIsRefusedNamingBothTablesAndNothingIsCommitted() {
+    String copy = "db.copy";
+    try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
+      access.catalog().registerTable(
+          TableIdentifier.parse(copy), TableAccess.metadataLocation(access.loadTable(TABLE)));
+    }
+    TestTables.State source = TestTables.State.of(warehouse, TABLE);
+    TestTables.State copied = TestTables.State.of(warehouse, copy);
+    String location = TestTables.withTable(warehouse, TABLE, Table::location);
+    List<String> args = new ArrayList<>(List.of("recommit", "--table", copy, "--job-id", JOB));
+    args.addAll(TestTables.catalogArgs(warehouse));
+
+    CliRun run = CliRun.of(args);
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
+    assertThat(run.err().lines().toList()).containsExactly(
+        "error: Job " + JOB + " belongs to " + TABLE + ", not " + copy + ": its plan at " + location
+            + "/_icecompact/" + JOB + "/plan.json names " + TABLE + " (the two tables share one location)");
+    assertThat(snapshotsStampedWith(JOB)).isEmpty();
+    assertThat(TestTables.State.of(warehouse, TABLE)).isEqualTo(source);
+    assertThat(TestTables.State.of(warehouse, copy)).isEqualTo(copied);
   }
 
   private List<Snapshot> snapshotsStampedWith(String jobId) {
