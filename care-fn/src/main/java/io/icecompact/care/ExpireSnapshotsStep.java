@@ -5,10 +5,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.TreeSet;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
@@ -23,11 +22,12 @@ import org.apache.iceberg.exceptions.NotFoundException;
  * properties set, as Iceberg defines them: {@code history.expire.max-snapshot-age-ms} (default 5
  * days), {@code history.expire.min-snapshots-to-keep} (default 1), {@code history.expire.max-ref-age-ms}
  * and each branch's or tag's own retention. Nothing here overrides them, so a table keeps what its owner
- * configured. Iceberg then deletes the files only expired snapshots reached (its reachability cleanup).
+ * configured. Then the files only expired snapshots reached are deleted: those the metadata reached
+ * before and the remaining snapshots do not ({@link Unreachable}).
  *
  * <p>Two guards Iceberg's cleanup lacks: on a table with {@code gc.enabled=false} the step refuses before
- * Iceberg is called; and a file Iceberg would delete that another table of the catalog reaches ({@link
- * SharingTables}: a registered copy, a shared {@code write.data.path}) is kept and counted.
+ * Iceberg is called; and a file that another table of the catalog reaches ({@link SharingTables}: a
+ * registered copy, a shared {@code write.data.path}) is kept and counted.
  *
  * <p>The report is read back: expired snapshots are those the refreshed metadata no longer lists, removed
  * refs those it no longer names (a tag past {@code max-ref-age-ms} goes with no snapshot expired), and a
@@ -60,7 +60,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
    * @param filesDeleted files deleted that storage confirms are gone, bytes as the metadata recorded them
    * @param sharedFilesKept files Iceberg would have deleted that another table reaches, each with its table
    * @param sharing which other tables share the table's folders
-   * @param problems a file Iceberg deleted that still exists or that a remaining snapshot still reaches
+   * @param problems a file deleted that still exists or that a remaining snapshot reaches
    */
   public record Report(
       boolean dryRun, int snapshotsBefore, int snapshotsAfter, int snapshotsExpired, List<Long> expiredSnapshotIds,
@@ -92,49 +92,41 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
     SharingTables sharing = SharingTables.find(catalog, tableName, table, NAME);
     Set<Long> before = snapshotIds(table);
     Map<String, SnapshotRef> refsBefore = Map.copyOf(table.refs());
-    ReachableFiles reachableBefore = ReachableFiles.of(table); // the sizes of what will be deleted
-    Queue<String> deleted = new ConcurrentLinkedQueue<>();
-    Queue<String> shared = new ConcurrentLinkedQueue<>();
-    table.expireSnapshots()
-        .cleanExpiredFiles(true)
-        .deleteWith(location -> {
-          String sharer = sharing.reachedBy(location);
-          if (sharer != null) {
-            shared.add(location + " (reached by " + sharer + ")");
-          } else {
-            deleted.add(location);
-            table.io().deleteFile(location);
-          }
-        })
-        .commit();
+    ReachableFiles reachableBefore = ReachableFiles.of(table);
+    table.expireSnapshots().cleanExpiredFiles(false).commit();
     table.refresh();
     Set<Long> after = snapshotIds(table);
     List<Long> expired = before.stream().filter(id -> !after.contains(id)).sorted().toList();
+    ReachableFiles remaining = ReachableFiles.of(table);
+    sharing.refresh(catalog); // a sharer's commit since protects its files too
+    Unreachable unreachable = Unreachable.of(reachableBefore, remaining, sharing);
 
     List<String> problems = new ArrayList<>();
-    ReachableFiles reachable = ReachableFiles.of(table);
     List<String> gone = new ArrayList<>();
     long bytes = 0;
-    for (String location : deleted) {
-      if (reachable.contains(location)) {
-        problems.add("Iceberg deleted " + location + ", which a remaining snapshot reaches");
-      }
+    for (String location : unreachable.deletable()) {
+      table.io().deleteFile(location);
       if (exists(table, location)) {
-        problems.add("Iceberg deleted " + location + " but it still exists");
+        problems.add("deleted " + location + " but it still exists");
       } else {
         gone.add(location);
         bytes += Math.max(0, reachableBefore.size(location));
       }
     }
+    // read back: nothing deleted is reachable from what remains now
+    table.refresh();
+    ReachableFiles now = ReachableFiles.of(table);
+    gone.stream().filter(now::contains)
+        .forEach(location -> problems.add("deleted " + location + ", which a remaining snapshot reaches"));
     return new Report(false, before.size(), after.size(), expired.size(),
         expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())), refsRemoved(refsBefore, table.refs()),
-        RemovedFiles.of(gone, bytes), RemovedFiles.of(List.copyOf(shared), 0), sharing.describeSharers(), problems);
+        RemovedFiles.of(gone, bytes), RemovedFiles.of(unreachable.shared(), 0), sharing.describeSharers(), problems);
   }
 
   /**
    * What {@link #run} would do now: Iceberg's own expiry applied to a copy of the metadata held in memory
-   * ({@link PreviewOperations}), the files the remaining snapshots no longer reach (less those other tables
-   * reach) counted with their recorded sizes. Commits and deletes nothing; refuses as {@link #run} does.
+   * ({@link PreviewOperations}), and the same reachability difference {@link #run} deletes. Commits and
+   * deletes nothing; refuses as {@link #run} does.
    */
   @Override
   public Report preview(Table table) {
@@ -146,29 +138,42 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
     Table copy = new BaseTable(operations, table.name());
     copy.expireSnapshots().cleanExpiredFiles(false).commit();
     ReachableFiles before = ReachableFiles.of(table);
-    ReachableFiles remaining = ReachableFiles.of(copy);
-    List<String> wouldDelete = new ArrayList<>();
-    List<String> shared = new ArrayList<>();
-    long bytes = 0;
-    for (String location : new java.util.TreeSet<>(before.locations())) {
-      if (remaining.contains(location) || location.endsWith(".metadata.json")
-          || location.endsWith("version-hint.text")) {
-        continue; // expiry never deletes metadata files: the metadata log keeps them
-      }
-      String sharer = sharing.reachedBy(location);
-      if (sharer != null) {
-        shared.add(location + " (reached by " + sharer + ")");
-      } else {
-        wouldDelete.add(location);
-        bytes += Math.max(0, before.size(location));
-      }
-    }
+    Unreachable unreachable = Unreachable.of(before, ReachableFiles.of(copy), sharing);
+    long bytes = unreachable.deletable().stream().mapToLong(location -> Math.max(0, before.size(location))).sum();
     Set<Long> beforeIds = snapshotIds(table);
     Set<Long> afterIds = snapshotIds(copy);
     List<Long> expired = beforeIds.stream().filter(id -> !afterIds.contains(id)).sorted().toList();
     return new Report(true, beforeIds.size(), afterIds.size(), expired.size(),
         expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())), refsRemoved(table.refs(), copy.refs()),
-        RemovedFiles.of(wouldDelete, bytes), RemovedFiles.of(shared, 0), sharing.describeSharers(), List.of());
+        RemovedFiles.of(unreachable.deletable(), bytes), RemovedFiles.of(unreachable.shared(), 0),
+        sharing.describeSharers(), List.of());
+  }
+
+  /**
+   * The files the snapshots before reached and the remaining ones do not: those other tables reach (kept,
+   * with the table) and the rest (deleted). Metadata files are never among them: the metadata log keeps
+   * them, as Iceberg's expiry does. By reachability, as Iceberg's {@code ReachableFileCleanup} and Spark's
+   * {@code expire_snapshots} decide, not Iceberg's incremental cleanup, which leaves the files a retained
+   * rewrite replaced until that rewrite's snapshot expires too, so its deletes could not be previewed.
+   */
+  private record Unreachable(List<String> deletable, List<String> shared) {
+    static Unreachable of(ReachableFiles before, ReachableFiles remaining, SharingTables sharing) {
+      List<String> deletable = new ArrayList<>();
+      List<String> shared = new ArrayList<>();
+      for (String location : new TreeSet<>(before.locations())) {
+        if (remaining.contains(location) || remaining.samePathAs(location) != null
+            || location.endsWith(".metadata.json") || location.endsWith("version-hint.text")) {
+          continue;
+        }
+        String sharer = sharing.reachedBy(location);
+        if (sharer != null) {
+          shared.add(location + " (reached by " + sharer + ")");
+        } else {
+          deletable.add(location);
+        }
+      }
+      return new Unreachable(deletable, shared);
+    }
   }
 
   /** Refs of {@code before} that {@code after} no longer names, as {@code tag NAME} / {@code branch NAME}. */

@@ -2,6 +2,7 @@ package io.icecompact.care;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -34,6 +35,7 @@ final class ReachableFiles {
   static final long UNKNOWN_SIZE = -1;
 
   private final Map<String, Long> normalized = new HashMap<>();
+  private final Map<String, String> original = new HashMap<>();
   private final Map<String, String> byPath = new HashMap<>();
   private final Set<Long> snapshotsRead = new HashSet<>();
   private final Set<String> manifestsRead = new HashSet<>();
@@ -98,6 +100,7 @@ final class ReachableFiles {
       return; // a preview's in-memory metadata has no file of its own
     }
     normalized.merge(FileLocations.normalized(location), size, Math::max);
+    original.putIfAbsent(FileLocations.normalized(location), location);
     byPath.putIfAbsent(FileLocations.path(location), location);
     byPath.putIfAbsent(FileLocations.decodedPath(location), location);
   }
@@ -106,9 +109,9 @@ final class ReachableFiles {
     return normalized.size();
   }
 
-  /** Every reachable location, normalized. */
-  Set<String> locations() {
-    return normalized.keySet();
+  /** Every reachable location, as the metadata first named it. */
+  Collection<String> locations() {
+    return original.values();
   }
 
   /** The file's size as the metadata records it (manifests, data and delete files), or {@value #UNKNOWN_SIZE}. */
