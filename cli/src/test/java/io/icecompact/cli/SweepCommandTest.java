@@ -80,7 +80,10 @@ class SweepCommandTest {
     }
     List<String> mor2Steps = new ArrayList<>();
     byTable.get(HealthWarehouse.MOR2).get("care").forEach(c -> mor2Steps.add(c.get("step").asText()));
-    assertThat(mor2Steps).containsExactly("delete-cleanup", "rewrite-manifests", "expire-snapshots", "remove-orphans");
+    // the defaults (issue 24): steps that cannot lose history; expiry and orphan removal only where listed
+    assertThat(mor2Steps).containsExactly("delete-cleanup", "rewrite-manifests");
+    byTable.values().forEach(t -> t.get("care").forEach(c -> assertThat(c.get("step").asText())
+        .as("%s", t.get("before").get("table")).isNotIn("expire-snapshots", "remove-orphans")));
 
     // the others: not compacted, not touched
     for (String name : List.of(HealthWarehouse.HOURLY, HealthWarehouse.FRESH, HealthWarehouse.OPT_OUT,
@@ -111,7 +114,7 @@ class SweepCommandTest {
     List<String> lines = run.out().lines().toList();
     assertThat(lines.get(0)).matches("table +score +decision +job +files +score after +care +reason");
     assertThat(lines).anyMatch(line -> line.matches("ops\\.optout +27 +SKIP_DISABLED +- +15 +- +- +icecompact.enabled is false"));
-    assertThat(lines.get(lines.size() - 1)).startsWith("3 tables assessed in ops, 0 compacted; decisions: ");
+    assertThat(lines.get(lines.size() - 1)).startsWith("3 tables assessed in ops, 0 chosen to compact; care steps: none; decisions: ");
   }
 
   private static List<String> health() {
