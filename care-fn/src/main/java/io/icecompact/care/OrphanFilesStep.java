@@ -182,7 +182,7 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     // 1. list first: anything committed before the metadata is read below is then known reachable
     Map<String, FileInfo> listed = new LinkedHashMap<>();
     for (String folder : tableFolders(table, skipped)) {
-      for (FileInfo file : io.listPrefix(FileLocations.child(folder, ""))) {
+      for (FileInfo file : listOrNone(io, FileLocations.child(folder, ""))) {
         if (FileLocations.isUnder(file.location(), folder)) {
           listed.putIfAbsent(FileLocations.normalized(file.location()), file);
         }
@@ -272,6 +272,22 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
         RemovedFiles.of(unseenJobOutputs, 0), sharing.describeSharers(), skipped, problems, false);
   }
 
+  /**
+   * The files under {@code prefix}; none when the folder does not exist. S3 lists an absent prefix as
+   * empty, HadoopFileIO throws FileNotFoundException (a Hadoop table that never ran a job has no work root).
+   */
+  private static List<FileInfo> listOrNone(SupportsPrefixOperations io, String prefix) {
+    List<FileInfo> files = new ArrayList<>();
+    try {
+      io.listPrefix(prefix).forEach(files::add);
+    } catch (UncheckedIOException e) {
+      if (!(e.getCause() instanceof java.io.FileNotFoundException)) {
+        throw e;
+      }
+    }
+    return files;
+  }
+
   private static RemovedFiles wouldDelete(List<FileInfo> files) {
     return RemovedFiles.of(files.stream().map(FileInfo::location).toList(),
         files.stream().mapToLong(FileInfo::size).sum());
@@ -325,7 +341,7 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
   private static Map<String, List<FileInfo>> jobDirectories(SupportsPrefixOperations io, String workRoot) {
     Map<String, List<FileInfo>> jobs = new LinkedHashMap<>();
     String root = FileLocations.normalized(workRoot) + "/";
-    for (FileInfo file : io.listPrefix(FileLocations.child(workRoot, ""))) {
+    for (FileInfo file : listOrNone(io, FileLocations.child(workRoot, ""))) {
       String normalized = FileLocations.normalized(file.location());
       if (!normalized.startsWith(root)) {
         continue;

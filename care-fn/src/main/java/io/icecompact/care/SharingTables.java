@@ -6,6 +6,11 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -45,6 +50,9 @@ public final class SharingTables {
    */
   public record Sharer(String table, String overlap) {}
 
+  /** Tables loaded at once. */
+  private static final int LOADERS = 8;
+
   private final int tablesChecked;
   private final Map<Sharer, ReachableFiles> sharers;
 
@@ -65,26 +73,36 @@ public final class SharingTables {
     Map<String, String> ours = folders(metadata(table));
     Map<Sharer, ReachableFiles> sharers = new LinkedHashMap<>();
     List<TableIdentifier> others = otherTables(catalog, self, tableName, step);
-    for (TableIdentifier id : others) {
-      Table other;
-      Map<String, String> theirs;
-      try {
-        other = catalog.loadTable(id);
-        theirs = folders(metadata(other));
-      } catch (RuntimeException e) {
-        throw refusal(step, tableName, "table " + id + " of the catalog cannot be loaded (" + describe(e)
-            + "), so it may share " + tableName + "'s files");
+    // loaded a few at a time: each load is a catalog call and a metadata file read (tens of ms on Glue
+    // and S3), and a catalog holds hundreds of tables
+    ExecutorService loaders = Executors.newFixedThreadPool(LOADERS, daemonThreads());
+    try {
+      List<Future<Table>> loads = new ArrayList<>();
+      others.forEach(id -> loads.add(loaders.submit(() -> catalog.loadTable(id))));
+      for (int i = 0; i < others.size(); i++) {
+        TableIdentifier id = others.get(i);
+        Table other;
+        Map<String, String> theirs;
+        try {
+          other = result(loads.get(i));
+          theirs = folders(metadata(other));
+        } catch (RuntimeException e) {
+          throw refusal(step, tableName, "table " + id + " of the catalog cannot be loaded (" + describe(e)
+              + "), so it may share " + tableName + "'s files");
+        }
+        String overlap = overlap(ours, theirs);
+        if (overlap == null) {
+          continue;
+        }
+        try {
+          sharers.put(new Sharer(id.toString(), overlap), ReachableFiles.of(other));
+        } catch (RuntimeException e) {
+          throw refusal(step, tableName, "table " + id + " shares its folders (" + overlap
+              + ") but its metadata cannot be read (" + describe(e) + "), so which files it reaches is unknown");
+        }
       }
-      String overlap = overlap(ours, theirs);
-      if (overlap == null) {
-        continue;
-      }
-      try {
-        sharers.put(new Sharer(id.toString(), overlap), ReachableFiles.of(other));
-      } catch (RuntimeException e) {
-        throw refusal(step, tableName, "table " + id + " shares its folders (" + overlap
-            + ") but its metadata cannot be read (" + describe(e) + "), so which files it reaches is unknown");
-      }
+    } finally {
+      loaders.shutdownNow();
     }
     return new SharingTables(others.size(), sharers);
   }
@@ -215,6 +233,25 @@ public final class SharingTables {
       return "contains";
     }
     return null;
+  }
+
+  private static Table result(Future<Table> load) {
+    try {
+      return load.get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while loading the catalog's tables", e);
+    }
+  }
+
+  private static ThreadFactory daemonThreads() {
+    return runnable -> {
+      Thread thread = new Thread(runnable, "icecompact-sharing-tables");
+      thread.setDaemon(true);
+      return thread;
+    };
   }
 
   private static TableMetadata metadata(Table table) {

@@ -2,6 +2,7 @@ package io.icecompact.cli;
 
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.error.StoredDocumentUnreadableException;
 import io.icecompact.core.job.JobJson;
 import java.io.PrintWriter;
 import java.util.Arrays;
@@ -21,7 +22,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     exitCodeList = {
       "0:the job committed, or had nothing to do; history and status: the history was read, the job found",
       "1:the job failed, was partial, or its outcome is unknown; health: a table could not be read",
-      "2:bad input (unknown or malformed flag, value out of range, unknown table or job, malformed filter); nothing was written"
+      "2:bad input (unknown or malformed flag, value out of range, unknown table or job, a job of another table, a job's stored document that cannot be parsed, malformed filter); nothing was written"
     })
 public final class IcecompactCli {
   public static final int EXIT_JOB_NOT_DONE = 1;
@@ -36,7 +37,7 @@ public final class IcecompactCli {
         .setParameterExceptionHandler(IcecompactCli::usageError)
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
-              int code = e instanceof InvalidJobInputException ? EXIT_BAD_INPUT : EXIT_JOB_NOT_DONE;
+              int code = exitCode(e);
               if (cmd.getParseResult() != null && cmd.getParseResult().hasMatchedOption("--json")) {
                 String type = e instanceof IcecompactException ? e.getClass().getSimpleName() : e.getClass().getName();
                 printJsonError(cmd, type, e.getMessage(), code);
@@ -44,6 +45,16 @@ public final class IcecompactCli {
               cmd.getErr().println("error: " + e.getMessage());
               return code;
             });
+  }
+
+  /**
+   * 2 for bad input: the flags, or a job's stored document that cannot be parsed (the same every run, so a
+   * retry cannot help; the message names the file). 1 for the rest: a job not done, or an environment failing.
+   */
+  static int exitCode(Exception e) {
+    return e instanceof InvalidJobInputException || e instanceof StoredDocumentUnreadableException
+        ? EXIT_BAD_INPUT
+        : EXIT_JOB_NOT_DONE;
   }
 
   /**

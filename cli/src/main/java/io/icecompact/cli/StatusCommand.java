@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code icecompact status}: how one job ended, from the deployed job log or the job's work location: status,
  * counts, the groups' outcomes and the reason. Writes nothing. Exit 0 when the job is found, whatever its
- * status; 2 when it is not (the message names the job, the table and where it looked) or for bad flags.
+ * status; 2 when it is not (the message names the job, the table and where it looked), when it is a job of
+ * another table sharing the location, when its stored result cannot be parsed, or for bad flags.
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
     description = "Show how one compaction job ended: status, counts, the groups' outcomes and the reason.")

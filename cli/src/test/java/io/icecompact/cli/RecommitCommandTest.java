@@ -7,16 +7,20 @@ import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStore;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,6 +98,56 @@ class RecommitCommandTest {
     assertThat(run.err()).startsWith("error: Job job-never-planned of " + TABLE + " has no plan at ")
         .contains("/_icecompact/job-never-planned/plan.json: nothing to re-commit");
     assertThat(snapshotsStampedWith(JOB)).isEmpty();
+  }
+
+  /** LocalFileIO once answered 0 for the length of a missing file, and the committer said "has 0 bytes". */
+  @Test
+  void aMissingOutputIsCalledMissingAndNothingIsCommitted() throws Exception {
+    String location = TestTables.withTable(warehouse, TABLE, Table::location);
+    WorkLocation work = new WorkLocation(location + "/_icecompact/" + JOB);
+    String output = TestTables.withTable(warehouse, TABLE, table ->
+        new JobStore(table.io()).readGroupResult(work, 0).orElseThrow().outputFiles().get(0).get("file-path").asText());
+    Files.delete(TestTables.localPath(output));
+    TestTables.State before = TestTables.State.of(warehouse, TABLE);
+
+    CliRun run = CliRun.of(recommit(JOB));
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(IcecompactCli.EXIT_JOB_NOT_DONE);
+    assertThat(run.err().lines().toList()).last().isEqualTo(
+        "error: Job " + JOB + " not committed: group 0's output " + output
+            + " is missing (no object at that location)");
+    assertThat(snapshotsStampedWith(JOB)).isEmpty();
+    TestTables.State after = TestTables.State.of(warehouse, TABLE);
+    assertThat(after.snapshotId()).isEqualTo(before.snapshotId());
+    assertThat(after.rows()).isEqualTo(before.rows());
+  }
+
+  /**
+   * db.copy is registered on db.orders' metadata, so both tables share one location and its work locations:
+   * the job folder is found under db.copy too, but the job was planned for db.orders.
+   */
+  @Test
+  void aJobOfATableSharingTheLocationIsRefusedNamingBothTablesAndNothingIsCommitted() {
+    String copy = "db.copy";
+    try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
+      access.catalog().registerTable(
+          TableIdentifier.parse(copy), TableAccess.metadataLocation(access.loadTable(TABLE)));
+    }
+    TestTables.State source = TestTables.State.of(warehouse, TABLE);
+    TestTables.State copied = TestTables.State.of(warehouse, copy);
+    String location = TestTables.withTable(warehouse, TABLE, Table::location);
+    List<String> args = new ArrayList<>(List.of("recommit", "--table", copy, "--job-id", JOB));
+    args.addAll(TestTables.catalogArgs(warehouse));
+
+    CliRun run = CliRun.of(args);
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
+    assertThat(run.err().lines().toList()).containsExactly(
+        "error: Job " + JOB + " belongs to " + TABLE + ", not " + copy + ": its plan at " + location
+            + "/_icecompact/" + JOB + "/plan.json names " + TABLE + " (the two tables share one location)");
+    assertThat(snapshotsStampedWith(JOB)).isEmpty();
+    assertThat(TestTables.State.of(warehouse, TABLE)).isEqualTo(source);
+    assertThat(TestTables.State.of(warehouse, copy)).isEqualTo(copied);
   }
 
   private List<Snapshot> snapshotsStampedWith(String jobId) {

@@ -114,7 +114,8 @@ class SweepCommandTest {
     List<String> lines = run.out().lines().toList();
     assertThat(lines.get(0)).matches("table +score +decision +job +files +score after +care +reason");
     assertThat(lines).anyMatch(line -> line.matches("ops\\.optout +27 +SKIP_DISABLED +- +15 +- +- +icecompact.enabled is false"));
-    assertThat(lines.get(lines.size() - 1)).startsWith("3 tables assessed in ops, 0 chosen to compact; care steps: none; decisions: ");
+    assertThat(lines.get(lines.size() - 1))
+        .startsWith("3 tables assessed in ops, 0 chosen to compact; care steps: none; decisions: ");
   }
 
   private static List<String> health() {

@@ -179,7 +179,7 @@ final class ResultValidator {
           ? outputLengths.get(file.location())
           : lengthOrNull(file.location());
       if (length == null) {
-        throw violation("group %d's output %s does not exist", index, file.location());
+        throw violation("group %d's output %s is missing (no object at that location)", index, file.location());
       }
       if (length != file.fileSizeInBytes()) {
         throw violation(

@@ -1,6 +1,7 @@
 package io.icecompact.planner;
 
 import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.error.JobOfAnotherTableException;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStore;
@@ -19,7 +20,8 @@ public final class StoredPlan {
 
   /**
    * @throws InvalidJobInputException when the job has no plan where its work location says (an unknown job
-   *     id, or another {@code work_location} than the job's)
+   *     id, or another {@code work_location} than the job's), or a plan for another table ({@link
+   *     JobOfAnotherTableException})
    */
   public static PlanSummary summary(TableAccess access, JobSpec job) {
     if (job.jobId() == null || job.jobId().isBlank()) {
@@ -33,6 +35,11 @@ public final class StoredPlan {
             "Job %s of %s has no plan at %s: nothing to re-commit (a job id from another table, or a job "
                 + "planned with another work_location?)", job.jobId(), job.table(), work.plan())));
     JobPlan plan = store.readPlan(job.jobId(), work.plan(), sha256);
+    if (!job.table().equals(plan.table())) {
+      // a table registered on another's location shares its work locations: committing this plan would
+      // commit to the table it names, not the one asked for
+      throw new JobOfAnotherTableException(job.jobId(), plan.table(), job.table(), "its plan at " + work.plan());
+    }
     return RewritePlanner.summary(plan, work, sha256, 0);
   }
 }

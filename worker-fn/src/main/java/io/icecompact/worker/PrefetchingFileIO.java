@@ -178,6 +178,9 @@ public final class PrefetchingFileIO implements FileIO {
     try {
       return new InMemoryInputFile(entry.location, pending.join());
     } catch (CompletionException e) {
+      if (e.getCause() instanceof Error error) {
+        throw error; // e.g. the fetch ran out of heap: as a direct read would, not a corrupt file
+      }
       throw FailureClassifier.classify(
           e.getCause(), "Cannot read input file " + entry.location, CorruptInputFileException::new);
     }
@@ -241,11 +244,14 @@ public final class PrefetchingFileIO implements FileIO {
   }
 
   private void fetch(Entry entry) {
-    byte[] bytes = new byte[Math.toIntExact(entry.size)];
+    byte[] bytes = null;
     Throwable failure = null;
     try (SeekableInputStream in = delegate.newInputFile(entry.location, entry.size).newStream()) {
+      bytes = new byte[Math.toIntExact(entry.size)];
       IOUtil.readFully(in, bytes, 0, bytes.length);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | OutOfMemoryError e) {
+      // an OutOfMemoryError too: uncaught, it ended this thread with the entry still FETCHING, and the
+      // rewrite waiting for the file waited for ever
       failure = e;
     }
     synchronized (this) {

@@ -12,7 +12,13 @@ public interface JobHistory extends AutoCloseable {
   /** The {@code limit} most recently started jobs of {@code table}, newest first. */
   List<JobRecord> recent(String table, int limit);
 
-  /** Job {@code jobId} of {@code table}, with its whole result when this source can read it. */
+  /**
+   * Job {@code jobId} of {@code table}, with its whole result when this source can read it.
+   *
+   * @throws io.icecompact.core.error.JobOfAnotherTableException when the job is another table's
+   * @throws io.icecompact.core.error.StoredDocumentUnreadableException when its result is stored but cannot be
+   *     parsed
+   */
   Optional<JobRecord> find(String table, String jobId);
 
   /** Where this source looks for {@code table}'s jobs, for messages: "lease table X", "work locations under Y". */

@@ -5,6 +5,7 @@ import io.icecompact.core.error.ApplicationException;
 import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.TransientException;
+import io.icecompact.core.error.WorkerOutOfMemoryException;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupRequest;
@@ -151,8 +152,11 @@ public final class EmbeddedJobRunner {
                   try {
                     GroupStatus status = rewriteWithRetries(rewriter, spec, summary, index);
                     progress.groupDone(status, done.incrementAndGet(), total);
-                  } catch (RuntimeException e) {
-                    GroupFailure failure = failure(index, e);
+                  } catch (RuntimeException | OutOfMemoryError e) {
+                    // out of memory: the group's buffers are garbage once its frames unwound, so the group
+                    // fails, named, and the others go on as separate Lambda workers would (before, the pool
+                    // stopped and the job was never committed nor its result stored)
+                    GroupFailure failure = failure(index, outOfMemoryNamed(index, e));
                     failures.add(failure);
                     progress.groupFailed(failure, done.incrementAndGet(), total);
                   }
@@ -165,7 +169,8 @@ public final class EmbeddedJobRunner {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted while groups were being rewritten", e);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("A worker thread failed unexpectedly", e.getCause());
+      throw new IllegalStateException(
+          "A worker thread failed unexpectedly: " + FailureClassifier.describe(e.getCause()), e.getCause());
     } finally {
       pool.shutdownNow();
     }
@@ -187,6 +192,17 @@ public final class EmbeddedJobRunner {
         sleep(200L << (attempt - 1));
       }
     }
+  }
+
+  /**
+   * {@code failure} itself, unless it is or wraps an OutOfMemoryError: then the typed error that names it, the
+   * heap and the setting that raises it.
+   */
+  private static RuntimeException outOfMemoryNamed(int index, Throwable failure) {
+    return WorkerOutOfMemoryException.in(failure)
+        .<RuntimeException>map(error -> new WorkerOutOfMemoryException(
+            index, error, Runtime.getRuntime().maxMemory(), WorkerOutOfMemoryException.EMBEDDED_SETTING))
+        .orElseGet(() -> (RuntimeException) failure);
   }
 
   private static GroupFailure failure(int index, RuntimeException e) {

@@ -83,4 +83,62 @@ class ExpireSnapshotsStepTest extends CareTestBase {
     assertThat(report.snapshotsExpired()).isZero();
     assertThat(report.filesDeleted().count()).isZero();
   }
+
+  /**
+   * Issue 24: with {@code history.expire.max-ref-age-ms=1} the tag went while the report said "expired 0
+   * of 2 snapshots". The ref is named; the preview names it before anything happens.
+   */
+  @Test
+  void aTagPastItsMaximumAgeIsNamedInTheReportAndThePreview() {
+    Table table = create(SMALL);
+    long first = table.snapshots().iterator().next().snapshotId();
+    table.manageSnapshots().createTag("release-1", first).createBranch("audit", first).commit();
+    table.updateProperties().set(TableProperties.MAX_REF_AGE_MS, "1").commit();
+    Map<String, Long> rows = LiveRows.multiset(load());
+    ExpireSnapshotsStep step = new ExpireSnapshotsStep(access.catalog(), TABLE);
+
+    ExpireSnapshotsStep.Report preview = step.preview(load());
+    assertThat(preview.dryRun()).isTrue();
+    assertThat(preview.refsRemoved()).containsExactly("branch audit", "tag release-1");
+    assertThat(preview.summary()).contains("refs removed with them: branch audit, tag release-1");
+    assertThat(load().refs()).containsKeys("release-1", "audit");
+
+    ExpireSnapshotsStep.Report report = step.run(load());
+
+    assertThat(load().refs()).doesNotContainKeys("release-1", "audit");
+    assertThat(report.refsRemoved()).containsExactly("branch audit", "tag release-1");
+    assertThat(report.summary()).startsWith("expired ").contains("refs removed: branch audit, tag release-1");
+    assertThat(report.snapshotsExpired()).isEqualTo(preview.snapshotsExpired());
+    assertThat(report.filesDeleted().count()).isEqualTo(preview.filesDeleted().count());
+    assertThat(report.problems()).isEmpty();
+    assertThat(LiveRows.multiset(load())).isEqualTo(rows);
+  }
+
+  /** The preview is Iceberg's own expiry on a copy of the metadata: it names what the run then removes. */
+  @Test
+  void thePreviewCountsWhatTheRunThenDeletesAndChangesNothing() {
+    create(SMALL);
+    assertThat(compact(Map.of(), null).status()).isEqualTo(JobStatus.COMMITTED);
+    load().updateProperties().set(TableProperties.MAX_SNAPSHOT_AGE_MS, "1").commit();
+    int snapshots = 0;
+    for (Snapshot ignored : load().snapshots()) {
+      snapshots++;
+    }
+    ExpireSnapshotsStep step = new ExpireSnapshotsStep(access.catalog(), TABLE);
+
+    ExpireSnapshotsStep.Report preview = step.preview(load());
+    int after = 0;
+    for (Snapshot ignored : load().snapshots()) {
+      after++;
+    }
+    assertThat(after).as("a preview commits nothing").isEqualTo(snapshots);
+    assertThat(preview.filesDeleted().sample()).allSatisfy(file -> assertThat(exists(file)).as(file).isTrue());
+
+    ExpireSnapshotsStep.Report report = step.run(load());
+    assertThat(report.snapshotsExpired()).isEqualTo(preview.snapshotsExpired()).isPositive();
+    assertThat(report.filesDeleted().count()).isEqualTo(preview.filesDeleted().count());
+    assertThat(report.filesDeleted().bytes()).isEqualTo(preview.filesDeleted().bytes()).isPositive();
+    assertThat(new HashSet<>(report.filesDeleted().sample()))
+        .containsAll(preview.filesDeleted().count() <= 20 ? preview.filesDeleted().sample() : List.of());
+  }
 }

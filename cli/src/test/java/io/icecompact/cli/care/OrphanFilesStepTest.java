@@ -113,6 +113,30 @@ class OrphanFilesStepTest extends CareTestBase {
     assertThat(LiveRows.multiset(load())).containsKey(LiveRows.text(FragmentedTable.newOrder(3_000_000, 2), 6));
   }
 
+  /**
+   * Issue 24: a sweep deleted the aged outputs of an unfinished job run with a work location it cannot
+   * see, and the job's recommit then failed. An output named with a job id whose work location is not
+   * under this table's work root is kept; a plain orphan beside it still goes.
+   */
+  @Test
+  void anOutputOfAJobWhoseWorkLocationIsElsewhereIsKept() {
+    Table table = create(SMALL);
+    Path day = folder(table).resolve("data/ordered_at_day=2026-06-01");
+    Path output = write(day.resolve("00000-0-job-0123456789ab-00001.parquet"), "a job's output, not committed yet");
+    Path plain = write(day.resolve("00000-0-f00d-00001.parquet"), "no job's");
+    age(folder(table), OLD);
+
+    OrphanFilesStep.Report report = new OrphanFilesStep(access.catalog(), TABLE).run(load());
+
+    assertThat(output).exists();
+    assertThat(report.unseenJobOutputsKept().count()).isEqualTo(1);
+    assertThat(report.unseenJobOutputsKept().sample()).singleElement().asString()
+        .contains("output of job-0123456789ab, whose work location is not under");
+    assertThat(report.summary()).contains("1 outputs of jobs whose work location is elsewhere kept");
+    assertThat(plain).doesNotExist();
+    assertThat(report.problems()).isEmpty();
+  }
+
   @Test
   void aMinimumAgeUnderOneDayIsRefused() {
     assertThatThrownBy(() -> new OrphanFilesStep(access.catalog(), TABLE, Duration.ofHours(23), null, Clock.systemUTC(), t -> {}))

@@ -68,7 +68,8 @@ class SharedLocationsCareTest {
     }
   }
 
-  private Warehouse warehouse(String kind) {
+  private Warehouse warehouse(String kind) throws IOException {
+    Files.createDirectories(dir.resolve("wh"));
     Map<String, String> properties;
     LocalS3 s3 = null;
     switch (kind) {
@@ -262,8 +263,9 @@ class SharedLocationsCareTest {
       Table a = FragmentedTable.create(catalog, id("db.a"), SMALL);
       Table broken = FragmentedTable.create(catalog, id("db.broken"), SMALL);
       a.updateProperties().set(TableProperties.MAX_SNAPSHOT_AGE_MS, "1").commit();
-      // its current metadata file unreadable: the catalog lists the table, loading it fails
-      Files.writeString(Path.of(metadataFile(broken).replaceFirst("^file:", "")), "{ not json");
+      // its current metadata file gone (as in issue 24's report): the catalog lists the table, loading it
+      // fails (a corrupt file would fail too, after Iceberg's retries of a minute or more)
+      Files.delete(Path.of(metadataFile(broken).replaceFirst("^file:", "")));
       assertThatThrownBy(() -> catalog.loadTable(id("db.broken"))).isInstanceOf(RuntimeException.class);
       Map<String, Long> rows = LiveRows.multiset(catalog.loadTable(id("db.a")));
       int snapshots = snapshotCount(catalog.loadTable(id("db.a")));

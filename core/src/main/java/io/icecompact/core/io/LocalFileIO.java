@@ -9,11 +9,13 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Instant;
 import java.util.stream.Stream;
+import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.SeekableInputStream;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
@@ -23,9 +25,44 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  */
 public class LocalFileIO implements FileIO, SupportsPrefixOperations {
 
+  /**
+   * Iceberg's local input file answers 0 for the length of a missing file ({@code File.length()}); S3FileIO
+   * and HadoopFileIO throw {@link NotFoundException}, and so does this, so that a missing file is never taken
+   * for an empty one.
+   */
   @Override
   public InputFile newInputFile(String location) {
-    return org.apache.iceberg.Files.localInput(toFile(location));
+    File file = toFile(location);
+    InputFile local = org.apache.iceberg.Files.localInput(file);
+    return new InputFile() {
+      @Override
+      public long getLength() {
+        if (!file.isFile()) {
+          throw new NotFoundException("File does not exist: %s", location);
+        }
+        return local.getLength();
+      }
+
+      @Override
+      public SeekableInputStream newStream() {
+        return local.newStream();
+      }
+
+      @Override
+      public String location() {
+        return local.location();
+      }
+
+      @Override
+      public boolean exists() {
+        return local.exists();
+      }
+
+      @Override
+      public String toString() {
+        return local.toString();
+      }
+    };
   }
 
   /**

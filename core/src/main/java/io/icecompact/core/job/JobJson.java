@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.icecompact.core.error.PlanIntegrityException;
+import io.icecompact.core.error.StoredDocumentUnreadableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
@@ -53,13 +53,26 @@ public final class JobJson {
     }
   }
 
-  /** Parses a stored document; an unreadable one is a {@link PlanIntegrityException}. */
+  /**
+   * Parses a stored document; an unreadable one is a {@link StoredDocumentUnreadableException} whose message is
+   * one line: Jackson's own message spans lines and quotes the whole input source.
+   */
   public static <T> T fromBytes(byte[] bytes, Class<T> type, String what) {
     try {
       return MAPPER.readValue(bytes, type);
     } catch (IOException e) {
-      throw new PlanIntegrityException("Cannot parse " + what + ": " + e.getMessage(), e);
+      throw new StoredDocumentUnreadableException("Cannot parse " + what + ": " + reason(e), e);
     }
+  }
+
+  /** The parser's reason on one line, with the line and column where it stopped when it knows them. */
+  static String reason(IOException e) {
+    String reason = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
+    reason = String.valueOf(reason).replaceAll("\\s*\\R\\s*", " ").trim();
+    if (e instanceof JsonProcessingException json && json.getLocation() != null && json.getLocation().getLineNr() > 0) {
+      reason += String.format(" (line %d, column %d)", json.getLocation().getLineNr(), json.getLocation().getColumnNr());
+    }
+    return reason;
   }
 
   /** Embeds JSON produced by an Iceberg parser as a tree, so documents nest it instead of quoting it. */

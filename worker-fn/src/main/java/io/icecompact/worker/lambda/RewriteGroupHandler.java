@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.error.WorkerOutOfMemoryException;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupStatus;
 import io.icecompact.core.job.JobJson;
@@ -77,13 +78,28 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
     GroupStatus status;
     try {
       status = rewriter.rewrite(request);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | OutOfMemoryError e) {
+      if (WorkerOutOfMemoryException.in(e).isPresent()) {
+        throw outOfMemory(group.groupIndex(), WorkerOutOfMemoryException.in(e).get());
+      }
       // the rewrite paths type their own reads and writes; this catches the rest (the pinned snapshot's
       // manifests), which reached the Map under the SDK's class name and failed the group unretried
       throw FailureClassifier.retryableIfTransient(
-          e, "Cannot rewrite group " + group.groupIndex() + " of job " + group.jobId());
+          (RuntimeException) e, "Cannot rewrite group " + group.groupIndex() + " of job " + group.jobId());
     }
     JobJson.mapper().writeValue(out, status);
+  }
+
+  /**
+   * The runtime would report a bare {@code java.lang.OutOfMemoryError} ("Java heap space") and end the
+   * container; the typed error names the heap and the setting that raises it, and the Map's Catch records it
+   * as the group's reason (no Retry lists it: the same heap runs out the same way). The cached rewriter is
+   * dropped, so that the container's next group starts from a fresh one.
+   */
+  private static WorkerOutOfMemoryException outOfMemory(int groupIndex, OutOfMemoryError error) {
+    LAST.set(null);
+    return new WorkerOutOfMemoryException(
+        groupIndex, error, Runtime.getRuntime().maxMemory(), WorkerOutOfMemoryException.LAMBDA_SETTING);
   }
 
   private static GroupRewriter rewriterFor(Map<String, String> catalogProperties) {
