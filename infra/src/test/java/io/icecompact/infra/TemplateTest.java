@@ -244,7 +244,8 @@ class TemplateTest {
 
   /**
    * CareForTable commits through the catalog like the committer and so gets exactly its statements, size and
-   * environment, plus deleting in the work location (finished jobs' work locations, by orphan removal).
+   * environment, plus deleting in the work location (finished jobs' work locations, by orphan removal), and
+   * reading the whole catalog, read only, to prove no other table shares a file it would delete (issue 24).
    */
   @Test
   void careForTableHasTheCommittersPermissionsPlusWorkLocationCleanup() {
@@ -260,7 +261,17 @@ class TemplateTest {
 
     Map<String, Map<String, Object>> careBySid = bySid(care.get("Policies"));
     Map<String, Object> cleanup = careBySid.remove("WorkLocationCleanup");
+    Map<String, Object> glueRead = careBySid.remove("GlueCatalogReadForSharedFiles");
+    Map<String, Object> dynamoDbRead = careBySid.remove("DynamoDbCatalogReadForSharedFiles");
     assertThat(careBySid).isEqualTo(bySid(committer.get("Policies")));
+    assertThat(asStrings(glueRead.get("Action")))
+        .containsExactlyInAnyOrder("glue:GetDatabases", "glue:GetDatabase", "glue:GetTables", "glue:GetTable");
+    assertThat(asList(glueRead.get("Resource")).stream().map(TemplateTest::subText).toList()).containsExactly(
+        "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:catalog",
+        "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:database/*",
+        "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:table/*/*");
+    assertThat(asStrings(dynamoDbRead.get("Action")))
+        .containsExactlyInAnyOrder("dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query");
     assertThat(asStrings(cleanup.get("Action"))).containsExactly("s3:DeleteObject");
     assertThat(cleanup.get("Resource")).isEqualTo(careBySid.get("WorkLocationReadWrite").get("Resource"));
   }
