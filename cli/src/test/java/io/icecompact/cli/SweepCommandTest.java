@@ -80,8 +80,10 @@ class SweepCommandTest {
     }
     List<String> mor2Steps = new ArrayList<>();
     byTable.get(HealthWarehouse.MOR2).get("care").forEach(c -> mor2Steps.add(c.get("step").asText()));
-    assertThat(mor2Steps).as("by default only the steps that cannot lose history")
-        .containsExactly("delete-cleanup", "rewrite-manifests");
+    // the defaults (issue 24): steps that cannot lose history; expiry and orphan removal only where listed
+    assertThat(mor2Steps).containsExactly("delete-cleanup", "rewrite-manifests");
+    byTable.values().forEach(t -> t.get("care").forEach(c -> assertThat(c.get("step").asText())
+        .as("%s", t.get("before").get("table")).isNotIn("expire-snapshots", "remove-orphans")));
 
     // the others: not compacted, not touched
     for (String name : List.of(HealthWarehouse.HOURLY, HealthWarehouse.FRESH, HealthWarehouse.OPT_OUT,

@@ -244,7 +244,8 @@ class TemplateTest {
 
   /**
    * CareForTable commits through the catalog like the committer and so gets exactly its statements, size and
-   * environment, plus deleting in the work location (finished jobs' work locations, by orphan removal).
+   * environment, plus deleting in the work location (finished jobs' work locations, by orphan removal), and
+   * reading the whole catalog, read only, to prove no other table shares a file it would delete (issue 24).
    */
   @Test
   void careForTableHasTheCommittersPermissionsPlusWorkLocationCleanup() {
@@ -260,7 +261,17 @@ class TemplateTest {
 
     Map<String, Map<String, Object>> careBySid = bySid(care.get("Policies"));
     Map<String, Object> cleanup = careBySid.remove("WorkLocationCleanup");
+    Map<String, Object> glueRead = careBySid.remove("GlueCatalogReadForSharedFiles");
+    Map<String, Object> dynamoDbRead = careBySid.remove("DynamoDbCatalogReadForSharedFiles");
     assertThat(careBySid).isEqualTo(bySid(committer.get("Policies")));
+    assertThat(asStrings(glueRead.get("Action")))
+        .containsExactlyInAnyOrder("glue:GetDatabases", "glue:GetDatabase", "glue:GetTables", "glue:GetTable");
+    assertThat(asList(glueRead.get("Resource")).stream().map(TemplateTest::subText).toList()).containsExactly(
+        "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:catalog",
+        "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:database/*",
+        "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:table/*/*");
+    assertThat(asStrings(dynamoDbRead.get("Action")))
+        .containsExactlyInAnyOrder("dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query");
     assertThat(asStrings(cleanup.get("Action"))).containsExactly("s3:DeleteObject");
     assertThat(cleanup.get("Resource")).isEqualTo(careBySid.get("WorkLocationReadWrite").get("Resource"));
   }
@@ -727,7 +738,8 @@ class TemplateTest {
         .replace("${SweepMaxTables}", "10")
         .replace("${SweepMaxConcurrentTables}", "4")
         .replace("${Bucket}", "work-bucket")
-        .replace("${WorkPrefix}", "icecompact/jobs/");
+        .replace("${WorkPrefix}", "icecompact/jobs/")
+        .replace("${CareSteps}", (String) render(variables.get("CareSteps"), Map.of("SweepCareSteps", "")));
     assertThat(filled).doesNotContain("${");
     assertThat(new ObjectMapper().readValue(filled, Map.class)).isEqualTo(Map.of(
         "catalog_properties", Map.of("type", "glue", "warehouse", "s3://w/warehouse/"),
@@ -746,6 +758,82 @@ class TemplateTest {
     assertThat(statements.get(1)).isEqualTo(DEAD_LETTERS);
     assertThat(props("SweepSchedulerRole").get("AssumeRolePolicyDocument"))
         .isEqualTo(props("SchedulerRole").get("AssumeRolePolicyDocument"));
+  }
+
+  /**
+   * SweepCareSteps reaches the schedule's input as {@code care_steps}: left out when empty (the sweep's own
+   * defaults, which delete nothing), [] for none, else the list; each input, rendered as CloudFormation
+   * would, is a valid sweep input. The pattern keeps out what Fn::Split cannot trim or the schema refuses.
+   */
+  @Test
+  void sweepCareStepsBecomesTheScheduleInputsCareStepsOrIsLeftOut() throws IOException {
+    Map<String, Object> parameter = map(map(template.get("Parameters")).get("SweepCareSteps"));
+    assertThat(parameter.get("Default")).isEqualTo("");
+    assertThat(asList(map(asList(map(map(template.get("Metadata")).get("AWS::CloudFormation::Interface"))
+        .get("ParameterGroups")).get(3)).get("Parameters"))).contains("SweepNamespaces", "SweepCareSteps");
+    Pattern allowed = Pattern.compile((String) parameter.get("AllowedPattern"));
+    assertThat(List.of("", "none", "expire-snapshots", "rewrite-manifests,expire-snapshots,remove-orphans",
+        "delete-cleanup,rewrite-manifests,expire-snapshots,remove-orphans"))
+        .allMatch(v -> allowed.matcher(v).matches());
+    assertThat(List.of("expire-snapshots, remove-orphans", "expire_snapshots", "none,expire-snapshots",
+        "expire-snapshots,", "NONE", "all")).noneMatch(v -> allowed.matcher(v).matches());
+
+    JsonNode schema = new ObjectMapper().readTree(rootDir.resolve("state-machine/sweep-input.schema.json").toFile());
+    assertThat(parameter.get("Description").toString())
+        .contains(String.join(", ", asStrings(new ObjectMapper().convertValue(
+            schema.at("/properties/care_steps/items/enum"), List.class))));
+
+    List<Object> input = asList(map(map(props("SweepNamespacesSchedule").get("Target")).get("Input")).get("Fn::Sub"));
+    Object careSteps = map(input.get(1)).get("CareSteps");
+    Map<String, Object> byValue = new java.util.LinkedHashMap<>();
+    byValue.put("", null);
+    byValue.put("none", List.of());
+    byValue.put("expire-snapshots,remove-orphans", List.of("expire-snapshots", "remove-orphans"));
+    for (Map.Entry<String, Object> e : byValue.entrySet()) {
+      String filled = ((String) input.get(0))
+          .replace("${Catalog}", "{\"type\": \"glue\", \"warehouse\": \"s3://w/warehouse/\"}")
+          .replace("${Namespaces}", "analytics")
+          .replace("${SweepMaxTables}", "10")
+          .replace("${SweepMaxConcurrentTables}", "4")
+          .replace("${Bucket}", "work-bucket")
+          .replace("${WorkPrefix}", "icecompact/jobs/")
+          .replace("${CareSteps}", (String) render(careSteps, Map.of("SweepCareSteps", e.getKey())));
+      JsonNode sweepInput = new ObjectMapper().readTree(filled);
+      assertThat(sweepInput.has("care_steps")).as(e.getKey()).isEqualTo(e.getValue() != null);
+      if (e.getValue() != null) {
+        assertThat(new ObjectMapper().convertValue(sweepInput.get("care_steps"), List.class))
+            .as(e.getKey()).isEqualTo(e.getValue());
+      }
+      assertThat(SweepInputSchema.problems(schema, sweepInput)).as(filled).isEmpty();
+    }
+  }
+
+  /** The few intrinsics SweepCareSteps's input uses, as CloudFormation evaluates them (conditions included). */
+  static Object render(Object node, Map<String, String> parameters) {
+    if (!(node instanceof Map<?, ?>)) {
+      return node;
+    }
+    Map<String, Object> m = map(node);
+    String function = m.keySet().iterator().next();
+    Object argument = m.get(function);
+    return switch (function) {
+      case "Ref" -> parameters.get((String) argument);
+      case "Condition" -> render(map(template.get("Conditions")).get((String) argument), parameters);
+      case "Fn::Equals" -> render(asList(argument).get(0), parameters).equals(render(asList(argument).get(1), parameters));
+      case "Fn::Not" -> !(Boolean) render(asList(argument).get(0), parameters);
+      case "Fn::If" -> (Boolean) render(Map.of("Condition", asList(argument).get(0)), parameters)
+          ? render(asList(argument).get(1), parameters) : render(asList(argument).get(2), parameters);
+      case "Fn::Split" -> List.of(((String) render(asList(argument).get(1), parameters))
+          .split(Pattern.quote((String) asList(argument).get(0)), -1));
+      case "Fn::Join" -> {
+        Object pieces = asList(argument).get(1);
+        List<?> rendered = pieces instanceof List<?> list
+            ? list.stream().map(p -> render(p, parameters)).toList()
+            : (List<?>) render(pieces, parameters);
+        yield rendered.stream().map(String::valueOf).collect(Collectors.joining((String) asList(argument).get(0)));
+      }
+      default -> throw new AssertionError("not rendered here: " + function);
+    };
   }
 
   @Test

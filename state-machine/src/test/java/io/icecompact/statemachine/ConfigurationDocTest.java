@@ -31,6 +31,14 @@ class ConfigurationDocTest {
     assertThat(tableNames("## Execution input")).isEqualTo(fields);
   }
 
+  @Test
+  void everySweepInputFieldIsDocumentedAndNothingElse() throws Exception {
+    JsonNode schema = JobJson.mapper().readTree(ROOT.resolve("state-machine/sweep-input.schema.json").toFile());
+    Set<String> fields = new TreeSet<>();
+    schema.get("properties").fieldNames().forEachRemaining(fields::add);
+    assertThat(tableNames("## Sweep input")).isEqualTo(fields);
+  }
+
   /** First-column names (in backticks) of the table under {@code heading}. */
   private static Set<String> tableNames(String heading) throws Exception {
     String doc = Files.readString(ROOT.resolve("docs/configuration.md"));

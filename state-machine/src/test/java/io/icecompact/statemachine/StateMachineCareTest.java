@@ -10,6 +10,7 @@ import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.LeaseTableSchema;
+import io.icecompact.testkit.EveryTableReaches;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.io.IOException;
 import java.io.InputStream;
@@ -88,6 +89,7 @@ class StateMachineCareTest extends StateMachineTestBase {
     assertThat(liveTasks(table)).allSatisfy(task -> assertThat(exists(task.file().location())).isTrue());
     // orphans: the young one survives (a writer's commit may still be in flight)
     assertThat(exists(youngOrphan)).isTrue();
+    assertNothingReachedIsGone();
 
     JsonNode reports = JSON.readTree(read(care.get("location").asText()));
     Map<String, JsonNode> byStep = new LinkedHashMap<>();
@@ -115,6 +117,7 @@ class StateMachineCareTest extends StateMachineTestBase {
     assertThat(result.outputJson().get("care").get("steps")).isEmpty();
     assertThat(lambda.invocations(CARE_FOR_TABLE)).isZero();
     assertThat(snapshots(table)).hasSize(snapshotsBefore + 1);
+    assertNothingReachedIsGone();
   }
 
   /**
@@ -150,6 +153,12 @@ class StateMachineCareTest extends StateMachineTestBase {
     assertThat(care.get("steps").get(0).get("summary").asText()).contains("LeaseLostException", "held by arn:another-execution");
     assertJobStatus(result.outputJson(), "COMMITTED");
     assertThat(snapshots(table)).as("nothing expired").hasSize(snapshotsBefore + 1);
+    assertNothingReachedIsGone();
+  }
+
+  /** Issue 24's promise, checked apart from the care code: every file any table of the catalog reaches is there. */
+  private void assertNothingReachedIsGone() {
+    assertThat(EveryTableReaches.missingFiles(access.catalog())).as("files some table reaches that are gone").isEmpty();
   }
 
   private long deleteManifestEntries(Table table) {

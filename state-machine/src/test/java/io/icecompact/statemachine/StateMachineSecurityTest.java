@@ -15,6 +15,7 @@ import io.icecompact.core.error.OutsideDeploymentScopeException;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.lease.lambda.AcquireLeaseHandler;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
+import io.icecompact.testkit.EveryTableReaches;
 import io.icecompact.testkit.LocalS3;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
@@ -138,6 +139,8 @@ class StateMachineSecurityTest extends StateMachineTestBase {
       assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
       assertJobStatus(tree(result.output()), "COMMITTED");
       assertThat(table().currentSnapshot().operation()).isEqualTo("replace");
+      // the care steps ran on the table: nothing any table reaches is gone
+      assertThat(EveryTableReaches.missingFiles(access.catalog())).as("files some table reaches that are gone").isEmpty();
 
       List<String> places = new ArrayList<>();
       for (String function : List.of(ACQUIRE_LEASE, PLAN_REWRITE, REWRITE_GROUP, COMMIT_SNAPSHOT, CARE_FOR_TABLE,

@@ -13,6 +13,7 @@ import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.testkit.EveryTableReaches;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -88,6 +89,7 @@ class StateMachineSweepTest extends StateMachineTestBase {
       assertThat(LiveRows.multiset(table)).as("live rows of %s", name).isEqualTo(rowsBefore.get(name));
     }
     assertThat(access.loadTable(AUDIT).currentSnapshot().snapshotId()).isEqualTo(auditSnapshot);
+    assertThat(EveryTableReaches.missingFiles(access.catalog())).as("files some table reaches that are gone").isEmpty();
     assertThat(payloads(ACQUIRE_LEASE))
         .extracting(p -> p.get("input").get("table").asText())
         .containsExactlyInAnyOrder(ORDERS, EVENTS);
@@ -96,6 +98,73 @@ class StateMachineSweepTest extends StateMachineTestBase {
     // what grows with a sweep grows with max_tables (100 at most), not with the tables assessed
     assertThat(result.largestPayloads()).as("%s", result.payloads()).allSatisfy((state, bytes) ->
         assertThat(bytes).as(state).isLessThan(8 * 1024L));
+  }
+
+  /**
+   * Issue 24: a sweep that names no care steps gives no compaction a step that deletes files (expiry,
+   * orphan removal), whatever the tables are.
+   */
+  @Test
+  void withoutCareStepsNoCompactionIsGivenExpiryOrOrphanRemoval() {
+    Map<String, List<String>> care = sweepWithCareSteps(null);
+
+    assertThat(care).containsOnlyKeys(ORDERS, EVENTS);
+    // the defaults: manifests, and delete-cleanup since orders is v2 with delete files
+    assertThat(care.get(ORDERS)).containsExactlyInAnyOrder("rewrite-manifests", "delete-cleanup");
+    assertThat(care.get(EVENTS)).as("the table's own icecompact.steps").containsExactly("rewrite-manifests");
+  }
+
+  /**
+   * The sweep's care_steps are the steps of every table that names none; a table's own icecompact.steps
+   * still wins. The steps then run in each compaction, and nothing any table reaches is gone.
+   */
+  @Test
+  void careStepsOfTheSweepReachEveryTableThatNamesNoneOfItsOwn() {
+    Map<String, List<String>> care = sweepWithCareSteps(List.of("expire-snapshots", "remove-orphans"));
+
+    assertThat(care).containsOnlyKeys(ORDERS, EVENTS);
+    assertThat(care.get(ORDERS)).containsExactly("expire-snapshots", "remove-orphans");
+    assertThat(care.get(EVENTS)).as("the table's own icecompact.steps").containsExactly("rewrite-manifests");
+  }
+
+  /**
+   * Sweeps orders (no icecompact.steps) and events ({@code icecompact.steps=rewrite-manifests}) with the
+   * given care_steps ({@code null}: left out), checks each compaction's care ran without a failure, and
+   * returns, per table, the care its compaction's input listed; the steps CareForTable ran must be the same.
+   */
+  private Map<String, List<String>> sweepWithCareSteps(List<String> careSteps) {
+    Map<String, String> catalog = jdbcCatalog();
+    createTable(catalog);
+    FragmentedTable.create(access.catalog(), TableIdentifier.parse(EVENTS), SHAPE)
+        .updateProperties().set(TablePolicy.STEPS, "rewrite-manifests").commit();
+    Map<String, Object> input = sweepInput(catalog, List.of("db"));
+    if (careSteps != null) {
+      input.put("care_steps", careSteps);
+    }
+
+    ExecutionResult result = runSweep(input);
+
+    assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
+    for (JsonNode compaction : result.outputJson().get("compactions")) {
+      assertJobStatus(compaction, "COMMITTED");
+      assertThat(compaction.get("care_failed").asInt()).as("%s", compaction).isZero();
+    }
+    Map<String, List<String>> listed = new LinkedHashMap<>();
+    payloads(ACQUIRE_LEASE).forEach(p -> listed.put(p.get("input").get("table").asText(), texts(p.get("input").get("care"))));
+    Map<String, List<String>> ran = new LinkedHashMap<>();
+    payloads(CompactionDefinition.CARE_FOR_TABLE)
+        .forEach(p -> ran.put(p.get("job").get("table").asText(), texts(p.get("steps"))));
+    assertThat(ran).as("the steps CareForTable ran").isEqualTo(listed);
+    assertThat(EveryTableReaches.missingFiles(access.catalog())).as("files some table reaches that are gone").isEmpty();
+    return listed;
+  }
+
+  private static List<String> texts(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    if (array != null) {
+      array.forEach(node -> out.add(node.asText()));
+    }
+    return out;
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.testkit.EveryTableReaches;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -24,6 +25,7 @@ import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
 
 /**
  * What must hold after every soak job, read from the table itself: the live rows are the model's, every
@@ -31,6 +33,8 @@ import org.apache.iceberg.Table;
  * carry its stamp, and no output of the job is left outside them (unless the job ended UNKNOWN, which
  * keeps everything until a re-commit decides). One instance per table: it remembers the snapshots and
  * manifests it has read, since nothing here expires snapshots and so every file once referenced must stay.
+ * Besides, every file any table of the catalog reaches now must exist ({@link EveryTableReaches}, written
+ * apart from this class and the care code).
  */
 final class SoakInvariants {
   static final String JOB_ID = "icecompact.job-id";
@@ -39,6 +43,12 @@ final class SoakInvariants {
   private final Set<Long> seenSnapshots = new HashSet<>();
   private final Set<String> seenManifests = new HashSet<>();
   private final Set<String> referenced = new HashSet<>();
+  private final Catalog catalog;
+
+  /** {@code catalog}: the soak's catalog, every table of which is checked after each job of this table. */
+  SoakInvariants(Catalog catalog) {
+    this.catalog = catalog;
+  }
 
   /** Checks everything; {@code context} (seed, job number, table, fault) prefixes every message. */
   void check(Table table, JobResult result, Map<String, Long> expectedRows, String context) {
@@ -49,6 +59,8 @@ final class SoakInvariants {
             .toList();
     assertRows(LiveRows.multiset(table), expectedRows, where);
     everyReferencedFileExists(table, where);
+    assertThat(EveryTableReaches.missingFiles(catalog)).as("%s: files some table of the catalog reaches that are gone", where)
+        .isEmpty();
     statusAgreesWithSnapshots(table, result, where);
     if (result.status() != JobStatus.UNKNOWN) {
       Set<String> added = addedByJob(table, result.jobId());

@@ -26,7 +26,7 @@ final class AppContext {
       "warehousePrefix", "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable",
       "catalogAccessPolicyArn", "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule",
       "scheduleOptionsJson", "scheduleTimezone", "sweepNamespaces", "sweepSchedule", "sweepMaxTables",
-      "sweepMaxConcurrentTables", "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold",
+      "sweepMaxConcurrentTables", "sweepCareSteps", "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold",
       "workerMemorySize", "workerReservedConcurrency", "stateMachineLogLevel", "stateMachineTracing",
       "staleAfterDays"), Stream.of(CompactionFunction.values()).map(AppContext::extraPolicyName)).toList();
 
@@ -75,6 +75,9 @@ final class AppContext {
         b.extraPolicy(f, ManagedPolicy.fromManagedPolicyArn(scope, f.step() + "ExtraPolicy",
             get(extraPolicyName(f), null)));
       }
+    }
+    if (has("sweepCareSteps")) {
+      b.sweepCareSteps(sweepCareSteps());
     }
     if (has("stateMachineLogLevel")) {
       String level = get("stateMachineLogLevel", null).toUpperCase(Locale.ROOT);
@@ -136,6 +139,12 @@ final class AppContext {
   /** SweepNamespaces: comma-separated, as the SAM parameter (the props check each namespace). */
   private List<String> sweepNamespaces() {
     return has("sweepNamespaces") ? List.of(get("sweepNamespaces", null).split(",", -1)) : List.of();
+  }
+
+  /** SweepCareSteps: comma-separated, or none for no step, as the SAM parameter (the props check each name). */
+  private List<String> sweepCareSteps() {
+    String steps = get("sweepCareSteps", null);
+    return steps.equals("none") ? List.of() : List.of(steps.split(",", -1));
   }
 
   private IcebergCatalog catalog() {

@@ -97,6 +97,17 @@ final class FunctionPermissions {
         s.addAll(statementsOf(CompactionFunction.COMMIT_SNAPSHOT));
         // Orphan removal also deletes finished jobs' work locations older than that age.
         s.add(allow("WorkLocationCleanup", List.of(workLocationObjects()), "s3:DeleteObject"));
+        // Read only: before expiry or orphan removal deletes a file, every table of the catalog is listed and
+        // loaded to prove none shares it (docs/fleet.md); a table it cannot read makes those steps refuse.
+        switch (catalog.type()) {
+          case GLUE -> s.add(allow("GlueCatalogReadForSharedFiles",
+              List.of(glueArn("catalog"), glueArn("database/*"), glueArn("table/*/*")),
+              "glue:GetDatabases", "glue:GetDatabase", "glue:GetTables", "glue:GetTable"));
+          case DYNAMODB -> s.add(allow("DynamoDbCatalogReadForSharedFiles", List.of(dynamoDbCatalogArn(),
+                  dynamoDbCatalogArn() + "/index/namespace-identifier"),
+              "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query"));
+          default -> { }
+        }
       }
       case ASSESS_TABLES -> {
         s.add(warehouseList());

@@ -467,6 +467,8 @@ public class IcebergCompaction extends Construct {
     input.put("namespaces", props.sweepNamespaces());
     input.put("max_tables", props.sweepMaxTables());
     input.put("max_concurrent_tables", props.sweepMaxConcurrentTables());
+    // left out when not set, as SweepCareSteps does: the sweep's own defaults then apply
+    props.sweepCareSteps().ifPresent(steps -> input.put("care_steps", steps));
     // The work prefix; each table's work location is this followed by the table identifier.
     input.put("work_location", "s3://" + workBucket.getBucketName() + "/" + props.workPrefix());
     return CfnSchedule.Builder.create(this, "SweepNamespacesSchedule")

@@ -31,6 +31,12 @@ public final class IcebergCompactionProps {
   public static final String DEFAULT_SWEEP_SCHEDULE = "rate(1 day)";
   public static final int DEFAULT_SWEEP_MAX_TABLES = 10;
   public static final int DEFAULT_SWEEP_MAX_CONCURRENT_TABLES = 4;
+  /**
+   * The names SweepCareSteps and the sweep input's {@code care_steps} accept (state-machine/sweep-input.schema.json;
+   * the construct does not depend on core's CareStep, a test holds the two together).
+   */
+  public static final List<String> CARE_STEPS =
+      List.of("delete-cleanup", "rewrite-manifests", "expire-snapshots", "remove-orphans");
   public static final ApplicationLogLevel DEFAULT_LOG_LEVEL = ApplicationLogLevel.INFO;
   /** Failed states and executions only: ALL logs every transition, charged per event. */
   public static final LogLevel DEFAULT_STATE_MACHINE_LOG_LEVEL = LogLevel.ERROR;
@@ -60,6 +66,7 @@ public final class IcebergCompactionProps {
   private final String sweepSchedule;
   private final int sweepMaxTables;
   private final int sweepMaxConcurrentTables;
+  private final List<String> sweepCareSteps;
   private final IBucket workBucket;
   private final String workPrefix;
   private final int workArtefactRetentionDays;
@@ -87,6 +94,7 @@ public final class IcebergCompactionProps {
     this.sweepSchedule = b.sweepSchedule;
     this.sweepMaxTables = b.sweepMaxTables;
     this.sweepMaxConcurrentTables = b.sweepMaxConcurrentTables;
+    this.sweepCareSteps = b.sweepCareSteps == null ? null : List.copyOf(b.sweepCareSteps);
     this.workBucket = b.workBucket;
     this.workPrefix = b.workPrefix;
     this.workArtefactRetentionDays = b.workArtefactRetentionDays;
@@ -164,6 +172,15 @@ public final class IcebergCompactionProps {
   /** Tables the sweep compacts at once (SweepMaxConcurrentTables). */
   public int sweepMaxConcurrentTables() {
     return sweepMaxConcurrentTables;
+  }
+
+  /**
+   * Care steps the sweep runs for a table that does not set {@code icecompact.steps} (SweepCareSteps), passed as
+   * the schedule input's {@code care_steps}; empty Optional = not passed (the sweep's defaults, which delete
+   * nothing); an empty list = no care step.
+   */
+  public Optional<List<String>> sweepCareSteps() {
+    return Optional.ofNullable(sweepCareSteps);
   }
 
   /** An existing bucket for job artefacts (ExistingWorkBucket); empty = the construct creates one. */
@@ -250,6 +267,7 @@ public final class IcebergCompactionProps {
     private String sweepSchedule = DEFAULT_SWEEP_SCHEDULE;
     private int sweepMaxTables = DEFAULT_SWEEP_MAX_TABLES;
     private int sweepMaxConcurrentTables = DEFAULT_SWEEP_MAX_CONCURRENT_TABLES;
+    private List<String> sweepCareSteps;
     private IBucket workBucket;
     private String workPrefix = DEFAULT_WORK_PREFIX;
     private int workArtefactRetentionDays = DEFAULT_WORK_ARTEFACT_RETENTION_DAYS;
@@ -321,6 +339,16 @@ public final class IcebergCompactionProps {
 
     public Builder sweepMaxConcurrentTables(int tables) {
       this.sweepMaxConcurrentTables = tables;
+      return this;
+    }
+
+    /**
+     * Care steps for every swept table that does not set {@code icecompact.steps}, from {@link #CARE_STEPS}, e.g.
+     * {@code List.of("rewrite-manifests", "expire-snapshots", "remove-orphans")}; an empty list = none. Unset: the
+     * sweep's defaults (rewrite-manifests, plus delete-cleanup on a v2 table with delete files).
+     */
+    public Builder sweepCareSteps(List<String> steps) {
+      this.sweepCareSteps = new ArrayList<>(Objects.requireNonNull(steps, "sweepCareSteps"));
       return this;
     }
 
@@ -442,6 +470,13 @@ public final class IcebergCompactionProps {
       PropsCheck.that(sweepMaxTables >= 1, "'sweepMaxTables' is set to " + sweepMaxTables + " but must be >= 1");
       PropsCheck.that(sweepMaxConcurrentTables >= 1,
           "'sweepMaxConcurrentTables' is set to " + sweepMaxConcurrentTables + " but must be >= 1");
+      if (sweepCareSteps != null) {
+        for (String step : sweepCareSteps) {
+          PropsCheck.that(CARE_STEPS.contains(step), "sweep care step '" + step + "' is not one of " + CARE_STEPS);
+        }
+        PropsCheck.that(new HashSet<>(sweepCareSteps).size() == sweepCareSteps.size(),
+            "'sweepCareSteps' " + sweepCareSteps + " names a step twice");
+      }
       Set<String> seen = new HashSet<>();
       for (ScheduledTable table : tables) {
         PropsCheck.that(seen.add(table.table()), "table " + table.table()

@@ -63,8 +63,14 @@ class CatalogPermissionsTest {
     // The committer's lease check is a DynamoDB GetItem on the lease table, not a catalog action.
     Set<String> committer = catalogActions(resources, CompactionFunction.COMMIT_SNAPSHOT);
     assertThat(committer).isEqualTo(CATALOG_ACTIONS.get(type).get(1));
-    assertThat(catalogActions(resources, CompactionFunction.CARE_FOR_TABLE))
-        .isEqualTo(CATALOG_ACTIONS.get(type).get(1));
+    // CareForTable commits as the committer, and reads the whole catalog to prove no other table shares the
+    // files expiry or orphan removal would delete (issue 24)
+    Set<String> care = new TreeSet<>(CATALOG_ACTIONS.get(type).get(1));
+    care.addAll(CATALOG_ACTIONS.get(type).get(2));
+    if (type == IcebergCatalog.Type.GLUE) {
+      care.add("glue:GetDatabases");
+    }
+    assertThat(catalogActions(resources, CompactionFunction.CARE_FOR_TABLE)).isEqualTo(care);
     assertThat(catalogActions(resources, CompactionFunction.ASSESS_TABLES)).isEqualTo(CATALOG_ACTIONS.get(type).get(2));
   }
 
@@ -104,6 +110,7 @@ class CatalogPermissionsTest {
       Set<String> resources = new TreeSet<>();
       CfnMaps.statements(role(RESOURCES.get(type), f).get("Policies")).stream()
           .filter(s -> s.get("Sid").toString().matches("(Glue|DynamoDb)Catalog.*"))
+          .filter(s -> !s.get("Sid").toString().endsWith("ReadForSharedFiles")) // the whole catalog: below
           .forEach(s -> resources.addAll(CfnMaps.strings(s.get("Resource"))));
       assertThat(resources).as(f.name()).isEqualTo(expected);
     }
@@ -117,6 +124,14 @@ class CatalogPermissionsTest {
       expectedAssess.add(prefix + "table/iceberg/index/namespace-identifier");
     }
     assertThat(assess).isEqualTo(expectedAssess);
+    // CareForTable reads every table of the catalog, read only, before it deletes a file
+    Set<String> careRead = new TreeSet<>();
+    CfnMaps.statements(role(RESOURCES.get(type), CompactionFunction.CARE_FOR_TABLE).get("Policies")).stream()
+        .filter(s -> s.get("Sid").toString().endsWith("ReadForSharedFiles"))
+        .forEach(s -> careRead.addAll(CfnMaps.strings(s.get("Resource"))));
+    assertThat(careRead).isEqualTo(type == IcebergCatalog.Type.GLUE
+        ? Set.of(prefix + "catalog", prefix + "database/*", prefix + "table/*/*")
+        : Set.of(prefix + "table/iceberg", prefix + "table/iceberg/index/namespace-identifier"));
   }
 
   /** Several databases (the CDK only; the SAM template takes one), or only named tables: the grants say so. */

@@ -75,7 +75,9 @@ class IcebergCompactionTest {
           "WorkLocationList", Set.of("s3:ListBucket"),
           "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject"),
           "WorkLocationCleanup", Set.of("s3:DeleteObject"),
-          "GlueCatalogCommit", Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable")),
+          "GlueCatalogCommit", Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"),
+          "GlueCatalogReadForSharedFiles",
+          Set.of("glue:GetDatabases", "glue:GetDatabase", "glue:GetTables", "glue:GetTable")),
       // Reads only: metadata, and the catalog's table list.
       CompactionFunction.ASSESS_TABLES, Map.of(
           "WarehouseList", Set.of("s3:ListBucket"),

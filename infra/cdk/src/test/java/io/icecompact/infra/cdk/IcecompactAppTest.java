@@ -41,6 +41,7 @@ class IcecompactAppTest {
     context.put("sweepSchedule", "cron(0 2 * * ? *)");
     context.put("sweepMaxTables", "20");
     context.put("sweepMaxConcurrentTables", "2");
+    context.put("sweepCareSteps", "expire-snapshots,remove-orphans");
     stack = IcecompactApp.stack(app(context));
     template = map(Template.fromStack(stack).toJSON());
     resources = new ResolvedTemplate(template, Map.of(), SynthesizedCompaction::constructId).resources();
@@ -89,10 +90,14 @@ class IcecompactAppTest {
         "namespaces", List.of("analytics", "sales.raw"),
         "max_tables", 20,
         "max_concurrent_tables", 2,
-        "work_location", "s3://work/icecompact/jobs/"));
+        "work_location", "s3://work/icecompact/jobs/",
+        "care_steps", List.of("expire-snapshots", "remove-orphans")));
     assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse",
             "sweepNamespaces", "analytics, sales"))))
         .hasMessageContaining("sweep namespace ' sales' must be non-empty without commas, spaces, quotes");
+    assertThatThrownBy(() -> IcecompactApp.stack(app(Map.of("warehouseBucket", "my-warehouse",
+            "sweepNamespaces", "analytics", "sweepCareSteps", "expire-snapshots, remove-orphans"))))
+        .hasMessageContaining("sweep care step ' remove-orphans' is not one of");
   }
 
   @Test

@@ -171,7 +171,7 @@ class PropsTest {
   }
 
   @Test
-  void sweepSettingsAreChecked() {
+  void sweepSettingsAreChecked() throws Exception {
     assertRefused(b -> b.sweepNamespaces(List.of("analytics", " sales")), "sweep namespace ' sales' must be non-empty");
     assertRefused(b -> b.sweepNamespaces(List.of("")), "sweep namespace '' must be non-empty");
     assertRefused(b -> b.sweepNamespaces(List.of("a\\b")), "sweep namespace 'a\\b' must be non-empty");
@@ -179,8 +179,18 @@ class PropsTest {
     assertRefused(b -> b.sweepSchedule("daily"), "'sweepSchedule' is set to 'daily' but must be");
     assertRefused(b -> b.sweepMaxTables(0), "'sweepMaxTables' is set to 0 but must be >= 1");
     assertRefused(b -> b.sweepMaxConcurrentTables(0), "'sweepMaxConcurrentTables' is set to 0 but must be >= 1");
+    assertRefused(b -> b.sweepCareSteps(List.of("expire_snapshots")), "sweep care step 'expire_snapshots' is not one of");
+    assertRefused(b -> b.sweepCareSteps(List.of("none")), "sweep care step 'none' is not one of");
+    assertRefused(b -> b.sweepCareSteps(List.of("remove-orphans", "remove-orphans")), "names a step twice");
+    assertThat(valid(b -> b.sweepCareSteps(List.of())).sweepCareSteps()).contains(List.of());
+    // the names the sweep input accepts, no more, no less
+    ObjectMapper json = new ObjectMapper();
+    assertThat(IcebergCompactionProps.CARE_STEPS).isEqualTo(json.convertValue(json.readTree(RepositoryFiles.read(
+        RepositoryFiles.root().resolve("state-machine/sweep-input.schema.json"))).at("/properties/care_steps/items/enum"),
+        List.class));
     IcebergCompactionProps defaults = valid(b -> { });
     assertThat(defaults.sweepNamespaces()).isEmpty();
+    assertThat(defaults.sweepCareSteps()).as("not passed: the sweep's defaults, which delete nothing").isEmpty();
     assertThat(defaults.sweepSchedule()).isEqualTo("rate(1 day)");
     assertThat(defaults.sweepMaxTables()).isEqualTo(10);
     assertThat(defaults.sweepMaxConcurrentTables()).isEqualTo(4);

@@ -56,7 +56,7 @@ class SamParityTest {
                 "Table1", "analytics.orders", "Table1Schedule", "rate(6 hours)",
                 "ScheduleOptionsJson", "{\"min-input-files\": \"2\"}", "AlarmTopicArn", TOPIC,
                 "SweepNamespaces", "analytics,sales.raw", "SweepSchedule", "cron(0 2 * * ? *)", "SweepMaxTables", 25,
-                "SweepMaxConcurrentTables", 6),
+                "SweepMaxConcurrentTables", 6, "SweepCareSteps", "rewrite-manifests,expire-snapshots,remove-orphans"),
             (stack, p) -> p
                 .table(ScheduledTable.builder("analytics.orders", "rate(6 hours)")
                     .option("min-input-files", "2").build())
@@ -64,7 +64,8 @@ class SamParityTest {
                 .sweepNamespaces(List.of("analytics", "sales.raw"))
                 .sweepSchedule("cron(0 2 * * ? *)")
                 .sweepMaxTables(25)
-                .sweepMaxConcurrentTables(6)),
+                .sweepMaxConcurrentTables(6)
+                .sweepCareSteps(List.of("rewrite-manifests", "expire-snapshots", "remove-orphans"))),
         new Case("dynamodb catalog, existing work bucket, access policy, sizes, DEBUG logs",
             mapOf("WarehouseBucket", "my-warehouse", "WarehousePrefix", "lake/", "CatalogType", "dynamodb",
                 "CatalogDynamoDbTable", "iceberg_catalog", "CatalogAccessPolicyArn", CATALOG_POLICY,
@@ -73,7 +74,7 @@ class SamParityTest {
                 "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240, "LogLevel", "DEBUG",
                 "SweepNamespaces", "db", "WorkerReservedConcurrency", 40, "RewriteGroupExtraPolicyArn", KMS_POLICY,
                 "CommitSnapshotExtraPolicyArn", KMS_POLICY, "StateMachineLogLevel", "ALL",
-                "StateMachineTracing", "true", "StaleAfterDays", 7),
+                "StateMachineTracing", "true", "StaleAfterDays", 7, "SweepCareSteps", "none"),
             (stack, p) -> p
                 .warehousePrefix("lake/")
                 .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
@@ -88,6 +89,7 @@ class SamParityTest {
                 .functionSize(CompactionFunction.REWRITE_GROUP,
                     CompactionFunction.REWRITE_GROUP.defaultSize().withMemoryMb(10240))
                 .sweepNamespaces(List.of("db"))
+                .sweepCareSteps(List.of())
                 .workerReservedConcurrency(40)
                 .stateMachineLogLevel(software.amazon.awscdk.services.stepfunctions.LogLevel.ALL)
                 .stateMachineTracing(true)
@@ -228,6 +230,16 @@ class SamParityTest {
       } else {
         assertThat(description).startsWith("icecompact: sweep ");
         assertThat(json.readTree(samInput).get("namespaces")).as(description).isNotEmpty();
+        assertThat(ExecutionInputSchema.sweepProblems(cdkInput)).as(cdkInput).isEmpty();
+        // SweepCareSteps: the list, [] for none, left out when empty (the sweep's defaults)
+        Object careSteps = c.samParameters().getOrDefault("SweepCareSteps", "");
+        assertThat(json.readTree(samInput).has("care_steps")).as(description).isEqualTo(!careSteps.equals(""));
+        if (careSteps.equals("none")) {
+          assertThat(json.readTree(samInput).get("care_steps")).as(description).isEmpty();
+        } else if (!careSteps.equals("")) {
+          assertThat(String.join(",", json.convertValue(json.readTree(samInput).get("care_steps"), List.class)))
+              .as(description).isEqualTo(careSteps);
+        }
       }
     }
   }
