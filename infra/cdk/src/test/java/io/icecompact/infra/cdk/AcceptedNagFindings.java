@@ -40,6 +40,13 @@ final class AcceptedNagFindings {
         suppression("AwsSolutions-IAM5", "Step Functions' log delivery and X-Ray actions take no resource-level"
             + " permission (AWS's documented policies for state machine logging and tracing).",
             exact("Resource::*"))));
+    // CareForTable's role only: read-only Glue actions on every database and table, the shared-files check
+    NagSuppressions.addResourceSuppressions(compaction.function(CompactionFunction.CARE_FOR_TABLE).getRole(),
+        List.of(suppression("AwsSolutions-IAM5", "Read only (GetDatabases, GetDatabase, GetTables, GetTable): before"
+            + " snapshot expiry or orphan removal deletes a file, every table of the catalog is loaded to prove no"
+            + " other table shares it (a registered copy, a write.data.path into this table's folders); a table it"
+            + " cannot read makes those steps refuse.",
+            regex("^Resource::" + ARN + "glue:" + REGION_ACCOUNT + "(database/\\*|table/\\*/\\*)$"))), true);
     for (CompactionFunction f : CompactionFunction.values()) {
       resource(compaction.function(f), "AwsSolutions-L1", "java21 (LTS) is the runtime the jars are built, tested"
           + " and cold-start measured on; moving to a newer Java runtime is a deliberate, measured change.");
