@@ -73,36 +73,40 @@ public final class SharingTables {
     Map<String, String> ours = folders(metadata(table));
     Map<Sharer, ReachableFiles> sharers = new LinkedHashMap<>();
     List<TableIdentifier> others = otherTables(catalog, self, tableName, step);
-    // loaded a few at a time: each load is a catalog call and a metadata file read (tens of ms on Glue
-    // and S3), and a catalog holds hundreds of tables
+    // loaded a few at a time: each load is a catalog call and a metadata file read (tens of ms on Glue and
+    // S3), and a catalog holds hundreds of tables; only their folders are kept, not their metadata
     ExecutorService loaders = Executors.newFixedThreadPool(LOADERS, daemonThreads());
+    List<TableIdentifier> overlapping = new ArrayList<>();
+    List<String> overlaps = new ArrayList<>();
     try {
-      List<Future<Table>> loads = new ArrayList<>();
-      others.forEach(id -> loads.add(loaders.submit(() -> catalog.loadTable(id))));
+      List<Future<Map<String, String>>> loads = new ArrayList<>();
+      others.forEach(id -> loads.add(loaders.submit(() -> folders(metadata(catalog.loadTable(id))))));
       for (int i = 0; i < others.size(); i++) {
         TableIdentifier id = others.get(i);
-        Table other;
         Map<String, String> theirs;
         try {
-          other = result(loads.get(i));
-          theirs = folders(metadata(other));
+          theirs = result(loads.get(i));
         } catch (RuntimeException e) {
           throw refusal(step, tableName, "table " + id + " of the catalog cannot be loaded (" + describe(e)
               + "), so it may share " + tableName + "'s files");
         }
         String overlap = overlap(ours, theirs);
-        if (overlap == null) {
-          continue;
-        }
-        try {
-          sharers.put(new Sharer(id.toString(), overlap), ReachableFiles.of(other));
-        } catch (RuntimeException e) {
-          throw refusal(step, tableName, "table " + id + " shares its folders (" + overlap
-              + ") but its metadata cannot be read (" + describe(e) + "), so which files it reaches is unknown");
+        if (overlap != null) {
+          overlapping.add(id);
+          overlaps.add(overlap);
         }
       }
     } finally {
       loaders.shutdownNow();
+    }
+    for (int i = 0; i < overlapping.size(); i++) {
+      TableIdentifier id = overlapping.get(i);
+      try {
+        sharers.put(new Sharer(id.toString(), overlaps.get(i)), ReachableFiles.of(catalog.loadTable(id)));
+      } catch (RuntimeException e) {
+        throw refusal(step, tableName, "table " + id + " shares its folders (" + overlaps.get(i)
+            + ") but its metadata cannot be read (" + describe(e) + "), so which files it reaches is unknown");
+      }
     }
     return new SharingTables(others.size(), sharers);
   }
@@ -235,7 +239,7 @@ public final class SharingTables {
     return null;
   }
 
-  private static Table result(Future<Table> load) {
+  private static <T> T result(Future<T> load) {
     try {
       return load.get();
     } catch (ExecutionException e) {
