@@ -113,10 +113,11 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
         bytes += Math.max(0, reachableBefore.size(location));
       }
     }
-    // read back: nothing deleted is reachable from what remains now
+    // read back: nothing deleted is reachable now (the remaining snapshots did not reach it; a commit since
+    // adds its snapshots, and only those are read)
     table.refresh();
-    ReachableFiles now = ReachableFiles.of(table);
-    gone.stream().filter(now::contains)
+    remaining.addNewSnapshots(table);
+    gone.stream().filter(remaining::contains)
         .forEach(location -> problems.add("deleted " + location + ", which a remaining snapshot reaches"));
     return new Report(false, before.size(), after.size(), expired.size(),
         expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())), refsRemoved(refsBefore, table.refs()),

@@ -246,30 +246,25 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
 
     List<FileInfo> workFiles = new ArrayList<>();
     removableJobs.forEach(job -> workFiles.addAll(jobs.get(job)));
-    if (dryRun) {
-      return new Report(
-          listed.size(), reachable.size(), wouldDelete(orphans), young, mismatches.size(),
-          mismatches.subList(0, Math.min(RemovedFiles.SAMPLE, mismatches.size())), unfinishedKept,
-          removableJobs.size(), jobs.size() - removableJobs.size(), wouldDelete(workFiles),
-          RemovedFiles.of(shared, 0), RemovedFiles.of(unseenJobOutputs, 0), sharing.describeSharers(), skipped,
-          problems, true);
-    }
-    RemovedFiles orphansDeleted = delete(table, orphans, problems);
-    RemovedFiles workDeleted = delete(table, workFiles, problems);
+    RemovedFiles orphansDeleted = dryRun ? wouldDelete(orphans) : delete(table, orphans, problems);
+    RemovedFiles workDeleted = dryRun ? wouldDelete(workFiles) : delete(table, workFiles, problems);
 
-    // 5. verify from metadata: nothing deleted is reachable now
-    table.refresh();
-    ReachableFiles after = ReachableFiles.of(table);
-    for (FileInfo file : orphans) {
-      if (after.contains(file.location())) {
-        problems.add("deleted " + file.location() + ", which the table's metadata now reaches");
+    // 5. verify from metadata: nothing deleted is reachable now (what was read before did not reach it; only
+    // the snapshots committed since are read)
+    if (!dryRun) {
+      table.refresh();
+      reachable.addNewSnapshots(table);
+      for (FileInfo file : orphans) {
+        if (reachable.contains(file.location())) {
+          problems.add("deleted " + file.location() + ", which the table's metadata now reaches");
+        }
       }
     }
     return new Report(
         listed.size(), reachable.size(), orphansDeleted, young, mismatches.size(),
         mismatches.subList(0, Math.min(RemovedFiles.SAMPLE, mismatches.size())), unfinishedKept,
         removableJobs.size(), jobs.size() - removableJobs.size(), workDeleted, RemovedFiles.of(shared, 0),
-        RemovedFiles.of(unseenJobOutputs, 0), sharing.describeSharers(), skipped, problems, false);
+        RemovedFiles.of(unseenJobOutputs, 0), sharing.describeSharers(), skipped, problems, dryRun);
   }
 
   /**

@@ -2,9 +2,9 @@ package io.icecompact.care;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.ContentFile;
@@ -34,8 +34,8 @@ final class ReachableFiles {
   /** The size of a file the metadata names without one (metadata files, manifest lists). */
   static final long UNKNOWN_SIZE = -1;
 
-  private final Map<String, Long> normalized = new HashMap<>();
-  private final Map<String, String> original = new HashMap<>();
+  /** By normalized location: the location as the metadata first named it, and its largest recorded size. */
+  private final Map<String, Reached> normalized = new HashMap<>();
   private final Map<String, String> byPath = new HashMap<>();
   private final Set<Long> snapshotsRead = new HashSet<>();
   private final Set<String> manifestsRead = new HashSet<>();
@@ -99,8 +99,8 @@ final class ReachableFiles {
     if (location == null) {
       return; // a preview's in-memory metadata has no file of its own
     }
-    normalized.merge(FileLocations.normalized(location), size, Math::max);
-    original.putIfAbsent(FileLocations.normalized(location), location);
+    normalized.merge(FileLocations.normalized(location), new Reached(location, size),
+        (first, again) -> new Reached(first.location(), Math.max(first.size(), again.size())));
     byPath.putIfAbsent(FileLocations.path(location), location);
     byPath.putIfAbsent(FileLocations.decodedPath(location), location);
   }
@@ -109,14 +109,17 @@ final class ReachableFiles {
     return normalized.size();
   }
 
+  private record Reached(String location, long size) {}
+
   /** Every reachable location, as the metadata first named it. */
-  Collection<String> locations() {
-    return original.values();
+  List<String> locations() {
+    return normalized.values().stream().map(Reached::location).toList();
   }
 
   /** The file's size as the metadata records it (manifests, data and delete files), or {@value #UNKNOWN_SIZE}. */
   long size(String location) {
-    return normalized.getOrDefault(FileLocations.normalized(location), UNKNOWN_SIZE);
+    Reached reached = normalized.get(FileLocations.normalized(location));
+    return reached == null ? UNKNOWN_SIZE : reached.size();
   }
 
   /** Whether {@code location}, as a listing returned it, is a reachable file. */
