@@ -8,6 +8,8 @@ import io.icecompact.core.error.RowCountMismatchException;
 import io.icecompact.core.job.RowOrder;
 import io.icecompact.core.rewrite.GroupRewritePath;
 import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.worker.deletes.FileEqualityDeletes;
+import io.icecompact.worker.deletes.GroupDeleteLoader;
 import io.icecompact.worker.sort.ColumnSortedRows;
 import io.icecompact.worker.sort.ExternalSortedRows;
 import io.icecompact.worker.sort.RowSorter;
@@ -18,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
+import java.util.function.Predicate;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
@@ -28,7 +31,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.DeleteFilter;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IdentityPartitionConverters;
@@ -42,8 +45,9 @@ import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.util.PartitionUtil;
 
 /**
- * The generic rewrite: decode each row with Iceberg's Parquet reader, drop deleted rows with Iceberg's
- * delete filter (v2 position and equality deletes, v3 deletion vectors), and encode the rest with
+ * The generic rewrite: decode each row with Iceberg's Parquet reader, drop deleted rows (v2 position
+ * deletes and v3 deletion vectors with Iceberg's delete filter, equality deletes against the group's
+ * {@link io.icecompact.worker.deletes.EqualityDeleteIndex}), and encode the rest with
  * Iceberg's writer, rolling files at the group's maximum output size. Rows stream through; nothing is
  * buffered beyond the writer's open row group.
  *
@@ -186,7 +190,8 @@ final class GenericRewritePath implements GroupRewritePath {
   /** Copies one file's live rows to {@code sink}; returns {rows read, rows kept}. */
   private long[] copyFile(FileScanTask task, Schema projection, PartitionSpec spec, RowSink sink) {
     String location = task.file().location();
-    GenericDeleteFilter deletes = deleteLoader.filterFor(table.io(), task, table.schema(), projection);
+    DeleteFilter<Record> deletes = deleteLoader.positionFilterFor(task, table.schema(), projection);
+    FileEqualityDeletes equality = deleteLoader.equalityDeletes().forFile(task, table.schema());
     // A file written under the output spec holds rows of its own partition only: no per-row transform.
     StructLike filePartition = task.file().specId() == spec.specId() ? task.file().partition() : null;
     Schema readSchema = deletes.requiredSchema();
@@ -209,7 +214,7 @@ final class GenericRewritePath implements GroupRewritePath {
                   read[0]++;
                   return row;
                 });
-        CloseableIterable<Record> live = deletes.filter(counted)) {
+        CloseableIterable<Record> live = deletes.filter(withoutEqualityDeleted(counted, equality, readSchema))) {
       for (Record row : live) {
         Record out = aligned ? row : RecordAlignment.project(row, projection);
         sink.accept(out, filePartition);
@@ -228,6 +233,17 @@ final class GenericRewritePath implements GroupRewritePath {
               read[0], location, task.file().recordCount()));
     }
     return new long[] {read[0], kept};
+  }
+
+  /** The rows whose key no equality delete newer than the file holds (the group's index, not a set per file). */
+  private static CloseableIterable<Record> withoutEqualityDeleted(
+      CloseableIterable<Record> rows, FileEqualityDeletes equality, Schema readSchema) {
+    if (equality.isEmpty()) {
+      return rows;
+    }
+    InternalRecordWrapper internal = new InternalRecordWrapper(readSchema.asStruct());
+    Predicate<StructLike> deleted = equality.deletedRows(readSchema);
+    return CloseableIterable.filter(rows, row -> !deleted.test(internal.wrap(row)));
   }
 
   /** A failure to key a row is about the sort, not the input file: typed apart from read failures. */

@@ -19,6 +19,7 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.columnar.Preparation;
 import io.icecompact.worker.columnar.PreparedGroup;
+import io.icecompact.worker.deletes.GroupDeleteLoader;
 import io.icecompact.worker.sort.ExternalSortedRows;
 import io.icecompact.worker.sort.InMemorySortLimit;
 import io.icecompact.worker.sort.SortSpill;
@@ -310,7 +311,7 @@ public final class GroupRewriter {
       OutputFileFactory files,
       IntConsumer progress) {
     int outputSpecId = plan.pinned().outputSpecId();
-    GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table.io());
+    GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table, tasks, group.index());
     if (plan.rowOrder() != null) {
       return rewriteInOrder(table, plan, group, tasks, files, progress, deleteLoader);
     }

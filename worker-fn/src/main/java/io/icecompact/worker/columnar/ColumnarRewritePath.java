@@ -7,6 +7,7 @@ import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.RowCountMismatchException;
 import io.icecompact.core.rewrite.GroupRewritePath;
 import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.worker.deletes.GroupDeleteLoader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,7 +26,6 @@ import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.DeleteLoader;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.parquet.ParquetReadOptions;
@@ -72,7 +72,7 @@ public final class ColumnarRewritePath implements GroupRewritePath {
       Table table,
       int outputSpecId,
       long targetFileSize,
-      DeleteLoader deleteLoader,
+      GroupDeleteLoader deleteLoader,
       int columnThreads,
       PreparedGroup group) {
     if (columnThreads < 1) {

@@ -1,24 +1,22 @@
 package io.icecompact.worker.columnar;
 
+import io.icecompact.worker.deletes.EqualityDeleteIndex;
+import io.icecompact.worker.deletes.FileEqualityDeletes;
+import io.icecompact.worker.deletes.GroupDeleteLoader;
+import io.icecompact.worker.deletes.KeyDeletes;
+import io.icecompact.worker.deletes.LongKeyDeletes;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.BitSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
-import org.apache.iceberg.data.DeleteLoader;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.types.Type;
-import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.StructLikeSet;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
@@ -36,18 +34,17 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 /**
  * The deleted positions of one data file, as a bitmap built before its values are copied: position
  * deletes and deletion vectors as they are, equality deletes by reading only the key columns and
- * looking each row's key up in the loaded delete set.
+ * looking each row's key up in the group's {@link EqualityDeleteIndex} (deleted iff a delete newer
+ * than the file holds it).
  *
- * <p>Which delete files apply is exactly what Iceberg's planning attached to the scan task (it has
- * already compared sequence numbers); the loader reads each delete file once per group.
+ * <p>Which delete files apply is what Iceberg's planning attached to the scan task; the loader reads each
+ * delete file once per group.
  */
 final class DeletedRows {
-  private final DeleteLoader loader;
+  private final GroupDeleteLoader loader;
   private final Schema tableSchema;
-  // an equality delete file usually applies to every file of its partition: build its set once
-  private final Map<List<String>, StructLikeSet> equalitySets = new java.util.HashMap<>();
 
-  DeletedRows(DeleteLoader loader, Schema tableSchema) {
+  DeletedRows(GroupDeleteLoader loader, Schema tableSchema) {
     this.loader = loader;
     this.tableSchema = tableSchema;
   }
@@ -57,56 +54,50 @@ final class DeletedRows {
     int rows = Math.toIntExact(task.file().recordCount());
     BitSet deleted = new BitSet(rows);
     List<DeleteFile> positional = new ArrayList<>();
-    Map<Set<Integer>, List<DeleteFile>> byKey = new LinkedHashMap<>();
     for (DeleteFile delete : task.deletes()) {
       if (delete.content() == FileContent.POSITION_DELETES) {
         positional.add(delete);
-      } else {
-        byKey.computeIfAbsent(Set.copyOf(delete.equalityFieldIds()), ids -> new ArrayList<>()).add(delete);
       }
     }
     if (!positional.isEmpty()) {
       PositionDeleteIndex index = loader.loadPositionDeletes(positional, task.file().location());
       index.forEachInRange(0, rows, position -> deleted.set((int) position));
     }
-    for (Map.Entry<Set<Integer>, List<DeleteFile>> entry : byKey.entrySet()) {
-      Schema keySchema = TypeUtil.select(tableSchema, entry.getKey());
-      List<String> files = entry.getValue().stream().map(d -> d.location() + "@" + d.equalityFieldIds()).toList();
-      StructLikeSet keys =
-          equalitySets.computeIfAbsent(files, unused -> loader.loadEqualityDeletes(entry.getValue(), keySchema));
-      if (!keys.isEmpty()) {
-        markEqualityDeletes(reader, keySchema, keys, deleted);
+    if (positional.size() < task.deletes().size()) {
+      FileEqualityDeletes equality = loader.equalityDeletes().forFile(task, tableSchema);
+      for (FileEqualityDeletes.Key key : equality.keys()) {
+        markEqualityDeletes(reader, key, equality.fileSequence(), deleted);
       }
     }
     return deleted;
   }
 
-  /** Reads the key columns of each row group and marks rows whose key is in {@code keys}. */
+  /** Reads the key columns of each row group and marks rows whose key a delete newer than the file holds. */
   private static void markEqualityDeletes(
-      ParquetFileReader reader, Schema keySchema, StructLikeSet keys, BitSet deleted) throws IOException {
+      ParquetFileReader reader, FileEqualityDeletes.Key key, long fileSequence, BitSet deleted) throws IOException {
     MessageType fileType = reader.getFooter().getFileMetaData().getSchema();
     String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
-    List<Types.NestedField> keyFields = keySchema.columns();
+    List<Types.NestedField> keyFields = key.keySchema().columns();
     ColumnDescriptor[] keyColumns = new ColumnDescriptor[keyFields.size()];
     for (int k = 0; k < keyColumns.length; k++) {
       keyColumns[k] = columnWithId(fileType, keyFields.get(k).fieldId());
     }
     reader.setRequestedSchema(List.of(keyColumns));
-    KeyRow key = new KeyRow(keyColumns.length);
-    SingleKeySet single = keyColumns.length == 1 ? SingleKeySet.of(keys, keyFields.get(0).type()) : null;
+    KeyRow row = new KeyRow(keyColumns.length);
+    List<LongKeyDeletes> integers = integerIndexes(key);
     long firstRow = 0;
-    // by index: each key set reads the file's row groups again (readNextRowGroup would be at the end)
+    // by index: each key schema reads the file's row groups again (readNextRowGroup would be at the end)
     for (int index = 0; index < reader.getRowGroups().size(); index++) {
       BlockMetaData block = reader.getRowGroups().get(index);
-      if (single != null && !single.mayMatch(statistics(block, keyColumns[0]))) {
+      if (integers != null && !mayMatch(integers, statistics(block, keyColumns[0]), fileSequence)) {
         firstRow += block.getRowCount(); // no deleted key within the chunk's bounds: nothing to read
         continue;
       }
       PageReadStore pages = reader.readRowGroup(index);
       int rows = Math.toIntExact(pages.getRowCount());
       ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy);
-      if (single != null) {
-        single.mark(store.getColumnReader(keyColumns[0]), keyFields.get(0).type(), rows, firstRow, deleted);
+      if (integers != null) {
+        markIntegers(store.getColumnReader(keyColumns[0]), integers, fileSequence, rows, firstRow, deleted);
         firstRow += rows;
         continue;
       }
@@ -114,15 +105,85 @@ final class DeletedRows {
       for (int k = 0; k < keyColumns.length; k++) {
         values[k] = readColumn(store.getColumnReader(keyColumns[k]), keyFields.get(k).type(), rows);
       }
-      for (int row = 0; row < rows; row++) {
+      for (int at = 0; at < rows; at++) {
         for (int k = 0; k < keyColumns.length; k++) {
-          key.values[k] = values[k][row];
+          row.values[k] = values[k][at];
         }
-        if (keys.contains(key)) {
-          deleted.set(Math.toIntExact(firstRow + row));
+        if (key.deletes(row, fileSequence)) {
+          deleted.set(Math.toIntExact(firstRow + at));
         }
       }
       firstRow += rows;
+    }
+  }
+
+  /** The key's indexes as primitive long indexes, or null when it is not one integer-valued column. */
+  private static List<LongKeyDeletes> integerIndexes(FileEqualityDeletes.Key key) {
+    List<LongKeyDeletes> integers = new ArrayList<>();
+    for (KeyDeletes index : key.indexes()) {
+      if (!(index instanceof LongKeyDeletes longs)) {
+        return null;
+      }
+      integers.add(longs);
+    }
+    return integers;
+  }
+
+  /**
+   * Whether a chunk with these statistics may hold a deleted key: false only when its statistics are
+   * complete and no key lies within its bounds (and it has no null a null key would delete).
+   */
+  private static boolean mayMatch(List<LongKeyDeletes> indexes, Statistics<?> stats, long fileSequence) {
+    if (stats == null || stats.isEmpty() || !stats.isNumNullsSet()) {
+      return true;
+    }
+    long min;
+    long max;
+    if (stats instanceof LongStatistics longs) {
+      min = longs.getMin();
+      max = longs.getMax();
+    } else if (stats instanceof IntStatistics ints) {
+      min = ints.getMin();
+      max = ints.getMax();
+    } else {
+      return true;
+    }
+    for (LongKeyDeletes index : indexes) {
+      if (stats.getNumNulls() > 0 && index.nullSequence() > fileSequence) {
+        return true;
+      }
+      if (stats.hasNonNullValue() && index.anyWithin(min, max)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void markIntegers(
+      ColumnReader column, List<LongKeyDeletes> indexes, long fileSequence, int rows, long firstRow, BitSet deleted) {
+    int maxDefinition = column.getDescriptor().getMaxDefinitionLevel();
+    boolean int64 = column.getDescriptor().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT64;
+    LongKeyDeletes only = indexes.size() == 1 ? indexes.get(0) : null;
+    for (int row = 0; row < rows; row++) {
+      boolean match = false;
+      if (column.getCurrentDefinitionLevel() != maxDefinition) {
+        for (LongKeyDeletes index : indexes) {
+          match |= index.nullSequence() > fileSequence;
+        }
+      } else {
+        long value = int64 ? column.getLong() : column.getInteger();
+        if (only != null) {
+          match = only.newestSequence(value) > fileSequence;
+        } else {
+          for (LongKeyDeletes index : indexes) {
+            match |= index.newestSequence(value) > fileSequence;
+          }
+        }
+      }
+      if (match) {
+        deleted.set(Math.toIntExact(firstRow + row));
+      }
+      column.consume();
     }
   }
 
@@ -155,90 +216,6 @@ final class DeletedRows {
       }
     }
     throw new IllegalStateException("No column with field id " + fieldId + " in " + type);
-  }
-
-  /**
-   * A one-column key set as plain values: looking a value up directly avoids wrapping every row in
-   * a struct and hashing it through Iceberg's struct comparators. Same equality as the struct set:
-   * strings compare as strings, a null key deletes null values.
-   */
-  private record SingleKeySet(Set<Object> values, boolean matchesNull, long[] sortedIntegers) {
-    static SingleKeySet of(StructLikeSet keys, Type type) {
-      Set<Object> values = new java.util.HashSet<>();
-      boolean matchesNull = false;
-      for (StructLike key : keys) {
-        Object value = key.get(0, Object.class);
-        if (value == null) {
-          matchesNull = true;
-        } else {
-          values.add(type.typeId() == Type.TypeID.STRING ? value.toString() : value);
-        }
-      }
-      long[] integers = null;
-      if (isInteger(type)) {
-        integers = values.stream().mapToLong(value -> ((Number) value).longValue()).sorted().toArray();
-      }
-      // integer keys live in the sorted array only
-      return new SingleKeySet(integers == null ? values : Set.of(), matchesNull, integers);
-    }
-
-    /** Integer-valued keys (ids, dates, timestamps): looked up in a sorted array, without boxing. */
-    private static boolean isInteger(Type type) {
-      return switch (type.typeId()) {
-        case INTEGER, DATE, LONG, TIME, TIMESTAMP, TIMESTAMP_NANO -> true;
-        default -> false;
-      };
-    }
-
-    /**
-     * Whether a chunk with these statistics may hold a deleted key: false only when its statistics
-     * are complete and no key lies within its bounds (and it has no null a null key would delete).
-     */
-    boolean mayMatch(Statistics<?> stats) {
-      if (sortedIntegers == null || stats == null || stats.isEmpty() || !stats.isNumNullsSet()) {
-        return true;
-      }
-      if (stats.getNumNulls() > 0 && matchesNull) {
-        return true;
-      }
-      if (!stats.hasNonNullValue()) {
-        return false; // only nulls, and no null key
-      }
-      long min;
-      long max;
-      if (stats instanceof LongStatistics longs) {
-        min = longs.getMin();
-        max = longs.getMax();
-      } else if (stats instanceof IntStatistics ints) {
-        min = ints.getMin();
-        max = ints.getMax();
-      } else {
-        return true;
-      }
-      int at = Arrays.binarySearch(sortedIntegers, min);
-      int first = at >= 0 ? at : -at - 1; // the first key >= min
-      return first < sortedIntegers.length && sortedIntegers[first] <= max;
-    }
-
-    void mark(ColumnReader column, Type type, int rows, long firstRow, BitSet deleted) {
-      int maxDefinition = column.getDescriptor().getMaxDefinitionLevel();
-      boolean int64 = column.getDescriptor().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT64;
-      for (int row = 0; row < rows; row++) {
-        boolean match;
-        if (column.getCurrentDefinitionLevel() != maxDefinition) {
-          match = matchesNull;
-        } else if (sortedIntegers != null) {
-          long value = int64 ? column.getLong() : column.getInteger();
-          match = Arrays.binarySearch(sortedIntegers, value) >= 0;
-        } else {
-          match = values.contains(KeyValueOf.read(column, type));
-        }
-        if (match) {
-          deleted.set(Math.toIntExact(firstRow + row));
-        }
-        column.consume();
-      }
-    }
   }
 
   /** A row's key, reused across rows: the set only reads it during the lookup. */

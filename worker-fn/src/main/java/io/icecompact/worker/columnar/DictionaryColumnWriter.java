@@ -1,5 +1,6 @@
 package io.icecompact.worker.columnar;
 
+import io.icecompact.worker.primitive.LongLongMap;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -40,7 +41,7 @@ import shaded.parquet.it.unimi.dsi.fastutil.objects.Object2IntLinkedOpenHashMap;
  * plain column writer over the same chunk. When the first page's ids and dictionary are not smaller
  * than its values written plainly, that page goes there too, and the chunk has no dictionary.
  *
- * <p>Numbers are indexed by {@link LongIdIndex}; binaries by fastutil's map as shaded into the pinned
+ * <p>Numbers are indexed by {@link LongLongMap}; binaries by fastutil's map as shaded into the pinned
  * parquet-column (which keeps only the linked ones).
  */
 final class DictionaryColumnWriter implements ColumnWriter {
@@ -56,7 +57,7 @@ final class DictionaryColumnWriter implements ColumnWriter {
   private final long maxDictionaryBytes;
 
   // the dictionary: ids by value, values by id
-  private final LongIdIndex numberIds;
+  private final LongLongMap numberIds;
   private final Object2IntLinkedOpenHashMap<Binary> binaryIds;
   private long[] numbers;
   // numbers: ids from this one on are not in numberIds yet (see idsOf), and the range of all numbers
@@ -116,7 +117,7 @@ final class DictionaryColumnWriter implements ColumnWriter {
       binaries = new Binary[capacity];
       binaryIds.defaultReturnValue(-1);
     } else {
-      numberIds = new LongIdIndex(capacity);
+      numberIds = new LongLongMap(capacity);
       binaryIds = null;
       numbers = new long[capacity];
     }
@@ -141,12 +142,12 @@ final class DictionaryColumnWriter implements ColumnWriter {
    */
   int idOf(long value) {
     indexAll();
-    int id = numberIds.get(value);
+    int id = (int) numberIds.get(value);
     if (id >= 0 || !roomFor(type == PrimitiveTypeName.INT32 ? 4 : 8)) {
       return id;
     }
     id = append(value);
-    numberIds.add(value, id);
+    numberIds.put(value, id);
     indexedIds = dictionarySize;
     return id;
   }
@@ -195,7 +196,7 @@ final class DictionaryColumnWriter implements ColumnWriter {
     for (; indexedIds < dictionarySize; indexedIds++) {
       long value = numbers[indexedIds];
       if (numberIds.get(value) < 0) {
-        numberIds.add(value, indexedIds);
+        numberIds.put(value, indexedIds);
       }
     }
   }
