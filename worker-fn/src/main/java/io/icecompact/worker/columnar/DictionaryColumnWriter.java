@@ -138,9 +138,12 @@ final class DictionaryColumnWriter implements ColumnWriter {
 
   /**
    * The output id of a number (INT32 or INT64 column), added to the dictionary if new; -1 once the
-   * dictionary has fallen back and the number is not in it, when the caller writes the value instead.
+   * dictionary has fallen back (or falls back now), when the caller writes the value instead.
    */
   int idOf(long value) {
+    if (fallback != null) {
+      return -1; // values are written as themselves now: no lookup in the dictionary (one per row)
+    }
     indexAll();
     int id = (int) numberIds.get(value);
     if (id >= 0 || !roomFor(type == PrimitiveTypeName.INT32 ? 4 : 8)) {
@@ -203,6 +206,9 @@ final class DictionaryColumnWriter implements ColumnWriter {
 
   /** As {@link #idOf(long)} for a binary value, copied if added: the value may be a view into a page. */
   int idOf(Binary value) {
+    if (fallback != null) {
+      return -1; // values are written as themselves now: no hash of each row's bytes (a high-cardinality column)
+    }
     int id = binaryIds.getInt(value);
     if (id >= 0 || !roomFor(4L + value.length())) {
       return id;

@@ -14,6 +14,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.DeleteLoader;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.util.StructLikeWrapper;
@@ -48,8 +49,9 @@ public final class EqualityDeleteIndex {
    * Reads every equality delete file attached to {@code tasks} once and indexes its keys.
    *
    * @param specs the table's partition specs by id
-   * @param loader reads one delete file's keys (Iceberg's loader, so formats and values are Iceberg's);
-   *     it should not cache them, the index holds them
+   * @param io reads the delete files
+   * @param loader reads the keys of a delete file not in Parquet (Iceberg's loader); it should not
+   *     cache them, the index holds them
    * @param maxBytes the heap the index may take; a group whose delete keys would need more is refused
    *     before anything is read
    * @param groupIndex names the group in the refusal
@@ -58,6 +60,7 @@ public final class EqualityDeleteIndex {
       List<FileScanTask> tasks,
       Map<Integer, PartitionSpec> specs,
       Schema tableSchema,
+      FileIO io,
       DeleteLoader loader,
       long maxBytes,
       int groupIndex) {
@@ -88,10 +91,7 @@ public final class EqualityDeleteIndex {
       KeyDeletes index = newIndex(keySchema, scopeRecords);
       for (DeleteFile delete : entry.getValue().values()) {
         long sequence = delete.dataSequenceNumber();
-        // one file at a time: only one file's keys are held twice while the index takes them
-        for (StructLike key : loader.loadEqualityDeletes(List.of(delete), keySchema)) {
-          index.add(key, sequence);
-        }
+        DeleteFileKeys.forEach(delete, keySchema, io, loader, key -> index.add(key, sequence));
       }
       if (index instanceof LongKeyDeletes longs) {
         longs.sortKeys();

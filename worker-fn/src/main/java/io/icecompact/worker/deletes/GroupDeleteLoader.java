@@ -67,7 +67,7 @@ public final class GroupDeleteLoader extends BaseDeleteLoader {
       FileIO io = table.io();
       DeleteLoader uncached = new BaseDeleteLoader(deleteFile -> io.newInputFile(deleteFile.location()), null);
       equalityDeletes =
-          EqualityDeleteIndex.of(tasks, table.specs(), table.schema(), uncached, maxIndexBytes, groupIndex);
+          EqualityDeleteIndex.of(tasks, table.specs(), table.schema(), io, uncached, maxIndexBytes, groupIndex);
     }
     return equalityDeletes;
   }

@@ -35,9 +35,7 @@ public final class LongKeyDeletes implements KeyDeletes {
 
   void add(long key, long sequence) {
     sorted = null;
-    if (sequences.get(key) < sequence) {
-      sequences.put(key, sequence);
-    }
+    sequences.putMax(key, sequence);
   }
 
   @Override

@@ -66,6 +66,24 @@ public final class LongLongMap {
     }
   }
 
+  /** Sets the value of {@code key} to the larger of its value and {@code value}, in one probe. */
+  public void putMax(long key, long value) {
+    if (value < 0) {
+      throw new IllegalArgumentException("Values are non-negative: " + value);
+    }
+    int slot = slot(key);
+    long held = slots[2 * slot + 1];
+    if (held == 0) {
+      slots[2 * slot] = key;
+      slots[2 * slot + 1] = value + 1;
+      if (++size * 2L > (1L << bits)) {
+        grow();
+      }
+    } else if (held < value + 1) {
+      slots[2 * slot + 1] = value + 1;
+    }
+  }
+
   /** The keys, in no order. */
   public long[] keys() {
     long[] keys = new long[size];
