@@ -29,6 +29,9 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.BaseDeleteLoader;
@@ -127,7 +130,8 @@ class EngineFlinkCdcTest extends EngineTestBase {
       planned.forEach(tasks::add);
     }
     BaseDeleteLoader loader = new BaseDeleteLoader(d -> table.io().newInputFile(d.location()), null);
-    long records = deleteFiles(table).stream()
+    // the deletes Iceberg's planning attached to a file (not those newer than every data file)
+    long records = liveDeletes(table).values().stream()
         .filter(d -> d.content() == FileContent.EQUALITY_DELETES).mapToLong(ContentFile::recordCount).sum();
 
     EqualityDeleteIndex index =
@@ -136,7 +140,8 @@ class EngineFlinkCdcTest extends EngineTestBase {
 
     assertThatThrownBy(() -> EqualityDeleteIndex.of(tasks, table.specs(), table.schema(), table.io(), loader, 1024, 7))
         .isInstanceOf(EqualityDeletesTooLargeException.class)
-        .hasMessageContaining("Group 7's equality deletes hold " + String.format("%,d", records) + " keys")
+        .hasMessageContaining("Group 7's equality deletes hold " + String.format("%,d", records) + " keys, an index of ~")
+        .hasMessageContaining("more than the 1 KB a worker gives them")
         .hasMessageContaining("ICECOMPACT_JAVA_OPTS=-Xmx")
         .hasMessageContaining("WorkerMemorySize");
   }
@@ -154,25 +159,17 @@ class EngineFlinkCdcTest extends EngineTestBase {
     return locations;
   }
 
-  private static List<DataFile> liveDataFiles(Table table) {
-    table.refresh();
-    List<DataFile> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      tasks.forEach(task -> files.add(task.file()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return files;
-  }
-
+  /** Every delete file of the current snapshot (from its delete manifests: also those no task carries). */
   private static List<DeleteFile> deleteFiles(Table table) {
     table.refresh();
-    Map<String, DeleteFile> files = new TreeMap<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      tasks.forEach(task -> task.deletes().forEach(d -> files.putIfAbsent(d.location() + "#" + d.contentOffset(), d)));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    List<DeleteFile> files = new ArrayList<>();
+    for (ManifestFile manifest : table.currentSnapshot().deleteManifests(table.io())) {
+      try (ManifestReader<DeleteFile> reader = ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+        reader.forEach(file -> files.add(file.copy()));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
     }
-    return new ArrayList<>(files.values());
+    return files;
   }
 }

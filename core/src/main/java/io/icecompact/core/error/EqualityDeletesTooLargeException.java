@@ -10,9 +10,15 @@ import java.util.Locale;
 public final class EqualityDeletesTooLargeException extends ApplicationException {
   public EqualityDeletesTooLargeException(int groupIndex, long deleteRecords, long indexBytes, long maxBytes) {
     super(String.format(Locale.ROOT,
-        "Group %d's equality deletes hold %,d keys, an index of ~%d MB, more than the %d MB a worker gives"
+        "Group %d's equality deletes hold %,d keys, an index of ~%s, more than the %s a worker gives"
             + " them (a quarter of its heap); raise the heap (%s embedded, %s deployed)",
-        groupIndex, deleteRecords, indexBytes / (1024 * 1024), maxBytes / (1024 * 1024),
+        groupIndex, deleteRecords, size(indexBytes), size(maxBytes),
         WorkerOutOfMemoryException.EMBEDDED_SETTING, WorkerOutOfMemoryException.LAMBDA_SETTING));
+  }
+
+  private static String size(long bytes) {
+    return bytes >= 10L << 20
+        ? String.format(Locale.ROOT, "%,d MB", bytes >> 20)
+        : String.format(Locale.ROOT, "%,d KB", (bytes + 1023) >> 10);
   }
 }
