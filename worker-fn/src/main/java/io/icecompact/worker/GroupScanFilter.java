@@ -3,6 +3,8 @@ package io.icecompact.worker;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
@@ -17,13 +19,16 @@ import org.apache.iceberg.util.StructLikeWrapper;
  * scan tasks reads only the manifests of those partitions instead of the whole table's.
  *
  * <p>Each partition value becomes a predicate on its source column: identity values as equality,
- * year/month/day/hour values as the half-open time range they stand for. Other transforms (bucket,
- * truncate, void) add no predicate, which only makes the filter wider. A filter that is too narrow
+ * year/month/day/hour values as the half-open time range they stand for, bucket and truncate values as
+ * Iceberg's transform terms ({@code bucket(id, 4) = 2}), which its planning projects onto the partition
+ * exactly. Other transforms (void, unknown ones) add no predicate, which only makes the filter wider. A filter that is too narrow
  * cannot go unnoticed: the worker fails with {@code FileNotLiveException} if a planned file is missing.
  */
 final class GroupScanFilter {
   private static final long MICROS_PER_HOUR = 3_600_000_000L;
   private static final long MICROS_PER_DAY = 24 * MICROS_PER_HOUR;
+
+  private static final Pattern SIZED = Pattern.compile("(bucket|truncate)\\[(\\d+)]");
 
   private GroupScanFilter() {}
 
@@ -68,6 +73,14 @@ final class GroupScanFilter {
       // NaN equals nothing, not even itself: Iceberg has no NaN literal, only the isNaN predicate
       boolean nan = (value instanceof Double d && d.isNaN()) || (value instanceof Float f && f.isNaN());
       return nan ? Expressions.isNaN(column) : Expressions.equal(column, value);
+    }
+    Matcher sized = SIZED.matcher(transform);
+    if (sized.matches()) {
+      int size = Integer.parseInt(sized.group(2));
+      // a bucket-partitioned table (a CDC table, say) is otherwise read whole by every worker
+      return sized.group(1).equals("bucket")
+          ? Expressions.equal(Expressions.bucket(column, size), value)
+          : Expressions.equal(Expressions.truncate(column, size), value);
     }
     if (!isTime(transform)) {
       return Expressions.alwaysTrue();

@@ -5,7 +5,9 @@ import io.icecompact.core.error.PlanIntegrityException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -86,11 +88,12 @@ public final class LiveTaskResolver {
     }
 
     List<FileScanTask> resolved = new ArrayList<>(planned.size());
+    DeleteIds ids = new DeleteIds();
     for (FileScanTask plannedTask : planned) {
       FileScanTask liveTask = live.get(plannedTask.file().location());
-      Set<String> plannedDeletes = deletePaths(plannedTask);
-      Set<String> liveDeletes = deletePaths(liveTask);
-      if (!plannedDeletes.equals(liveDeletes)) {
+      if (!ids.of(plannedTask).equals(ids.of(liveTask))) {
+        Set<String> plannedDeletes = deletePaths(plannedTask);
+        Set<String> liveDeletes = deletePaths(liveTask);
         throw new PlanIntegrityException(
             String.format(
                 "Delete files of %s differ from the plan: snapshot %d has %s, the plan has %s",
@@ -124,6 +127,25 @@ public final class LiveTaskResolver {
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Numbers the group's delete files by location, each file object once: a CDC table's data file carries
+   * thousands of delete files, and comparing each task's two lists as sets of path strings cost files x
+   * deletes string comparisons (most of a worker's time on a 5,500-file upsert table).
+   */
+  private static final class DeleteIds {
+    private final Map<String, Integer> byLocation = new HashMap<>();
+    private final Map<ContentFile<?>, Integer> byFile = new IdentityHashMap<>();
+
+    BitSet of(FileScanTask task) {
+      BitSet ids = new BitSet();
+      for (ContentFile<?> delete : task.deletes()) {
+        ids.set(byFile.computeIfAbsent(
+            delete, file -> byLocation.computeIfAbsent(file.location(), unused -> byLocation.size())));
+      }
+      return ids;
     }
   }
 

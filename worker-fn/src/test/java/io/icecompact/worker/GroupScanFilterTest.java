@@ -54,11 +54,32 @@ class GroupScanFilterTest {
   }
 
   @Test
-  void bucketAddsNoPredicate() {
+  void bucketSelectsThatBucketsRows() {
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("id", 8).build();
-    Expression filter = GroupScanFilter.of(List.of(task(spec, "id_bucket=3")));
+    org.apache.iceberg.transforms.Transform<Long, Integer> bucket = org.apache.iceberg.transforms.Transforms.bucket(8);
+    java.util.function.Function<Long, Integer> bucketOf = bucket.bind(Types.LongType.get());
+    Expression filter = GroupScanFilter.of(List.of(task(spec, "id_bucket=" + bucketOf.apply(1L))));
 
-    assertThat(matches(filter, "any", "2020-01-01T00:00:00Z", "2020-01-01")).isTrue();
+    assertThat(matches(filter, 1L, "any")).isTrue();
+    long other = java.util.stream.LongStream.range(2, 100).filter(id -> !bucketOf.apply(id).equals(bucketOf.apply(1L)))
+        .findFirst().orElseThrow();
+    assertThat(matches(filter, other, "any")).isFalse();
+  }
+
+  @Test
+  void truncateSelectsThatPrefix() {
+    PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).truncate("region", 2).build();
+    Expression filter = GroupScanFilter.of(List.of(task(spec, "region_trunc=eu")));
+
+    assertThat(matches(filter, 1L, "eu-west")).isTrue();
+    assertThat(matches(filter, 1L, "us-east")).isFalse();
+  }
+
+  private static boolean matches(Expression filter, long id, String region) {
+    GenericRecord row = GenericRecord.create(SCHEMA);
+    row.setField("id", id);
+    row.setField("region", region);
+    return new Evaluator(SCHEMA.asStruct(), filter, false).eval(new InternalRecordWrapper(SCHEMA.asStruct()).wrap(row));
   }
 
   /** Months since 1970-01, the month transform's value. */

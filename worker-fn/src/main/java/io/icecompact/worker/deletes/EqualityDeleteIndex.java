@@ -2,6 +2,7 @@ package io.icecompact.worker.deletes;
 
 import io.icecompact.core.error.EqualityDeletesTooLargeException;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,11 +38,15 @@ public final class EqualityDeleteIndex {
   /** Indexes of one group: none until the group's tasks are indexed. */
   private final Map<Scope, KeyDeletes> indexes;
   private final Map<Integer, PartitionSpec> specs;
+  // each delete file object's scope, found once: a CDC table's data file carries thousands of them
+  private final Map<DeleteFile, Scope> scopes;
   private final long keys;
 
-  private EqualityDeleteIndex(Map<Scope, KeyDeletes> indexes, Map<Integer, PartitionSpec> specs, long keys) {
+  private EqualityDeleteIndex(
+      Map<Scope, KeyDeletes> indexes, Map<Integer, PartitionSpec> specs, Map<DeleteFile, Scope> scopes, long keys) {
     this.indexes = indexes;
     this.specs = specs;
+    this.scopes = scopes;
     this.keys = keys;
   }
 
@@ -65,11 +70,13 @@ public final class EqualityDeleteIndex {
       long maxBytes,
       int groupIndex) {
     Map<Scope, Map<String, DeleteFile>> files = new LinkedHashMap<>();
+    Map<DeleteFile, Scope> scopes = new IdentityHashMap<>();
     for (FileScanTask task : tasks) {
       for (DeleteFile delete : task.deletes()) {
-        if (delete.content() == FileContent.EQUALITY_DELETES) {
-          files.computeIfAbsent(Scope.of(delete, specs), unused -> new LinkedHashMap<>())
-              .putIfAbsent(delete.location(), delete);
+        if (delete.content() == FileContent.EQUALITY_DELETES && !scopes.containsKey(delete)) {
+          Scope scope = Scope.of(delete, specs);
+          scopes.put(delete, scope);
+          files.computeIfAbsent(scope, unused -> new LinkedHashMap<>()).putIfAbsent(delete.location(), delete);
         }
       }
     }
@@ -99,7 +106,7 @@ public final class EqualityDeleteIndex {
       indexes.put(entry.getKey(), index);
       keys += index.size();
     }
-    return new EqualityDeleteIndex(indexes, specs, keys);
+    return new EqualityDeleteIndex(indexes, specs, scopes, keys);
   }
 
   /** Distinct keys indexed, over all scopes. */
@@ -112,7 +119,8 @@ public final class EqualityDeleteIndex {
     Map<Set<Integer>, List<KeyDeletes>> byKey = new LinkedHashMap<>();
     for (DeleteFile delete : task.deletes()) {
       if (delete.content() == FileContent.EQUALITY_DELETES) {
-        Scope scope = Scope.of(delete, specs);
+        Scope known = scopes.get(delete); // read only: files may be read on several threads
+        Scope scope = known != null ? known : Scope.of(delete, specs);
         KeyDeletes index = Objects.requireNonNull(indexes.get(scope), "no index for a delete of the group");
         List<KeyDeletes> applying = byKey.computeIfAbsent(scope.keyIds(), unused -> new ArrayList<>());
         if (!applying.contains(index)) {

@@ -21,16 +21,21 @@ public final class LongLongMap {
 
   /** A map sized for {@code expected} keys without growing. */
   public LongLongMap(long expected) {
-    bits = 4;
-    while ((1L << bits) < expected * 2L && bits < 30) {
-      bits++;
-    }
+    bits = bitsFor(expected);
     slots = new long[2 << bits];
   }
 
-  /** Heap bytes a map sized for {@code keys} keys takes: 16 a slot, at most half of them used. */
+  /** Heap bytes a map sized for {@code keys} keys takes: 16 a slot, the slots a power of two at most half used. */
   public static long bytesFor(long keys) {
-    return keys * 32;
+    return 16L << bitsFor(keys);
+  }
+
+  private static int bitsFor(long expected) {
+    int bits = 4;
+    while ((1L << bits) < expected * 2L && bits < 29) { // 2 << 29 longs: the largest power of two an array holds
+      bits++;
+    }
+    return bits;
   }
 
   public int size() {
