@@ -1,5 +1,6 @@
 package io.icecompact.cli.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.worker.RewritePathChoice;
@@ -109,13 +110,25 @@ final class FreshProcessJob {
         List.of(), exitFigures[0], failure);
   }
 
-  /** The line that says why a process failed: its last "error:" line, else its last line. */
+  /**
+   * Why a process that printed no job result failed: its {@code error:} line on stderr, else the message
+   * of the JSON error it printed, else its last line.
+   */
   private static String lastError(String err, String out) {
+    List<String> errors = err.lines().filter(line -> line.startsWith("error:")).toList();
+    if (!errors.isEmpty()) {
+      return errors.get(errors.size() - 1).substring("error:".length()).trim();
+    }
+    try {
+      JsonNode message = JobJson.mapper().readTree(out).findValue("message");
+      if (message != null && message.isTextual()) {
+        return message.asText();
+      }
+    } catch (IOException | RuntimeException e) {
+      // not JSON: its last line below
+    }
     List<String> lines = (err + out).lines().filter(line -> !line.isBlank()).toList();
-    return lines.stream().filter(line -> line.startsWith("error:") || line.contains("Error"))
-        .reduce((first, second) -> second)
-        .or(() -> lines.isEmpty() ? Optional.empty() : Optional.of(lines.get(lines.size() - 1)))
-        .orElse("no output");
+    return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1).trim();
   }
 
   private Process start(List<String> args, boolean exitFigures) {

@@ -55,7 +55,17 @@ record JobRunFigures(
     }
     RewritePathTally tally = new RewritePathTally();
     for (GroupOutcome group : result.groups()) {
-      tally.add(group.rewritePath(), group.rewritePathReason());
+      if (group.status() == GroupOutcome.Status.REWRITTEN) {
+        tally.add(group.rewritePath(), group.rewritePathReason());
+      } else {
+        // failed, conflicted or not committed: why, in brief (a worker out of heap names its heap)
+        // the same reason for every group: counted together
+        String reason = group.reason() == null
+            ? ""
+            : group.reason().replace('|', '/').replaceAll("\\s+", " ").replaceAll("\\bGroup \\d+\\b", "A group");
+        tally.add(group.status().name().toLowerCase(Locale.ROOT),
+            reason.length() > 120 ? reason.substring(0, 117) + "..." : reason);
+      }
     }
     return tally.toString();
   }
