@@ -83,7 +83,9 @@ final class EndToEndReport {
             + " its CPU s is the bench JVM's over the run (no RSS: the JVM is the bench's); group ms"
             + " is each worker's own time for its group (median / 90th percentile); live rows are read back"
             + " with every delete applied and compared with the generated table's (count, multiset checksum)%n",
-        settings.workers(), String.join(" ", settings.javaOptions()), freshStartupSeconds, settings.warmups());
+        settings.workers(),
+        settings.javaOptions().isEmpty() ? "no JVM options: the JVM's default heap" : String.join(" ", settings.javaOptions()),
+        freshStartupSeconds, settings.warmups());
     out.flush();
   }
 }
