@@ -6,7 +6,6 @@ import io.icecompact.cli.bench.LatencyFileIO;
 import io.icecompact.cli.bench.PathRuns;
 import io.icecompact.cli.bench.ScaleBench;
 import io.icecompact.cli.bench.SkippingBench;
-import io.icecompact.cli.bench.SparkShapedTable;
 import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LocalWarehouse;
 import io.icecompact.cli.flags.FormatVersion;
@@ -114,8 +113,9 @@ final class BenchCommand implements Callable<Integer> {
   boolean memory;
 
   @Option(names = "--e2e",
-      description = "End-to-end mode: build Spark-written streaming tables (--sizes, --format-versions) and time"
-          + " the whole compact job (plan, rewrite, commit) per --paths, in this JVM and in a fresh one")
+      description = "End-to-end mode: build Spark-written streaming tables or Flink-written CDC tables (--sizes,"
+          + " --format-versions) and time the whole compact job (plan, rewrite, commit) per --paths, in this JVM"
+          + " and in a fresh one (with its CPU seconds and peak RSS)")
   boolean endToEnd;
 
   @Option(names = "--scale",
@@ -146,18 +146,22 @@ final class BenchCommand implements Callable<Integer> {
   String scaleHeap;
 
   @Option(names = "--sizes", split = ",", defaultValue = "S", converter = SizeName.class,
-      description = "End-to-end table sizes: S (30 days x 5 files x 10k rows, ~33 MB), M (30 x 40 x 10k,"
-          + " ~264 MB) or DAYSxFILESxROWS (default: ${DEFAULT-VALUE})")
+      description = "End-to-end table sizes: Spark-written S (30 days x 5 files x 10k rows, ~33 MB), M (30 x 40 x"
+          + " 10k, ~264 MB) or DAYSxFILESxROWS; Flink-written CDC tables (bucket(4, id), 2 writers, equality and"
+          + " position deletes): upsert (the issue's: 69 checkpoints, 552 data files, 37 MB, 1.33M equality-delete"
+          + " keys), upsert-10x (690 checkpoints, 375 MB), changelog (-U/+U and -D, 65 checkpoints), upsert-s and"
+          + " changelog-s (12 checkpoints, seconds to build) (default: ${DEFAULT-VALUE})")
   List<String> sizes;
 
   @Option(names = "--format-versions", split = ",", defaultValue = "2,3", converter = FormatVersion.class,
-      description = "End-to-end format versions: 2 (position delete files) and/or 3 (deletion vectors)"
-          + " (default: ${DEFAULT-VALUE})")
+      description = "End-to-end format versions: 2 (position delete files) and/or 3 (deletion vectors; a CDC"
+          + " table's equality deletes stay equality deletes) (default: ${DEFAULT-VALUE})")
   List<Integer> formatVersions;
 
   @Option(names = "--processes", split = ",", defaultValue = "warm,fresh", converter = ProcessKind.class,
       description = "End-to-end: 'warm' runs the job in this JVM after --warmups runs, 'fresh' runs"
-          + " `icecompact compact` in a new JVM (default: ${DEFAULT-VALUE})")
+          + " `icecompact compact` in a new JVM, which reports its CPU seconds and peak RSS at exit"
+          + " (default: ${DEFAULT-VALUE})")
   List<String> processes;
 
   @Option(names = "--fresh-java-opts", defaultValue = "inherit",
@@ -166,8 +170,8 @@ final class BenchCommand implements Callable<Integer> {
   String freshJavaOptions;
 
   @Option(names = "--codec", defaultValue = "zstd", converter = Codec.class,
-      description = "End-to-end: codec of the Spark-written files, zstd (Iceberg's default) or snappy"
-          + " (default: ${DEFAULT-VALUE})")
+      description = "End-to-end: codec of the Spark-written files, zstd (Iceberg's default) or snappy; CDC"
+          + " tables are written with Iceberg's default, zstd (default: ${DEFAULT-VALUE})")
   CompressionCodecName codec;
 
   @Option(names = "--warehouse", paramLabel = "DIR", description = "Where to build the tables (default: a temporary directory)")
@@ -264,17 +268,22 @@ final class BenchCommand implements Callable<Integer> {
     return files != null ? files.get(0) : Integer.parseInt(DEFAULT_FILES);
   }
 
-  /** The whole job on Spark-shaped tables; the runs use the largest --threads value as workers. */
+  /** The whole job on Spark- or Flink-shaped tables; the runs use the largest --threads value as workers. */
   private int endToEnd(Path base, PrintWriter out, PrintWriter err) {
     EndToEndBench.Settings settings =
         new EndToEndBench.Settings(
             sizes, formatVersions, paths, threads.stream().mapToInt(Integer::intValue).max().orElse(2),
             processes.contains("warm"), processes.contains("fresh"), warmups,
             freshJavaOptions(), codec);
-    boolean rowsKept = new EndToEndBench(base, settings, out, err).run();
+    EndToEndBench bench = new EndToEndBench(base, settings, out, err);
+    boolean rowsKept = bench.run();
     out.flush();
     if (!rowsKept) {
       err.println("error: a run changed the table's live rows (see 'live rows after')");
+      return IcecompactCli.EXIT_JOB_NOT_DONE;
+    }
+    if (!bench.allJobsDone()) {
+      err.println("error: a run's job did not succeed (see 'status')");
       return IcecompactCli.EXIT_JOB_NOT_DONE;
     }
     return 0;
@@ -371,7 +380,7 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public String convert(String value) {
       try {
-        return SparkShapedTable.Size.named(value).name();
+        return EndToEndBench.checkSize(value);
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }

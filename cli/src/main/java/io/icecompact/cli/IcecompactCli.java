@@ -1,5 +1,6 @@
 package io.icecompact.cli;
 
+import io.icecompact.cli.bench.ExitFigures;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.StoredDocumentUnreadableException;
@@ -29,6 +30,8 @@ public final class IcecompactCli {
   public static final int EXIT_BAD_INPUT = 2;
 
   public static void main(String[] args) {
+    // bench --e2e's fresh runs: this process's CPU time and peak RSS on stderr at exit
+    ExitFigures.reportAtExitIfAsked();
     System.exit(commandLine().execute(args));
   }
 

@@ -210,10 +210,14 @@ class BadFlagsTest {
             "--prefetch", "maybe"),
         bench("Invalid value for option '--latency-ms': must be at least 0, got -1", "--latency-ms", "-1"),
         bench("Invalid value for option '--latency-ms': 'ten' is not a whole number", "--latency-ms", "ten"),
-        bench("Invalid value for option '--sizes' (<sizes>): Unknown size 'L': use S, M or DAYSxFILESxROWS (at least"
-            + " 1x1x100)", "--e2e", "--sizes", "L"),
-        bench("Invalid value for option '--sizes' (<sizes>): Unknown size '1x1x10': use S, M or DAYSxFILESxROWS (at"
-            + " least 1x1x100)", "--e2e", "--sizes", "S,1x1x10"),
+        bench("Invalid value for option '--sizes' (<sizes>): Unknown size 'L': use S, M, DAYSxFILESxROWS (at least"
+            + " 1x1x100) or a CDC size: upsert, upsert-10x, changelog, upsert-s, changelog-s", "--e2e", "--sizes", "L"),
+        bench("Invalid value for option '--sizes' (<sizes>): Unknown size '1x1x10': use S, M, DAYSxFILESxROWS (at"
+            + " least 1x1x100) or a CDC size: upsert, upsert-10x, changelog, upsert-s, changelog-s", "--e2e",
+            "--sizes", "S,1x1x10"),
+        bench("Invalid value for option '--sizes' (<sizes>): Unknown size 'upsert-xl': use S, M, DAYSxFILESxROWS (at"
+            + " least 1x1x100) or a CDC size: upsert, upsert-10x, changelog, upsert-s, changelog-s", "--e2e",
+            "--sizes", "upsert,upsert-xl"),
         bench("Invalid value for option '--format-versions' (<formatVersions>): must be 2 or 3, got '4'",
             "--e2e", "--format-versions", "2,4"),
         bench("Invalid value for option '--processes' (<processes>): 'cold' is not one of warm, fresh",

@@ -73,6 +73,51 @@ class BenchCommandTest {
     assertThat(rows).filteredOn(row -> row.contains("| fresh JVM |")).hasSize(4);
   }
 
+  /**
+   * {@code bench --e2e} on the small Flink upsert table: the table line describes its files; both paths run
+   * in this JVM and in a fresh one, which reports its CPU seconds and peak RSS; the live rows are kept.
+   */
+  @Test
+  void endToEndOnAFlinkUpsertTablePrintsCpuAndPeakRssOfTheFreshProcess(@TempDir Path dir) {
+    CliRun run =
+        CliRun.of(
+            "bench", "--e2e", "--warehouse", dir.toString(), "--sizes", "upsert-s", "--format-versions", "2",
+            "--threads", "1", "--warmups", "0");
+
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    assertThat(run.out())
+        .containsPattern("upsert-s v2 \\(Flink 1\\.20 upsert sink: 12 checkpoints x 2 writers into bucket\\(4, id\\),"
+            + " 200 changes per writer and checkpoint, id key; generated in [0-9.]+ s\\): 96 data files, [0-9.]+ MB,"
+            + " 4,[0-9]{3} rows; [1-9][0-9] equality delete files of [0-9,]+ keys; [1-9][0-9] position delete files of"
+            + " [0-9,]+ positions; live: [0-9,]+ rows");
+    List<String> header = cells(row(run.out(), "| size |"));
+    assertThat(header.subList(7, 10)).containsExactly("total s", "CPU s", "peak RSS MB");
+    List<String> rows = run.out().lines().filter(line -> line.startsWith("| upsert-s ")).toList();
+    // generic and auto, this JVM and a fresh one
+    assertThat(rows).hasSize(4);
+    assertThat(rows).allSatisfy(row -> assertThat(cells(row).get(13)).isEqualTo("committed"));
+    assertThat(rows).allSatisfy(row -> assertThat(cells(row).get(14)).startsWith("same "));
+    assertThat(rows)
+        .filteredOn(row -> row.contains("| fresh JVM |"))
+        .hasSize(2)
+        .allSatisfy(row -> {
+          List<String> cells = cells(row);
+          double total = Double.parseDouble(cells.get(7));
+          double cpu = Double.parseDouble(cells.get(8));
+          // a JVM's start alone takes a fraction of a CPU second; two cores bound it from above
+          assertThat(cpu).isGreaterThan(0.2).isLessThan(total * Runtime.getRuntime().availableProcessors() + 1);
+          // a JVM that loaded Iceberg and Parquet: tens of MB at least
+          assertThat(Double.parseDouble(cells.get(9))).isGreaterThan(30);
+        });
+    assertThat(rows)
+        .filteredOn(row -> row.contains("| warm JVM |"))
+        .hasSize(2)
+        .allSatisfy(row -> {
+          assertThat(Double.parseDouble(cells(row).get(8))).isPositive();
+          assertThat(cells(row).get(9)).isEqualTo("-");
+        });
+  }
+
   @Test
   void endToEndSaysSoWhenTheTableHasNothingToRewrite(@TempDir Path dir) {
     CliRun run =

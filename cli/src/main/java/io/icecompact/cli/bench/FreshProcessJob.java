@@ -1,5 +1,6 @@
 package io.icecompact.cli.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.worker.RewritePathChoice;
@@ -10,12 +11,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code icecompact compact} in a new JVM, started from the bench's own java and classpath as
  * {@code ./icecompact} starts it: the target is the whole job in a fresh process, JVM start and class
  * loading included. Stages are timed by when the command's progress lines arrive on stderr
- * ("planned ...", "committing..."); the result is the command's {@code --json} output.
+ * ("planned ...", "committing..."); the result is the command's {@code --json} output; the child's CPU
+ * time and peak RSS are the line it prints at exit ({@link ExitFigures}).
  */
 final class FreshProcessJob {
   private final List<String> javaOptions;
@@ -27,7 +30,7 @@ final class FreshProcessJob {
   /** Seconds a fresh JVM takes to print {@code icecompact --version}: the floor of any command. */
   double startupSeconds() {
     long start = System.nanoTime();
-    Process process = start(List.of("--version"));
+    Process process = start(List.of("--version"), false);
     String out = drain(process);
     if (waitFor(process) != 0) {
       throw new IllegalStateException("'icecompact --version' failed in a fresh JVM:\n" + out);
@@ -35,14 +38,20 @@ final class FreshProcessJob {
     return (System.nanoTime() - start) / 1e9;
   }
 
+  /**
+   * The whole job in a new JVM, which reports its own CPU time and peak RSS at exit ({@link ExitFigures}).
+   * A job that ended without success still gives its result (the row says how it ended); a process that
+   * printed no result gives a null result and its last error line.
+   */
   JobRunFigures run(Map<String, String> catalog, String table, RewritePathChoice path, int workers) {
     List<String> args = new ArrayList<>(List.of("compact", "--table", table, "--workers", Integer.toString(workers),
         "--json", "--rewrite-path", path.name()));
     catalog.forEach((key, value) -> args.addAll(List.of("-c", key + "=" + value)));
     long start = System.nanoTime();
-    Process process = start(args);
+    Process process = start(args, true);
     long[] planned = {0};
     long[] committing = {0};
+    ExitFigures[] exitFigures = {ExitFigures.NONE};
     StringBuilder err = new StringBuilder();
     Thread stderr =
         new Thread(
@@ -55,7 +64,12 @@ final class FreshProcessJob {
                   } else if (line.startsWith("committing")) {
                     committing[0] = System.nanoTime();
                   }
-                  err.append(line).append('\n');
+                  Optional<ExitFigures> figures = ExitFigures.parse(line);
+                  if (figures.isPresent()) {
+                    exitFigures[0] = figures.get();
+                  } else {
+                    err.append(line).append('\n');
+                  }
                 }
               } catch (IOException e) {
                 err.append(e);
@@ -71,25 +85,58 @@ final class FreshProcessJob {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (exit != 0) {
-      throw new IllegalStateException("The fresh compact exited with " + exit + ":\n" + err + out);
-    }
-    JobResult result;
+    JobResult result = null;
     try {
       result = JobJson.mapper().readValue(out, JobResult.class);
     } catch (IOException e) {
-      throw new IllegalStateException("The fresh compact printed no JSON result:\n" + err + out, e);
+      if (exit == 0) {
+        throw new IllegalStateException("The fresh compact printed no JSON result:\n" + err + out, e);
+      }
+    }
+    if (result != null && result.status() == null) {
+      // the JSON error object of a command that failed before it had a job result
+      result = null;
+    }
+    if (planned[0] == 0) {
+      planned[0] = end;
     }
     if (committing[0] == 0) {
-      // nothing planned: the whole time was planning
-      committing[0] = planned[0] = end;
+      // nothing planned, or it ended before committing: the rest was rewriting
+      committing[0] = end;
     }
+    String failure = result != null ? null : "exit " + exit + ": " + lastError(err.toString(), out);
     return new JobRunFigures(
-        (planned[0] - start) / 1e9, (committing[0] - planned[0]) / 1e9, (end - committing[0]) / 1e9, result, List.of());
+        (planned[0] - start) / 1e9, (committing[0] - planned[0]) / 1e9, (end - committing[0]) / 1e9, result,
+        List.of(), exitFigures[0], failure);
   }
 
-  private Process start(List<String> args) {
-    return ChildJvm.start(javaOptions, "io.icecompact.cli.IcecompactCli", args);
+  /**
+   * Why a process that printed no job result failed: its {@code error:} line on stderr, else the message
+   * of the JSON error it printed, else its last line.
+   */
+  private static String lastError(String err, String out) {
+    List<String> errors = err.lines().filter(line -> line.startsWith("error:")).toList();
+    if (!errors.isEmpty()) {
+      return errors.get(errors.size() - 1).substring("error:".length()).trim();
+    }
+    try {
+      JsonNode message = JobJson.mapper().readTree(out).findValue("message");
+      if (message != null && message.isTextual()) {
+        return message.asText();
+      }
+    } catch (IOException | RuntimeException e) {
+      // not JSON: its last line below
+    }
+    List<String> lines = (err + out).lines().filter(line -> !line.isBlank()).toList();
+    return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1).trim();
+  }
+
+  private Process start(List<String> args, boolean exitFigures) {
+    List<String> options = new ArrayList<>(javaOptions);
+    if (exitFigures) {
+      options.add("-D" + ExitFigures.PROPERTY + "=true");
+    }
+    return ChildJvm.start(options, "io.icecompact.cli.IcecompactCli", args);
   }
 
   private static String drain(Process process) {

@@ -12,11 +12,26 @@ import java.util.Locale;
 
 /**
  * What one whole {@code compact} job measured: wall seconds of its stages (the first includes the
- * JVM's start in a fresh process), the job's result, and the workers' own time per group as each
- * stored it in its result.
+ * JVM's start in a fresh process), the job's result, the workers' own time per group as each stored it
+ * in its result, and the process's CPU seconds and peak RSS (NaN where not measured). A fresh process
+ * that ended without a job result has a null result and says why in {@code failure}.
  */
 record JobRunFigures(
-    double planSeconds, double rewriteSeconds, double commitSeconds, JobResult result, List<Long> groupMillis) {
+    double planSeconds, double rewriteSeconds, double commitSeconds, JobResult result, List<Long> groupMillis,
+    ExitFigures process, String failure) {
+
+  JobRunFigures(
+      double planSeconds, double rewriteSeconds, double commitSeconds, JobResult result, List<Long> groupMillis) {
+    this(planSeconds, rewriteSeconds, commitSeconds, result, groupMillis, ExitFigures.NONE, null);
+  }
+
+  JobRunFigures withGroupMillis(List<Long> millis) {
+    return new JobRunFigures(planSeconds, rewriteSeconds, commitSeconds, result, millis, process, failure);
+  }
+
+  JobRunFigures withProcess(ExitFigures figures) {
+    return new JobRunFigures(planSeconds, rewriteSeconds, commitSeconds, result, groupMillis, figures, failure);
+  }
 
   double totalSeconds() {
     return planSeconds + rewriteSeconds + commitSeconds;
@@ -35,15 +50,31 @@ record JobRunFigures(
   }
 
   String pathsText() {
+    if (result == null) {
+      return "-";
+    }
     RewritePathTally tally = new RewritePathTally();
     for (GroupOutcome group : result.groups()) {
-      tally.add(group.rewritePath(), group.rewritePathReason());
+      if (group.status() == GroupOutcome.Status.REWRITTEN) {
+        tally.add(group.rewritePath(), group.rewritePathReason());
+      } else {
+        // failed, conflicted or not committed: why, in brief (a worker out of heap names its heap)
+        // the same reason for every group: counted together
+        String reason = group.reason() == null
+            ? ""
+            : group.reason().replace('|', '/').replaceAll("\\s+", " ").replaceAll("\\bGroup \\d+\\b", "A group");
+        tally.add(group.status().name().toLowerCase(Locale.ROOT),
+            reason.length() > 120 ? reason.substring(0, 117) + "..." : reason);
+      }
     }
     return tally.toString();
   }
 
   /** The results the job's workers stored in its work location. */
   static List<GroupResult> groupResults(TableAccess access, String tableLocation, String table, JobResult result) {
+    if (result == null) {
+      return List.of();
+    }
     JobStore store = new JobStore(access.fileIO());
     WorkLocation work = WorkLocation.of(null, tableLocation, table, result.jobId());
     List<GroupResult> results = new ArrayList<>();

@@ -9,6 +9,7 @@ import java.util.Locale;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -19,10 +20,24 @@ import org.apache.iceberg.types.Types;
  * The live rows of a table as a count and an order-independent multiset checksum (two 64-bit sums of
  * per-row hashes), read by Iceberg's generic reader with every delete applied: the bench's proof that
  * a run lost or resurrected no row, without holding millions of rows in memory. On v3 the row lineage
- * columns are part of each row.
+ * columns are part of each row. A table with equality deletes is read with each equality delete file read
+ * once per partition ({@link EqualityDeletesOnce}).
  */
 record LiveRowChecksum(long rows, long sumA, long sumB) {
   static LiveRowChecksum of(Table table) {
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    boolean equalityDeletes =
+        current != null && !"0".equals(current.summary().getOrDefault("total-equality-deletes", "0"));
+    return of(table, equalityDeletes);
+  }
+
+  /**
+   * With {@code equalityDeletesOnce}, a table with equality deletes is read by {@link EqualityDeletesOnce}
+   * (each equality delete file once per partition, which a CDC table of hundreds of checkpoints needs) when
+   * it can; otherwise, and always without, by Iceberg's generic reader.
+   */
+  static LiveRowChecksum of(Table table, boolean equalityDeletesOnce) {
     table.refresh();
     List<Types.NestedField> columns = new ArrayList<>(table.schema().columns());
     if (((HasTableOperations) table).operations().current().formatVersion() >= 3) {
@@ -30,20 +45,38 @@ record LiveRowChecksum(long rows, long sumA, long sumB) {
       columns.add(MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER);
     }
     Schema projection = new Schema(columns);
-    long rows = 0;
-    long sumA = 0;
-    long sumB = 0;
+    Sums sums = new Sums(columns.size());
+    if (equalityDeletesOnce && EqualityDeletesOnce.forEachLiveRow(table, projection, sums::add)) {
+      return sums.checksum();
+    }
     try (CloseableIterable<Record> records = IcebergGenerics.read(table).project(projection).build()) {
-      for (Record record : records) {
-        String text = LiveRows.text(record, columns.size());
-        rows++;
-        sumA += mix(hash(text, 0x9E3779B97F4A7C15L));
-        sumB += mix(hash(text, 0xC2B2AE3D27D4EB4FL));
-      }
+      records.forEach(sums::add);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return new LiveRowChecksum(rows, sumA, sumB);
+    return sums.checksum();
+  }
+
+  private static final class Sums {
+    private final int width;
+    private long rows;
+    private long sumA;
+    private long sumB;
+
+    Sums(int width) {
+      this.width = width;
+    }
+
+    void add(Record record) {
+      String text = LiveRows.text(record, width);
+      rows++;
+      sumA += mix(hash(text, 0x9E3779B97F4A7C15L));
+      sumB += mix(hash(text, 0xC2B2AE3D27D4EB4FL));
+    }
+
+    LiveRowChecksum checksum() {
+      return new LiveRowChecksum(rows, sumA, sumB);
+    }
   }
 
   private static long hash(String text, long seed) {

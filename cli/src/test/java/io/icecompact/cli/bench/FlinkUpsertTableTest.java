@@ -169,6 +169,15 @@ class FlinkUpsertTableTest {
               : sent.updates() + sent.deletes();
       assertThat(equalityDeletes + positionDeletes).isEqualTo(expectedDeletes);
       assertThat(positionDeletes).as("keys changed twice in a checkpoint").isPositive();
+      // the snapshot's summary says the same (Iceberg leaves zero counts out)
+      Map<String, String> summary = snapshot.summary();
+      assertThat(summary.getOrDefault("added-data-files", "0")).isEqualTo(Integer.toString(data.size()));
+      assertThat(summary.getOrDefault("added-records", "0")).isEqualTo(Long.toString(sent.inserts() + sent.updates()));
+      assertThat(summary.getOrDefault("added-equality-delete-files", "0")).isEqualTo(Integer.toString(equality.size()));
+      assertThat(summary.getOrDefault("added-equality-deletes", "0")).isEqualTo(Long.toString(equalityDeletes));
+      assertThat(summary.getOrDefault(shape.formatVersion() >= 3 ? "added-dvs" : "added-position-delete-files", "0"))
+          .isEqualTo(Integer.toString(positions.size()));
+      assertThat(summary.getOrDefault("added-position-deletes", "0")).isEqualTo(Long.toString(positionDeletes));
       if (i == 0 && shape.mode() == Mode.CHANGELOG) {
         // nothing older to delete: the first checkpoint deletes by position only (an upsert cannot know that)
         assertThat(equalityDeletes).isZero();
