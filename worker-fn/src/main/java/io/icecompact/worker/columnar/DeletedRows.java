@@ -4,6 +4,7 @@ import io.icecompact.worker.deletes.EqualityDeleteIndex;
 import io.icecompact.worker.deletes.FileEqualityDeletes;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
 import io.icecompact.worker.deletes.KeyDeletes;
+import io.icecompact.worker.deletes.KeyRow;
 import io.icecompact.worker.deletes.LongKeyDeletes;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -13,7 +14,6 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -107,7 +107,7 @@ final class DeletedRows {
       }
       for (int at = 0; at < rows; at++) {
         for (int k = 0; k < keyColumns.length; k++) {
-          row.values[k] = values[k][at];
+          row.set(k, values[k][at]);
         }
         if (key.deletes(row, fileSequence)) {
           deleted.set(Math.toIntExact(firstRow + at));
@@ -216,29 +216,5 @@ final class DeletedRows {
       }
     }
     throw new IllegalStateException("No column with field id " + fieldId + " in " + type);
-  }
-
-  /** A row's key, reused across rows: the set only reads it during the lookup. */
-  private static final class KeyRow implements StructLike {
-    private final Object[] values;
-
-    KeyRow(int size) {
-      this.values = new Object[size];
-    }
-
-    @Override
-    public int size() {
-      return values.length;
-    }
-
-    @Override
-    public <T> T get(int pos, Class<T> javaClass) {
-      return javaClass.cast(values[pos]);
-    }
-
-    @Override
-    public <T> void set(int pos, T value) {
-      values[pos] = value;
-    }
   }
 }

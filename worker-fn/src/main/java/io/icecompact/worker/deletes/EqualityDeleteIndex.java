@@ -80,10 +80,12 @@ public final class EqualityDeleteIndex {
         }
       }
     }
+    Map<Scope, Long> recordsByScope = new LinkedHashMap<>();
     long records = 0;
     long bytes = 0;
     for (Map.Entry<Scope, Map<String, DeleteFile>> entry : files.entrySet()) {
       long scopeRecords = entry.getValue().values().stream().mapToLong(DeleteFile::recordCount).sum();
+      recordsByScope.put(entry.getKey(), scopeRecords);
       records += scopeRecords;
       bytes += estimateBytes(entry.getKey().keySchema(tableSchema), scopeRecords);
     }
@@ -94,8 +96,7 @@ public final class EqualityDeleteIndex {
     long keys = 0;
     for (Map.Entry<Scope, Map<String, DeleteFile>> entry : files.entrySet()) {
       Schema keySchema = entry.getKey().keySchema(tableSchema);
-      long scopeRecords = entry.getValue().values().stream().mapToLong(DeleteFile::recordCount).sum();
-      KeyDeletes index = newIndex(keySchema, scopeRecords);
+      KeyDeletes index = newIndex(keySchema, recordsByScope.get(entry.getKey()));
       for (DeleteFile delete : entry.getValue().values()) {
         long sequence = delete.dataSequenceNumber();
         DeleteFileKeys.forEach(delete, keySchema, io, loader, key -> index.add(key, sequence));
@@ -136,23 +137,33 @@ public final class EqualityDeleteIndex {
 
   /** Heap bytes the index of {@code records} delete records on {@code keySchema} may take. */
   static long estimateBytes(Schema keySchema, long records) {
-    if (keySchema.columns().size() == 1 && isInteger(keySchema.columns().get(0).type())) {
-      return LongKeyDeletes.estimateBytes(records);
-    }
-    if (keySchema.columns().size() == 1 && keySchema.columns().get(0).type().isPrimitiveType()) {
-      return ValueKeyDeletes.estimateBytes(records);
-    }
-    return StructKeyDeletes.estimateBytes(records, keySchema.columns().size());
+    return switch (Representation.of(keySchema)) {
+      case LONGS -> LongKeyDeletes.estimateBytes(records);
+      case VALUES -> ValueKeyDeletes.estimateBytes(records);
+      case STRUCTS -> StructKeyDeletes.estimateBytes(records, keySchema.columns().size());
+    };
   }
 
   private static KeyDeletes newIndex(Schema keySchema, long records) {
-    if (keySchema.columns().size() == 1 && isInteger(keySchema.columns().get(0).type())) {
-      return new LongKeyDeletes(records);
+    return switch (Representation.of(keySchema)) {
+      case LONGS -> new LongKeyDeletes(records);
+      case VALUES -> new ValueKeyDeletes(records);
+      case STRUCTS -> new StructKeyDeletes(keySchema.asStruct());
+    };
+  }
+
+  /** How a key schema's deleted keys are held. */
+  private enum Representation {
+    LONGS, // one integer-valued column
+    VALUES, // one other primitive column
+    STRUCTS; // several columns, or a nested one
+
+    static Representation of(Schema keySchema) {
+      if (keySchema.columns().size() != 1 || !keySchema.columns().get(0).type().isPrimitiveType()) {
+        return STRUCTS;
+      }
+      return isInteger(keySchema.columns().get(0).type()) ? LONGS : VALUES;
     }
-    if (keySchema.columns().size() == 1 && keySchema.columns().get(0).type().isPrimitiveType()) {
-      return new ValueKeyDeletes(records);
-    }
-    return new StructKeyDeletes(keySchema.asStruct());
   }
 
   /** Integer-valued types: held as primitive longs. */

@@ -47,23 +47,6 @@ public final class StructKeyDeletes implements KeyDeletes {
     for (int i = 0; i < values.length; i++) {
       values[i] = key.get(i, Object.class);
     }
-    return new Key(values);
-  }
-
-  private record Key(Object[] values) implements StructLike {
-    @Override
-    public int size() {
-      return values.length;
-    }
-
-    @Override
-    public <T> T get(int pos, Class<T> javaClass) {
-      return javaClass.cast(values[pos]);
-    }
-
-    @Override
-    public <T> void set(int pos, T value) {
-      throw new UnsupportedOperationException("A deleted key is not changed");
-    }
+    return KeyRow.of(values);
   }
 }

@@ -90,21 +90,6 @@ class KeyDeletesTest {
   }
 
   private static StructLike key(Object... values) {
-    return new StructLike() {
-      @Override
-      public int size() {
-        return values.length;
-      }
-
-      @Override
-      public <T> T get(int pos, Class<T> javaClass) {
-        return javaClass.cast(values[pos]);
-      }
-
-      @Override
-      public <T> void set(int pos, T value) {
-        values[pos] = value;
-      }
-    };
+    return KeyRow.of(values);
   }
 }
