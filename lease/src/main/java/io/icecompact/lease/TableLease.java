@@ -30,7 +30,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  *
  * <p>The token fences stale holders: a job checks {@link #checkHeld} with its token right before it changes
  * the table (the Iceberg commit), and a job whose lease expired and was taken over fails that check even
- * if it still thinks it owns the table.
+ * if it still thinks it owns the table. A lease that expired under a long job and that nobody took over is
+ * still the job's: the check extends it ({@link #holdFor}).
  */
 public final class TableLease {
   static final String LEASE_SK = "lease";
@@ -171,15 +172,55 @@ public final class TableLease {
   }
 
   /**
-   * Returns normally when {@code owner} still holds the lease on {@code table} with {@code token} and it has
-   * not expired by this instance's clock (a strongly consistent read).
+   * How long {@link #checkHeld} makes the lease last from the check on: a step that checks right before it
+   * changes the table runs in one Lambda invocation, which cannot outlast 15 minutes.
+   */
+  public static final Duration CHANGE_WINDOW = Duration.ofMinutes(15);
+
+  /**
+   * Returns normally when {@code owner} holds the lease on {@code table} with {@code token}, having made it
+   * last at least {@link #CHANGE_WINDOW} from now; see {@link #holdFor}.
    *
-   * @throws LeaseLostException otherwise, saying who holds the lease now
+   * @throws LeaseLostException when the lease was released or taken over, saying who holds it now
    * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
    */
   public void checkHeld(String table, String owner, long token) {
-    Map<String, AttributeValue> item = readItem(table, owner);
-    long now = clock.millis();
+    holdFor(table, owner, token, CHANGE_WINDOW);
+  }
+
+  /**
+   * Makes {@code owner}'s lease on {@code table} with {@code token} last at least {@code duration} from now
+   * (one conditional write; nothing is written when it already does), or says it is lost.
+   *
+   * <p>A lease that expired while its job ran, and that nobody took over, is still the job's: its item has
+   * the same owner and token, and it is not released. Taking an expired lease over, or releasing it, changes
+   * the token or marks it released, so no other job can have held the table in between, and the job keeps
+   * it. A job longer than its lease's TTL (thousands of groups in waves) must not fail at its commit for
+   * that alone; a job whose lease another took over does fail here, before it changes the table.
+   *
+   * @throws LeaseLostException when the lease was released or taken over, saying who holds it now
+   * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
+   */
+  public void holdFor(String table, String owner, long token, Duration duration) {
+    requireText(table, "table");
+    requireText(owner, "owner");
+    long until = clock.millis() + duration.toMillis();
+    Map<String, AttributeValue> item;
+    try {
+      update(
+          table,
+          "SET #expires = :until",
+          "#owner = :owner AND #token = :token AND attribute_not_exists(#released) AND #expires < :until",
+          Map.of("#owner", OWNER, "#token", TOKEN, "#expires", EXPIRES_AT, "#released", RELEASED_AT),
+          Map.of(":owner", AttributeValue.fromS(owner), ":token", number(token), ":until", number(until)),
+          ReturnValue.NONE);
+      return;
+    } catch (ConditionalCheckFailedException refused) {
+      // DynamoDB returns the item that failed the condition; DynamoDB stand-ins may not: read it then.
+      item = refused.hasItem() && !refused.item().isEmpty() ? refused.item() : readItem(table, owner);
+    } catch (SdkException e) {
+      throw DynamoFailures.classify(e, "holding the lease on " + table + " for " + owner);
+    }
     String caller = owner + " (token " + token + ")";
     if (item == null || !item.containsKey(OWNER)) {
       throw new LeaseLostException(
@@ -188,8 +229,9 @@ public final class TableLease {
     String heldBy = stringOf(item, OWNER);
     long heldToken = longOf(item, TOKEN);
     long expiresAt = longOf(item, EXPIRES_AT);
-    if (heldBy.equals(owner) && heldToken == token && isHeld(item, now)) {
-      return;
+    boolean ours = heldBy.equals(owner) && heldToken == token && !item.containsKey(RELEASED_AT);
+    if (ours && expiresAt >= until) {
+      return; // it already lasts long enough
     }
     String recorded = heldBy + " (token " + heldToken + ")";
     if (item.containsKey(RELEASED_AT)) {
@@ -197,6 +239,7 @@ public final class TableLease {
           "lease on " + table + " lost: nobody holds it, " + recorded + " released it at "
               + Instant.ofEpochMilli(longOf(item, RELEASED_AT)) + "; " + caller + " does not hold it");
     }
+    long now = clock.millis();
     if (expiresAt < now) {
       throw new LeaseLostException(
           "lease on " + table + " lost: nobody holds it, the lease of " + recorded + " expired at "

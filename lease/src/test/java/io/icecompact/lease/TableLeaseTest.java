@@ -107,7 +107,6 @@ class TableLeaseTest {
 
     clock.advance(TTL); // expires_at == now: still held
     assertThat(lease.acquire(table, "exec-b", TTL).acquired()).isFalse();
-    lease.checkHeld(table, "exec-a", 1);
 
     clock.advance(Duration.ofMillis(1)); // now past expires_at
     LeaseGrant takeover = lease.acquire(table, "exec-b", TTL);
@@ -127,22 +126,70 @@ class TableLeaseTest {
   }
 
   @Test
-  void checkHeldFailsForAWrongTokenAndForAnExpiredLeaseNobodyTookOver() {
+  void checkHeldFailsForAWrongTokenAndForALeaseNobodyHolds() {
     lease.acquire(table, "exec-a", TTL);
 
     assertThatThrownBy(() -> lease.checkHeld(table, "exec-a", 7))
         .isInstanceOf(LeaseLostException.class)
         .hasMessageContaining("held by exec-a (token 1)");
-
-    clock.advance(TTL.plusMillis(1));
-    assertThatThrownBy(() -> lease.checkHeld(table, "exec-a", 1))
+    assertThatThrownBy(() -> lease.checkHeld(table, "exec-b", 1))
         .isInstanceOf(LeaseLostException.class)
-        .hasMessage(
-            "lease on " + table + " lost: nobody holds it, the lease of exec-a (token 1) expired at "
-                + T0.plus(TTL) + " (now " + T0.plus(TTL).plusMillis(1) + "); exec-a (token 1) does not hold it");
+        .hasMessageContaining("held by exec-a (token 1)");
     assertThatThrownBy(() -> lease.checkHeld("analytics.never_leased", "exec-a", 1))
         .isInstanceOf(LeaseLostException.class)
         .hasMessage("lease on analytics.never_leased lost: nobody holds it; exec-a (token 1) does not");
+
+    // another owner's lease that expired is nobody's: a caller that never held it does not get it here
+    clock.advance(TTL.plusMillis(1));
+    assertThatThrownBy(() -> lease.checkHeld(table, "exec-b", 1))
+        .isInstanceOf(LeaseLostException.class)
+        .hasMessage(
+            "lease on " + table + " lost: nobody holds it, the lease of exec-a (token 1) expired at "
+                + T0.plus(TTL) + " (now " + T0.plus(TTL).plusMillis(1) + "); exec-b (token 1) does not hold it");
+  }
+
+  @Test
+  void aJobLongerThanItsLeaseKeepsItWhenNobodyTookItOverAndTheCheckExtendsIt() {
+    lease.acquire(table, "exec-a", TTL);
+    // 1,000 groups in 25 waves: hours past the lease's expiry, and nobody asked for the table meanwhile
+    clock.advance(Duration.ofHours(3));
+
+    lease.checkHeld(table, "exec-a", 1);
+
+    Instant now = T0.plus(Duration.ofHours(3));
+    Map<String, AttributeValue> item = leaseItem();
+    assertThat(item.get("token").n()).as("the same lease: no take-over happened").isEqualTo("1");
+    assertThat(item.get("owner").s()).isEqualTo("exec-a");
+    assertThat(Long.parseLong(item.get("expires_at").n()))
+        .as("held for the commit that follows the check")
+        .isEqualTo(now.plus(TableLease.CHANGE_WINDOW).toEpochMilli());
+    // ...so nobody can take it over while the job changes the table
+    assertThat(lease.acquire(table, "exec-b", TTL).acquired()).isFalse();
+    // holding for less than it already lasts writes nothing
+    clock.advance(Duration.ofMinutes(1));
+    lease.holdFor(table, "exec-a", 1, Duration.ofMinutes(5));
+    assertThat(leaseItem()).isEqualTo(item);
+    // holdFor lasts as long as asked
+    lease.holdFor(table, "exec-a", 1, Duration.ofHours(2));
+    assertThat(Long.parseLong(leaseItem().get("expires_at").n()))
+        .isEqualTo(now.plus(Duration.ofMinutes(1)).plus(Duration.ofHours(2)).toEpochMilli());
+  }
+
+  @Test
+  void aJobWhoseExpiredLeaseAnotherTookAndReleasedHasLostItForGood() {
+    lease.acquire(table, "exec-a", TTL);
+    clock.advance(TTL.plusMillis(1));
+    LeaseGrant takeover = lease.acquire(table, "exec-b", TTL);
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(lease.release(table, "exec-b", takeover.token())).isTrue();
+
+    // the item is free again, but it is no longer exec-a's lease: exec-b may have changed the table
+    assertThatThrownBy(() -> lease.checkHeld(table, "exec-a", 1))
+        .isInstanceOf(LeaseLostException.class)
+        .hasMessage(
+            "lease on " + table + " lost: nobody holds it, exec-b (token 2) released it at "
+                + T0.plus(TTL).plusMillis(1).plus(Duration.ofMinutes(1)) + "; exec-a (token 1) does not hold it");
+    assertThat(leaseItem()).containsKey("released_at");
   }
 
   @Test
