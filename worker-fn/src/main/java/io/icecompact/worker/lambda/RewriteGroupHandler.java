@@ -11,6 +11,7 @@ import io.icecompact.core.job.JobJson;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.lease.LeaseGrant;
 import io.icecompact.worker.GroupRewriter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,9 +30,10 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class RewriteGroupHandler implements RequestStreamHandler {
   /**
    * {@code group}: the Map item; {@code retry_count}: {@code $$.State.RetryCount} when the caller
-   * passes it, else the attempt is numbered from markers in the work location.
+   * passes it, else the attempt is numbered from markers in the work location; {@code lease}: the job's
+   * table lease, kept alive by each group ({@link LeaseHeartbeat}), absent when invoked without one.
    */
-  record Input(GroupRequest group, Integer retryCount) {}
+  record Input(GroupRequest group, Integer retryCount, LeaseGrant lease) {}
 
   /** Catalog properties and the rewriter built for them. */
   private record Cached(Map<String, String> catalogProperties, GroupRewriter rewriter) {}
@@ -41,13 +43,19 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
   private static final AtomicReference<Cached> LAST = new AtomicReference<>();
 
   private final DeploymentScope scope;
+  private final LeaseHeartbeat heartbeat;
 
   public RewriteGroupHandler() {
-    this(DeploymentScope.fromEnvironment());
+    this(DeploymentScope.fromEnvironment(), LeaseHeartbeat.fromEnvironment());
   }
 
   public RewriteGroupHandler(DeploymentScope scope) {
+    this(scope, LeaseHeartbeat.none());
+  }
+
+  public RewriteGroupHandler(DeploymentScope scope, LeaseHeartbeat heartbeat) {
     this.scope = scope;
+    this.heartbeat = heartbeat;
   }
 
   @Override
@@ -67,6 +75,11 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
     scope.checkTable(group.table());
     scope.checkLocation("work location", group.workLocation());
     scope.checkLocation("plan location", group.planLocation());
+    if (input.lease() != null && !group.table().equals(input.lease().table())) {
+      throw new InvalidJobInputException(
+          "RewriteGroup's lease is on " + input.lease().table() + ", its group on " + group.table());
+    }
+    heartbeat.beat(input.lease()); // before any read: a job that lost its table stops here
     GroupRewriter rewriter = rewriterFor(group.catalogProperties());
     int attempt =
         input.retryCount() != null
