@@ -53,7 +53,7 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
     // Once group 0's worker has finished, another writer deletes row 0 of a file of group 1.
     int finished = 0;
     int conflicted = 1;
-    RewriteGroupHandler real = new RewriteGroupHandler();
+    RewriteGroupHandler real = rewriteGroupHandler();
     AtomicBoolean once = new AtomicBoolean(true);
     AtomicReference<ConcurrentDelete> delete = new AtomicReference<>();
     lambda.register(

@@ -495,8 +495,8 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
   }
 
   /** Once group 0's worker has finished, {@code writer} commits as another writer; its rows become the model. */
-  private static void afterGroupZero(Supplier<Map<String, Long>> writer, AtomicReference<Map<String, Long>> model) {
-    RewriteGroupHandler real = new RewriteGroupHandler();
+  private void afterGroupZero(Supplier<Map<String, Long>> writer, AtomicReference<Map<String, Long>> model) {
+    RewriteGroupHandler real = rewriteGroupHandler();
     AtomicBoolean once = new AtomicBoolean(true);
     lambda.register(REWRITE_GROUP, (in, out, context) -> {
       byte[] payload = in.readAllBytes();

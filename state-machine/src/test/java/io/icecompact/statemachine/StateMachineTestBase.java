@@ -21,6 +21,8 @@ import io.icecompact.testkit.LocalLambda;
 import io.icecompact.testkit.LocalS3;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.testkit.LocalStateMachine;
+import io.icecompact.core.scope.DeploymentScope;
+import io.icecompact.worker.lambda.LeaseHeartbeat;
 import io.icecompact.worker.lambda.RecordGroupFailureHandler;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
 import java.io.IOException;
@@ -149,12 +151,17 @@ abstract class StateMachineTestBase {
   void registerRealHandlers() {
     lambda.register(ACQUIRE_LEASE, new AcquireLeaseHandler(leaseSteps));
     lambda.register(PLAN_REWRITE, new PlanRewriteHandler());
-    lambda.register(REWRITE_GROUP, new RewriteGroupHandler());
+    lambda.register(REWRITE_GROUP, rewriteGroupHandler());
     lambda.register(RECORD_GROUP_FAILURE, new RecordGroupFailureHandler());
     lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease()));
     lambda.register(RELEASE_LEASE, new ReleaseLeaseHandler(leaseSteps));
     lambda.register(CARE_FOR_TABLE, new CareForTableHandler(leaseSteps.lease()));
     lambda.register(SweepDefinition.ASSESS_TABLES, new AssessTablesHandler());
+  }
+
+  /** The worker as deployed: it keeps the execution's lease alive in this test's lease table. */
+  RewriteGroupHandler rewriteGroupHandler() {
+    return new RewriteGroupHandler(DeploymentScope.unrestricted(), new LeaseHeartbeat(leaseSteps.lease()));
   }
 
   // ---- catalogs ----

@@ -49,7 +49,7 @@ class StateMachineWorkerFailureTest extends StateMachineTestBase {
     // the RewriteGroup state's Retry matches, and attempt 2 writes it.
     int flaky = 1;
     faults.inject(S3FaultRule.of(S3Fault.slowDown()).onMethod("PUT").onKeys(String.format("/data/.*/%05d-1-", flaky)).times(6));
-    RewriteGroupHandler real = new RewriteGroupHandler();
+    RewriteGroupHandler real = rewriteGroupHandler();
     List<Throwable> thrown = new CopyOnWriteArrayList<>();
     lambda.register(
         REWRITE_GROUP,

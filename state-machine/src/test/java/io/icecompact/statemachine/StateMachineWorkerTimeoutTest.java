@@ -50,7 +50,7 @@ class StateMachineWorkerTimeoutTest extends StateMachineTestBase {
         .onKeys(String.format("/results/group-%05d\\.json$", SLOW));
     S3FaultRule noCleanup = S3FaultRule.of(S3Fault.internalError()).onMethod("DELETE")
         .onKeys(String.format("/data/.*/%05d-1-job-[^/]*\\.parquet$", SLOW));
-    RewriteGroupHandler real = new RewriteGroupHandler();
+    RewriteGroupHandler real = rewriteGroupHandler();
     lambda.register(REWRITE_GROUP, (in, out, context) -> {
       byte[] payload = in.readAllBytes();
       boolean slow = slowGroup(new String(payload, StandardCharsets.UTF_8));
