@@ -8,6 +8,7 @@ import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.StoredPlan;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ final class RecommitCommand implements Callable<Integer> {
     JobSpec job = new JobSpec(jobId, table, catalog(), Map.of(), null, null, workLocation);
     JobResult result;
     try (TableAccess access = new TableAccess(job.catalogProperties())) {
-      PlanSummary plan = StoredPlan.summary(access, job);
+      PlanSummary plan = StoredPlan.summary(access, job, DeploymentScope.unrestricted());
       spec.commandLine().getErr().printf("re-running the committer of %s (%d groups, planned on snapshot %d)%n",
           jobId, plan.groupCount(), plan.pinned().snapshotId());
       result = new JobCommitter(access).commit(CommitRequest.of(job, plan, List.of()));

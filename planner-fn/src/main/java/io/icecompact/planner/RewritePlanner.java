@@ -120,8 +120,7 @@ public final class RewritePlanner {
    * {@code write.data.path} may put data files outside the table's location).
    */
   private void checkLocations(Table table, WorkLocation work) {
-    scope.checkLocation("table location", table.location());
-    scope.checkLocation("table's data location", table.locationProvider().newDataLocation("probe.parquet"));
+    scope.checkTableLocations(table);
     scope.checkLocation("work location", work.jobDirectory());
   }
 

@@ -7,6 +7,7 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import org.apache.iceberg.Table;
 
@@ -23,12 +24,15 @@ public final class StoredPlan {
    *     id, or another {@code work_location} than the job's), or a plan for another table ({@link
    *     JobOfAnotherTableException})
    */
-  public static PlanSummary summary(TableAccess access, JobSpec job) {
+  public static PlanSummary summary(TableAccess access, JobSpec job, DeploymentScope scope) {
     if (job.jobId() == null || job.jobId().isBlank()) {
       throw new InvalidJobInputException("A re-commit needs the job's id (job_id)");
     }
     Table table = access.loadTable(job.table());
+    // the committer writes this table next: the same bounds the planner checks on a first run
+    scope.checkTableLocations(table);
     WorkLocation work = WorkLocation.of(job.workLocation(), table.location(), job.table(), job.jobId());
+    scope.checkLocation("work location", work.jobDirectory());
     JobStore store = new JobStore(access.fileIO());
     String sha256 = store.storedPlanSha256(work.plan())
         .orElseThrow(() -> new InvalidJobInputException(String.format(

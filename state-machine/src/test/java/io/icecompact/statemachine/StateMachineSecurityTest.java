@@ -18,6 +18,7 @@ import io.icecompact.planner.lambda.PlanRewriteHandler;
 import io.icecompact.testkit.EveryTableReaches;
 import io.icecompact.testkit.LocalS3;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import io.icecompact.worker.lambda.LeaseHeartbeat;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -42,7 +43,7 @@ class StateMachineSecurityTest extends StateMachineTestBase {
   private void registerScopedHandlers(DeploymentScope scope) {
     lambda.register(ACQUIRE_LEASE, new AcquireLeaseHandler(leaseSteps, scope));
     lambda.register(PLAN_REWRITE, new PlanRewriteHandler(scope));
-    lambda.register(REWRITE_GROUP, new RewriteGroupHandler(scope));
+    lambda.register(REWRITE_GROUP, new RewriteGroupHandler(scope, new LeaseHeartbeat(leaseSteps.lease())));
     lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease(), scope));
     lambda.register(CARE_FOR_TABLE, new CareForTableHandler(leaseSteps.lease(), scope));
   }
@@ -106,6 +107,53 @@ class StateMachineSecurityTest extends StateMachineTestBase {
     assertThat(objects()).as("no plan or other object written").hasSize(objectsBefore);
     assertThat(leaseItem()).containsKey("released_at");
     assertInvocations(1, 1, 0, 0, 0, 1);
+  }
+
+  @Test
+  void aRecommitOfATableWhoseLocationIsOutsideIsRefusedBeforeItCommits() {
+    Map<String, String> catalog = jdbcCatalog();
+    Table table = createTable(catalog);
+    int snapshotsBefore = snapshots(table).size();
+    int objectsBefore = objects().size();
+    registerScopedHandlers(DeploymentScope.parse("db.*", "s3://another-bucket/warehouse/"));
+    Map<String, Object> input = input(catalog);
+    input.put("recommit", true);
+    input.put("job_id", "job-0123456789ab");
+
+    ExecutionResult result = run(input);
+
+    assertThat(result.status()).isEqualTo("FAILED");
+    assertThat(result.states())
+        .containsExactly("AcquireLease", "LeaseAcquired?", "LoadStoredPlan", "ReleaseLeaseAfterFailure", "JobFailed");
+    assertThat(result.error()).isEqualTo(OutsideDeploymentScopeException.class.getName());
+    assertThat(tree(result.cause()).get("errorMessage").asText())
+        .isEqualTo("The table location 's3://" + bucket + "/warehouse/db/orders' is outside this deployment's"
+            + " allowed locations [s3://another-bucket/warehouse/] (ALLOWED_LOCATIONS); nothing was written");
+    assertThat(snapshots(table)).hasSize(snapshotsBefore);
+    assertThat(objects()).hasSize(objectsBefore);
+  }
+
+  @Test
+  void careForATableWhoseLocationIsOutsideIsRefusedAndDeletesNothing() {
+    Map<String, String> catalog = jdbcCatalog();
+    Table table = createTable(catalog);
+    int snapshotsBefore = snapshots(table).size();
+    // the compaction is in scope; only care is given a scope without this warehouse, to reach its own check
+    lambda.register(CARE_FOR_TABLE,
+        new CareForTableHandler(leaseSteps.lease(), DeploymentScope.parse("db.*", "s3://another-bucket/warehouse/")));
+    Map<String, Object> input = input(catalog);
+    input.put("care", List.of("expire-snapshots"));
+
+    ExecutionResult result = run(input);
+
+    assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    JsonNode care = result.outputJson().get("care");
+    assertThat(care.get("failed").asInt()).as("%s", care).isEqualTo(1);
+    assertThat(care.get("steps")).as("no step ran").isEmpty();
+    assertThat(care.get("error").asText()).isEqualTo(OutsideDeploymentScopeException.class.getName());
+    assertThat(lambda.invocations(CARE_FOR_TABLE)).as("refused, not retried").isEqualTo(1);
+    assertThat(snapshots(table)).as("nothing expired").hasSize(snapshotsBefore + 1);
   }
 
   @Test

@@ -82,6 +82,8 @@ public final class CareForTableHandler implements RequestStreamHandler {
     scope.checkLocation("work location", input.workLocation());
     LeaseGrant held = input.lease();
     try (TableAccess access = new TableAccess(job.catalogProperties())) {
+      // care commits to the table and deletes under its locations: the planner's bounds, checked here too
+      scope.checkTableLocations(access.loadTable(job.table()));
       TableCare care =
           new TableCare(access, job.table(), job.workLocation(),
               () -> lease.checkHeld(held.table(), held.owner(), held.token()));

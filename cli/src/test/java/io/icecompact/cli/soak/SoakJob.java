@@ -18,6 +18,7 @@ import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.StoredPlan;
 import io.icecompact.testkit.CommitFaultCatalog;
@@ -295,7 +296,7 @@ final class SoakJob {
     JobSpec again = new JobSpec(spec.jobId(), soakTable.name(), catalog, Map.of(), null, null, null);
     JobResult result;
     try (TableAccess stage = new TableAccess(catalog)) {
-      PlanSummary plan = StoredPlan.summary(stage, again);
+      PlanSummary plan = StoredPlan.summary(stage, again, DeploymentScope.unrestricted());
       result = new JobCommitter(stage).commit(CommitRequest.of(again, plan, List.of()));
     }
     figures.recommit();

@@ -3,6 +3,7 @@ package io.icecompact.core.scope;
 import io.icecompact.core.error.OutsideDeploymentScopeException;
 import io.icecompact.core.job.JobSpec;
 import java.util.Arrays;
+import org.apache.iceberg.Table;
 import java.util.List;
 import java.util.Map;
 
@@ -69,6 +70,16 @@ public record DeploymentScope(List<List<String>> tablePatterns, List<String> loc
           "Table '" + table + "' is outside this deployment's allowed tables " + patternsText()
               + " (" + ALLOWED_TABLES_ENV + "); nothing was written");
     }
+  }
+
+  /**
+   * The loaded table's location and its data location (a table property such as {@code write.data.path}
+   * may put data files outside the table's location): every step that writes the table checks them, since
+   * the execution input names the table, not where it lives.
+   */
+  public void checkTableLocations(Table table) {
+    checkLocation("table location", table.location());
+    checkLocation("table's data location", table.locationProvider().newDataLocation("probe.parquet"));
   }
 
   /**

@@ -54,7 +54,7 @@ public final class PlanRewriteHandler implements RequestStreamHandler {
     PlanSummary summary;
     try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
       summary = input.recommit()
-          ? StoredPlan.summary(access, input.job())
+          ? StoredPlan.summary(access, input.job(), scope)
           : new RewritePlanner(access, scope).plan(input.job());
     } catch (RuntimeException e) {
       throw FailureClassifier.retryableIfTransient(
