@@ -1066,6 +1066,36 @@ class TemplateTest {
     assertThat(stateful).contains("LeaseTable", "ScheduleDeadLetterQueue", "AcquireLeaseLogGroup");
   }
 
+  /** Step Functions' limit on a state machine's name. */
+  static final int STATE_MACHINE_NAME_LIMIT = 80;
+
+  /**
+   * The state machines are named {@code ${AWS::StackName}-<suffix>}. CloudFormation cannot refuse a stack name that
+   * would make them longer than Step Functions' 80 characters (no string length function; Rules see parameters
+   * only), so the bound is the documented one, and it must be what the names need: 80 minus the longest suffix,
+   * the same number infra/cdk checks (MAX_NAME_LENGTH). Renaming them to something bounded (e.g. from the stack
+   * id) would replace both state machines on update: a decision for the maintainers, not a lint fix.
+   */
+  @Test
+  void theDocumentedStackNameBoundIsWhatTheStateMachineNamesNeed() throws IOException {
+    int longestSuffix = 0;
+    for (String machine : List.of("CompactionStateMachine", "SweepStateMachine")) {
+      String name = sub(props(machine).get("Name"));
+      assertThat(name).as(machine).startsWith("${AWS::StackName}-");
+      String suffix = name.substring("${AWS::StackName}".length());
+      assertThat(suffix).as(machine).doesNotContain("${").matches("[A-Za-z0-9_-]+");
+      longestSuffix = Math.max(longestSuffix, suffix.length());
+    }
+    int bound = STATE_MACHINE_NAME_LIMIT - longestSuffix;
+    assertThat(bound).isEqualTo(69);
+    String deploy = words(Files.readString(rootDir.resolve("docs/deploy.md")));
+    assertThat(deploy).contains("Choose a stack name of at most " + bound + " characters",
+        "keep SAM stack names to " + bound + " characters");
+    assertThat(Files.readString(rootDir.resolve(
+        "infra/cdk/src/main/java/io/icecompact/infra/cdk/IcebergCompaction.java")))
+        .contains("MAX_NAME_LENGTH = " + bound + ";");
+  }
+
   @Test
   void aFailedSweepAlarmsLikeAFailedCompactionAndTheOutputsNameTheSweep() {
     Map<String, Object> sweep = new TreeMap<>(props("SweepExecutionsFailedAlarm"));
