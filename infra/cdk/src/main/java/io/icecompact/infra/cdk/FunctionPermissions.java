@@ -71,9 +71,10 @@ final class FunctionPermissions {
       }
       case RECORD_GROUP_FAILURE -> {
         s.add(workLocationList());
-        // The default work location only (it reads nothing else of the warehouse): listing makes a missing key
-        // a 404 rather than a 403.
-        s.add(listBucket("DefaultWorkLocationList", warehouseBucket, warehousePrefix + "*/" + DEFAULT_WORK_FOLDER + "/"));
+        // WorkLocationList's counterpart for the default work location, and only that: it reads nothing else of
+        // the warehouse.
+        s.add(listBucket("DefaultWorkLocationList", warehouseBucket,
+            warehousePrefix + "*/" + DEFAULT_WORK_FOLDER + "/"));
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
       }
       case COMMIT_SNAPSHOT -> {

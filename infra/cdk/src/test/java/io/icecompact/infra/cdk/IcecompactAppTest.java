@@ -61,7 +61,8 @@ class IcecompactAppTest {
   /** The outputs tell what the SAM template's do (same words; SAM's folded YAML differs in white space only). */
   @Test
   void theOutputsDescribeWhatTheSamTemplatesDo() throws Exception {
-    Map<String, Object> samOutputs = map(io.icecompact.infra.CfnYaml.load(RepositoryFiles.samTemplate()).get("Outputs"));
+    Map<String, Object> samOutputs =
+        map(io.icecompact.infra.CfnYaml.load(RepositoryFiles.samTemplate()).get("Outputs"));
     Map<String, Object> cdkOutputs = map(template.get("Outputs"));
     for (String id : List.of("StateMachineArn", "SweepStateMachineArn", "LeaseTableName", "WorkBucketName",
         "WorkLocationPrefix")) {

@@ -222,7 +222,8 @@ class PropsTest {
     String atMaxima = "{\"catalog_properties\": {\"type\": \"glue\"}, \"namespaces\": [\"a\"], \"max_tables\": "
         + maxTables + ", \"max_concurrent_tables\": " + maxConcurrent + "}";
     assertThat(ExecutionInputSchema.sweepProblems(atMaxima)).isEmpty();
-    assertThat(ExecutionInputSchema.sweepProblems(atMaxima.replace(": " + maxTables + ",", ": " + (maxTables + 1) + ",")))
+    assertThat(ExecutionInputSchema.sweepProblems(
+        atMaxima.replace(": " + maxTables + ",", ": " + (maxTables + 1) + ",")))
         .isNotEmpty();
   }
 
