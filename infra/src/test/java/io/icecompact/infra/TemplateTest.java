@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import io.icecompact.core.job.WorkLocation;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -296,7 +297,174 @@ class TemplateTest {
     assertThat(deletes).isEqualTo(Map.of(
         "RewriteGroupFunction", Set.of(warehouse + "data/*"),
         "CommitSnapshotFunction", Set.of(warehouse + "data/*", warehouse + "metadata/*"),
-        "CareForTableFunction", Set.of(warehouse + "data/*", warehouse + "metadata/*", work)));
+        "CareForTableFunction", Set.of(warehouse + "data/*", warehouse + "metadata/*", work,
+            warehouse + WorkLocation.DEFAULT_FOLDER + "/*")));
+  }
+
+  // ------------------------------------------------------------------ where jobs keep their artefacts
+
+  /** The functions that read and write a job's artefacts (plan, results, markers, intents, result, care.json). */
+  static final List<String> JOB_ARTEFACT_FUNCTIONS = List.of("PlanRewriteFunction", "RewriteGroupFunction",
+      "RecordGroupFailureFunction", "CommitSnapshotFunction", "CareForTableFunction");
+
+  static final String TABLE_LOCATION = "s3://my-warehouse/warehouse/analytics.db/orders";
+
+  /**
+   * A job without work_location keeps its artefacts under {@code <table location>/_icecompact/<job>} (core's
+   * WorkLocation): every function that reads or writes them may do so there, and list there (S3 answers 403 rather
+   * than 404 for a missing key without ListBucket), for a table inside the warehouse prefix. Issue 28: the grants
+   * covered data/ and metadata/ only, so the planner failed with AccessDenied after the lease was taken.
+   */
+  @Test
+  void theDefaultWorkLocationIsInsideWhatEachFunctionThatUsesItMayReadAndWrite() {
+    WorkLocation work = WorkLocation.of(null, TABLE_LOCATION, "analytics.orders", "job-1");
+    assertThat(work.jobDirectory()).isEqualTo(TABLE_LOCATION + "/_icecompact/job-1");
+    assertTheFunctionsMayUse(work);
+    // Inside what the functions' own check (DeploymentScope) allows too.
+    assertThat(work.jobDirectory()).startsWith("s3://my-warehouse/warehouse/");
+    // Nothing that does not handle jobs gets to write there.
+    for (String other : List.of("AcquireLeaseFunction", "ReleaseLeaseFunction", "AssessTablesFunction")) {
+      assertThat(PolicyStatements.allows(statements(props(other).get("Policies")), "s3:PutObject",
+          arn(work.plan()), TemplateTest::rendered)).as(other).isFalse();
+    }
+  }
+
+  /** The schedules' work location: the work prefix, each table's jobs under it once (see the test below). */
+  @Test
+  void theConfiguredWorkLocationIsInsideWhatEachFunctionThatUsesItMayReadAndWrite() {
+    assertTheFunctionsMayUse(WorkLocation.of("s3://work-bucket/icecompact/jobs/", TABLE_LOCATION, "analytics.orders",
+        "job-1"));
+  }
+
+  private static void assertTheFunctionsMayUse(WorkLocation work) {
+    List<String> artefacts = List.of(work.plan(), work.groupPlan(0), work.groupResult(0), work.groupFailure(0),
+        work.attemptMarker(0, 1), work.outputEntry(0, 1, "00000-0-x.parquet"), work.commitIntent(0),
+        work.jobResult(), work.careResult());
+    String directory = work.jobDirectory().replaceFirst("^s3://", "");
+    String bucket = directory.substring(0, directory.indexOf('/'));
+    String key = directory.substring(bucket.length() + 1) + "/";
+    for (String function : JOB_ARTEFACT_FUNCTIONS) {
+      List<Map<String, Object>> statements = statements(props(function).get("Policies"));
+      for (String artefact : artefacts) {
+        for (String action : List.of("s3:GetObject", "s3:PutObject")) {
+          assertThat(PolicyStatements.allows(statements, action, arn(artefact), TemplateTest::rendered))
+              .as("%s: %s on %s", function, action, artefact).isTrue();
+        }
+      }
+      assertThat(PolicyStatements.allowsListing(statements, "arn:aws:s3:::" + bucket, key, TemplateTest::rendered))
+          .as("%s: s3:ListBucket under %s", function, key).isTrue();
+    }
+    // Orphan removal deletes finished jobs' work locations.
+    assertThat(PolicyStatements.allows(statements(props("CareForTableFunction").get("Policies")), "s3:DeleteObject",
+        arn(work.plan()), TemplateTest::rendered)).isTrue();
+  }
+
+  /**
+   * The schedules pass the work prefix as work_location, as the sweep does: the job appends the table identifier
+   * itself (core's WorkLocation), so a scheduled table's jobs go to {@code <prefix><table>/<job>}, not
+   * {@code <prefix><table>/<table>/<job>}, and a table's jobs land in one place whether its schedule or a sweep
+   * started them.
+   */
+  @Test
+  void schedulesAndTheSweepPutATablesJobsUnderTheWorkPrefixOnce() throws IOException {
+    ObjectMapper json = new ObjectMapper();
+    String sweepWorkLocation = json.readTree(filledSweepInput()).get("work_location").asText();
+    for (int i = 1; i <= 3; i++) {
+      String input = (String) asList(map(map(props("CompactTable" + i + "Schedule").get("Target")).get("Input"))
+          .get("Fn::Sub")).get(0);
+      String filled = input.replace("${Table" + i + "}", "Analytics.Orders")
+          .replace("${Catalog}", "{\"type\": \"glue\"}")
+          .replace("${ScheduleOptionsJson}", "{}")
+          .replace("${Bucket}", "work-bucket")
+          .replace("${WorkPrefix}", "icecompact/jobs/");
+      String workLocation = json.readTree(filled).get("work_location").asText();
+      assertThat(workLocation).as("Table%d", i).isEqualTo("s3://work-bucket/icecompact/jobs/")
+          .isEqualTo(sweepWorkLocation);
+      assertThat(WorkLocation.of(workLocation, TABLE_LOCATION, "Analytics.Orders", "job-1").jobDirectory())
+          .isEqualTo("s3://work-bucket/icecompact/jobs/analytics.orders/job-1");
+    }
+    // The outputs and the parameter say the same.
+    Map<String, Object> outputs = map(template.get("Outputs"));
+    assertThat(words(map(outputs.get("WorkLocationPrefix")).get("Description")))
+        .contains("work_location to s3://<WorkBucketName>/<this> ").doesNotContain("<this><table>");
+    assertThat(words(map(map(template.get("Parameters")).get("WorkPrefix")).get("Description")))
+        .contains("The schedules pass s3://<bucket>/<prefix> as work_location");
+  }
+
+  /** The sweep's schedule input as CloudFormation renders it (glue, analytics, defaults). */
+  static String filledSweepInput() {
+    List<Object> input = asList(map(map(props("SweepNamespacesSchedule").get("Target")).get("Input")).get("Fn::Sub"));
+    return ((String) input.get(0))
+        .replace("${Catalog}", "{\"type\": \"glue\", \"warehouse\": \"s3://w/warehouse/\"}")
+        .replace("${Namespaces}", "analytics")
+        .replace("${SweepMaxTables}", "10")
+        .replace("${SweepMaxConcurrentTables}", "4")
+        .replace("${Bucket}", "work-bucket")
+        .replace("${WorkPrefix}", "icecompact/jobs/")
+        .replace("${CareSteps}", "");
+  }
+
+  /**
+   * The SweepStateMachineArn output names every field of the sweep input an operator may set, work_location
+   * included, and says where jobs go without it (the warehouse prefix, which the grants now cover).
+   */
+  @Test
+  void theSweepOutputNamesTheSweepInputsFields() throws IOException {
+    String description = words(map(map(template.get("Outputs")).get("SweepStateMachineArn")).get("Description"));
+    JsonNode schema = new ObjectMapper().readTree(rootDir.resolve("state-machine/sweep-input.schema.json").toFile());
+    assertThat(description).contains("state-machine/sweep-input.schema.json", "<location>/_icecompact");
+    for (String field : List.of("catalog_properties", "namespaces", "max_tables", "max_concurrent_tables",
+        "care_steps", "work_location")) {
+      assertThat(schema.at("/properties/" + field).isMissingNode()).as(field).isFalse();
+      assertThat(description).contains("\"" + field + "\"");
+    }
+  }
+
+  /** The text of an S3 URI as an S3 object ARN in the aws partition. */
+  static String arn(String s3Uri) {
+    return "arn:aws:s3:::" + s3Uri.replaceFirst("^s3://", "");
+  }
+
+  /** Example parameter values of the IAM resources rendered by {@link #rendered}. */
+  static final Map<String, String> EXAMPLE_VALUES = Map.of("AWS::Partition", "aws", "AWS::Region", "eu-west-1",
+      "AWS::AccountId", "123456789012", "WarehouseBucket", "my-warehouse", "WarehousePrefix", "warehouse/",
+      "WorkPrefix", "icecompact/jobs/", "GlueDatabase", "analytics");
+
+  /**
+   * An IAM resource or condition value as CloudFormation renders it with {@link #EXAMPLE_VALUES} and a created work
+   * bucket named work-bucket; null for what is not a string or an Fn::Sub (e.g. an Fn::GetAtt).
+   */
+  static String rendered(Object value) {
+    if (value instanceof String s) {
+      return s;
+    }
+    Object sub = map(value).get("Fn::Sub");
+    if (sub == null) {
+      return null;
+    }
+    Map<String, String> values = new java.util.HashMap<>(EXAMPLE_VALUES);
+    String text;
+    if (sub instanceof List<?> l) {
+      text = (String) l.get(0);
+      map(l.get(1)).forEach((name, v) -> {
+        assertThat(v).as(name).isEqualTo(Map.of("Fn::If",
+            List.of("CreateWorkBucket", Map.of("Ref", "WorkBucket"), Map.of("Ref", "ExistingWorkBucket"))));
+        values.put(name, "work-bucket");
+      });
+    } else {
+      text = (String) sub;
+    }
+    Matcher m = Pattern.compile("\\$\\{([^}]+)}").matcher(text);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(out, Matcher.quoteReplacement(values.getOrDefault(m.group(1), m.group())));
+    }
+    return m.appendTail(out).toString();
+  }
+
+  /** A description's text with YAML folding's white space made single spaces. */
+  static String words(Object text) {
+    return ((String) text).trim().replaceAll("\\s+", " ");
   }
 
   @Test
@@ -834,6 +1002,98 @@ class TemplateTest {
       }
       default -> throw new AssertionError("not rendered here: " + function);
     };
+  }
+
+  /**
+   * SweepMaxTables and SweepMaxConcurrentTables take exactly what sweep-input.schema.json accepts for max_tables and
+   * max_concurrent_tables: outside, the deploy would succeed and every sweep then fail its input validation.
+   */
+  @Test
+  void theSweepParametersBoundsAreTheSweepInputSchemas() throws IOException {
+    JsonNode schema = new ObjectMapper().readTree(rootDir.resolve("state-machine/sweep-input.schema.json").toFile());
+    Map<String, Object> parameters = map(template.get("Parameters"));
+    Map<String, String> fieldOf = Map.of("SweepMaxTables", "max_tables",
+        "SweepMaxConcurrentTables", "max_concurrent_tables");
+    fieldOf.forEach((parameter, field) -> {
+      JsonNode property = schema.at("/properties/" + field);
+      Map<String, Object> p = map(parameters.get(parameter));
+      assertThat(p.get("MinValue")).as(parameter).isEqualTo(property.get("minimum").asInt());
+      assertThat(p.get("MaxValue")).as(parameter).isEqualTo(property.get("maximum").asInt());
+      assertThat(p.get("Default")).as(parameter).isEqualTo(property.get("default").asInt());
+    });
+    // The schedule's input at the parameters' maxima is a valid sweep input; one above would not be.
+    String atMaxima = filledSweepInput()
+        .replace("\"max_tables\": 10", "\"max_tables\": " + map(parameters.get("SweepMaxTables")).get("MaxValue"))
+        .replace("\"max_concurrent_tables\": 4",
+            "\"max_concurrent_tables\": " + map(parameters.get("SweepMaxConcurrentTables")).get("MaxValue"));
+    assertThat(SweepInputSchema.problems(schema, new ObjectMapper().readTree(atMaxima))).as(atMaxima).isEmpty();
+    String above = atMaxima.replace("\"max_tables\": 100", "\"max_tables\": 101");
+    assertThat(above).isNotEqualTo(atMaxima);
+    assertThat(SweepInputSchema.problems(schema, new ObjectMapper().readTree(above))).isNotEmpty();
+  }
+
+  /**
+   * The sweep catches a table's failed compaction (sweep.asl.json's CompactTable catches States.ALL), so the sweep's
+   * ExecutionsFailed counts only sweeps that failed as a whole: its alarm must not claim table failures.
+   */
+  @Test
+  void theSweepAlarmSaysWhatFailsASweep() throws IOException {
+    JsonNode compactTable = new ObjectMapper().readTree(rootDir.resolve("state-machine/sweep.asl.json").toFile())
+        .at("/States/CompactTables/ItemProcessor/States/CompactTable");
+    assertThat(compactTable.isMissingNode()).isFalse();
+    assertThat(compactTable.get("Catch").toString()).contains("States.ALL");
+    String description = words(props("SweepExecutionsFailedAlarm").get("AlarmDescription"));
+    assertThat(description).contains("failed as a whole", "does not fail the sweep", "ExecutionsFailedAlarm")
+        .doesNotContain("or a table's compaction failed");
+  }
+
+  /**
+   * Stateful resources stay when the stack goes or a resource is replaced: the lease table (job log), the log groups
+   * and the schedules' dead-letter queue (the record of starts that never happened). The created work bucket is
+   * the exception: its artefacts expire anyway.
+   */
+  @Test
+  void statefulResourcesAreRetained() {
+    Set<String> stateful = new TreeSet<>();
+    resources.forEach((name, resource) -> {
+      String type = (String) map(resource).get("Type");
+      if (Set.of("AWS::DynamoDB::Table", "AWS::Logs::LogGroup", "AWS::SQS::Queue").contains(type)) {
+        stateful.add(name);
+        assertThat(map(resource).get("DeletionPolicy")).as(name).isEqualTo("Retain");
+        assertThat(map(resource).get("UpdateReplacePolicy")).as(name).isEqualTo("Retain");
+      }
+    });
+    assertThat(stateful).contains("LeaseTable", "ScheduleDeadLetterQueue", "AcquireLeaseLogGroup");
+  }
+
+  /** Step Functions' limit on a state machine's name. */
+  static final int STATE_MACHINE_NAME_LIMIT = 80;
+
+  /**
+   * The state machines are named {@code ${AWS::StackName}-<suffix>}. CloudFormation cannot refuse a stack name that
+   * would make them longer than Step Functions' 80 characters (no string length function; Rules see parameters
+   * only), so the bound is the documented one, and it must be what the names need: 80 minus the longest suffix,
+   * the same number infra/cdk checks (MAX_NAME_LENGTH). Renaming them to something bounded (e.g. from the stack
+   * id) would replace both state machines on update: a decision for the maintainers, not a lint fix.
+   */
+  @Test
+  void theDocumentedStackNameBoundIsWhatTheStateMachineNamesNeed() throws IOException {
+    int longestSuffix = 0;
+    for (String machine : List.of("CompactionStateMachine", "SweepStateMachine")) {
+      String name = sub(props(machine).get("Name"));
+      assertThat(name).as(machine).startsWith("${AWS::StackName}-");
+      String suffix = name.substring("${AWS::StackName}".length());
+      assertThat(suffix).as(machine).doesNotContain("${").matches("[A-Za-z0-9_-]+");
+      longestSuffix = Math.max(longestSuffix, suffix.length());
+    }
+    int bound = STATE_MACHINE_NAME_LIMIT - longestSuffix;
+    assertThat(bound).isEqualTo(69);
+    String deploy = words(Files.readString(rootDir.resolve("docs/deploy.md")));
+    assertThat(deploy).contains("Choose a stack name of at most " + bound + " characters",
+        "keep SAM stack names to " + bound + " characters");
+    assertThat(Files.readString(rootDir.resolve(
+        "infra/cdk/src/main/java/io/icecompact/infra/cdk/IcebergCompaction.java")))
+        .contains("MAX_NAME_LENGTH = " + bound + ";");
   }
 
   @Test

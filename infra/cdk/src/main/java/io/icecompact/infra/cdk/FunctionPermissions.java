@@ -14,6 +14,9 @@ import software.amazon.awscdk.services.iam.PolicyStatement;
  * and no lease-table statement under any catalog.
  */
 final class FunctionPermissions {
+  /** core's WorkLocation.DEFAULT_FOLDER: where a job without work_location keeps its artefacts. */
+  static final String DEFAULT_WORK_FOLDER = "_icecompact";
+
   private final IcebergCatalog catalog;
   private final String warehouseBucket;
   private final String warehousePrefix;
@@ -68,6 +71,10 @@ final class FunctionPermissions {
       }
       case RECORD_GROUP_FAILURE -> {
         s.add(workLocationList());
+        // WorkLocationList's counterpart for the default work location, and only that: it reads nothing else of
+        // the warehouse.
+        s.add(listBucket("DefaultWorkLocationList", warehouseBucket,
+            warehousePrefix + "*/" + DEFAULT_WORK_FOLDER + "/"));
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
       }
       case COMMIT_SNAPSHOT -> {
@@ -96,7 +103,7 @@ final class FunctionPermissions {
         // metadata/ the files only expired snapshots reached and orphans older than the minimum age (3 days).
         s.addAll(statementsOf(CompactionFunction.COMMIT_SNAPSHOT));
         // Orphan removal also deletes finished jobs' work locations older than that age.
-        s.add(allow("WorkLocationCleanup", List.of(workLocationObjects()), "s3:DeleteObject"));
+        s.add(allow("WorkLocationCleanup", workLocationObjects(), "s3:DeleteObject"));
         // Read only: before expiry or orphan removal deletes a file, every table of the catalog is listed and
         // loaded to prove none shares it (docs/fleet.md); a table it cannot read makes those steps refuse.
         switch (catalog.type()) {
@@ -145,11 +152,15 @@ final class FunctionPermissions {
   }
 
   private PolicyStatement workLocationReadWrite(String... actions) {
-    return allow("WorkLocationReadWrite", List.of(workLocationObjects()), actions);
+    return allow("WorkLocationReadWrite", workLocationObjects(), actions);
   }
 
-  private String workLocationObjects() {
-    return bucketArn(workBucket) + "/" + workPrefix + "*";
+  /**
+   * The work prefix, and the default work location a job without {@code work_location} uses: {@code <table
+   * location>/_icecompact} (core's WorkLocation), within the warehouse prefix as data/ and metadata/ are.
+   */
+  private List<String> workLocationObjects() {
+    return List.of(bucketArn(workBucket) + "/" + workPrefix + "*", warehouseObjects(DEFAULT_WORK_FOLDER));
   }
 
   private PolicyStatement glue(String sid, String... actions) {
@@ -185,7 +196,7 @@ final class FunctionPermissions {
         .build();
   }
 
-  /** {@code data/} or {@code metadata/} objects of every table under the warehouse prefix. */
+  /** {@code data/}, {@code metadata/} or {@code _icecompact/} objects of every table under the warehouse prefix. */
   private String warehouseObjects(String folder) {
     return bucketArn(warehouseBucket) + "/" + warehousePrefix + "*/" + folder + "/*";
   }

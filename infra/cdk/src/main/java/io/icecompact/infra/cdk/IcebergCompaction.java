@@ -156,9 +156,20 @@ public class IcebergCompaction extends Construct {
     return props.workPrefix();
   }
 
-  /** A table's work location, {@code s3://<work bucket>/<work prefix><table>}, as the schedules pass it. */
+  /**
+   * The {@code work_location} the schedules (the tables' and the sweep's) pass: {@code s3://<work bucket>/<work
+   * prefix>}. A job appends its table identifier, lower-cased, and its job id (core's WorkLocation).
+   */
+  public String workLocation() {
+    return "s3://" + workBucket.getBucketName() + "/" + props.workPrefix();
+  }
+
+  /**
+   * Where a table's jobs go with {@link #workLocation()}: {@code s3://<work bucket>/<work prefix><table>}, the
+   * identifier lower-cased as core's WorkLocation does; each job has a folder of its own there.
+   */
   public String workLocation(String table) {
-    return "s3://" + workBucket.getBucketName() + "/" + props.workPrefix() + table;
+    return workLocation() + table.toLowerCase(java.util.Locale.ROOT);
   }
 
   public IFunction function(CompactionFunction function) {
@@ -432,6 +443,8 @@ public class IcebergCompaction extends Construct {
         .encryption(QueueEncryption.SQS_MANAGED)
         .retentionPeriod(Duration.days(14))
         .enforceSsl(true)
+        // Retained like the lease table and the log groups: its messages record starts that never happened.
+        .removalPolicy(RemovalPolicy.RETAIN)
         .build();
   }
 
@@ -470,7 +483,7 @@ public class IcebergCompaction extends Construct {
     // left out when not set, as SweepCareSteps does: the sweep's own defaults then apply
     props.sweepCareSteps().ifPresent(steps -> input.put("care_steps", steps));
     // The work prefix; each table's work location is this followed by the table identifier.
-    input.put("work_location", "s3://" + workBucket.getBucketName() + "/" + props.workPrefix());
+    input.put("work_location", workLocation());
     return CfnSchedule.Builder.create(this, "SweepNamespacesSchedule")
         .description("icecompact: sweep " + String.join(",", props.sweepNamespaces()))
         .scheduleExpression(props.sweepSchedule())
@@ -492,7 +505,7 @@ public class IcebergCompaction extends Construct {
         .build();
     Map<String, String> catalogProperties = scheduleCatalogProperties();
     for (ScheduledTable table : props.tables()) {
-      String input = Stack.of(this).toJsonString(table.executionInput(catalogProperties, workLocation(table.table())));
+      String input = Stack.of(this).toJsonString(table.executionInput(catalogProperties, workLocation()));
       CfnSchedule schedule = CfnSchedule.Builder.create(this, "Compact" + table.table() + "Schedule")
           .description("icecompact: compact " + table.table())
           .scheduleExpression(table.schedule())
@@ -518,8 +531,11 @@ public class IcebergCompaction extends Construct {
           scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible(MetricOptions.builder()
               .statistic("Maximum").period(Duration.minutes(5)).build()), 1);
     }
-    alarm("SweepExecutionsFailedAlarm", "An icecompact sweep execution failed (assessing the tables failed, or a"
-        + " table's compaction failed). See the execution's events.", sweepStateMachine.metricFailed(fiveMinuteSum), 1);
+    // A table's failed compaction is caught inside the sweep (the sweep still succeeds; ExecutionsFailedAlarm and
+    // the job log report it): this fires only when the sweep execution itself fails.
+    alarm("SweepExecutionsFailedAlarm", "An icecompact sweep execution failed as a whole (its input was refused or"
+        + " assessing the tables failed); a table's failed compaction does not fail the sweep (see"
+        + " ExecutionsFailedAlarm). See the execution's events.", sweepStateMachine.metricFailed(fiveMinuteSum), 1);
 
     // UNKNOWN and PARTIAL jobs end in a *successful* execution, so ExecutionsFailed never sees them: count the
     // job lines ReleaseLease prints instead of logging every state's data at level ALL.

@@ -31,6 +31,9 @@ public final class IcebergCompactionProps {
   public static final String DEFAULT_SWEEP_SCHEDULE = "rate(1 day)";
   public static final int DEFAULT_SWEEP_MAX_TABLES = 10;
   public static final int DEFAULT_SWEEP_MAX_CONCURRENT_TABLES = 4;
+  /** The maxima of max_tables and max_concurrent_tables in state-machine/sweep-input.schema.json. */
+  public static final int MAX_SWEEP_MAX_TABLES = 100;
+  public static final int MAX_SWEEP_MAX_CONCURRENT_TABLES = 40;
   /**
    * The names SweepCareSteps and the sweep input's {@code care_steps} accept (state-machine/sweep-input.schema.json;
    * the construct does not depend on core's CareStep, a test holds the two together).
@@ -467,9 +470,9 @@ public final class IcebergCompactionProps {
           "'sweepNamespaces' " + sweepNamespaces + " names a namespace twice");
       PropsCheck.that(SCHEDULE.matcher(sweepSchedule).matches(), "'sweepSchedule' is set to '" + sweepSchedule
           + "' but must be an EventBridge Scheduler expression: rate(...), cron(...) or at(...)");
-      PropsCheck.that(sweepMaxTables >= 1, "'sweepMaxTables' is set to " + sweepMaxTables + " but must be >= 1");
-      PropsCheck.that(sweepMaxConcurrentTables >= 1,
-          "'sweepMaxConcurrentTables' is set to " + sweepMaxConcurrentTables + " but must be >= 1");
+      // The sweep input schema's bounds: a value outside them would deploy, then fail every sweep's validation.
+      PropsCheck.range("sweepMaxTables", sweepMaxTables, 1, MAX_SWEEP_MAX_TABLES);
+      PropsCheck.range("sweepMaxConcurrentTables", sweepMaxConcurrentTables, 1, MAX_SWEEP_MAX_CONCURRENT_TABLES);
       if (sweepCareSteps != null) {
         for (String step : sweepCareSteps) {
           PropsCheck.that(CARE_STEPS.contains(step), "sweep care step '" + step + "' is not one of " + CARE_STEPS);

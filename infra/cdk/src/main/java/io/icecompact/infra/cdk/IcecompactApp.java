@@ -34,13 +34,17 @@ public final class IcecompactApp {
         "The compaction state machine; start an execution with the input of"
             + " state-machine/execution-input.schema.json.");
     output(stack, "SweepStateMachineArn", compaction.sweepStateMachine().getStateMachineArn(),
-        "The sweep state machine; start an execution with {\"catalog_properties\", \"namespaces\", \"max_tables\","
-            + " \"max_concurrent_tables\"}.");
+        "The sweep state machine; start an execution with the input of state-machine/sweep-input.schema.json:"
+            + " {\"catalog_properties\", \"namespaces\", \"max_tables\", \"max_concurrent_tables\", \"care_steps\","
+            + " \"work_location\"}. Set work_location to s3://<WorkBucketName>/<WorkLocationPrefix> (as the sweep"
+            + " schedule does), or leave it out: the jobs then work under each table's <location>/_icecompact, inside"
+            + " the warehouse prefix.");
     output(stack, "LeaseTableName", compaction.leaseTable().getTableName(),
         "Lease and job-log table (pk = table identifier, sk = lease | job#...).");
     output(stack, "WorkBucketName", compaction.workBucket().getBucketName(), "Bucket of the work location.");
     output(stack, "WorkLocationPrefix", compaction.workPrefix(),
-        "Set an execution's work_location to s3://<WorkBucketName>/<this><table>.");
+        "Set an execution's work_location to s3://<WorkBucketName>/<this> (the job appends the table identifier,"
+            + " lower-cased, then its job id). Without work_location a job works under <table location>/_icecompact.");
     return stack;
   }
 

@@ -26,8 +26,10 @@ final class AcceptedNagFindings {
             + " attaches the same policy); the function's own statements are written out, least privilege.",
             exact("Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole")),
         suppression("AwsSolutions-IAM5", "Tables are found at run time under the warehouse prefix: the grants"
-            + " cover only their data/ and metadata/ folders (<prefix>*/data/*, <prefix>*/metadata/*).",
-            regex("^Resource::" + ARN + "s3:::.+/\\*/(data|metadata)/\\*$")),
+            + " cover only their data/ and metadata/ folders (<prefix>*/data/*, <prefix>*/metadata/*) and the default"
+            + " work location of a job without work_location (<prefix>*/_icecompact/*).",
+            regex("^Resource::" + ARN + "s3:::.+/\\*/(data|metadata|" + FunctionPermissions.DEFAULT_WORK_FOLDER
+                + ")/\\*$")),
         suppression("AwsSolutions-IAM5", "Job artefacts are keyed by table and job id, known at run time: the grant"
             + " covers only the work prefix of the work bucket.",
             regex("^Resource::" + ARN + "s3:::[^/]+/" + IcebergCompactionProps.DEFAULT_WORK_PREFIX + "\\*$")),

@@ -55,6 +55,7 @@ class IcebergCompactionTest {
           "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload")),
       CompactionFunction.RECORD_GROUP_FAILURE, Map.of(
           "WorkLocationList", Set.of("s3:ListBucket"),
+          "DefaultWorkLocationList", Set.of("s3:ListBucket"),
           "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject")),
       CompactionFunction.COMMIT_SNAPSHOT, Map.of(
           "LeaseCheck", Set.of("dynamodb:GetItem"),
@@ -221,6 +222,11 @@ class IcebergCompactionTest {
             List.of(Map.of("Name", "QueueName", "Value", "${ScheduleDeadLetterQueue.QueueName}")))
         .containsEntry("Threshold", 1).containsEntry("AlarmActions", List.of(TOPIC));
     assertThat(stack.compaction.scheduleDeadLetterQueue()).isPresent();
+    // Kept with the stack gone or the queue replaced, as the lease table and the log groups.
+    assertThat(map(resources.get("ScheduleDeadLetterQueue"))).containsEntry("DeletionPolicy", "Retain")
+        .containsEntry("UpdateReplacePolicy", "Retain");
+    assertThat(stack.compaction.workLocation()).isEqualTo(stack.compaction.workLocation("x").replaceFirst("x$", ""));
+    assertThat(stack.compaction.workLocation("Analytics.Orders")).endsWith("/icecompact/jobs/analytics.orders");
   }
 
   @Test
@@ -391,7 +397,8 @@ class IcebergCompactionTest {
         "MetadataWrite", Set.of(s3 + "my-warehouse/warehouse/*/metadata/*"),
         "DataCleanup", Set.of(s3 + "my-warehouse/warehouse/*/data/*"),
         "WorkLocationList", Set.of(s3 + "${WorkBucket}"),
-        "WorkLocationReadWrite", Set.of(s3 + "${WorkBucket}/icecompact/jobs/*"),
+        "WorkLocationReadWrite", Set.of(s3 + "${WorkBucket}/icecompact/jobs/*",
+            s3 + "my-warehouse/warehouse/*/_icecompact/*"),
         "GlueCatalogCommit", Set.of(glue + "catalog", glue + "database/analytics",
             glue + "table/analytics/*")));
     statements(committer.get("Policies")).stream().filter(s -> s.get("Sid").toString().endsWith("List"))
@@ -420,7 +427,45 @@ class IcebergCompactionTest {
         CompactionFunction.REWRITE_GROUP, Set.of(warehouse + "data/*"),
         CompactionFunction.COMMIT_SNAPSHOT, Set.of(warehouse + "data/*", warehouse + "metadata/*"),
         CompactionFunction.CARE_FOR_TABLE, Set.of(warehouse + "data/*", warehouse + "metadata/*",
-            "arn:${AWS::Partition}:s3:::${WorkBucket}/icecompact/jobs/*")));
+            "arn:${AWS::Partition}:s3:::${WorkBucket}/icecompact/jobs/*", warehouse + "_icecompact/*")));
+  }
+
+  /**
+   * A job without work_location keeps its artefacts under {@code <table location>/_icecompact/<job>} (core's
+   * WorkLocation, whose DEFAULT_FOLDER FunctionPermissions repeats): each function that reads or writes them may
+   * do so, and list, there; the lease functions and AssessTables may not write there (issue 28).
+   */
+  @Test
+  void theDefaultWorkLocationIsInsideWhatEachFunctionThatUsesItMayReadAndWrite() {
+    assertThat(RepositoryFiles.read(RepositoryFiles.root().resolve(
+        "core/src/main/java/io/icecompact/core/job/WorkLocation.java")))
+        .contains("DEFAULT_FOLDER = \"" + FunctionPermissions.DEFAULT_WORK_FOLDER + "\"");
+    String job = "my-warehouse/warehouse/analytics.db/orders/_icecompact/job-1/";
+    List<String> artefacts = List.of("plan.json", "plan/group-00000.json", "results/group-00000.json",
+        "results/group-00000.failed.json", "attempts/group-00000.attempt-1",
+        "outputs/group-00000.attempt-1/output-x.parquet", "commits/commit-000.json", "result.json", "care.json");
+    java.util.function.Function<Object, String> render = r -> r instanceof String t
+        ? t.replace("${AWS::Partition}", "aws") : null;
+    for (CompactionFunction f : List.of(CompactionFunction.PLAN_REWRITE, CompactionFunction.REWRITE_GROUP,
+        CompactionFunction.RECORD_GROUP_FAILURE, CompactionFunction.COMMIT_SNAPSHOT,
+        CompactionFunction.CARE_FOR_TABLE)) {
+      List<Map<String, Object>> statements = statements(role(f.step() + "FunctionRole").get("Policies"));
+      for (String artefact : artefacts) {
+        for (String action : List.of("s3:GetObject", "s3:PutObject")) {
+          assertThat(io.icecompact.infra.PolicyStatements.allows(statements, action,
+              "arn:aws:s3:::" + job + artefact, render)).as("%s: %s on %s", f, action, artefact).isTrue();
+        }
+      }
+      assertThat(io.icecompact.infra.PolicyStatements.allowsListing(statements, "arn:aws:s3:::my-warehouse",
+          job.substring("my-warehouse/".length()), render)).as("%s: s3:ListBucket", f).isTrue();
+    }
+    assertThat(io.icecompact.infra.PolicyStatements.allows(statements(role("CareForTableFunctionRole")
+        .get("Policies")), "s3:DeleteObject", "arn:aws:s3:::" + job + "plan.json", render)).isTrue();
+    for (CompactionFunction f : List.of(CompactionFunction.ACQUIRE_LEASE, CompactionFunction.RELEASE_LEASE,
+        CompactionFunction.ASSESS_TABLES)) {
+      assertThat(io.icecompact.infra.PolicyStatements.allows(statements(role(f.step() + "FunctionRole")
+          .get("Policies")), "s3:PutObject", "arn:aws:s3:::" + job + "plan.json", render)).as(f.name()).isFalse();
+    }
   }
 
   @Test
@@ -599,13 +644,14 @@ class IcebergCompactionTest {
         "table", "analytics.orders",
         "catalog_properties", glue,
         "options", Map.of("min-input-files", "2"),
-        "work_location", "s3://work-bucket/icecompact/jobs/analytics.orders"));
+        // the work prefix, as the sweep's: the job appends the table itself (core's WorkLocation)
+        "work_location", "s3://work-bucket/icecompact/jobs/"));
     assertThat(json.readValue(input("analytics.events", byDescription), Map.class)).isEqualTo(Map.of(
         "table", "analytics.events",
         "catalog_properties", glue,
         "options", Map.of(),
         "where", "day >= '2026-01-01'",
-        "work_location", "s3://work-bucket/icecompact/jobs/analytics.events",
+        "work_location", "s3://work-bucket/icecompact/jobs/",
         "max_concurrency", 8,
         "lease_ttl_seconds", 3600));
     assertThat(stack.compaction.schedules()).containsOnlyKeys("analytics.orders", "analytics.events");

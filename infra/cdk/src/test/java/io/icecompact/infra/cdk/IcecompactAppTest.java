@@ -58,6 +58,28 @@ class IcecompactAppTest {
     assertThat(map(map(template.get("Outputs")).get("WorkLocationPrefix")).get("Value")).isEqualTo("icecompact/jobs/");
   }
 
+  /** The outputs tell what the SAM template's do (same words; SAM's folded YAML differs in white space only). */
+  @Test
+  void theOutputsDescribeWhatTheSamTemplatesDo() throws Exception {
+    Map<String, Object> samOutputs =
+        map(io.icecompact.infra.CfnYaml.load(RepositoryFiles.samTemplate()).get("Outputs"));
+    Map<String, Object> cdkOutputs = map(template.get("Outputs"));
+    for (String id : List.of("StateMachineArn", "SweepStateMachineArn", "LeaseTableName", "WorkBucketName",
+        "WorkLocationPrefix")) {
+      assertThat(words(map(cdkOutputs.get(id)).get("Description"))).as(id)
+          .isEqualTo(words(map(samOutputs.get(id)).get("Description")));
+    }
+    // Neither tells an operator to start a sweep or an execution whose jobs go where no function may write.
+    assertThat(words(map(cdkOutputs.get("WorkLocationPrefix")).get("Description")))
+        .contains("s3://<WorkBucketName>/<this> ").doesNotContain("<this><table>");
+    assertThat(words(map(cdkOutputs.get("SweepStateMachineArn")).get("Description")))
+        .contains("\"work_location\"", "<location>/_icecompact");
+  }
+
+  private static String words(Object text) {
+    return ((String) text).trim().replaceAll("\\s+", " ");
+  }
+
   @Test
   void contextValuesReachTheConstruct() throws Exception {
     Map<String, Object> schedule = SamParityTest.schedulesByDescription(resources)
@@ -69,7 +91,8 @@ class IcecompactAppTest {
         "catalog_properties", Map.of("catalog-impl", "org.apache.iceberg.aws.dynamodb.DynamoDbCatalog",
             "dynamodb.table-name", "iceberg_catalog", "warehouse", "s3://my-warehouse/warehouse/"),
         "options", Map.of("min-input-files", "3"),
-        "work_location", "s3://work/icecompact/jobs/analytics.orders"));
+        // the work prefix only, as the sweep's: the job appends the table (no .../analytics.orders/analytics.orders)
+        "work_location", "s3://work/icecompact/jobs/"));
     assertThat(props(map(resources.get("RewriteGroupFunction"))).get("MemorySize")).isEqualTo(10240);
     assertThat(props(map(resources.get("PlanRewriteLogGroup"))).get("RetentionInDays")).isEqualTo(90);
     assertThat(map(props(map(resources.get("PlanRewriteFunction"))).get("LoggingConfig")).get("ApplicationLogLevel"))

@@ -177,8 +177,9 @@ class PropsTest {
     assertRefused(b -> b.sweepNamespaces(List.of("a\\b")), "sweep namespace 'a\\b' must be non-empty");
     assertRefused(b -> b.sweepNamespaces(List.of("a", "a")), "names a namespace twice");
     assertRefused(b -> b.sweepSchedule("daily"), "'sweepSchedule' is set to 'daily' but must be");
-    assertRefused(b -> b.sweepMaxTables(0), "'sweepMaxTables' is set to 0 but must be >= 1");
-    assertRefused(b -> b.sweepMaxConcurrentTables(0), "'sweepMaxConcurrentTables' is set to 0 but must be >= 1");
+    assertRefused(b -> b.sweepMaxTables(0), "'sweepMaxTables' is set to 0 but must be between 1 and 100");
+    assertRefused(b -> b.sweepMaxConcurrentTables(0),
+        "'sweepMaxConcurrentTables' is set to 0 but must be between 1 and 40");
     assertRefused(b -> b.sweepCareSteps(List.of("expire_snapshots")), "sweep care step 'expire_snapshots' is not one of");
     assertRefused(b -> b.sweepCareSteps(List.of("none")), "sweep care step 'none' is not one of");
     assertRefused(b -> b.sweepCareSteps(List.of("remove-orphans", "remove-orphans")), "names a step twice");
@@ -194,6 +195,36 @@ class PropsTest {
     assertThat(defaults.sweepSchedule()).isEqualTo("rate(1 day)");
     assertThat(defaults.sweepMaxTables()).isEqualTo(10);
     assertThat(defaults.sweepMaxConcurrentTables()).isEqualTo(4);
+  }
+
+  /**
+   * sweepMaxTables and sweepMaxConcurrentTables take exactly what the sweep input schema accepts for max_tables and
+   * max_concurrent_tables: a value outside would deploy, then fail every sweep's validation.
+   */
+  @Test
+  void sweepBoundsAreTheSweepInputSchemas() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    com.fasterxml.jackson.databind.JsonNode schema = json.readTree(RepositoryFiles.read(
+        RepositoryFiles.root().resolve("state-machine/sweep-input.schema.json")));
+    int maxTables = schema.at("/properties/max_tables/maximum").asInt();
+    int maxConcurrent = schema.at("/properties/max_concurrent_tables/maximum").asInt();
+    assertThat(schema.at("/properties/max_tables/minimum").asInt()).isEqualTo(1);
+    assertThat(schema.at("/properties/max_concurrent_tables/minimum").asInt()).isEqualTo(1);
+    assertThat(IcebergCompactionProps.MAX_SWEEP_MAX_TABLES).isEqualTo(maxTables);
+    assertThat(IcebergCompactionProps.MAX_SWEEP_MAX_CONCURRENT_TABLES).isEqualTo(maxConcurrent);
+    assertThat(valid(b -> b.sweepMaxTables(maxTables).sweepMaxConcurrentTables(maxConcurrent)).sweepMaxTables())
+        .isEqualTo(maxTables);
+    assertRefused(b -> b.sweepMaxTables(maxTables + 1),
+        "'sweepMaxTables' is set to " + (maxTables + 1) + " but must be between 1 and " + maxTables);
+    assertRefused(b -> b.sweepMaxConcurrentTables(maxConcurrent + 1), "'sweepMaxConcurrentTables' is set to "
+        + (maxConcurrent + 1) + " but must be between 1 and " + maxConcurrent);
+    // What the bounds protect: the schedule's input at the maxima is a valid sweep input, one above is not.
+    String atMaxima = "{\"catalog_properties\": {\"type\": \"glue\"}, \"namespaces\": [\"a\"], \"max_tables\": "
+        + maxTables + ", \"max_concurrent_tables\": " + maxConcurrent + "}";
+    assertThat(ExecutionInputSchema.sweepProblems(atMaxima)).isEmpty();
+    assertThat(ExecutionInputSchema.sweepProblems(
+        atMaxima.replace(": " + maxTables + ",", ": " + (maxTables + 1) + ",")))
+        .isNotEmpty();
   }
 
   private static IcebergCompactionProps valid(Consumer<IcebergCompactionProps.Builder> customize) {

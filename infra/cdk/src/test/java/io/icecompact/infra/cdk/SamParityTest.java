@@ -252,8 +252,12 @@ class SamParityTest {
       Map<String, Object> samProps = new TreeMap<>(props(map(sam(c).get(id))));
       Map<String, Object> cdkProps = new TreeMap<>(props(map(cdk(c).get(id))));
       // Worded alike; SAM's folded YAML text differs in white space.
-      samProps.remove("AlarmDescription");
-      cdkProps.remove("AlarmDescription");
+      Object samDescription = samProps.remove("AlarmDescription");
+      Object cdkDescription = cdkProps.remove("AlarmDescription");
+      if (id.equals("SweepExecutionsFailedAlarm")) {
+        // what fails a sweep (not a table's compaction, which the sweep catches), said alike
+        assertThat(words(cdkDescription)).as(id).isEqualTo(words(samDescription));
+      }
       assertThat(samProps).as(id).isNotEmpty();
       assertThat(cdkProps).as(id).isEqualTo(samProps);
     }
@@ -351,6 +355,10 @@ class SamParityTest {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  static String words(Object text) {
+    return ((String) text).trim().replaceAll("\\s+", " ");
+  }
 
   static boolean hasSweepSchedule(Case c) {
     return !String.valueOf(c.samParameters().getOrDefault("SweepNamespaces", "")).isEmpty();
