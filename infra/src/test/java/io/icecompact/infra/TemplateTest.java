@@ -148,19 +148,26 @@ class TemplateTest {
   }
 
   @Test
-  void workersHaveNoCatalogAndNoLeaseTablePermissions() {
+  void workersHaveNoCatalogPermissionsAndOnlyTheWorkerKeepsTheLease() {
     for (String worker : WORKERS) {
       Map<String, Object> p = props(worker);
-      List<String> actions = actions(p.get("Policies"));
+      boolean keepsLease = worker.equals("RewriteGroupFunction");
+      // the worker's one DynamoDB statement: extending the execution's own lease (LeaseHeartbeat)
+      List<Map<String, Object>> catalogFree = statements(p.get("Policies")).stream()
+          .filter(s -> !(keepsLease && "LeaseHeartbeat".equals(s.get("Sid")))).toList();
+      List<String> actions = catalogFree.stream().flatMap(s -> asStrings(s.get("Action")).stream()).toList();
       assertThat(actions).as(worker).isNotEmpty().allSatisfy(action ->
           assertThat(CATALOG_ACTION_PREFIXES).noneMatch(action::startsWith));
-      assertThat(actions).as(worker).noneMatch(action -> action.contains("*"));
+      assertThat(actions(p.get("Policies"))).as(worker).noneMatch(action -> action.contains("*"));
       // No managed policy (e.g. CatalogAccessPolicyArn) and no conditional statements either.
       assertThat(strings(p.get("Policies"))).as(worker)
-          .doesNotContain("CatalogAccessPolicyArn", "LeaseTable", "IsGlue", "IsDynamoDbCatalog");
-      // Nothing but the JIT setting and the deployment's scope: no lease table, no catalog settings.
+          .doesNotContain("CatalogAccessPolicyArn", "IsGlue", "IsDynamoDbCatalog");
+      assertThat(strings(catalogFree)).as(worker).doesNotContain("LeaseTable");
+      // Nothing but the JIT setting, the deployment's scope and (the worker) the lease table: no catalog settings.
       assertThat(environment(worker).keySet()).as(worker)
-          .containsOnly("JAVA_TOOL_OPTIONS", "ALLOWED_TABLES", "ALLOWED_LOCATIONS");
+          .containsOnly(keepsLease
+              ? new String[] {"JAVA_TOOL_OPTIONS", "ALLOWED_TABLES", "ALLOWED_LOCATIONS", "LEASE_TABLE"}
+              : new String[] {"JAVA_TOOL_OPTIONS", "ALLOWED_TABLES", "ALLOWED_LOCATIONS"});
     }
   }
 
@@ -228,19 +235,22 @@ class TemplateTest {
       }
     });
     assertThat(users).containsExactlyInAnyOrder("AcquireLeaseFunction", "ReleaseLeaseFunction",
-        "CommitSnapshotFunction", "CareForTableFunction");
+        "RewriteGroupFunction", "CommitSnapshotFunction", "CareForTableFunction");
     for (String user : users) {
       assertThat(environment(user).get("LEASE_TABLE")).as(user).isEqualTo(Map.of("Ref", "LeaseTable"));
     }
-    // The committer and care only check the lease: GetItem, nothing that could take or change it.
-    for (String checker : List.of("CommitSnapshotFunction", "CareForTableFunction")) {
-      List<Map<String, Object>> onLeaseTable = statements(props(checker).get("Policies")).stream()
+    // The worker, the committer and care only keep the lease they were given: a read and the conditional
+    // update that extends it (TableLease.holdFor); no PutItem, DeleteItem or Query.
+    Map<String, String> keepers = Map.of("RewriteGroupFunction", "LeaseHeartbeat",
+        "CommitSnapshotFunction", "LeaseCheck", "CareForTableFunction", "LeaseCheck");
+    keepers.forEach((keeper, sid) -> {
+      List<Map<String, Object>> onLeaseTable = statements(props(keeper).get("Policies")).stream()
           .filter(s -> strings(s.get("Resource")).contains("LeaseTable")).toList();
-      assertThat(onLeaseTable).as(checker).singleElement().satisfies(s -> {
-        assertThat(s.get("Sid")).isEqualTo("LeaseCheck");
-        assertThat(asStrings(s.get("Action"))).containsExactly("dynamodb:GetItem");
+      assertThat(onLeaseTable).as(keeper).singleElement().satisfies(s -> {
+        assertThat(s.get("Sid")).isEqualTo(sid);
+        assertThat(asStrings(s.get("Action"))).containsExactlyInAnyOrder("dynamodb:GetItem", "dynamodb:UpdateItem");
       });
-    }
+    });
   }
 
   /**

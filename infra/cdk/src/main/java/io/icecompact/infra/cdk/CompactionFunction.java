@@ -14,7 +14,7 @@ public enum CompactionFunction {
   PLAN_REWRITE("PlanRewrite", "planner-fn", "io.icecompact.planner.lambda.PlanRewriteHandler",
       "pins the snapshot, plans file groups, stores the plan.", FunctionSize.of(2048, 900), false, 1),
   REWRITE_GROUP("RewriteGroup", "worker-fn", "io.icecompact.worker.lambda.RewriteGroupHandler",
-      "rewrites one file group with every delete applied.", new FunctionSize(8192, 900, 10240), false, 4),
+      "rewrites one file group with every delete applied.", new FunctionSize(8192, 900, 10240), true, 4),
   RECORD_GROUP_FAILURE("RecordGroupFailure", "worker-fn", "io.icecompact.worker.lambda.RecordGroupFailureHandler",
       "stores why a file group failed.", FunctionSize.of(512, 60), false, 1),
   COMMIT_SNAPSHOT("CommitSnapshot", "committer-fn", "io.icecompact.committer.lambda.CommitSnapshotHandler",

@@ -61,6 +61,8 @@ final class FunctionPermissions {
         }
       }
       case REWRITE_GROUP -> {
+        // Extends the execution's lease, conditional on its owner and token: it can keep the lease, never take it.
+        s.add(leaseTable("LeaseHeartbeat", "dynamodb:GetItem", "dynamodb:UpdateItem"));
         s.add(warehouseList());
         s.add(warehouseRead());
         // DeleteObject: a failed attempt removes the output files it wrote (never committed ones).
@@ -78,7 +80,8 @@ final class FunctionPermissions {
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
       }
       case COMMIT_SNAPSHOT -> {
-        s.add(leaseTable("LeaseCheck", "dynamodb:GetItem"));
+        // The check right before the commit extends the lease: conditional on owner and token, never a take-over.
+        s.add(leaseTable("LeaseCheck", "dynamodb:GetItem", "dynamodb:UpdateItem"));
         s.add(warehouseList());
         s.add(warehouseRead());
         // DeleteObject: Iceberg removes the manifests of a failed commit attempt (and old metadata files if

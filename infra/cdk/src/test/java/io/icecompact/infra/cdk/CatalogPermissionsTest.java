@@ -92,7 +92,9 @@ class CatalogPermissionsTest {
             .as(f.name()).isEqualTo(IcebergCompactionTest.GLUE_ACTIONS.get(f));
       }
     }
-    assertThat(role(RESOURCES.get(type), CompactionFunction.REWRITE_GROUP).toString())
+    // the worker reaches DynamoDB for its execution's lease only (LeaseHeartbeat), never for the catalog
+    assertThat(CfnMaps.statements(role(RESOURCES.get(type), CompactionFunction.REWRITE_GROUP).get("Policies")).stream()
+        .filter(s -> !"LeaseHeartbeat".equals(s.get("Sid"))).toList().toString())
         .doesNotContain("glue:", "dynamodb:", "LeaseTable");
   }
 
