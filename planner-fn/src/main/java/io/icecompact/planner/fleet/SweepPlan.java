@@ -89,7 +89,7 @@ public record SweepPlan(
     public static final NotPlanned NONE = new NotPlanned(0, List.of(), null);
   }
 
-  /** The plan of a whole assessment, nothing left unassessed (tests; the CLI). */
+  /** The plan of a whole assessment, nothing left unassessed. */
   public static SweepPlan of(List<TableAssessment> ranked, SweepInput input, String sweepExecutionName) {
     return of(new FleetAssessment(ranked, null), input, sweepExecutionName);
   }
