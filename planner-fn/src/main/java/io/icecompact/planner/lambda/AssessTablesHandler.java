@@ -15,6 +15,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Lambda entry point of the sweep's {@code AssessTables} state: reads
@@ -27,6 +29,7 @@ import java.time.Duration;
  * icecompact's typed exceptions, whose class names the state machine's Retry and Catch match.
  */
 public final class AssessTablesHandler implements RequestStreamHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(AssessTablesHandler.class);
 
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
@@ -68,6 +71,13 @@ public final class AssessTablesHandler implements RequestStreamHandler {
       String name = executionName.asText();
       SweepPlan plan = SweepPlan.of(
           new FleetAssessor(access, sweep.careSteps()).assess(sweep.namespaces(), deadline, name), sweep, name);
+      // the sweep still succeeds: say in its log too that it covered less than asked
+      if (plan.notAssessed().any()) {
+        LOG.warn("Not every table was assessed: {}", plan.notAssessed().reason());
+      }
+      if (plan.notPlanned().count() > 0) {
+        LOG.warn("{} tables left out of the plan: {}", plan.notPlanned().count(), plan.notPlanned().reason());
+      }
       JobJson.mapper().writeValue(out, plan);
     }
   }
