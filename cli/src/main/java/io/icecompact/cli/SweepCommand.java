@@ -8,8 +8,11 @@ import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.job.JobJson;
+import io.icecompact.planner.fleet.Deadline;
 import io.icecompact.planner.fleet.Decision;
+import io.icecompact.planner.fleet.FleetAssessment;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -56,6 +59,11 @@ final class SweepCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the sweep as JSON")
   boolean json;
 
+  @Option(names = "--assess-within", paramLabel = "SECONDS", converter = WholeNumber.NonNegative.class,
+      description = "Stop assessing tables after this many seconds and sweep those assessed; the rest are "
+          + "listed as not assessed (default: no limit)")
+  Integer assessWithin;
+
   @Spec
   CommandSpec spec;
 
@@ -74,7 +82,8 @@ final class SweepCommand implements Callable<Integer> {
         new EmbeddedSweep(workers, line -> {
           err.println(line);
           err.flush();
-        }, steps, dryRun).run(catalog, fleet.namespaces(), maxTables);
+        }, steps, dryRun).run(catalog, fleet.namespaces(), maxTables,
+            assessWithin == null ? Deadline.none() : Deadline.in(Duration.ofSeconds(assessWithin)));
     if (json) {
       out.println(JobJson.toPrettyJson(result));
     } else {
@@ -143,6 +152,13 @@ final class SweepCommand implements Callable<Integer> {
         result.dryRun() ? "would be compacted (dry run: nothing was written)" : "chosen to compact",
         result.outcomes().isEmpty() ? "" : " " + result.outcomes(), care.isEmpty() ? "none" : care,
         result.decisions());
+    FleetAssessment.NotAssessed left = result.notAssessed();
+    if (left != null && left.any()) {
+      out.printf(Locale.ROOT, "not assessed (--assess-within): %d tables%s%s%n", left.count(),
+          left.tables().isEmpty() ? "" : " (" + String.join(", ", left.tables())
+              + (left.count() > left.tables().size() ? ", ..." : "") + ")",
+          left.namespaces().isEmpty() ? "" : "; namespaces not listed: " + String.join(", ", left.namespaces()));
+    }
   }
 
   /** The steps, each with "failed" or "not run" when it did not succeed. */

@@ -118,6 +118,23 @@ class SweepCommandTest {
         .startsWith("3 tables assessed in ops, 0 chosen to compact; care steps: none; decisions: ");
   }
 
+  /**
+   * Issue 28: {@code --assess-within} bounds the assessment; with no time at all nothing is listed or
+   * compacted, and the sweep says which namespaces it did not assess.
+   */
+  @Test
+  void aSweepOutOfAssessmentTimeSaysWhatItDidNotAssess() {
+    List<String> args = new ArrayList<>(List.of("sweep"));
+    args.addAll(TestTables.catalogArgs(warehouse));
+    args.addAll(List.of("--namespace", "ops", "--assess-within", "0"));
+    CliRun run = CliRun.of(args);
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines.get(lines.size() - 2)).startsWith("0 tables assessed in ops, 0 chosen to compact");
+    assertThat(lines.get(lines.size() - 1)).isEqualTo("not assessed (--assess-within): 0 tables; namespaces not listed: ops");
+  }
+
   private static List<String> health() {
     List<String> args = new ArrayList<>(List.of("health"));
     args.addAll(TestTables.catalogArgs(warehouse));

@@ -93,6 +93,38 @@ class CompactionDefinitionTest {
             .get("properties").get("lease_ttl_seconds").get("maximum").asInt());
   }
 
+  /**
+   * Issue 28, as AWS runs the sweep: it has a timeout of its own (a sweep stuck on its children does not
+   * run for a year), longer than one compaction may take; CompactTable retries StartExecution refused for
+   * the account's open-execution limit, with backoff and jitter, and nothing else (a child that ran and
+   * failed is recorded, not started again); each child's input is the entry merged with the plan's one
+   * shared copy of the catalog.
+   */
+  @Test
+  void theSweepHasATimeoutAndRetriesTheExecutionLimitWhenStartingACompaction() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    JsonNode compaction = json.readTree(CompactionDefinition.sourceText());
+    JsonNode sweep = json.readTree(Files.readString(CompactionDefinition.source("sweep.asl.json")));
+
+    assertThat(sweep.path("TimeoutSeconds").asInt()).isGreaterThan(compaction.get("TimeoutSeconds").asInt())
+        .isLessThanOrEqualTo(7 * 86400);
+    JsonNode map = sweep.get("States").get("CompactTables");
+    JsonNode compactTable = map.get("ItemProcessor").get("States").get("CompactTable");
+    JsonNode retries = compactTable.get("Retry");
+    assertThat(retries).as("CompactTable's Retry").hasSize(1);
+    JsonNode retry = retries.get(0);
+    List<String> errors = new java.util.ArrayList<>();
+    retry.get("ErrorEquals").forEach(e -> errors.add(e.asText()));
+    assertThat(errors).contains("StepFunctions.ExecutionLimitExceeded")
+        .doesNotContain("States.ALL", "States.TaskFailed", "States.Timeout");
+    assertThat(retry.get("BackoffRate").asDouble()).isGreaterThan(1);
+    assertThat(retry.get("MaxAttempts").asInt()).isGreaterThanOrEqualTo(3);
+    assertThat(retry.get("JitterStrategy").asText()).isEqualTo("FULL");
+    assertThat(retry.get("MaxDelaySeconds").asInt()).isPositive();
+    assertThat(map.get("ItemSelector").get("input.$").asText())
+        .isEqualTo("States.JsonMerge($.shared_input, $$.Map.Item.Value.input, false)");
+  }
+
   private static void lambdaTasks(JsonNode states, Map<String, JsonNode> tasks) {
     states.fields().forEachRemaining(entry -> {
       JsonNode state = entry.getValue();

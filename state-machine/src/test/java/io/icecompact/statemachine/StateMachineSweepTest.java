@@ -14,7 +14,15 @@ import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.testkit.EveryTableReaches;
+import io.icecompact.testkit.LocalLambda;
+import io.icecompact.testkit.LocalStateMachine;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import io.icecompact.core.health.TableHealth;
+import io.icecompact.planner.fleet.Decision;
+import io.icecompact.planner.fleet.SweepInput;
+import io.icecompact.planner.fleet.SweepPlan;
+import io.icecompact.planner.fleet.TableAssessment;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -69,6 +77,8 @@ class StateMachineSweepTest extends StateMachineTestBase {
     assertThat(output.get("compact_count").asInt()).isEqualTo(2);
     assertThat(output.get("decisions").get("COMPACT").asInt()).isEqualTo(2);
     assertThat(output.get("decisions").get("SKIP_DISABLED").asInt()).isEqualTo(1);
+    assertThat(output.get("not_assessed").get("count").asInt()).isZero();
+    assertThat(output.get("not_planned").get("count").asInt()).isZero();
     List<String> compacted = new ArrayList<>();
     for (JsonNode compaction : output.get("compactions")) {
       assertJobStatus(compaction, "COMMITTED");
@@ -219,6 +229,75 @@ class StateMachineSweepTest extends StateMachineTestBase {
     assertThat(byTable.get("db.broken").has("cause")).isFalse();
     byTable.values().forEach(c -> assertThat(json(c).length()).as("%s", c).isLessThan(400));
     assertThat(result.payloads().get("CompactTables").get("map_result")).isLessThan(4_000L);
+  }
+
+  /**
+   * Issue 28: 100 tables to compact and 2.5 KB of catalog properties. With a copy of the catalog per
+   * entry the plan was over 256 KiB (States.DataLimitExceeded, which no Catch takes, so every such sweep
+   * failed); with one copy, merged into each child's input by the Map's ItemSelector, every payload stays
+   * far below, and each compaction still receives the whole catalog. AssessTables parses the real input
+   * and plans with the real SweepPlan over 100 assessments made up here (real tables would take minutes);
+   * each compaction is a stub Lambda that records its input.
+   */
+  @Test
+  void aHundredTablesWithLargeCatalogPropertiesStayUnderThePayloadLimitAndEachChildGetsTheWholeCatalog()
+      throws Exception {
+    Map<String, String> catalog = new LinkedHashMap<>();
+    catalog.put("type", "rest");
+    catalog.put("uri", "https://catalog.example.com/iceberg");
+    for (int i = 0; i < 10; i++) {
+      catalog.put("header.x-setting-" + i, "v".repeat(250));
+    }
+    assertThat(json(catalog).length()).isGreaterThan(2_500);
+    lambda.register(SweepDefinition.ASSESS_TABLES, (in, out, context) -> {
+      JsonNode request = JSON.readTree(in);
+      SweepInput sweepInput = SweepInput.parse(request.get("sweep"));
+      List<TableAssessment> ranked = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        String table = String.format("db.table_%03d", i);
+        TableHealth health = new TableHealth(table, 2, 1L, 10, 1000, 100, 2, 8, 0, 0, 0, 2, null, 1000 - i);
+        TablePolicy policy = new TablePolicy(true, Duration.ZERO, "day >= '2026-12-01'",
+            Map.of("min-input-files", "5", "partial-progress.enabled", "true"), TablePolicy.DEFAULT_STEPS);
+        ranked.add(new TableAssessment(table, health, policy, Decision.COMPACT, "because", null));
+      }
+      JobJson.mapper().writeValue(out, SweepPlan.of(ranked, sweepInput, request.get("execution_name").asText()));
+    });
+    String stub = "CompactionStub";
+    lambda.register(stub, (in, out, context) -> {
+      JsonNode child = JSON.readTree(in);
+      JSON.writeValue(out, Map.of("table", child.get("table").asText(), "status", "NOTHING_TO_DO"));
+    });
+    ObjectNode child = JSON.createObjectNode().put("StartAt", "Record");
+    child.putObject("States").putObject("Record").put("Type", "Task").put("Resource", LocalLambda.arn(stub))
+        .put("End", true);
+    Path childFile = testDir.resolve("compaction-recorder.asl.json");
+    JSON.writeValue(childFile.toFile(), child);
+    stepFunctions.childDefinition(SweepDefinition.COMPACTION_STATE_MACHINE_ARN, childFile);
+    Map<String, Object> input = sweepInput(catalog, List.of("db"));
+    input.put("max_tables", 100);
+    input.put("max_concurrent_tables", 40);
+    input.put("work_location", "s3://work/sweeps");
+
+    ExecutionResult result = runSweep(input);
+
+    assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
+    assertThat(result.limitViolations()).isEmpty();
+    assertThat(result.outputJson().get("compact_count").asInt()).isEqualTo(100);
+    assertThat(result.payloads().get("AssessTables").get("task_result"))
+        .as("the plan: one copy of the catalog, not 100").isLessThan(64 * 1024L);
+    assertThat(result.largestPayloads()).allSatisfy((state, bytes) ->
+        assertThat(bytes).as(state).isLessThan(LocalStateMachine.PAYLOAD_LIMIT_BYTES / 2));
+    List<JsonNode> children = payloads(stub);
+    assertThat(children).hasSize(100);
+    for (JsonNode received : children) {
+      assertThat(JSON.convertValue(received.get("catalog_properties"), Map.class)).isEqualTo(catalog);
+      assertThat(received.get("table").asText()).startsWith("db.table_");
+      assertThat(received.get("where").asText()).isEqualTo("day >= '2026-12-01'");
+      assertThat(received.get("options").get("min-input-files").asText()).isEqualTo("5");
+      assertThat(received.get("work_location").asText()).isEqualTo("s3://work/sweeps");
+      assertThat(received.has("max_concurrency")).as("absent from the sweep: absent, not null").isFalse();
+    }
+    assertThat(children).extracting(c -> c.get("table").asText()).doesNotHaveDuplicates();
   }
 
   /** A compaction state machine that answers each of the stub's tables with one of the real outputs. */

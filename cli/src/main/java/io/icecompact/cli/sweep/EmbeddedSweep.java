@@ -10,7 +10,9 @@ import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.planner.fleet.Deadline;
 import io.icecompact.planner.fleet.Decision;
+import io.icecompact.planner.fleet.FleetAssessment;
 import io.icecompact.planner.fleet.FleetAssessor;
 import io.icecompact.planner.fleet.TableAssessment;
 import java.util.ArrayList;
@@ -49,10 +51,11 @@ public final class EmbeddedSweep {
    * @param compacted tables the sweep chose to compact (a job ran, or could not start: see {@code outcomes})
    * @param outcomes how the chosen tables ended: COMMITTED, PARTIAL, FAILED, UNKNOWN, ... from each job's
    *     result, ERROR when the job could not run, PREVIEWED on a dry run
+   * @param notAssessed the tables the assessment had no time for (with a deadline only)
    */
   public record Result(
       boolean dryRun, List<String> namespaces, int tablesAssessed, Map<Decision, Integer> decisions, int compacted,
-      Map<String, Integer> outcomes, List<TableSweep> tables) {}
+      Map<String, Integer> outcomes, List<TableSweep> tables, FleetAssessment.NotAssessed notAssessed) {}
 
   private final int workers;
   private final Consumer<String> progress;
@@ -77,10 +80,20 @@ public final class EmbeddedSweep {
   }
 
   public Result run(Map<String, String> catalog, List<String> namespaces, int maxTables) {
-    List<TableAssessment> ranked;
+    return run(catalog, namespaces, maxTables, Deadline.none());
+  }
+
+  /**
+   * The sweep, its assessment stopping at {@code deadline} (the tables left are in the result); each run
+   * starts the assessment elsewhere in the table list, as the state machine's sweeps do.
+   */
+  public Result run(Map<String, String> catalog, List<String> namespaces, int maxTables, Deadline deadline) {
+    FleetAssessment assessed;
     try (TableAccess access = new TableAccess(catalog)) {
-      ranked = new FleetAssessor(access, careSteps).assess(namespaces);
+      assessed = new FleetAssessor(access, careSteps)
+          .assess(namespaces, deadline, Long.toString(System.currentTimeMillis()));
     }
+    List<TableAssessment> ranked = assessed.ranked();
     Map<Decision, Integer> decisions = new TreeMap<>();
     ranked.forEach(a -> decisions.merge(a.decision(), 1, Integer::sum));
     List<TableSweep> tables = new ArrayList<>();
@@ -105,7 +118,8 @@ public final class EmbeddedSweep {
     if (dryRun && compacted > 0) {
       outcomes.put("PREVIEWED", compacted);
     }
-    return new Result(dryRun, List.copyOf(namespaces), ranked.size(), decisions, compacted, outcomes, tables);
+    return new Result(dryRun, List.copyOf(namespaces), ranked.size(), decisions, compacted, outcomes, tables,
+        assessed.notAssessed());
   }
 
   /** A dry run's table: its care steps previewed on the table as it is now (before any compaction). */

@@ -15,9 +15,11 @@ import io.icecompact.planner.RewritePlanner;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -73,14 +75,56 @@ public final class FleetAssessor {
 
   /** Every table of {@code namespaces}, ranked. An unknown namespace is bad input. */
   public List<TableAssessment> assess(List<String> namespaces) {
-    List<TableAssessment> assessments = new ArrayList<>();
+    return assess(namespaces, Deadline.none(), "").ranked();
+  }
+
+  /**
+   * The tables of {@code namespaces}, ranked, as far as {@code deadline} allows. Every namespace is
+   * listed first, so that the number left out is known; then the tables are assessed one by one, starting
+   * at a place in the list that {@code seed} (the sweep's execution name) picks, so that sweeps cut short
+   * by their deadline do not always leave out the same tables. The deadline is checked before each
+   * listing and each table; a table's assessment is not interrupted, so the deadline must leave a margin
+   * for the slowest one (planning a 100k-file table took 7 s). An unknown namespace is bad input.
+   */
+  public FleetAssessment assess(List<String> namespaces, Deadline deadline, String seed) {
+    Set<String> tables = new LinkedHashSet<>();
+    List<String> unlisted = new ArrayList<>();
     for (String namespace : namespaces) {
+      if (deadline.passed()) {
+        unlisted.add(namespace);
+        continue;
+      }
       for (TableIdentifier id : listTables(namespace)) {
-        assessments.add(assessOrUnreadable(id.toString()));
+        tables.add(id.toString());
       }
     }
+    List<String> order = new ArrayList<>(tables);
+    if (!order.isEmpty() && !deadline.isNone()) {
+      Collections.rotate(order, -Math.floorMod(String.valueOf(seed).hashCode(), order.size()));
+    }
+    List<TableAssessment> assessments = new ArrayList<>();
+    List<String> left = new ArrayList<>();
+    for (String name : order) {
+      if (!left.isEmpty() || deadline.passed()) {
+        left.add(name);
+        continue;
+      }
+      assessments.add(assessOrUnreadable(name));
+    }
     assessments.sort(RANKING);
-    return List.copyOf(assessments);
+    return new FleetAssessment(assessments, notAssessed(left, unlisted, assessments.size()));
+  }
+
+  private static FleetAssessment.NotAssessed notAssessed(List<String> left, List<String> unlisted, int assessed) {
+    if (left.isEmpty() && unlisted.isEmpty()) {
+      return FleetAssessment.NotAssessed.NONE;
+    }
+    String reason = String.format(
+        "the assessment reached its deadline after %d tables: %d tables listed but not assessed%s; the next"
+            + " sweep starts elsewhere in the list",
+        assessed, left.size(), unlisted.isEmpty() ? "" : ", " + unlisted.size() + " namespaces not listed");
+    return new FleetAssessment.NotAssessed(left.size(),
+        left.subList(0, Math.min(left.size(), FleetAssessment.NAMES_LISTED_MAX)), unlisted, reason);
   }
 
   private List<TableIdentifier> listTables(String namespace) {

@@ -43,6 +43,12 @@ public record SweepInput(
 
   public static final int MAX_TABLES_DEFAULT = 10;
   public static final int MAX_CONCURRENT_TABLES_DEFAULT = 4;
+  /**
+   * The largest {@code catalog_properties}, in bytes of JSON: the plan carries them once and each
+   * compaction's input once more, through Step Functions' 256 KiB payloads. The schema bounds each
+   * property; JSON Schema cannot bound the object's total size.
+   */
+  public static final int CATALOG_PROPERTIES_BYTES_MAX = 32 * 1024;
   private static final JsonSchema SCHEMA = loadSchema();
 
   public SweepInput {
@@ -64,6 +70,13 @@ public record SweepInput(
     Set<ValidationMessage> problems = SCHEMA.validate(input);
     if (!problems.isEmpty()) {
       throw new InvalidJobInputException("Sweep input is invalid: " + problemList(problems));
+    }
+    int catalogBytes = JobJson.toBytes(input.get("catalog_properties")).length;
+    if (catalogBytes > CATALOG_PROPERTIES_BYTES_MAX) {
+      throw new InvalidJobInputException(String.format(
+          "Sweep input is invalid: $.catalog_properties: %d bytes of JSON, at most %d (each compaction's input"
+              + " carries them through Step Functions, whose payloads may not exceed 256 KiB)",
+          catalogBytes, CATALOG_PROPERTIES_BYTES_MAX));
     }
     return JobJson.mapper().convertValue(input, SweepInput.class);
   }

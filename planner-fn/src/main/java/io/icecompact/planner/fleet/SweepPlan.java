@@ -1,6 +1,8 @@
 package io.icecompact.planner.fleet;
 
+import io.icecompact.core.job.JobJson;
 import io.icecompact.core.policy.CareStep;
+import io.icecompact.core.text.Abbreviated;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -14,26 +16,44 @@ import java.util.Set;
 
 /**
  * What one sweep does, from the ranked assessments of its namespaces: the counts per decision and the
- * tables to compact, each with the compaction state machine's execution input and execution name. Its
- * size is bounded by {@code max_tables}, never by the number of tables assessed, since it travels
- * through Step Functions (256 KiB per payload).
+ * tables to compact, each with its execution name and the per-table part of the compaction state
+ * machine's execution input. It travels through Step Functions (256 KiB per payload), so its size is
+ * bounded twice: by {@code max_tables} entries, never by the number of tables assessed, and by
+ * {@value #PLAN_BYTES_MAX} bytes of JSON. What every compaction shares (the catalog properties, above all,
+ * which can be kilobytes) is in {@code shared_input} once; the sweep's Map merges it into each entry's
+ * {@code input} ({@code States.JsonMerge} in its ItemSelector), so that 100 entries do not carry 100 copies.
  *
- * @param tablesAssessed every table of the namespaces
+ * @param tablesAssessed the tables assessed (every table of the namespaces, unless the deadline came first)
  * @param decisions how many tables got each decision (every decision listed, zero included)
  * @param compactCount the tables compacted by this sweep: {@code to_compact}'s size, at most
  *     {@code max_tables} (fewer than {@code decisions.COMPACT} when more tables need it)
  * @param maxConcurrentTables compactions running at once
+ * @param sharedInput the part of every compaction's execution input that is the sweep's
  * @param toCompact the tables to compact, highest score first
+ * @param notAssessed the tables the assessment had no time for (count 0 when none)
+ * @param notPlanned tables decided COMPACT and within {@code max_tables} but left out because their entries
+ *     would have put the plan over {@value #PLAN_BYTES_MAX} bytes (count 0 when none)
  */
 public record SweepPlan(
     int tablesAssessed,
     Map<Decision, Integer> decisions,
     int compactCount,
     int maxConcurrentTables,
-    List<TableToCompact> toCompact) {
+    SharedInput sharedInput,
+    List<TableToCompact> toCompact,
+    FleetAssessment.NotAssessed notAssessed,
+    NotPlanned notPlanned) {
 
   /** Step Functions' longest execution name. */
   public static final int EXECUTION_NAME_MAX = 80;
+  /**
+   * The plan's largest JSON size: half of Step Functions' 256 KiB, since the plan is AssessTables' result
+   * and the sweep's state from then on, and a payload over 256 KiB fails the execution with
+   * {@code States.DataLimitExceeded}, which no Catch takes.
+   */
+  public static final int PLAN_BYTES_MAX = 128 * 1024;
+  /** Room kept for {@code not_planned}'s names, which are added after the entries are chosen. */
+  private static final int NOT_PLANNED_BYTES_RESERVED = 8 * 1024;
   private static final int TABLE_PART_MAX = 40;
   private static final int SWEEP_PART_MAX = 30;
   private static final int HASH_CHARS = 8;
@@ -44,51 +64,84 @@ public record SweepPlan(
    * @param table the table's identifier
    * @param score its health score (the rank it was chosen by)
    * @param executionName the compaction's execution name: unique per table and sweep
-   * @param input the compaction's execution input ({@code execution-input.schema.json})
+   * @param input the per-table part of the compaction's execution input ({@code execution-input.schema.json}),
+   *     to be merged with {@link SweepPlan#sharedInput}
    */
   public record TableToCompact(String table, double score, String executionName, CompactionInput input) {}
 
-  /**
-   * The compaction state machine's execution input for one table: the sweep's catalog, the table's
-   * policy (its rewrite options, partition filter and care steps), and what the sweep passes on.
-   */
-  public record CompactionInput(
-      String table,
-      Map<String, String> catalogProperties,
-      Map<String, String> options,
-      String where,
-      String workLocation,
-      Integer maxConcurrency,
-      List<CareStep> care) {}
+  /** The per-table part of the compaction state machine's execution input: the table's policy. */
+  public record CompactionInput(String table, Map<String, String> options, String where, List<CareStep> care) {}
 
   /**
-   * The plan of the sweep {@code sweepExecutionName} over {@code ranked} (as {@link FleetAssessor#assess}
-   * ranks them: decisions to compact first, highest score first). A table listed twice (a namespace
-   * given twice) is counted and compacted once.
+   * The part of every compaction's execution input the sweep gives: its catalog and what it passes on
+   * (absent fields are left out of the JSON, so the merged input has no nulls).
    */
+  public record SharedInput(Map<String, String> catalogProperties, String workLocation, Integer maxConcurrency) {}
+
+  /**
+   * Tables left out of the plan for its size.
+   *
+   * @param count how many
+   * @param tables the first {@value FleetAssessment#NAMES_LISTED_MAX} of them
+   * @param reason why (null when none)
+   */
+  public record NotPlanned(int count, List<String> tables, String reason) {
+    public static final NotPlanned NONE = new NotPlanned(0, List.of(), null);
+  }
+
+  /** The plan of a whole assessment, nothing left unassessed. */
   public static SweepPlan of(List<TableAssessment> ranked, SweepInput input, String sweepExecutionName) {
+    return of(new FleetAssessment(ranked, null), input, sweepExecutionName);
+  }
+
+  /**
+   * The plan of the sweep {@code sweepExecutionName} over {@code assessment} (as {@link FleetAssessor#assess}
+   * ranks it: decisions to compact first, highest score first). A table listed twice (a namespace
+   * given twice) is counted and compacted once. Entries are added while the plan stays under
+   * {@value #PLAN_BYTES_MAX} bytes; one that does not fit is left out (and named in {@code not_planned}),
+   * and smaller ones after it are still added.
+   */
+  public static SweepPlan of(FleetAssessment assessment, SweepInput input, String sweepExecutionName) {
     Map<Decision, Integer> decisions = new EnumMap<>(Decision.class);
     for (Decision decision : Decision.values()) {
       decisions.put(decision, 0);
     }
+    SharedInput shared = new SharedInput(input.catalogProperties(), input.workLocation(), input.maxConcurrency());
+    long bytes = JobJson.toBytes(new SweepPlan(0, decisions, 0, input.maxConcurrentTables(), shared, List.of(),
+        assessment.notAssessed(), NotPlanned.NONE)).length + NOT_PLANNED_BYTES_RESERVED;
     List<TableToCompact> toCompact = new ArrayList<>();
+    List<String> leftOut = new ArrayList<>();
     Set<String> seen = new HashSet<>();
-    for (TableAssessment assessment : ranked) {
-      if (!seen.add(assessment.table())) {
+    for (TableAssessment table : assessment.ranked()) {
+      if (!seen.add(table.table())) {
         continue;
       }
-      decisions.merge(assessment.decision(), 1, Integer::sum);
-      if (assessment.decision() == Decision.COMPACT && toCompact.size() < input.maxTables()) {
-        toCompact.add(new TableToCompact(assessment.table(), assessment.score(),
-            executionName(assessment.table(), sweepExecutionName), compactionInput(assessment, input)));
+      decisions.merge(table.decision(), 1, Integer::sum);
+      if (table.decision() != Decision.COMPACT || toCompact.size() >= input.maxTables()) {
+        continue;
       }
+      TableToCompact entry = new TableToCompact(table.table(), table.score(),
+          executionName(table.table(), sweepExecutionName), compactionInput(table));
+      long entryBytes = JobJson.toBytes(entry).length + 1; // and a comma
+      if (bytes + entryBytes > PLAN_BYTES_MAX) {
+        leftOut.add(table.table());
+        continue;
+      }
+      bytes += entryBytes;
+      toCompact.add(entry);
     }
-    return new SweepPlan(seen.size(), decisions, toCompact.size(), input.maxConcurrentTables(), List.copyOf(toCompact));
+    NotPlanned notPlanned = leftOut.isEmpty() ? NotPlanned.NONE
+        : new NotPlanned(leftOut.size(), leftOut.subList(0, Math.min(leftOut.size(), FleetAssessment.NAMES_LISTED_MAX))
+            .stream().map(name -> Abbreviated.text(name, 300)).toList(),
+            String.format("their compaction inputs (the table's options and where) would have put the sweep's plan"
+                + " over %d bytes; they stay for the next sweep", PLAN_BYTES_MAX));
+    return new SweepPlan(seen.size(), decisions, toCompact.size(), input.maxConcurrentTables(), shared,
+        List.copyOf(toCompact), assessment.notAssessed(), notPlanned);
   }
 
-  private static CompactionInput compactionInput(TableAssessment assessment, SweepInput input) {
-    return new CompactionInput(assessment.table(), input.catalogProperties(), assessment.policy().options(),
-        assessment.policy().where(), input.workLocation(), input.maxConcurrency(), assessment.policy().steps());
+  private static CompactionInput compactionInput(TableAssessment assessment) {
+    return new CompactionInput(assessment.table(), assessment.policy().options(), assessment.policy().where(),
+        assessment.policy().steps());
   }
 
   /**

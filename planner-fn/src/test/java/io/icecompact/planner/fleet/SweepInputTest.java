@@ -54,6 +54,34 @@ class SweepInputTest {
         .isInstanceOf(InvalidJobInputException.class).hasMessageContaining("must be a JSON object");
   }
 
+  /**
+   * Issue 28: what the sweep carries through Step Functions is bounded where it enters: each catalog
+   * property by the schema, all of them together (which JSON Schema cannot say) by the parser.
+   */
+  @Test
+  void sizesAreBoundedWhereTheyEnter() {
+    String longValue = "{\"catalog_properties\": {\"type\": \"rest\", \"token\": \"" + "t".repeat(8193)
+        + "\"}, \"namespaces\": [\"lab\"]}";
+    assertInvalid(longValue, "$.catalog_properties.token");
+    StringBuilder many = new StringBuilder("{\"catalog_properties\": {\"type\": \"rest\"");
+    for (int i = 0; i < 40; i++) {
+      many.append(", \"header.h").append(i).append("\": \"").append("v".repeat(1000)).append('"');
+    }
+    many.append("}, \"namespaces\": [\"lab\"]}");
+    assertInvalid(many.toString(), "$.catalog_properties: ");
+    assertThatThrownBy(() -> parse(many.toString())).hasMessageContaining("at most " + SweepInput.CATALOG_PROPERTIES_BYTES_MAX);
+    assertInvalid("{\"catalog_properties\": {\"type\": \"glue\"}, \"namespaces\": [\"" + "n".repeat(256) + "\"]}",
+        "$.namespaces[0]");
+    assertInvalid("{\"catalog_properties\": {\"type\": \"glue\"}, \"namespaces\": [\"lab\"], \"work_location\": \""
+        + "s".repeat(1025) + "\"}", "$.work_location");
+    // 2.5 KB of catalog settings, the issue's example, is fine
+    StringBuilder usual = new StringBuilder("{\"catalog_properties\": {\"type\": \"rest\"");
+    for (int i = 0; i < 10; i++) {
+      usual.append(", \"header.h").append(i).append("\": \"").append("v".repeat(250)).append('"');
+    }
+    assertThat(parse(usual.append("}, \"namespaces\": [\"lab\"]}").toString()).catalogProperties()).hasSize(11);
+  }
+
   private static void assertInvalid(String json, String field) {
     assertThatThrownBy(() -> parse(json))
         .isInstanceOf(InvalidJobInputException.class)

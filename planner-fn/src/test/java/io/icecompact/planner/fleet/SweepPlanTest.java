@@ -48,8 +48,12 @@ class SweepPlanTest {
     assertThat(plan.toCompact()).extracting(SweepPlan.TableToCompact::table).containsExactly("lab.stream", "lab.dv3");
     SweepPlan.TableToCompact first = plan.toCompact().get(0);
     assertThat(first.score()).isEqualTo(108);
-    assertThat(first.input()).isEqualTo(new SweepPlan.CompactionInput("lab.stream", CATALOG,
-        ranked.get(0).policy().options(), "day >= '2026-12-01'", "s3://bucket/work", 8, ranked.get(0).policy().steps()));
+    assertThat(first.input()).isEqualTo(new SweepPlan.CompactionInput("lab.stream",
+        ranked.get(0).policy().options(), "day >= '2026-12-01'", ranked.get(0).policy().steps()));
+    // the sweep's part once, not per table
+    assertThat(plan.sharedInput()).isEqualTo(new SweepPlan.SharedInput(CATALOG, "s3://bucket/work", 8));
+    assertThat(plan.notAssessed().count()).isZero();
+    assertThat(plan.notPlanned().count()).isZero();
   }
 
   @Test
@@ -64,7 +68,11 @@ class SweepPlanTest {
     JsonNode item = json.get("to_compact").get(0);
     assertThat(item.get("execution_name").asText()).startsWith("lab.stream-" + SWEEP + "-");
     assertThat(item.get("input").fieldNames()).toIterable()
-        .containsExactlyInAnyOrder("table", "catalog_properties", "options", "care");
+        .containsExactlyInAnyOrder("table", "options", "care");
+    // merged into each input by the sweep's Map: absent fields left out, so the merge adds no nulls
+    assertThat(json.get("shared_input").fieldNames()).toIterable().containsExactly("catalog_properties");
+    assertThat(json.get("not_assessed").get("count").asInt()).isZero();
+    assertThat(json.get("not_planned").get("count").asInt()).isZero();
     assertThat(item.get("input").get("options").get("min-input-files").asText()).isEqualTo("5");
     // the policy's care steps, by the names icecompact.steps and the execution input use
     List<String> care = new ArrayList<>();
@@ -83,6 +91,45 @@ class SweepPlanTest {
     assertThat(plan.tablesAssessed()).isEqualTo(10_000);
     assertThat(plan.toCompact()).hasSize(100);
     assertThat(JobJson.toBytes(plan).length).isLessThan(64 * 1024);
+  }
+
+  /**
+   * Issue 28: 100 tables whose where (a table property) is 2 KB each would make a 200 KB plan. Entries
+   * stop being added before the plan passes its byte budget, and the plan says which were left out; a
+   * smaller entry after them still fits.
+   */
+  @Test
+  void entriesThatWouldPutThePlanOverItsByteBudgetAreLeftOutAndNamed() {
+    List<TableAssessment> ranked = new ArrayList<>();
+    IntStream.range(0, 99).forEach(i ->
+        ranked.add(assessment("lab.t" + i, 1000 - i, Decision.COMPACT, "id > '" + "x".repeat(2000) + "'")));
+    ranked.add(assessment("lab.small", 1, Decision.COMPACT, null));
+
+    SweepPlan plan = SweepPlan.of(ranked, input(100), SWEEP);
+
+    assertThat(JobJson.toBytes(plan).length).isLessThanOrEqualTo(SweepPlan.PLAN_BYTES_MAX);
+    assertThat(plan.compactCount()).isEqualTo(plan.toCompact().size()).isBetween(40, 99);
+    assertThat(plan.notPlanned().count()).isEqualTo(100 - plan.compactCount());
+    assertThat(plan.notPlanned().tables()).hasSize(FleetAssessment.NAMES_LISTED_MAX).startsWith("lab.t" + (plan.compactCount() - 1));
+    assertThat(plan.notPlanned().reason()).contains(String.valueOf(SweepPlan.PLAN_BYTES_MAX));
+    assertThat(plan.toCompact()).extracting(SweepPlan.TableToCompact::table).contains("lab.small", "lab.t0");
+    assertThat(plan.decisions()).containsEntry(Decision.COMPACT, 100);
+  }
+
+  /** Issue 28: what the assessment had no time for is in the plan, counted and named. */
+  @Test
+  void tablesNotAssessedBeforeTheDeadlineAreInThePlan() {
+    FleetAssessment.NotAssessed left = new FleetAssessment.NotAssessed(2, List.of("lab.a", "lab.b"), List.of("ops"),
+        "the assessment reached its deadline");
+    SweepPlan plan = SweepPlan.of(new FleetAssessment(List.of(assessment("lab.stream", 108, Decision.COMPACT, null)),
+        left), input(10), SWEEP);
+
+    JsonNode json = JobJson.mapper().valueToTree(plan);
+    assertThat(json.get("tables_assessed").asInt()).isEqualTo(1);
+    assertThat(json.get("not_assessed").get("count").asInt()).isEqualTo(2);
+    assertThat(json.get("not_assessed").get("tables")).hasSize(2);
+    assertThat(json.get("not_assessed").get("namespaces").get(0).asText()).isEqualTo("ops");
+    assertThat(json.get("not_assessed").get("reason").asText()).contains("deadline");
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.icecompact.planner.lambda;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.icecompact.core.error.InvalidJobInputException;
@@ -12,10 +13,12 @@ import io.icecompact.core.table.TableAccess;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -60,6 +63,42 @@ class AssessTablesHandlerTest {
     assertThat(plan.get("max_concurrent_tables").asInt()).isEqualTo(2);
     assertThat(plan.get("to_compact")).isEmpty();
     assertThat(plan.get("decisions").get("COMPACT").asInt()).isZero();
+  }
+
+  /**
+   * Issue 28: the deadline is the invocation's remaining time less a margin. With no time left the
+   * handler still answers, before Lambda would kill it, with a plan that says what it did not assess.
+   */
+  @Test
+  void anInvocationOutOfTimeAnswersWithWhatItDidNotAssess() throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    new AssessTablesHandler().handleRequest(new ByteArrayInputStream(("{\"sweep\": {\"catalog_properties\": "
+        + catalog + ", \"namespaces\": [\"empty\"]}, \"execution_name\": \"nightly\"}").getBytes(StandardCharsets.UTF_8)),
+        out, remaining(0));
+    JsonNode plan = JobJson.mapper().readTree(out.toByteArray());
+
+    assertThat(plan.get("tables_assessed").asInt()).isZero();
+    assertThat(plan.get("not_assessed").get("namespaces").get(0).asText()).isEqualTo("empty");
+    assertThat(plan.get("not_assessed").get("reason").asText()).contains("deadline");
+    assertThat(plan.get("compact_count").asInt()).isZero();
+  }
+
+  @Test
+  void theMarginIsAMinuteOrAQuarterOfAShorterRemainingTime() {
+    assertThat(AssessTablesHandler.safetyMargin(Duration.ofSeconds(900))).isEqualTo(Duration.ofSeconds(60));
+    assertThat(AssessTablesHandler.safetyMargin(Duration.ofSeconds(120))).isEqualTo(Duration.ofSeconds(30));
+    assertThat(AssessTablesHandler.deadline(null).isNone()).isTrue();
+    assertThat(AssessTablesHandler.deadline(remaining(900_000)).passed()).isFalse();
+  }
+
+  /** A Lambda context with {@code millis} left; nothing else of it is read. */
+  private static Context remaining(long millis) {
+    return (Context) Proxy.newProxyInstance(Context.class.getClassLoader(), new Class<?>[] {Context.class},
+        (proxy, method, args) -> switch (method.getName()) {
+          case "getRemainingTimeInMillis" -> (int) millis;
+          case "getAwsRequestId" -> "request-1";
+          default -> null;
+        });
   }
 
   @Test
