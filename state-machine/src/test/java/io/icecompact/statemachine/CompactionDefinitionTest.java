@@ -86,8 +86,9 @@ class CompactionDefinitionTest {
             "Lambda.SdkClientException", "Lambda.ClientExecutionTimeoutException");
       }
     });
-    // a lease write whose answer timed out is retried: the same execution gets the same lease back
-    assertThat(tasks.get("AcquireLease").get("Retry").get(1).get("ErrorEquals").toString()).contains("\"States.Timeout\"");
+    // a lease write whose answer timed out is retried, whichever side reports the timeout first (the
+    // function's timeout equals the state's): the same execution gets the same lease back
+    assertThat(retried(tasks.get("AcquireLease"))).contains("States.Timeout", "Sandbox.Timedout", "Lambda.Unknown");
     assertThat(compaction.get("TimeoutSeconds").asInt()).isGreaterThanOrEqualTo(
         json.readTree(Files.readString(CompactionDefinition.source("execution-input.schema.json")))
             .get("properties").get("lease_ttl_seconds").get("maximum").asInt());
@@ -123,6 +124,79 @@ class CompactionDefinitionTest {
     assertThat(retry.get("MaxDelaySeconds").asInt()).isPositive();
     assertThat(map.get("ItemSelector").get("input.$").asText())
         .isEqualTo("States.JsonMerge($.shared_input, $$.Map.Item.Value.input, false)");
+  }
+
+  /**
+   * TransientException (S3 SlowDown/5xx, Glue/DynamoDB throttling after the SDK's retries) is retried on the
+   * throttling schedule by every step that is safe and cheap to repeat: all but the worker (a retry re-runs
+   * a rewrite of up to 15 minutes; the embedded runner mirrors its 3 attempts) and RecordGroupFailure (which
+   * retries every error). Every top-level Task catches every error, and ReleaseLease's Catch keeps the
+   * job's result: the execution of a committed job does not fail because the lease could not be released.
+   */
+  @Test
+  void transientErrorsAreRetriedOnTheThrottlingScheduleAndAFailedReleaseKeepsTheResult() throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    JsonNode compaction = json.readTree(CompactionDefinition.sourceText());
+    Map<String, JsonNode> tasks = new LinkedHashMap<>();
+    lambdaTasks(compaction.get("States"), tasks);
+    String transientError = io.icecompact.core.error.TransientException.class.getName();
+
+    for (String name : List.of("AcquireLease", "PlanRewrite", "LoadStoredPlan", "CommitSnapshot", "CareForTable",
+        "ReleaseLease", "ReleaseLeaseAfterFailure")) {
+      JsonNode task = tasks.get(name);
+      JsonNode throttling = task.get("Retry").get(0);
+      JsonNode retrier = retrierOf(task, transientError);
+      assertThat(retrier).as(name).isNotNull();
+      for (String field : List.of("IntervalSeconds", "MaxAttempts", "BackoffRate", "MaxDelaySeconds", "JitterStrategy")) {
+        assertThat(retrier.get(field)).as(name + " " + field).isEqualTo(throttling.get(field));
+      }
+      assertThat(retrier.get("MaxAttempts").asInt()).as(name).isGreaterThanOrEqualTo(10);
+    }
+    assertThat(retrierOf(tasks.get("RewriteGroup"), transientError).get("MaxAttempts").asInt()).isEqualTo(3);
+
+    // DynamoDB in a brownout answers 5xx (TransientException) or not at all (a timeout, reported by either side)
+    for (String name : List.of("ReleaseLease", "ReleaseLeaseAfterFailure")) {
+      for (String error : List.of("States.Timeout", "Sandbox.Timedout", "Lambda.Unknown")) {
+        assertThat(retrierOf(tasks.get(name), error)).as(name + " " + error)
+            .isSameAs(retrierOf(tasks.get(name), transientError));
+      }
+    }
+
+    JsonNode states = compaction.get("States");
+    states.fields().forEachRemaining(entry -> {
+      if (tasks.containsKey(entry.getKey())) {
+        JsonNode catchers = entry.getValue().get("Catch");
+        assertThat(catchers).as(entry.getKey() + " has a Catch").isNotNull();
+        assertThat(catchers.get(catchers.size() - 1).get("ErrorEquals").toString())
+            .as(entry.getKey()).isEqualTo("[\"States.ALL\"]");
+      }
+    });
+    JsonNode releaseCatch = tasks.get("ReleaseLease").get("Catch").get(0);
+    JsonNode notReleased = states.get(releaseCatch.get("Next").asText());
+    assertThat(notReleased.get("Type").asText()).isEqualTo("Pass");
+    assertThat(notReleased.get("ResultPath").asText()).isEqualTo("$.result.lease_release");
+    assertThat(notReleased.get("Next").asText()).isEqualTo(tasks.get("ReleaseLease").get("Next").asText())
+        .isEqualTo("Done");
+    assertThat(states.get("Done").get("Type").asText()).isEqualTo("Succeed");
+  }
+
+  /** Every error name a task's retriers list. */
+  private static List<String> retried(JsonNode task) {
+    List<String> errors = new java.util.ArrayList<>();
+    task.get("Retry").forEach(retrier -> retrier.get("ErrorEquals").forEach(e -> errors.add(e.asText())));
+    return errors;
+  }
+
+  /** The first retrier of {@code task} that lists {@code error} (Step Functions uses the first that matches). */
+  private static JsonNode retrierOf(JsonNode task, String error) {
+    for (JsonNode retrier : task.get("Retry")) {
+      for (JsonNode listed : retrier.get("ErrorEquals")) {
+        if (listed.asText().equals(error)) {
+          return retrier;
+        }
+      }
+    }
+    return null;
   }
 
   private static void lambdaTasks(JsonNode states, Map<String, JsonNode> tasks) {

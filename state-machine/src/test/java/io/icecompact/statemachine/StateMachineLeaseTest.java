@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /** Scenario 4: one execution per table at a time, and the lease of a crashed execution is taken over. */
@@ -169,5 +171,43 @@ class StateMachineLeaseTest extends StateMachineTestBase {
     Map<String, AttributeValue> lease = leaseItem();
     assertThat(number(lease, "token")).as("one acquisition, not two").isEqualTo(1);
     assertThat(lease).containsKey("released_at");
+  }
+
+  /**
+   * The lease function's timeout equals the state's TimeoutSeconds (60 s), so Lambda may report the timeout
+   * before Step Functions does: as {@code Sandbox.Timedout}, or as {@code Lambda.Unknown}. The write had
+   * landed; the retry by the same execution gets the same lease back and the job runs, where the execution
+   * used to end in CouldNotStart with the lease held until its TTL.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"Sandbox.Timedout", "Lambda.Unknown"})
+  void anAcquisitionThatLambdaTimedOutAfterItsWriteIsRetriedAndTheLeaseIsTakenOnce(String error) {
+    Map<String, String> catalog = jdbcCatalog();
+    Table table = createTable(catalog);
+    int snapshotsBefore = snapshots(table).size();
+    // the handler runs (the lease is written), then Lambda answers with the timeout instead of the grant
+    if (error.equals("Sandbox.Timedout")) {
+      lambda.timeOut(ACQUIRE_LEASE, 1);
+    } else {
+      lambda.unknownError(ACQUIRE_LEASE, 1);
+    }
+
+    ExecutionResult result = run(input(catalog));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    JsonNode output = result.outputJson();
+    assertJobStatus(output, "COMMITTED");
+    assertInvocations(2, 1, GROUPS, 0, 1, 1);
+    assertThat(executionIds()).hasSize(2).containsOnly(executionIds().get(0));
+    JsonNode grant = payloads(CompactionDefinition.COMMIT_SNAPSHOT).get(0).get("lease");
+    assertThat(grant.get("token").asLong()).isEqualTo(1);
+    Map<String, AttributeValue> lease = leaseItem();
+    assertThat(lease.get("owner").s()).isEqualTo(executionIds().get(0));
+    assertThat(number(lease, "token")).as("one acquisition, not two").isEqualTo(1);
+    assertThat(lease).containsKey("released_at");
+    List<Snapshot> added = newSnapshots(table, snapshotsBefore);
+    assertThat(added).hasSize(1);
+    assertReplaceStampedWith(added.get(0), output.get("job_id").asText());
+    assertThat(jobLog()).extracting(JobLogEntry::status).containsExactly("COMMITTED");
   }
 }

@@ -59,8 +59,13 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
   static final FragmentedTable.Shape V3 = new FragmentedTable.Shape(4, 5, 300, 3, 2, 10, true);
   /** The attempts of one S3 request: S3FileIO's first and its 5 retries. */
   private static final int SDK_ATTEMPTS = 6;
-  /** The attempts the definition gives a Task on TransientException: the first and 3 retries. */
-  private static final int TASK_ATTEMPTS = 4;
+  /** The attempts the definition gives the worker on TransientException: the first and 3 retries. */
+  private static final int WORKER_ATTEMPTS = 4;
+  /**
+   * The attempts the definition gives the planner and the committer on TransientException: the first and 12
+   * retries, the throttling schedule's.
+   */
+  private static final int STEP_ATTEMPTS = 13;
 
   // ---- plan ----
 
@@ -92,7 +97,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     // before the fix, the SDK's S3Exception reached Step Functions untyped: no Retry, failed at once
     assertFailedWith(result, "PlanRewrite", TransientException.class, "Cannot plan job ");
     assertThat(result.cause()).contains("Status Code: 500");
-    assertThat(lambda.invocations(PLAN_REWRITE)).isEqualTo(TASK_ATTEMPTS);
+    assertThat(lambda.invocations(PLAN_REWRITE)).isEqualTo(STEP_ATTEMPTS);
     assertThat(lambda.invocations(REWRITE_GROUP)).isZero();
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
     assertInvariants(model);
@@ -110,7 +115,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
 
     assertFailedWith(result, "PlanRewrite", TransientException.class, "Cannot write ");
     assertThat(result.cause()).contains("Please reduce your request rate");
-    assertThat(lambda.invocations(PLAN_REWRITE)).isEqualTo(TASK_ATTEMPTS);
+    assertThat(lambda.invocations(PLAN_REWRITE)).isEqualTo(STEP_ATTEMPTS);
     assertThat(lambda.invocations(REWRITE_GROUP)).isZero();
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
     assertInvariants(model);
@@ -188,7 +193,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     assertThat(failed.reason())
         .startsWith("TransientException: Cannot rewrite data file " + victim.file().location() + ": ")
         .contains("Status Code: 500");
-    assertThat(rewriteInvocationsByGroup().get(failed.groupIndex())).isEqualTo(TASK_ATTEMPTS);
+    assertThat(rewriteInvocationsByGroup().get(failed.groupIndex())).isEqualTo(WORKER_ATTEMPTS);
     assertThat(lambda.invocations(RECORD_GROUP_FAILURE)).isEqualTo(1);
   }
 
@@ -227,7 +232,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     assertThat(failed.groupIndex()).isEqualTo(1);
     assertThat(failed.status()).isEqualTo(GroupOutcome.Status.FAILED);
     assertThat(failed.reason()).startsWith("TransientException: ").contains("Please reduce your request rate");
-    assertThat(rewriteInvocationsByGroup().get(1)).isEqualTo(TASK_ATTEMPTS);
+    assertThat(rewriteInvocationsByGroup().get(1)).isEqualTo(WORKER_ATTEMPTS);
     // before the fix each of the 4 attempts left its output file (00001-N-<job>-...) in the data folder,
     // which the invariants' check of the job's files reports
   }
@@ -398,7 +403,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     ExecutionResult result = run(input(catalog));
 
     assertFailedWith(result, "CommitSnapshot", TransientException.class, "Cannot commit job ");
-    assertThat(lambda.invocations(COMMIT_SNAPSHOT)).isEqualTo(TASK_ATTEMPTS);
+    assertThat(lambda.invocations(COMMIT_SNAPSHOT)).isEqualTo(STEP_ATTEMPTS);
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
     // the workers' outputs are named by their stored group results, for a re-commit (the invariants)
     assertInvariants(model);

@@ -148,11 +148,22 @@ public final class LocalLambda implements AutoCloseable {
 
   /** As {@link #timeOut(String, int)}, for the next invocations whose payload (JSON text) matches {@code which}. */
   public LocalLambda timeOut(String functionName, Predicate<String> which, int invocations) {
-    timingOut.put(functionName(functionName), new TimeoutRule(which, new AtomicInteger(invocations)));
+    timingOut.put(functionName(functionName), new TimeoutRule(which, new AtomicInteger(invocations), true));
     return this;
   }
 
-  private record TimeoutRule(Predicate<String> which, AtomicInteger left) {
+  /**
+   * As {@link #timeOut(String, int)}, but the function error Lambda reports has no {@code errorType}, as for
+   * a function whose runtime died before answering (out of memory, or a timeout reported that way): Step
+   * Functions gives the state {@code Lambda.Unknown} as the error name.
+   */
+  public LocalLambda unknownError(String functionName, int invocations) {
+    timingOut.put(functionName(functionName), new TimeoutRule(payload -> true, new AtomicInteger(invocations), false));
+    return this;
+  }
+
+  /** {@code typed}: the answer names {@code Sandbox.Timedout}; otherwise it has no errorType (Lambda.Unknown). */
+  private record TimeoutRule(Predicate<String> which, AtomicInteger left, boolean typed) {
     boolean take(String payload) {
       return which.test(payload) && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
     }
@@ -265,7 +276,7 @@ public final class LocalLambda implements AutoCloseable {
       Outcome outcome = invoke(name, handler, payload);
       TimeoutRule timeout = timingOut.get(name);
       if (timeout != null && timeout.take(new String(payload, StandardCharsets.UTF_8))) {
-        outcome = timedOut(outcome.requestId());
+        outcome = timedOut(outcome.requestId(), timeout.typed());
       }
       exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.getResponseHeaders().set("X-Amz-Executed-Version", "$LATEST");
@@ -282,10 +293,15 @@ public final class LocalLambda implements AutoCloseable {
 
   private record Outcome(String requestId, boolean error, byte[] body) {}
 
-  /** What Lambda answers for an invocation that hit the function's timeout (Lambda's maximum, here). */
-  private static Outcome timedOut(String requestId) {
+  /**
+   * What Lambda answers for an invocation that hit the function's timeout (Lambda's maximum, here); without
+   * {@code typed}, no errorType.
+   */
+  private static Outcome timedOut(String requestId, boolean typed) {
     ObjectNode body = JSON.createObjectNode();
-    body.put("errorType", "Sandbox.Timedout");
+    if (typed) {
+      body.put("errorType", "Sandbox.Timedout");
+    }
     body.put("errorMessage",
         "RequestId: " + requestId + " Error: Task timed out after " + TIMEOUT.toSeconds() + ".00 seconds");
     try {
