@@ -2,6 +2,7 @@ package io.icecompact.worker;
 
 import io.icecompact.core.io.CreateIfAbsent;
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -11,6 +12,9 @@ import org.apache.iceberg.aws.s3.S3FileIOProperties;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.ResolvingFileIO;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.ServerSideEncryption;
@@ -66,19 +70,37 @@ public final class S3CreateIfAbsent implements CreateIfAbsent {
     String bucket = rest.substring(0, slash);
     // S3FileIO's own mapping of a bucket to an access point, which S3 then addresses instead
     bucket = properties.getOrDefault(S3FileIOProperties.ACCESS_POINTS_PREFIX + bucket, bucket);
-    PutObjectRequest.Builder request =
-        PutObjectRequest.builder().bucket(bucket).key(rest.substring(slash + 1)).ifNoneMatch("*");
-    configureAsS3FileIO(new S3FileIOProperties(properties), request);
+    String key = rest.substring(slash + 1);
+    S3FileIOProperties s3 = new S3FileIOProperties(properties);
+    PutObjectRequest.Builder request = PutObjectRequest.builder().bucket(bucket).key(key).ifNoneMatch("*");
+    configureAsS3FileIO(s3, request);
+    S3Client client = io.client(location);
     try {
-      io.client(location).putObject(request.build(), RequestBody.fromBytes(bytes));
+      client.putObject(request.build(), RequestBody.fromBytes(bytes));
       return true;
     } catch (S3Exception e) {
-      if (e.statusCode() == PRECONDITION_FAILED || e.statusCode() == CONDITIONAL_REQUEST_CONFLICT) {
-        // also when the SDK retried a create whose answer was lost and met its own object: the number is
-        // then skipped (a gap), never shared
-        return false;
+      if (e.statusCode() != PRECONDITION_FAILED && e.statusCode() != CONDITIONAL_REQUEST_CONFLICT) {
+        throw e;
       }
-      throw e;
+      // The SDK retries a create whose answer was lost (a timeout, a reset); the retry then meets the object
+      // the first try wrote. The caller's bytes are unique to its call, so an object holding them is ours.
+      Integer tries = e.numAttempts();
+      return tries != null && tries > 1 && holds(client, s3, bucket, key, bytes);
+    }
+  }
+
+  private static boolean holds(S3Client client, S3FileIOProperties s3, String bucket, String key, byte[] bytes) {
+    GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(bucket).key(key);
+    if (S3FileIOProperties.SSE_TYPE_CUSTOM.equalsIgnoreCase(s3.sseType())) {
+      request
+          .sseCustomerAlgorithm(ServerSideEncryption.AES256.toString())
+          .sseCustomerKey(s3.sseKey())
+          .sseCustomerKeyMD5(s3.sseMd5());
+    }
+    try {
+      return Arrays.equals(client.getObjectAsBytes(request.build()).asByteArray(), bytes);
+    } catch (NoSuchKeyException e) {
+      return false; // a 409: the other create in flight has not landed yet, and it is not ours
     }
   }
 

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icecompact.core.io.CreateIfAbsent;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.WorkLocation;
+import io.icecompact.testkit.FaultyS3;
 import io.icecompact.testkit.LocalS3;
+import io.icecompact.testkit.S3Fault;
+import io.icecompact.testkit.S3FaultRule;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -80,12 +83,35 @@ class AttemptClaimOnLocalS3Test {
   }
 
   /**
+   * The first create of marker 1 lands but its answer is cut: the SDK retries it and S3 answers 412. The
+   * marker holds this claim's token, so the claim keeps number 1 instead of skipping to 2.
+   */
+  @Test
+  void aCreateWhoseAnswerWasLostAndWasRetriedKeepsItsNumber() {
+    try (FaultyS3 faults = new FaultyS3(s3, 28L).start()) {
+      S3FileIO io = new S3FileIO();
+      io.initialize(faults.icebergProperties());
+      try {
+        faults.inject(
+            S3FaultRule.of(S3Fault.resetMidResponse()).onMethod("PUT").onKeys(".*/job-lost/attempts/.*").times(1));
+        WorkLocation work = new WorkLocation("s3://" + BUCKET + "/_icecompact/job-lost");
+        JobStore store = new JobStore(io, S3CreateIfAbsent.forFileIO(io));
+        assertThat(store.claimAttempt(work, 0)).isEqualTo(1);
+        assertThat(faults.injected()).hasSize(1);
+        // the next claim, another attempt, sees marker 1 as taken
+        assertThat(store.claimAttempt(work, 0)).isEqualTo(2);
+      } finally {
+        io.close();
+      }
+    }
+  }
+
+  /**
    * 8 attempts of one group claim at once, 4 times each, all through S3: 32 distinct numbers. With the old
    * exists-then-write claim, the same race handed out the same numbers to several threads.
    *
-   * <p>Numbers may have gaps: s3proxy answers 412 before reading a request's body and closes the connection,
-   * so the SDK sometimes retries a create; when the first try had landed, the retry meets its own object and
-   * the claim moves on (S3 itself can lose an answer the same way).
+   * <p>s3proxy answers 412 before reading a request's body and closes the connection, so the SDK sometimes
+   * retries a create here: the race also exercises a retried create meeting another claim's marker.
    */
   @Test
   void racingClaimsOfOneGroupNeverShareANumberThroughS3FileIO() throws Exception {
@@ -93,6 +119,8 @@ class AttemptClaimOnLocalS3Test {
     List<Integer> claimed =
         race(8, 4, () -> new JobStore(s3FileIO, S3CreateIfAbsent.forFileIO(s3FileIO)).claimAttempt(work, 5));
     assertThat(claimed).doesNotHaveDuplicates().hasSize(32);
+    // a retried create recognises its own marker, so no number is skipped
+    assertThat(claimed).allMatch(n -> n >= 1 && n <= 32);
   }
 
   @Test

@@ -28,8 +28,10 @@ public interface CreateIfAbsent {
 
   /**
    * Creates {@code location} holding {@code bytes} when nothing is there: {@code true} when this call
-   * created it, {@code false} when it already existed or another create of it was under way. Failures of
-   * the storage itself are thrown, untyped (the caller classifies them).
+   * created it, {@code false} when it already existed or another create of it was under way. Callers make
+   * {@code bytes} unique to the call, so that an implementation whose request was retried can recognise the
+   * object its own first try wrote. Failures of the storage itself are thrown, untyped (the caller classifies
+   * them).
    */
   boolean createIfAbsent(String location, byte[] bytes);
 

@@ -16,6 +16,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.exceptions.NotFoundException;
@@ -146,14 +147,15 @@ public final class JobStore {
    * <p>Where the work location has no atomic create (a FileIO other than S3's or local files), the marker
    * is checked and then written, as before: overlapping attempts can then take one number.
    *
-   * <p>Markers are only checked for existence, never read: S3FileIO reads with a ranged GET
-   * ({@code bytes=0-}), which S3 refuses on an empty object (416 InvalidRange). They hold the attempt
-   * number all the same.
+   * <p>A marker holds its attempt number and a token of this claim (a random UUID): a create whose answer was
+   * lost and which the SDK retried meets its own marker, and tells it from another attempt's by the token
+   * ({@code S3CreateIfAbsent} in the worker). JobStore itself never reads markers, only creates them.
    */
   public int claimAttempt(WorkLocation work, int groupIndex) {
+    String token = UUID.randomUUID().toString();
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       String marker = work.attemptMarker(groupIndex, attempt);
-      byte[] body = Integer.toString(attempt).getBytes(StandardCharsets.UTF_8);
+      byte[] body = (attempt + "\n" + token + "\n").getBytes(StandardCharsets.UTF_8);
       if (creates.supports(marker)) {
         if (createIfAbsent(marker, body)) {
           return attempt;
