@@ -169,7 +169,8 @@ public final class GroupRewriter {
 
   /** The next attempt number of a group, for callers that cannot count attempts themselves. */
   public int claimAttempt(String workLocation, int groupIndex) {
-    return new JobStore(access.fileIO()).claimAttempt(new WorkLocation(workLocation), groupIndex);
+    FileIO io = access.fileIO();
+    return new JobStore(io, S3CreateIfAbsent.forFileIO(io)).claimAttempt(new WorkLocation(workLocation), groupIndex);
   }
 
   public GroupStatus rewrite(GroupRequest request) {

@@ -160,7 +160,7 @@ public class LocalFileIO implements FileIO, SupportsPrefixOperations {
     }
   }
 
-  private static File toFile(String location) {
+  static File toFile(String location) {
     if (location.startsWith("file:")) {
       return Paths.get(java.net.URI.create(location.replace("file:///", "file:/"))).toFile();
     }

@@ -1,7 +1,9 @@
 package io.icecompact.core.job;
 
+import io.icecompact.core.error.AttemptClaimException;
 import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.PlanIntegrityException;
+import io.icecompact.core.io.CreateIfAbsent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,6 +16,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.exceptions.NotFoundException;
@@ -28,10 +31,21 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * in the index, so a changed plan is refused instead of used.
  */
 public final class JobStore {
-  private final FileIO io;
+  /** Far above any retry policy's attempts: reaching it means something re-runs a group without end. */
+  static final int MAX_ATTEMPTS = 10_000;
 
+  private final FileIO io;
+  private final CreateIfAbsent creates;
+
+  /** A store whose attempt claims are atomic where core knows how (local files; see {@link #claimAttempt}). */
   public JobStore(FileIO io) {
+    this(io, CreateIfAbsent.forFileIO(io));
+  }
+
+  /** A store that claims attempts with {@code creates} wherever it supports the work location. */
+  public JobStore(FileIO io, CreateIfAbsent creates) {
     this.io = io;
+    this.creates = creates;
   }
 
   /** Stores the plan index and returns its SHA-256 (hex). */
@@ -123,23 +137,39 @@ public final class JobStore {
   }
 
   /**
-   * Numbers a worker attempt when the caller cannot (a Step Functions retry re-sends the same input):
-   * the first attempt number without a marker, marked as taken. Attempts of one group run one after
-   * another, so a marker per attempt suffices.
+   * Numbers a worker attempt when the caller cannot (a Step Functions retry re-sends the same input): the
+   * first attempt number whose marker this call creates. Attempts of one group can overlap (a retry after a
+   * lost answer starts while the first attempt still runs), and outputs are named by attempt, so two live
+   * attempts must never hold one number: each marker is created with an atomic create-if-absent
+   * ({@link CreateIfAbsent}: {@code If-None-Match: *} on S3, {@code CREATE_NEW} on a local disk), and a
+   * number taken (or being taken) by another attempt is skipped. Numbers may have gaps; never duplicates.
    *
-   * <p>Markers are only checked for existence, never read: S3FileIO reads with a ranged GET
-   * ({@code bytes=0-}), which S3 refuses on an empty object (416 InvalidRange). They hold the attempt
-   * number all the same.
+   * <p>Where the work location has no atomic create (a FileIO other than S3's or local files), the marker
+   * is checked and then written, as before: overlapping attempts can then take one number.
+   *
+   * <p>A marker holds its attempt number and a token of this claim (a random UUID): a create whose answer was
+   * lost and which the SDK retried meets its own marker, and tells it from another attempt's by the token
+   * ({@code S3CreateIfAbsent} in the worker). JobStore itself never reads markers, only creates them.
    */
   public int claimAttempt(WorkLocation work, int groupIndex) {
-    for (int attempt = 1; attempt < 10_000; attempt++) {
+    String token = UUID.randomUUID().toString();
+    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       String marker = work.attemptMarker(groupIndex, attempt);
-      if (!exists(marker)) {
-        write(marker, Integer.toString(attempt).getBytes(StandardCharsets.UTF_8));
+      byte[] body = (attempt + "\n" + token + "\n").getBytes(StandardCharsets.UTF_8);
+      if (creates.supports(marker)) {
+        if (createIfAbsent(marker, body)) {
+          return attempt;
+        }
+      } else if (!exists(marker)) {
+        // no atomic create for this storage: check-then-write, racy under overlapping attempts
+        write(marker, body);
         return attempt;
       }
     }
-    throw new PlanIntegrityException("Group " + groupIndex + " has been attempted 10000 times");
+    throw new AttemptClaimException(
+        String.format(
+            "Group %d of %s has no free attempt number: all %d are marked as taken under %s",
+            groupIndex, work.jobDirectory(), MAX_ATTEMPTS, work.attemptMarker(groupIndex, 1)));
   }
 
   /**
@@ -184,6 +214,14 @@ public final class JobStore {
     } catch (IOException | RuntimeException e) {
       throw FailureClassifier.classify(
           e, "Cannot write " + location, PlanIntegrityException::new);
+    }
+  }
+
+  private boolean createIfAbsent(String location, byte[] bytes) {
+    try {
+      return creates.createIfAbsent(location, bytes);
+    } catch (RuntimeException e) {
+      throw FailureClassifier.classify(e, "Cannot create " + location, PlanIntegrityException::new);
     }
   }
 
