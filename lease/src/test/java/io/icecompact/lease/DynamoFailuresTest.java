@@ -82,7 +82,7 @@ class DynamoFailuresTest {
         client -> {
           assertThatThrownBy(() -> new TableLease(client, "leases", Clock.systemUTC()).checkHeld("db.t", "o", 1))
               .isInstanceOf(TransientException.class)
-              .hasMessageStartingWith("reading the lease on db.t for o:");
+              .hasMessageStartingWith("holding the lease on db.t for o:");
           assertThatThrownBy(() -> new JobLog(client, "leases").recent("db.t", 1))
               .isInstanceOf(TransientException.class);
         });
