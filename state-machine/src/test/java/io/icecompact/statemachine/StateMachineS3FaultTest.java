@@ -251,7 +251,10 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
     // retry found that result and returned it: attempt 1's outputs are committed
     assertSucceeded(result, COMPACTED_PATH);
     assertJobStatus(result.outputJson(), "COMMITTED");
-    assertThat(faults.injected()).hasSize(SDK_ATTEMPTS);
+    // the cut answer first; how many throttled retries follow depends on the SDK's timing (on a loaded
+    // machine its call timeout may end them early): what matters is below
+    assertThat(faults.injected()).hasSizeBetween(1, SDK_ATTEMPTS);
+    assertThat(faults.injected().get(0).toString()).contains("ResetMidResponse", "group-00002.json");
     assertThat(rewriteInvocationsByGroup().get(2)).isEqualTo(2);
     JobResult whole = assertInvariants(model).orElseThrow();
     assertThat(whole.groups()).filteredOn(g -> g.groupIndex() == 2).singleElement()
