@@ -77,8 +77,7 @@ public final class TableLease {
       try {
         return tryAcquire(table, owner, now, now + ttl.toMillis());
       } catch (ConditionalCheckFailedException refused) {
-        // DynamoDB returns the item that failed the condition; DynamoDB stand-ins may not: read it then.
-        holder = refused.hasItem() && !refused.item().isEmpty() ? refused.item() : readItem(table, owner);
+        holder = itemThatRefused(refused, table, owner);
       } catch (SdkException e) {
         throw DynamoFailures.classify(e, "acquiring the lease on " + table + " for " + owner);
       }
@@ -216,8 +215,7 @@ public final class TableLease {
           ReturnValue.NONE);
       return;
     } catch (ConditionalCheckFailedException refused) {
-      // DynamoDB returns the item that failed the condition; DynamoDB stand-ins may not: read it then.
-      item = refused.hasItem() && !refused.item().isEmpty() ? refused.item() : readItem(table, owner);
+      item = itemThatRefused(refused, table, owner);
     } catch (SdkException e) {
       throw DynamoFailures.classify(e, "holding the lease on " + table + " for " + owner);
     }
@@ -286,6 +284,15 @@ public final class TableLease {
     } catch (SdkException e) {
       throw DynamoFailures.classify(e, "releasing the lease on " + table + " for " + owner);
     }
+  }
+
+  /**
+   * The lease item that failed a write's condition: DynamoDB returns it (ALL_OLD), DynamoDB stand-ins may not,
+   * and then it is read; null when there is none.
+   */
+  private Map<String, AttributeValue> itemThatRefused(
+      ConditionalCheckFailedException refused, String table, String owner) {
+    return refused.hasItem() && !refused.item().isEmpty() ? refused.item() : readItem(table, owner);
   }
 
   /** The lease item (strongly consistent read), or null when there is none. */

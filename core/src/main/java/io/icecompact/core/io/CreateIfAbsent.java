@@ -40,7 +40,7 @@ public interface CreateIfAbsent {
    * which the file system checks and creates in one step ({@code file:} locations and, for
    * {@link LocalFileIO}, absolute paths; Iceberg's Hadoop and resolving FileIOs read {@code file:} locations
    * from the same disk). None for any other FileIO: S3's conditional create needs the AWS SDK, which core
-   * does not carry; the worker adds it (see {@code WorkerCreates}).
+   * does not carry; the worker adds it (see {@code S3CreateIfAbsent}).
    */
   static CreateIfAbsent forFileIO(FileIO io) {
     return LocalCreateIfAbsent.forFileIO(io);

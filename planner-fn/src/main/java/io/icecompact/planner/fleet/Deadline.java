@@ -20,7 +20,7 @@ public final class Deadline {
     this.atMillis = atMillis;
   }
 
-  /** Never passes (the CLI's sweep without {@code --deadline}). */
+  /** Never passes (the CLI's sweep without {@code --assess-within}). */
   public static Deadline none() {
     return NONE;
   }

@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class AssessTablesHandler implements RequestStreamHandler {
   private static final Logger LOG = LoggerFactory.getLogger(AssessTablesHandler.class);
+  private static final Duration SAFETY_MARGIN = Duration.ofSeconds(60);
 
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
@@ -54,8 +55,6 @@ public final class AssessTablesHandler implements RequestStreamHandler {
     Duration quarter = remaining.dividedBy(4);
     return quarter.compareTo(SAFETY_MARGIN) < 0 ? quarter : SAFETY_MARGIN;
   }
-
-  private static final Duration SAFETY_MARGIN = Duration.ofSeconds(60);
 
   private static void assess(InputStream in, OutputStream out, Deadline deadline) throws IOException {
     JsonNode input = JobJson.mapper().readTree(in);
