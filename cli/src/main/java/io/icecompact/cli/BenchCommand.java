@@ -1,5 +1,6 @@
 package io.icecompact.cli;
 
+import io.icecompact.cli.bench.CommitRaceBench;
 import io.icecompact.cli.bench.BenchReport;
 import io.icecompact.cli.bench.EndToEndBench;
 import io.icecompact.cli.bench.LatencyFileIO;
@@ -140,6 +141,26 @@ final class BenchCommand implements Callable<Integer> {
           + " and the files and bytes Iceberg's scan planning keeps for selective predicates")
   boolean skipping;
 
+  @Option(names = "--commit-race",
+      description = "Commit-race mode: a Flink-written CDC table (--race-table) compacted while a streaming writer"
+          + " commits every --writer-every-ms on each of --catalogs; per run the job's commit attempts, what a lost"
+          + " one cost, the writer's commits meanwhile, and the live rows checked against the writer's model")
+  boolean commitRace;
+
+  @Option(names = "--race-table", defaultValue = "upsert", paramLabel = "SIZE",
+      description = "Commit-race mode: the CDC table, upsert (552 data files, 37 MB) or upsert-s (seconds to build)"
+          + " (default: ${DEFAULT-VALUE})")
+  String raceTable;
+
+  @Option(names = "--writer-every-ms", split = ",", defaultValue = "1000,300,100",
+      converter = WholeNumber.PositiveLong.class,
+      description = "Commit-race mode: the racing writer's checkpoint intervals (default: ${DEFAULT-VALUE})")
+  List<Long> writerEveryMillis;
+
+  @Option(names = "--catalogs", split = ",", defaultValue = "jdbc,hadoop",
+      description = "Commit-race mode: jdbc (SQLite) and/or hadoop (default: ${DEFAULT-VALUE})")
+  List<String> raceCatalogs;
+
   @Option(names = "--scale-heap", defaultValue = "3g", converter = HeapSize.class,
       description = "Scale mode: the maximum heap (-Xmx) of the planner's and committer's fresh JVMs"
           + " (default: ${DEFAULT-VALUE})")
@@ -184,8 +205,12 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    if ((scale ? 1 : 0) + (endToEnd ? 1 : 0) + (memory ? 1 : 0) + (skipping ? 1 : 0) > 1) {
-      throw new ParameterException(spec.commandLine(), "Give at most one of --scale, --e2e, --memory, --skipping");
+    if ((scale ? 1 : 0) + (endToEnd ? 1 : 0) + (memory ? 1 : 0) + (skipping ? 1 : 0) + (commitRace ? 1 : 0) > 1) {
+      throw new ParameterException(
+          spec.commandLine(), "Give at most one of --scale, --e2e, --memory, --skipping, --commit-race");
+    }
+    if (commitRace) {
+      return commitRace(out, err);
     }
     if (!scale && files != null && files.size() > 1) {
       throw new ParameterException(
@@ -239,6 +264,30 @@ final class BenchCommand implements Callable<Integer> {
     }
     report.footer(memory, Runtime.getRuntime().maxMemory(), warmups, rounds);
     out.flush();
+    return 0;
+  }
+
+  private int commitRace(PrintWriter out, PrintWriter err) throws IOException {
+    if (!CommitRaceBench.isCdcSize(raceTable)) {
+      throw new ParameterException(spec.commandLine(),
+          "Invalid value for option '--race-table': a CDC table size (upsert, upsert-s, ...), got " + raceTable);
+    }
+    for (String catalog : raceCatalogs) {
+      if (!List.of("jdbc", "hadoop").contains(catalog)) {
+        throw new ParameterException(spec.commandLine(),
+            "Invalid value for option '--catalogs': jdbc or hadoop, got " + catalog);
+      }
+    }
+    Path base = warehouse != null ? warehouse : Files.createTempDirectory("icecompact-bench-");
+    try {
+      if (!new CommitRaceBench(base, out, err).run(raceTable, raceCatalogs, writerEveryMillis)) {
+        err.println("error: a run's live rows are not the writer's model (see the table)");
+        return IcecompactCli.EXIT_JOB_NOT_DONE;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return IcecompactCli.EXIT_JOB_NOT_DONE;
+    }
     return 0;
   }
 

@@ -4,6 +4,7 @@ import io.icecompact.cli.flags.WholeNumber;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobStatus;
 import io.icecompact.worker.RewritePathChoice;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -51,6 +52,9 @@ final class CompactCommand implements Callable<Integer> {
       ResultPrinter.print(result, out);
     }
     out.flush();
+    if (result.status() == JobStatus.CONTENDED && result.verification().verified()) {
+      return IcecompactCli.EXIT_TRY_AGAIN;
+    }
     return result.status().success() && result.verification().verified()
         ? 0
         : IcecompactCli.EXIT_JOB_NOT_DONE;

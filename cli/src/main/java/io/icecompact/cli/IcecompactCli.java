@@ -23,11 +23,14 @@ import picocli.CommandLine.UnmatchedArgumentException;
     exitCodeList = {
       "0:the job committed, or had nothing to do; history and status: the history was read, the job found",
       "1:the job failed, was partial, or its outcome is unknown; health: a table could not be read",
-      "2:bad input (unknown or malformed flag, value out of range, unknown table or job, a job of another table, a job's stored document that cannot be parsed, malformed filter); nothing was written"
+      "2:bad input (unknown or malformed flag, value out of range, unknown table or job, a job of another table, a job's stored document that cannot be parsed, malformed filter); nothing was written",
+      "75:the job committed nothing and nothing failed: other writers' commits changed its input files or won every commit race until the commit time ran out; run it again"
     })
 public final class IcecompactCli {
   public static final int EXIT_JOB_NOT_DONE = 1;
   public static final int EXIT_BAD_INPUT = 2;
+  /** sysexits' EX_TEMPFAIL: try again later. */
+  public static final int EXIT_TRY_AGAIN = 75;
 
   public static void main(String[] args) {
     // bench --e2e's fresh runs: this process's CPU time and peak RSS on stderr at exit

@@ -1,5 +1,6 @@
 package io.icecompact.cli;
 
+import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.rewrite.RewritePath;
@@ -27,8 +28,13 @@ final class ResultPrinter {
     out.printf(Locale.ROOT, "  data files: %d rewritten -> %d added (%s read), %d delete files removed, %d failed%n",
         result.rewrittenDataFilesCount(), result.addedDataFilesCount(),
         bytes(result.rewrittenBytesCount()), result.removedDeleteFilesCount(), result.failedDataFilesCount());
-    out.printf(Locale.ROOT, "  groups: %d rewritten, %d failed, %d conflicted, %d skipped%n",
-        result.rewrittenGroups(), result.failedGroups(), result.conflictedGroups(), result.skippedGroups());
+    out.printf(Locale.ROOT, "  groups: %d rewritten, %d failed, %d conflicted, %d lost the commit race, %d skipped%n",
+        result.rewrittenGroups(), result.failedGroups(), result.conflictedGroups(),
+        result.groups().stream().filter(g -> g.status() == GroupOutcome.Status.CONTENDED).count(),
+        result.skippedGroups());
+    if (result.commit() != null) {
+      out.println("  commit: " + CommitAttempts.line(result.commit()));
+    }
     printGroupOutcomes(result, out);
   }
 

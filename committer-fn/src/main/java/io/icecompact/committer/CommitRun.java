@@ -1,5 +1,6 @@
 package io.icecompact.committer;
 
+import io.icecompact.core.job.CommitAttempt;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.WorkLocation;
@@ -28,12 +29,16 @@ final class CommitRun {
   private final ResultValidator.Validated validated;
   private final List<String> problems = new ArrayList<>();
   private final Map<Long, Snapshot> committed = new LinkedHashMap<>();
+  private final List<CommitAttempt> attempts = new ArrayList<>();
+  private final CommitDeadline deadline;
   private int nextCommitIndex;
+  private long prepareMillis;
   private boolean stopped;
 
   CommitRun(JobPlan plan, RewriteOptions options, Table table, JobStore store, WorkLocation work,
-      ResultValidator.Validated validated) {
+      ResultValidator.Validated validated, CommitDeadline deadline) {
     this.plan = plan;
+    this.deadline = deadline;
     this.options = options;
     this.table = table;
     this.store = store;
@@ -90,6 +95,24 @@ final class CommitRun {
     groups.forEach(group -> ledger.rewritten(group.index(), snapshot.snapshotId()));
     problems.addAll(CommitVerifier.verify(table, snapshot, BatchCommit.expected(groups)));
     committed.put(snapshot.snapshotId(), snapshot);
+  }
+
+  /** Every commit attempt so far, in order; {@link WatchedOperations} adds to it. */
+  List<CommitAttempt> attempts() {
+    return attempts;
+  }
+
+  /** Time the commits spent before their first attempts ({@code RewriteFiles.apply}), in milliseconds. */
+  long prepareMillis() {
+    return prepareMillis;
+  }
+
+  void prepared(long millis) {
+    prepareMillis += millis;
+  }
+
+  CommitDeadline deadline() {
+    return deadline;
   }
 
   int nextCommitIndex() {

@@ -36,6 +36,10 @@ final class GroupLedger {
     entries.put(index, new Entry(GroupOutcome.Status.CONFLICTED.name(), reason, null));
   }
 
+  void contended(int index, String reason) {
+    entries.put(index, new Entry(GroupOutcome.Status.CONTENDED.name(), reason, null));
+  }
+
   void notCommitted(int index, String reason) {
     entries.put(index, new Entry(GroupOutcome.Status.NOT_COMMITTED.name(), reason, null));
   }

@@ -2,6 +2,7 @@ package io.icecompact.committer;
 
 import io.icecompact.core.error.ApplicationException;
 import io.icecompact.core.error.JobInvariantViolationException;
+import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobResult;
@@ -15,6 +16,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
@@ -60,14 +63,25 @@ public final class JobCommitter {
 
   private final TableAccess access;
   private final CommitGuard guard;
+  private final LongSupplier invocationMillisLeft;
 
   public JobCommitter(TableAccess access) {
     this(access, CommitGuard.NONE);
   }
 
   public JobCommitter(TableAccess access, CommitGuard guard) {
+    this(access, guard, null);
+  }
+
+  /**
+   * @param invocationMillisLeft the time the committer's invocation has left (a Lambda's), which bounds how
+   *     long it keeps trying to commit against other writers; null when only the table's
+   *     {@code commit.retry.total-timeout-ms} does
+   */
+  public JobCommitter(TableAccess access, CommitGuard guard, LongSupplier invocationMillisLeft) {
     this.access = access;
     this.guard = guard;
+    this.invocationMillisLeft = invocationMillisLeft;
   }
 
   public JobResult commit(CommitRequest request) {
@@ -97,7 +111,9 @@ public final class JobCommitter {
       requirePinnedIsAncestor(table, plan);
       ResultValidator.Validated validated =
           new ResultValidator(plan, store, work, access.fileIO(), table.specs()).validate(request.failures());
-      run = new CommitRun(plan, RewriteOptions.parse(plan.options()), table, store, work, validated);
+      CommitDeadline deadline = CommitDeadline.startingNow(table, invocationMillisLeft == null
+          ? OptionalLong.empty() : OptionalLong.of(invocationMillisLeft.getAsLong()));
+      run = new CommitRun(plan, RewriteOptions.parse(plan.options()), table, store, work, validated, deadline);
       EarlierCommits.recover(run);
       for (List<ReadyGroup> batch : batches(pendingGroups(run), run.options(), run.committedSnapshots().size())) {
         if (run.stopped()) {
@@ -124,8 +140,9 @@ public final class JobCommitter {
 
     JobResult result = JobResultReport.of(run, System.currentTimeMillis() - started);
     store.writeDocument(work.jobResult(), result);
-    LOG.info("{} {}: {} groups rewritten in snapshots {}",
-        run.logPrefix(), result.status(), result.rewrittenGroups(), result.snapshotIds());
+    LOG.info("{} {}: {} groups rewritten in snapshots {}; {}",
+        run.logPrefix(), result.status(), result.rewrittenGroups(), result.snapshotIds(),
+        CommitAttempts.line(result.commit()));
     return result;
   }
 

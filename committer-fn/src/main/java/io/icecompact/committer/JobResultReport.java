@@ -1,5 +1,6 @@
 package io.icecompact.committer;
 
+import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.GroupOutcome.Status;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobResult;
@@ -32,19 +33,25 @@ final class JobResultReport {
     long rewritten = ledger.count(Status.REWRITTEN);
     long failed = ledger.count(Status.FAILED) + ledger.count(Status.NOT_COMMITTED);
     long conflicted = ledger.count(Status.CONFLICTED);
+    long contended = ledger.count(Status.CONTENDED);
     JobStatus status;
     String reason;
     if (ledger.anyUnknown()) {
       status = JobStatus.UNKNOWN;
       reason = "A commit's outcome is unknown and it is not in the snapshot log yet; no file was deleted. "
           + "Re-run the committer for this job to resolve it. " + ledger.firstProblem();
+    } else if (rewritten == 0 && ledger.count(Status.FAILED) == 0 && conflicted + contended > 0) {
+      status = JobStatus.CONTENDED;
+      reason = String.format("No group was committed, none failed: %d conflicted with concurrent commits and %d"
+          + " lost the commit race to other writers; run the job again. First: %s",
+          conflicted, contended, ledger.firstProblem());
     } else if (rewritten == 0) {
       status = JobStatus.FAILED;
       reason = "No group was committed; " + ledger.firstProblem();
     } else if (rewritten < groups) {
       status = JobStatus.PARTIAL;
-      reason = String.format("%d of %d groups rewritten, %d failed, %d conflicted; first: %s",
-          rewritten, groups, failed, conflicted, ledger.firstProblem());
+      reason = String.format("%d of %d groups rewritten, %d failed, %d conflicted, %d lost the commit race;"
+          + " first: %s", rewritten, groups, failed, conflicted, contended, ledger.firstProblem());
     } else {
       status = JobStatus.COMMITTED;
       reason = plan.skippedGroups() > 0
@@ -61,7 +68,7 @@ final class JobResultReport {
         rewrittenFiles,
         addedFiles,
         ledger.inputBytes(Status.REWRITTEN),
-        ledger.inputFiles(Status.FAILED, Status.CONFLICTED, Status.NOT_COMMITTED),
+        ledger.inputFiles(Status.FAILED, Status.CONFLICTED, Status.CONTENDED, Status.NOT_COMMITTED),
         removedDeletes,
         (int) rewritten,
         (int) failed,
@@ -69,6 +76,8 @@ final class JobResultReport {
         plan.skippedGroups(),
         new JobResult.Verification(problems.isEmpty(), problems),
         durationMillis,
-        ledger.outcomes());
+        ledger.outcomes(),
+        null,
+        run.attempts().isEmpty() ? null : CommitAttempts.of(run.attempts(), run.prepareMillis()));
   }
 }

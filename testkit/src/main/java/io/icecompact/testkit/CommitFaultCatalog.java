@@ -20,6 +20,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.encryption.EncryptionManager;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
@@ -42,11 +43,19 @@ public class CommitFaultCatalog implements Catalog, Closeable {
     /** Commits for real, then throws: the commit landed but its answer was lost. */
     LANDED_ANSWER_LOST,
     /** Throws without committing: it did not land, and the caller cannot know that. */
-    DID_NOT_LAND
+    DID_NOT_LAND,
+    /**
+     * Refuses the swap without committing, as a catalog does when another writer's commit landed first
+     * ({@code CommitFailedException}): the caller knows it did not land.
+     */
+    LOST_RACE
   }
 
-  /** One armed fault: lets {@code pass} commits through untouched, then fires once. */
-  private record Armed(Fault fault, AtomicInteger pass) {}
+  /**
+   * One armed fault: lets {@code pass} commits through untouched, then fires {@code times} times, each firing
+   * of {@link Fault#LOST_RACE} after running {@code competitor} (another writer's commit that lands first).
+   */
+  private record Armed(Fault fault, AtomicInteger pass, AtomicInteger times, Runnable competitor) {}
 
   private static final Map<String, Armed> ARMED = new ConcurrentHashMap<>();
   private static final Map<String, AtomicInteger> FIRED = new ConcurrentHashMap<>();
@@ -75,7 +84,20 @@ public class CommitFaultCatalog implements Catalog, Closeable {
 
   /** Lets {@code passing} commits through, then makes the one after them fail with {@code fault}. */
   public static void arm(String warehouse, Fault fault, int passing) {
-    ARMED.put(warehouse, new Armed(fault, new AtomicInteger(passing)));
+    arm(warehouse, fault, passing, 1);
+  }
+
+  /** Lets {@code passing} commits through, then makes the {@code times} commits after them fail with {@code fault}. */
+  public static void arm(String warehouse, Fault fault, int passing, int times) {
+    ARMED.put(warehouse, new Armed(fault, new AtomicInteger(passing), new AtomicInteger(times), () -> {}));
+  }
+
+  /**
+   * Makes the next {@code times} commits lose the race: each runs {@code competitor} first (a commit through
+   * another catalog, not this one), then is refused as a catalog refuses a swap from stale metadata.
+   */
+  public static void armLostRaces(String warehouse, int times, Runnable competitor) {
+    ARMED.put(warehouse, new Armed(Fault.LOST_RACE, new AtomicInteger(0), new AtomicInteger(times), competitor));
   }
 
   public static boolean armed(String warehouse) {
@@ -171,17 +193,17 @@ public class CommitFaultCatalog implements Catalog, Closeable {
   }
 
   /** Takes the armed fault for this commit, or null when this commit passes. */
-  private static Fault take(String warehouse) {
+  private static Armed take(String warehouse) {
     if (warehouse == null) {
       return null;
     }
-    Fault[] taken = new Fault[1];
+    Armed[] taken = new Armed[1];
     ARMED.computeIfPresent(warehouse, (k, armed) -> {
       if (armed.pass().getAndDecrement() > 0) {
         return armed;
       }
-      taken[0] = armed.fault();
-      return null; // fires once
+      taken[0] = armed;
+      return armed.times().decrementAndGet() > 0 ? armed : null;
     });
     if (taken[0] != null) {
       FIRED.computeIfAbsent(warehouse, k -> new AtomicInteger()).incrementAndGet();
@@ -201,7 +223,12 @@ public class CommitFaultCatalog implements Catalog, Closeable {
 
     @Override
     public void commit(TableMetadata base, TableMetadata metadata) {
-      Fault fault = take(warehouse);
+      Armed armed = take(warehouse);
+      Fault fault = armed == null ? null : armed.fault();
+      if (fault == Fault.LOST_RACE) {
+        armed.competitor().run();
+        throw new CommitFailedException("injected: another writer's commit landed first");
+      }
       if (fault == Fault.DID_NOT_LAND) {
         throw new CommitStateUnknownException(
             new RuntimeException("injected: the catalog's answer was lost and nothing was committed"));

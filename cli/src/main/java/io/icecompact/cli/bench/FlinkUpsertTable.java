@@ -313,6 +313,19 @@ public final class FlinkUpsertTable {
     return writer;
   }
 
+  /**
+   * The writer of a table {@link #create} built with {@code shape} (or a copy of it), its model caught up by
+   * replaying the same seeded stream without writing: further checkpoints continue that table's stream.
+   */
+  public static FlinkUpsertTable replay(Table table, Shape shape) {
+    FlinkUpsertTable writer = new FlinkUpsertTable(table, shape);
+    for (int i = 0; i < shape.checkpoints(); i++) {
+      writer.checkpointId++;
+      writer.plan(shape.changesPerWriterPerCheckpoint());
+    }
+    return writer;
+  }
+
   public Table table() {
     return table;
   }
@@ -341,8 +354,25 @@ public final class FlinkUpsertTable {
    * happened since.
    */
   public void checkpoint() {
+    checkpoint(shape.changesPerWriterPerCheckpoint());
+  }
+
+  /** As {@link #checkpoint()}, with {@code changesPerWriter} changes into each writer (a smaller checkpoint). */
+  public void checkpoint(int changesPerWriter) {
+    commit(write(changesPerWriter));
+  }
+
+  /** One checkpoint's files, written and not committed yet ({@link #commit(Written)}). */
+  public record Written(long checkpointId, List<WriteResult> results) {}
+
+  /**
+   * Writes one more checkpoint's files, with {@code changesPerWriter} changes into each writer, without
+   * committing them: a streaming job's writers write while its committer waits for the checkpoint. Commit
+   * each in the order written.
+   */
+  public Written write(int changesPerWriter) {
     checkpointId++;
-    List<List<Change>> perWriter = plan();
+    List<List<Change>> perWriter = plan(changesPerWriter);
     List<WriteResult> results = new ArrayList<>();
     int threads = Math.min(perWriter.size(), Runtime.getRuntime().availableProcessors());
     ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
@@ -363,19 +393,24 @@ public final class FlinkUpsertTable {
     } finally {
       pool.shutdownNow();
     }
-    commit(results);
+    return new Written(checkpointId, results);
+  }
+
+  /** Commits {@code written} (the oldest checkpoint written and not committed yet). */
+  public void commit(Written written) {
+    commit(written.checkpointId(), written.results());
   }
 
   /** The checkpoint's changes per writer, drawn in order from the seeded random; the model follows them. */
-  private List<List<Change>> plan() {
+  private List<List<Change>> plan(int changesPerWriter) {
     int inserts = 0;
     int updates = 0;
     int deletes = 0;
     List<List<Change>> perWriter = new ArrayList<>();
     for (int writer = 0; writer < shape.writers(); writer++) {
-      List<Change> list = new ArrayList<>(shape.changesPerWriterPerCheckpoint());
+      List<Change> list = new ArrayList<>(changesPerWriter);
       List<Integer> touched = new ArrayList<>();
-      for (int i = 0; i < shape.changesPerWriterPerCheckpoint(); i++) {
+      for (int i = 0; i < changesPerWriter; i++) {
         int key;
         if (!touched.isEmpty() && random.nextDouble() < shape.repeatFraction()) {
           key = touched.get(random.nextInt(touched.size()));
@@ -449,7 +484,7 @@ public final class FlinkUpsertTable {
   }
 
   /** One snapshot for the checkpoint: a RowDelta of every writer's files, as Flink's committer makes it. */
-  private void commit(List<WriteResult> results) {
+  private void commit(long checkpointId, List<WriteResult> results) {
     table.refresh();
     boolean deletes = results.stream().anyMatch(result -> result.deleteFiles().length > 0);
     SnapshotUpdate<?> update;

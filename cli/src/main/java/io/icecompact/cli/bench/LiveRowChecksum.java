@@ -57,6 +57,13 @@ record LiveRowChecksum(long rows, long sumA, long sumB) {
     return sums.checksum();
   }
 
+  /** The checksum of {@code rows} (a model's expected rows), as a v2 table's of those rows. */
+  static LiveRowChecksum ofRows(Iterable<Record> rows, int width) {
+    Sums sums = new Sums(width);
+    rows.forEach(sums::add);
+    return sums.checksum();
+  }
+
   private static final class Sums {
     private final int width;
     private long rows;

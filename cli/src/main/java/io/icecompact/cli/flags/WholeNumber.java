@@ -25,6 +25,14 @@ public final class WholeNumber {
     }
   }
 
+  /** 1 or more, as a long: intervals in milliseconds. */
+  public static final class PositiveLong implements picocli.CommandLine.ITypeConverter<Long> {
+    @Override
+    public Long convert(String value) {
+      return atLeast(1, value, Long.MAX_VALUE);
+    }
+  }
+
   /** 0 or more, as a long: milliseconds. */
   public static final class NonNegativeLong implements picocli.CommandLine.ITypeConverter<Long> {
     @Override

@@ -122,7 +122,7 @@ final class SoakInvariants {
         assertThat(rewritten).as(where).isNotEmpty();
         assertThat(rewritten.size()).as(where).isLessThan(result.groups().size());
       }
-      case FAILED, NOTHING_TO_DO -> assertThat(stamped).as(where).isEmpty();
+      case FAILED, CONTENDED, NOTHING_TO_DO -> assertThat(stamped).as(where).isEmpty();
       case UNKNOWN -> assertThat(result.groups()).as(where)
           .anySatisfy(g -> assertThat(g.status()).isEqualTo(GroupOutcome.Status.NOT_COMMITTED));
     }

@@ -54,10 +54,11 @@ public final class CommitSnapshotHandler implements RequestStreamHandler {
   @Override
   public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
     InvocationLogContext.run(
-        "CommitSnapshot", context == null ? null : context.getAwsRequestId(), log -> commit(in, out, log));
+        "CommitSnapshot", context == null ? null : context.getAwsRequestId(), log -> commit(in, out, context, log));
   }
 
-  private void commit(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
+  private void commit(InputStream in, OutputStream out, Context context, InvocationLogContext log)
+      throws IOException {
     Input input = JobJson.mapper().readValue(in, Input.class);
     if (input.job() != null) {
       log.job(input.job().jobId(), input.job().table());
@@ -70,7 +71,8 @@ public final class CommitSnapshotHandler implements RequestStreamHandler {
     LeaseGrant held = input.lease();
     try (TableAccess access = new TableAccess(input.job().catalogProperties())) {
       JobCommitter committer =
-          new JobCommitter(access, () -> lease.checkHeld(held.table(), held.owner(), held.token()));
+          new JobCommitter(access, () -> lease.checkHeld(held.table(), held.owner(), held.token()),
+              context == null ? null : context::getRemainingTimeInMillis);
       JobResult result;
       try {
         result = committer.commit(CommitRequest.of(input.job(), input.plan(), List.of()));

@@ -28,6 +28,11 @@ public record GroupOutcome(
     FAILED,
     /** A concurrent commit changed its input files; its output was dropped and deleted. */
     CONFLICTED,
+    /**
+     * Its commit lost every compare-and-swap to the table's other writers until the job's commit time ran
+     * out; nothing is wrong with it, and its output was deleted. The next run compacts it.
+     */
+    CONTENDED,
     /** Planned, but not committed because the job stopped (allow-partial=false or an unknown commit). */
     NOT_COMMITTED
   }

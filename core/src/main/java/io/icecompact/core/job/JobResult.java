@@ -17,6 +17,7 @@ import java.util.List;
  *
  * @param groups every planned group's outcome; null (omitted) in a summary
  * @param resultLocation where the whole result is stored; set only in a summary
+ * @param commit how the commit attempts went against the table's other writers; null when the job made none
  */
 public record JobResult(
     String jobId,
@@ -36,7 +37,8 @@ public record JobResult(
     Verification verification,
     long durationMillis,
     List<GroupOutcome> groups,
-    String resultLocation) {
+    String resultLocation,
+    CommitAttempts commit) {
 
   /** Problems a summary lists; the rest are counted in {@link Verification#moreProblems}. */
   public static final int SUMMARY_PROBLEMS = 10;
@@ -64,7 +66,39 @@ public record JobResult(
       List<GroupOutcome> groups) {
     this(jobId, table, status, reason, snapshotIds, rewrittenDataFilesCount, addedDataFilesCount,
         rewrittenBytesCount, failedDataFilesCount, removedDeleteFilesCount, rewrittenGroups, failedGroups,
-        conflictedGroups, skippedGroups, verification, durationMillis, groups, null);
+        conflictedGroups, skippedGroups, verification, durationMillis, groups, null, null);
+  }
+
+  /** A result with no commit attempts to report. */
+  public JobResult(
+      String jobId,
+      String table,
+      JobStatus status,
+      String reason,
+      List<Long> snapshotIds,
+      int rewrittenDataFilesCount,
+      int addedDataFilesCount,
+      long rewrittenBytesCount,
+      int failedDataFilesCount,
+      int removedDeleteFilesCount,
+      int rewrittenGroups,
+      int failedGroups,
+      int conflictedGroups,
+      int skippedGroups,
+      Verification verification,
+      long durationMillis,
+      List<GroupOutcome> groups,
+      String resultLocation) {
+    this(jobId, table, status, reason, snapshotIds, rewrittenDataFilesCount, addedDataFilesCount,
+        rewrittenBytesCount, failedDataFilesCount, removedDeleteFilesCount, rewrittenGroups, failedGroups,
+        conflictedGroups, skippedGroups, verification, durationMillis, groups, resultLocation, null);
+  }
+
+  /** This result with {@code commit}'s figures. */
+  public JobResult withCommit(CommitAttempts commit) {
+    return new JobResult(jobId, table, status, reason, snapshotIds, rewrittenDataFilesCount, addedDataFilesCount,
+        rewrittenBytesCount, failedDataFilesCount, removedDeleteFilesCount, rewrittenGroups, failedGroups,
+        conflictedGroups, skippedGroups, verification, durationMillis, groups, resultLocation, commit);
   }
 
   /**
@@ -79,7 +113,7 @@ public record JobResult(
         rewrittenDataFilesCount, addedDataFilesCount, rewrittenBytesCount, failedDataFilesCount,
         removedDeleteFilesCount, rewrittenGroups, failedGroups, conflictedGroups, skippedGroups,
         verification == null ? null : verification.firstProblems(SUMMARY_PROBLEMS), durationMillis, null,
-        wholeResultLocation);
+        wholeResultLocation, commit == null ? null : commit.summary());
   }
 
   /**

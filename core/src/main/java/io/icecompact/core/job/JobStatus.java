@@ -10,6 +10,11 @@ public enum JobStatus {
   NOTHING_TO_DO,
   /** Nothing was committed. */
   FAILED,
+  /**
+   * Nothing was committed, and nothing failed: concurrent commits changed the groups' input files or won
+   * every commit race until the job's commit time ran out. Run the job again.
+   */
+  CONTENDED,
   /** A commit's outcome could not be determined; nothing was deleted. Re-run the committer. */
   UNKNOWN;
 
