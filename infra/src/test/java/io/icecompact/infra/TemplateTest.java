@@ -700,8 +700,18 @@ class TemplateTest {
           .containsEntry("ComparisonOperator", "LessThanThreshold").containsEntry("Threshold", 1)
           .containsEntry("TreatMissingData", "breaching");
       List<Object> metrics = asList(p.get("Metrics"));
-      assertThat(map(metrics.get(0)).get("Expression")).isEqualTo("finished - failed - unknown");
-      for (Object metric : metrics.subList(1, 4)) {
+      // Only COMMITTED, PARTIAL and NOTHING_TO_DO jobs keep a table fresh: every other status is subtracted.
+      assertThat(map(metrics.get(0)).get("Expression")).isEqualTo("finished - failed - unknown - contended");
+      Map<String, String> statById = new TreeMap<>();
+      for (Object metric : metrics.subList(1, metrics.size())) {
+        Map<String, Object> stat = map(map(metric).get("MetricStat"));
+        String name = (String) map(stat.get("Metric")).get("MetricName");
+        statById.put((String) map(metric).get("Id"), name + " " + stat.get("Stat"));
+      }
+      assertThat(statById).isEqualTo(Map.of("finished", "JobsCommitted SampleCount", "failed", "JobsFailed Sum",
+          "unknown", "JobsUnknown Sum", "contended", "JobsContended Sum"));
+      assertThat(sub(p.get("AlarmDescription"))).contains("without FAILED, UNKNOWN or CONTENDED");
+      for (Object metric : metrics.subList(1, metrics.size())) {
         Map<String, Object> stat = map(map(metric).get("MetricStat"));
         assertThat(stat.get("Period")).isEqualTo(86400);
         Map<String, Object> m = map(stat.get("Metric"));
@@ -712,7 +722,7 @@ class TemplateTest {
     // The metrics are those ReleaseLease's EMF line carries (core/metrics/JobMetrics).
     String metrics = assertDoesNotThrow(() -> Files.readString(
         rootDir.resolve("core/src/main/java/io/icecompact/core/metrics/JobMetrics.java")));
-    assertThat(metrics).contains("\"JobsCommitted\"", "\"JobsFailed\"", "\"JobsUnknown\"");
+    assertThat(metrics).contains("\"JobsCommitted\"", "\"JobsFailed\"", "\"JobsUnknown\"", "\"JobsContended\"");
     Map<String, Object> days = map(map(template.get("Parameters")).get("StaleAfterDays"));
     assertThat(days).containsEntry("Default", 3).containsEntry("MinValue", 1).containsEntry("MaxValue", 7);
   }
@@ -737,7 +747,7 @@ class TemplateTest {
       searched.add(search.group(1));
     });
     assertThat(searched).contains("RewrittenBytes", "RewrittenDataFiles", "AddedDataFiles", "JobDuration",
-        "JobsCommitted", "JobsFailed", "LeaseHeld");
+        "JobsCommitted", "JobsFailed", "JobsContended", "LeaseHeld");
     searched.forEach(metric -> assertThat(emitted).as(metric).contains("\"" + metric + "\""));
     Matcher placeholder = Pattern.compile("\\$\\{([^}]+)}").matcher(body);
     while (placeholder.find()) {

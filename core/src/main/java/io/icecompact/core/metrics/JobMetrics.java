@@ -1,5 +1,6 @@
 package io.icecompact.core.metrics;
 
+import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.JobResult;
 import java.util.Map;
 
@@ -15,6 +16,8 @@ public final class JobMetrics {
   /** The EMF document for a finished job; {@code timestampMillis} is when it was recorded. */
   public static Map<String, Object> emf(JobResult result, long timestampMillis) {
     String status = result.status().name();
+    // Null when the job made no commit attempt.
+    CommitAttempts commit = result.commit();
     return new EmfDocument(result.table())
         .field("job_id", result.jobId())
         .field("status", status)
@@ -32,6 +35,9 @@ public final class JobMetrics {
         .count("JobsPartial", status.equals("PARTIAL") ? 1 : 0)
         .count("JobsFailed", status.equals("FAILED") ? 1 : 0)
         .count("JobsUnknown", status.equals("UNKNOWN") ? 1 : 0)
+        .count("JobsContended", status.equals("CONTENDED") ? 1 : 0)
+        .count("CommitAttempts", commit == null ? 0 : commit.attempts())
+        .count("LostCommitAttempts", commit == null ? 0 : commit.lost())
         .toMap(timestampMillis);
   }
 
@@ -51,6 +57,7 @@ public final class JobMetrics {
         .count("JobsPartial", 0)
         .count("JobsFailed", 1)
         .count("JobsUnknown", 0)
+        .count("JobsContended", 0)
         .toMap(timestampMillis);
   }
 }

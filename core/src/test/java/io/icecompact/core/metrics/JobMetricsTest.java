@@ -3,6 +3,8 @@ package io.icecompact.core.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.job.CommitAttempt;
+import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
@@ -32,8 +34,40 @@ class JobMetricsTest {
     assertThat(emf.get("ConflictedGroups").asInt()).isEqualTo(1);
     assertThat(emf.get("JobsPartial").asInt()).isEqualTo(1);
     assertThat(emf.get("JobsCommitted").asInt()).isZero();
+    assertThat(emf.get("JobsContended").asInt()).isZero();
+    // No commit figures in the result: no attempt counted.
+    assertThat(emf.get("CommitAttempts").asInt()).isZero();
+    assertThat(emf.get("LostCommitAttempts").asInt()).isZero();
     assertThat(emf.get("RewrittenBytes").asLong()).isEqualTo(9_000_000L);
     assertThat(directive.get("Metrics").findValuesAsText("Unit")).contains("Bytes", "Milliseconds", "Count");
+  }
+
+  @Test
+  void aContendedJobCountsAsContendedOnlyWithItsCommitAttempts() throws Exception {
+    CommitAttempts commit = CommitAttempts.of(List.of(
+        new CommitAttempt(0, 1, 10, 20, 5, 30, 1, CommitAttempt.Outcome.LOST),
+        new CommitAttempt(0, 2, 10, 20, 5, 30, 2, CommitAttempt.Outcome.LOST),
+        new CommitAttempt(0, 3, 10, 20, 5, 30, 0, CommitAttempt.Outcome.REFUSED)), 400L);
+    JobResult result =
+        new JobResult("job-3", "analytics.orders", JobStatus.CONTENDED, "other writers won every race", List.of(),
+            0, 0, 0L, 0, 0, 0, 0, 2, 0, new JobResult.Verification(true, List.of()), 2500L, List.of())
+            .withCommit(commit);
+
+    JsonNode emf = JobJson.mapper().readTree(JobJson.toJson(JobMetrics.emf(result, 1_700_000_000_000L)));
+
+    assertThat(emf.get("status").asText()).isEqualTo("CONTENDED");
+    assertThat(emf.get("JobsContended").asInt()).isEqualTo(1);
+    for (String other : List.of("JobsCommitted", "JobsPartial", "JobsFailed", "JobsUnknown")) {
+      assertThat(emf.get(other).asInt()).as(other).isZero();
+    }
+    assertThat(emf.get("CommitAttempts").asInt()).isEqualTo(3);
+    assertThat(emf.get("LostCommitAttempts").asInt()).isEqualTo(2);
+    JsonNode directive = emf.get("_aws").get("CloudWatchMetrics").get(0);
+    assertThat(directive.get("Metrics").findValuesAsText("Name"))
+        .contains("JobsContended", "CommitAttempts", "LostCommitAttempts");
+    for (JsonNode metric : directive.get("Metrics")) {
+      assertThat(emf.has(metric.get("Name").asText())).as(metric.toString()).isTrue();
+    }
   }
 
   @Test
@@ -46,6 +80,8 @@ class JobMetricsTest {
     assertThat(emf.get("Table").asText()).isEqualTo("analytics.orders");
     assertThat(emf.get("JobsFailed").asInt()).isEqualTo(1);
     assertThat(emf.get("JobsCommitted").asInt()).isZero();
+    // Every Jobs* count is present, so the staleness alarms' per-day series line up.
+    assertThat(emf.get("JobsContended").asInt()).isZero();
     assertThat(emf.get("JobDuration").asLong()).isEqualTo(901_000L);
     assertThat(emf.get("error").asText()).isEqualTo("io.icecompact.core.error.TransientException");
     for (JsonNode metric : directive.get("Metrics")) {

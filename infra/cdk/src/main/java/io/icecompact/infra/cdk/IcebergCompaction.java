@@ -594,17 +594,18 @@ public class IcebergCompaction extends Construct {
   /**
    * A scheduled table's staleness: a day counts when one of its jobs ended COMMITTED, PARTIAL or NOTHING_TO_DO
    * (ReleaseLease's EMF line: every job emits each Jobs* metric once, so SampleCount counts the jobs);
-   * staleAfterDays days in a row without one - failed or missing runs alike (missing data breaches) - alarm.
+   * staleAfterDays days in a row without one - failed, contended or missing runs alike (missing data breaches) - alarm.
    */
   private void stalenessAlarm(String table) {
     List<Object> metrics = new ArrayList<>();
     metrics.add(CfnAlarm.MetricDataQueryProperty.builder().id("succeeded")
-        .label(table + " jobs that did not fail").expression("finished - failed - unknown").returnData(true).build());
+        .label(table + " jobs that did not fail").expression("finished - failed - unknown - contended").returnData(true).build());
     metrics.add(jobMetric("finished", "JobsCommitted", "SampleCount", table));
     metrics.add(jobMetric("failed", "JobsFailed", "Sum", table));
     metrics.add(jobMetric("unknown", "JobsUnknown", "Sum", table));
+    metrics.add(jobMetric("contended", "JobsContended", "Sum", table));
     CfnAlarm.Builder alarm = CfnAlarm.Builder.create(this, "Stale" + table + "Alarm")
-        .alarmDescription("icecompact: no job of " + table + " finished without FAILED or UNKNOWN for "
+        .alarmDescription("icecompact: no job of " + table + " finished without FAILED, UNKNOWN or CONTENDED for "
             + props.staleAfterDays() + " days (or none ran). See the job log (history --table).")
         .metrics(metrics)
         .evaluationPeriods(props.staleAfterDays())

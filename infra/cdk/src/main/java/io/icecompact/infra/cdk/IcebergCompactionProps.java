@@ -245,7 +245,10 @@ public final class IcebergCompactionProps {
     return stateMachineTracing;
   }
 
-  /** Days without a job that did not fail before a scheduled table's staleness alarm fires (StaleAfterDays). */
+  /**
+   * Days without a job that ended COMMITTED, PARTIAL or NOTHING_TO_DO before a scheduled table's staleness alarm
+   * fires (StaleAfterDays).
+   */
   public int staleAfterDays() {
     return staleAfterDays;
   }

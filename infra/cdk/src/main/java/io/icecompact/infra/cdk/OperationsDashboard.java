@@ -43,7 +43,8 @@ final class OperationsDashboard {
         search("RewrittenDataFiles", "Sum", DAY, null), search("AddedDataFiles", "Sum", DAY, null)));
     d.metrics("Job outcomes, all tables", HOUR, List.of(
         search("JobsCommitted", "Sum", HOUR, "committed"), search("JobsPartial", "Sum", HOUR, "partial"),
-        search("JobsFailed", "Sum", HOUR, "failed"), search("JobsUnknown", "Sum", HOUR, "unknown")));
+        search("JobsFailed", "Sum", HOUR, "failed"), search("JobsUnknown", "Sum", HOUR, "unknown"),
+        search("JobsContended", "Sum", HOUR, "contended")));
     d.metrics("Job duration per table (max, ms)", HOUR, List.of(search("JobDuration", "Maximum", HOUR, null)));
     d.metrics("Compaction executions", HOUR, List.of(
         states("ExecutionsStarted", "CompactionStateMachine", "started"),

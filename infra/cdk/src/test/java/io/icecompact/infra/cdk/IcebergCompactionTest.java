@@ -272,16 +272,37 @@ class IcebergCompactionTest {
     assertThat(alarm).containsEntry("EvaluationPeriods", 3).containsEntry("DatapointsToAlarm", 3)
         .containsEntry("TreatMissingData", "breaching").containsEntry("ComparisonOperator", "LessThanThreshold")
         .containsEntry("AlarmActions", List.of(TOPIC));
-    assertThat(map(list(alarm.get("Metrics")).get(0)).get("Expression")).isEqualTo("finished - failed - unknown");
+    // Only COMMITTED, PARTIAL and NOTHING_TO_DO jobs keep a table fresh: every other status is subtracted.
+    List<Object> metrics = list(alarm.get("Metrics"));
+    assertThat(map(metrics.get(0)).get("Expression")).isEqualTo("finished - failed - unknown - contended");
+    Map<String, String> statById = new TreeMap<>();
+    for (Object metric : metrics.subList(1, metrics.size())) {
+      Map<String, Object> stat = map(map(metric).get("MetricStat"));
+      String name = (String) map(stat.get("Metric")).get("MetricName");
+      statById.put((String) map(metric).get("Id"), name + " " + stat.get("Stat") + " " + stat.get("Period"));
+    }
+    assertThat(statById).isEqualTo(Map.of("finished", "JobsCommitted SampleCount 86400",
+        "failed", "JobsFailed Sum 86400", "unknown", "JobsUnknown Sum 86400", "contended", "JobsContended Sum 86400"));
+    assertThat(stack.compaction.stalenessAlarms().get("analytics.orders").getAlarmDescription())
+        .contains("without FAILED, UNKNOWN or CONTENDED");
   }
 
   @Test
-  void theDashboardFillsInThisStacksStateMachinesAndFunctions() {
+  void theDashboardFillsInThisStacksStateMachinesAndFunctions() throws IOException {
     Map<String, Object> dashboard = props(map(resources.get("OperationsDashboard")));
     assertThat(dashboard.get("DashboardName")).isEqualTo("icecompact-${AWS::StackName}");
     assertThat((String) dashboard.get("DashboardBody")).contains("\"${CompactionStateMachine}\"",
         "\"${SweepStateMachine}\"", "\"${RewriteGroupFunction}\"", "\"${AWS::Region}\"")
         .doesNotContain("${Token");
+    Map<String, String> outcomes = new TreeMap<>();
+    new ObjectMapper().readTree((String) dashboard.get("DashboardBody")).get("widgets").forEach(w -> {
+      if (w.path("properties").path("title").asText().equals("Job outcomes, all tables")) {
+        w.path("properties").path("metrics").forEach(m -> outcomes.put(m.get(0).get("label").asText(),
+            m.get(0).get("expression").asText()));
+      }
+    });
+    assertThat(outcomes).containsOnlyKeys("committed", "partial", "failed", "unknown", "contended");
+    assertThat(outcomes.get("contended")).contains("MetricName=\"JobsContended\"");
     assertThat(stack.compaction.dashboard()).isNotNull();
   }
 
