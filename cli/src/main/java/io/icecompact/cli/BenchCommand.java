@@ -143,8 +143,9 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--commit-race",
       description = "Commit-race mode: a Flink-written CDC table (--race-table) compacted while a streaming writer"
-          + " commits every --writer-every-ms on each of --catalogs; per run the job's commit attempts, what a lost"
-          + " one cost, the writer's commits meanwhile, and the live rows checked against the writer's model")
+          + " commits every --writer-every-ms on each of --catalogs, --rounds times each; per run the job's commit"
+          + " attempts, what a lost one cost, the writer's commits meanwhile, and the live rows checked against the"
+          + " writer's model")
   boolean commitRace;
 
   @Option(names = "--race-table", defaultValue = "upsert", paramLabel = "SIZE",
@@ -280,7 +281,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     Path base = warehouse != null ? warehouse : Files.createTempDirectory("icecompact-bench-");
     try {
-      if (!new CommitRaceBench(base, out, err).run(raceTable, raceCatalogs, writerEveryMillis)) {
+      if (!new CommitRaceBench(base, out, err).run(raceTable, raceCatalogs, writerEveryMillis, rounds)) {
         err.println("error: a run's live rows are not the writer's model (see the table)");
         return IcecompactCli.EXIT_JOB_NOT_DONE;
       }

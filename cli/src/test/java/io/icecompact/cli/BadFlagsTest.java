@@ -227,7 +227,13 @@ class BadFlagsTest {
             "--scale", "--scale-heap", "3x"),
         bench("Invalid value for option '--files' (<files>): must be at least 1, got 0", "--scale", "--files", "1000,0"),
         bench("Invalid value for option '--files': several sizes need --scale, got [100, 200]", "--files", "100,200"),
-        bench("Give at most one of --scale, --e2e, --memory, --skipping", "--scale", "--e2e"),
+        bench("Give at most one of --scale, --e2e, --memory, --skipping, --commit-race", "--scale", "--e2e"),
+        bench("Give at most one of --scale, --e2e, --memory, --skipping, --commit-race", "--commit-race", "--e2e"),
+        bench("Invalid value for option '--writer-every-ms' (<writerEveryMillis>): must be at least 1, got 0", "--commit-race",
+            "--writer-every-ms", "0"),
+        bench("Invalid value for option '--race-table': a CDC table size (upsert, upsert-s, ...), got S",
+            "--commit-race", "--race-table", "S"),
+        bench("Invalid value for option '--catalogs': jdbc or hadoop, got glue", "--commit-race", "--catalogs", "glue"),
         bench("Unknown option: '--json'", "--json"));
   }
 

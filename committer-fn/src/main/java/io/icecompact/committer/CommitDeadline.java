@@ -3,7 +3,6 @@ package io.icecompact.committer;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.util.PropertyUtil;
 
@@ -35,10 +34,10 @@ final class CommitDeadline {
    * From now: the table's total retry time, or {@code invocationMillisLeft} less
    * {@link #AFTER_COMMIT_MILLIS} when that ends sooner.
    */
-  static CommitDeadline startingNow(Table table, OptionalLong invocationMillisLeft) {
-    long tableMillis = PropertyUtil.propertyAsLong(table.properties(), TableProperties.COMMIT_TOTAL_RETRY_TIME_MS,
+  static CommitDeadline startingNow(Map<String, String> tableProperties, OptionalLong invocationMillisLeft) {
+    long tableMillis = PropertyUtil.propertyAsLong(tableProperties, TableProperties.COMMIT_TOTAL_RETRY_TIME_MS,
         TableProperties.COMMIT_TOTAL_RETRY_TIME_MS_DEFAULT);
-    long waitMillis = PropertyUtil.propertyAsLong(table.properties(), TableProperties.COMMIT_MIN_RETRY_WAIT_MS,
+    long waitMillis = PropertyUtil.propertyAsLong(tableProperties, TableProperties.COMMIT_MIN_RETRY_WAIT_MS,
         TableProperties.COMMIT_MIN_RETRY_WAIT_MS_DEFAULT);
     long millis = tableMillis;
     String bound = TableProperties.COMMIT_TOTAL_RETRY_TIME_MS + "=" + tableMillis;

@@ -111,7 +111,7 @@ public final class JobCommitter {
       requirePinnedIsAncestor(table, plan);
       ResultValidator.Validated validated =
           new ResultValidator(plan, store, work, access.fileIO(), table.specs()).validate(request.failures());
-      CommitDeadline deadline = CommitDeadline.startingNow(table, invocationMillisLeft == null
+      CommitDeadline deadline = CommitDeadline.startingNow(table.properties(), invocationMillisLeft == null
           ? OptionalLong.empty() : OptionalLong.of(invocationMillisLeft.getAsLong()));
       run = new CommitRun(plan, RewriteOptions.parse(plan.options()), table, store, work, validated, deadline);
       EarlierCommits.recover(run);

@@ -54,8 +54,12 @@ public final class CommitRaceBench {
     }
   }
 
-  /** Runs every catalog against every writer interval; false when a run lost or resurrected rows. */
-  public boolean run(String shapeName, List<String> catalogs, List<Long> everyMillis) throws InterruptedException {
+  /**
+   * Runs {@code runs} compactions, each on a fresh copy of the table, per catalog and writer interval; false
+   * when a run lost or resurrected rows.
+   */
+  public boolean run(String shapeName, List<String> catalogs, List<Long> everyMillis, int runs)
+      throws InterruptedException {
     FlinkUpsertTable.Shape shape = EndToEndBench.TableSize.named(shapeName).cdc();
     out.printf(Locale.ROOT, "commit race on the %s table (%s), racing writer: %d changes per writer and checkpoint%n",
         shapeName, shape, CHANGES_PER_WRITER);
@@ -79,7 +83,9 @@ public final class CommitRaceBench {
       err.printf(Locale.ROOT, "built the %s table on the %s catalog in %.1f s%n", shapeName, catalog,
           (System.nanoTime() - built) / 1e9);
       for (long every : everyMillis) {
-        allRight &= race(catalog, original, shape, every);
+        for (int run = 0; run < runs; run++) {
+          allRight &= race(catalog, original, shape, every);
+        }
       }
     }
     out.flush();
