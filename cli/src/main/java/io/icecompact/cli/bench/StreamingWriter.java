@@ -3,13 +3,17 @@ package io.icecompact.cli.bench;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A streaming writer on its own thread: a checkpoint of a {@link FlinkUpsertTable} committed every
- * {@code everyMillis} (back to back when writing and committing one takes longer), as a Flink job with that
- * checkpoint interval commits: the checkpoint's files are written first, the commit waits for its tick. It
- * records when each commit ended, so a race with a compaction can be told apart from a lucky gap.
+ * A streaming writer: a checkpoint of a {@link FlinkUpsertTable} committed every {@code everyMillis} (back to
+ * back when committing one takes longer), as a Flink job with that checkpoint interval commits: its writers
+ * write the next checkpoint's files (one thread, up to two checkpoints ahead) while its committer (another
+ * thread) commits on the interval's ticks. It records when each commit ended, so a race with a compaction can
+ * be told apart from a lucky gap.
  */
 public final class StreamingWriter implements AutoCloseable {
   private final FlinkUpsertTable cdc;
@@ -18,6 +22,8 @@ public final class StreamingWriter implements AutoCloseable {
   private final List<Long> commitEndNanos = Collections.synchronizedList(new ArrayList<>());
   private final List<Long> commitMillis = Collections.synchronizedList(new ArrayList<>());
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final BlockingQueue<FlinkUpsertTable.Written> written = new ArrayBlockingQueue<>(2);
+  private final Thread writerThread;
   private final Thread thread;
   private volatile boolean stopping;
 
@@ -25,20 +31,47 @@ public final class StreamingWriter implements AutoCloseable {
     this.cdc = cdc;
     this.everyMillis = everyMillis;
     this.changesPerWriter = changesPerWriter;
-    this.thread = new Thread(this::write, "streaming-writer");
+    this.writerThread = new Thread(this::write, "streaming-writer-files");
+    this.writerThread.setDaemon(true);
+    this.thread = new Thread(this::commit, "streaming-writer-commits");
     this.thread.setDaemon(true);
   }
 
   public StreamingWriter start() {
+    writerThread.start();
     thread.start();
     return this;
   }
 
   private void write() {
-    long next = System.nanoTime();
     try {
       while (!stopping) {
-        FlinkUpsertTable.Written written = cdc.write(changesPerWriter);
+        FlinkUpsertTable.Written checkpoint = cdc.write(changesPerWriter);
+        // handed over even when stopping: the model already holds its changes, so it must be committed
+        while (!written.offer(checkpoint, 10, TimeUnit.MILLISECONDS)) {
+          if (failure.get() != null) {
+            return;
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Throwable e) {
+      failure.set(e);
+    }
+  }
+
+  private void commit() {
+    long next = System.nanoTime();
+    try {
+      while (writerThread.isAlive() || !written.isEmpty()) {
+        FlinkUpsertTable.Written checkpoint = written.poll(10, TimeUnit.MILLISECONDS);
+        if (checkpoint == null) {
+          if (failure.get() != null) {
+            return;
+          }
+          continue;
+        }
         next += everyMillis * 1_000_000;
         long sleep = (next - System.nanoTime()) / 1_000_000;
         if (sleep > 0) {
@@ -47,7 +80,7 @@ public final class StreamingWriter implements AutoCloseable {
           next = System.nanoTime(); // behind: no burst to catch up, as a checkpoint interval does not
         }
         long started = System.nanoTime();
-        cdc.commit(written);
+        cdc.commit(checkpoint);
         long ended = System.nanoTime();
         commitEndNanos.add(ended);
         commitMillis.add((ended - started) / 1_000_000);
@@ -109,7 +142,8 @@ public final class StreamingWriter implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     stopping = true;
-    thread.join();
+    writerThread.join();
+    thread.join(); // commits every checkpoint written: the model holds their changes
     rethrowFailure();
   }
 

@@ -49,10 +49,14 @@ public record CommitAttempts(
     if (commit == null) {
       return "no commit attempt";
     }
-    return String.format("%d commit attempt(s), %d lost to %d commit(s) of other writers; prepared in %d ms,"
-            + " then an attempt took %d ms (median; lost: %d ms), at most %d ms",
-        commit.attempts, commit.lost, commit.tableCommitsMeanwhile, commit.prepareMillis, commit.medianMillis,
-        commit.lostMedianMillis, commit.maxMillis);
+    if (commit.lost == 0) {
+      return String.format("prepared in %d ms, then %d attempt(s) of %d ms, none lost to another writer",
+          commit.prepareMillis, commit.attempts, commit.maxMillis);
+    }
+    return String.format("prepared in %d ms, then %d attempts, %d lost to %d commit(s) of other writers; a lost"
+            + " attempt took %d ms (median), the longest attempt %d ms",
+        commit.prepareMillis, commit.attempts, commit.lost, commit.tableCommitsMeanwhile, commit.lostMedianMillis,
+        commit.maxMillis);
   }
 
   private static long median(long[] values) {
