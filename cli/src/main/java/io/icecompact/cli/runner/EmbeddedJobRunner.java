@@ -4,6 +4,7 @@ import io.icecompact.committer.JobCommitter;
 import io.icecompact.core.error.ApplicationException;
 import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.IcecompactException;
+import io.icecompact.core.error.GroupAttempts;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.error.WorkerOutOfMemoryException;
 import io.icecompact.core.job.CommitRequest;
@@ -32,12 +33,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs a job on one machine with the same stages the serverless pipeline runs: the planner, one
- * worker call per group on a thread pool (transient errors retried with a new attempt number, as the
- * Map state's Retry does), then the committer. Failures are recorded per group as the Map's Catch does.
+ * worker call per group on a thread pool (transient errors retried with a new attempt number, as often as
+ * the Map state's Retry: {@link GroupAttempts}), then the committer. Failures are recorded per group as the Map's Catch does.
  */
 public final class EmbeddedJobRunner {
-  /** Attempts per group, as the state machine's Retry allows. */
-  public static final int MAX_ATTEMPTS = 3;
 
   private final int workers;
   private final ProgressListener progress;
@@ -184,11 +183,13 @@ public final class EmbeddedJobRunner {
       try {
         interceptor.beforeGroup(request);
         return rewriter.rewrite(request);
-      } catch (TransientException e) {
-        if (attempt >= MAX_ATTEMPTS) {
-          throw e;
+      } catch (RuntimeException e) {
+        RuntimeException classified = GroupAttempts.classify(e, index, request.jobId());
+        if (!GroupAttempts.retried(classified, attempt)) {
+          throw classified;
         }
-        progress.groupRetry(index, attempt + 1, e.getMessage());
+        progress.groupRetry(index, attempt + 1, classified.getMessage());
+        // shorter waits than the Map's (2 s doubling): one machine, no throttled service to spare
         sleep(200L << (attempt - 1));
       }
     }

@@ -6,6 +6,7 @@ import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
 import io.icecompact.cli.runner.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.core.error.CorruptInputFileException;
+import io.icecompact.core.error.GroupAttempts;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupRequest;
@@ -83,6 +84,31 @@ class EngineWorkerFailureTest extends EngineTestBase {
     assertThat(added.get(0).operation()).isEqualTo(DataOperations.REPLACE);
     assertThat(result.rewrittenDataFilesCount()).isEqualTo(20);
     assertThat(result.failedDataFilesCount()).isZero();
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+  }
+
+  /**
+   * A failure of the environment the rewrite did not type (a read timing out) is retried as the deployed
+   * worker's handler has it retried; before, the embedded runner recorded it as the group's failure at once.
+   */
+  @Test
+  void anUntypedFailureOfTheEnvironmentIsRetriedAsOnAws() {
+    Table table = create(SMALL);
+    Map<String, Long> before = LiveRows.multiset(table);
+    Recording interceptor =
+        new Recording() {
+          @Override
+          void fail(GroupRequest request) {
+            if (request.groupIndex() == FAILING_GROUP && request.attempt() < 3) {
+              throw new java.io.UncheckedIOException(new java.net.SocketTimeoutException("Read timed out"));
+            }
+          }
+        };
+
+    JobResult result = run(job(), interceptor);
+
+    assertThat(interceptor.attempts).containsEntry(FAILING_GROUP, List.of(1, 2, 3));
+    assertStatus(result, JobStatus.COMMITTED);
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
   }
 
@@ -186,7 +212,8 @@ class EngineWorkerFailureTest extends EngineTestBase {
     JobResult result = run(job(), interceptor);
 
     assertThat(interceptor.attempts)
-        .containsEntry(FAILING_GROUP, List.of(1, 2, EmbeddedJobRunner.MAX_ATTEMPTS));
+        .as("the first attempt and the Map's three retries")
+        .containsEntry(FAILING_GROUP, List.of(1, 2, 3, GroupAttempts.MAX));
     assertStatus(result, JobStatus.PARTIAL);
     GroupOutcome failed = outcome(result, FAILING_GROUP);
     assertThat(failed.status()).isEqualTo(GroupOutcome.Status.FAILED);

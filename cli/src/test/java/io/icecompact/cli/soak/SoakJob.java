@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.cli.runner.EmbeddedJobRunner;
+import io.icecompact.core.error.GroupAttempts;
 import io.icecompact.cli.runner.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.cli.runner.ProgressListener;
 import io.icecompact.committer.JobCommitter;
@@ -227,7 +228,7 @@ final class SoakJob {
         }
       }
       case WORKER_KILLED_EVERY_ATTEMPT -> {
-        if (request.attempt() == EmbeddedJobRunner.MAX_ATTEMPTS) {
+        if (request.attempt() == GroupAttempts.MAX) {
           rewriteFully(request, true);
           faultFired.set(true);
         }

@@ -2,7 +2,7 @@ package io.icecompact.worker.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
-import io.icecompact.core.error.FailureClassifier;
+import io.icecompact.core.error.GroupAttempts;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.WorkerOutOfMemoryException;
 import io.icecompact.core.job.GroupRequest;
@@ -97,8 +97,7 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
       }
       // the rewrite paths type their own reads and writes; this catches the rest (the pinned snapshot's
       // manifests), which reached the Map under the SDK's class name and failed the group unretried
-      throw FailureClassifier.retryableIfTransient(
-          (RuntimeException) e, "Cannot rewrite group " + group.groupIndex() + " of job " + group.jobId());
+      throw GroupAttempts.classify((RuntimeException) e, group.groupIndex(), group.jobId());
     }
     JobJson.mapper().writeValue(out, status);
   }
