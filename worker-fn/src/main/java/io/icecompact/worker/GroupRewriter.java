@@ -167,7 +167,10 @@ public final class GroupRewriter {
     return spilled.get();
   }
 
-  /** The next attempt number of a group, for callers that cannot count attempts themselves. */
+  /**
+   * The next attempt number of a group, claimed in the work location: how both runners number attempts, so
+   * overlapping attempts (a retry after a lost answer) never share a number.
+   */
   public int claimAttempt(String workLocation, int groupIndex) {
     FileIO io = access.fileIO();
     return new JobStore(io, S3CreateIfAbsent.forFileIO(io)).claimAttempt(new WorkLocation(workLocation), groupIndex);

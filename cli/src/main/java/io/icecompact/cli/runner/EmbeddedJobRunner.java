@@ -178,19 +178,21 @@ public final class EmbeddedJobRunner {
 
   private GroupStatus rewriteWithRetries(
       GroupRewriter rewriter, JobSpec spec, PlanSummary summary, int index) {
-    for (int attempt = 1; ; attempt++) {
+    for (int tries = 1; ; tries++) {
+      // numbered as the deployed worker numbers it: a marker claimed in the work location (JobStore)
+      int attempt = rewriter.claimAttempt(summary.workLocation(), index);
       GroupRequest request = GroupRequest.of(spec, summary, index, attempt);
       try {
         interceptor.beforeGroup(request);
         return rewriter.rewrite(request);
       } catch (RuntimeException e) {
         RuntimeException classified = GroupAttempts.classify(e, index, request.jobId());
-        if (!GroupAttempts.retried(classified, attempt)) {
+        if (!GroupAttempts.retried(classified, tries)) {
           throw classified;
         }
         progress.groupRetry(index, attempt + 1, classified.getMessage());
         // shorter waits than the Map's (2 s doubling): one machine, no throttled service to spare
-        sleep(200L << (attempt - 1));
+        sleep(200L << (tries - 1));
       }
     }
   }

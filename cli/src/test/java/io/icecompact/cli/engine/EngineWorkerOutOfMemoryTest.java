@@ -150,7 +150,7 @@ class EngineWorkerOutOfMemoryTest extends EngineTestBase {
     String partition = partitionPath(table, groupTasks(plan, 0).get(0));
     String warehouseKey = warehouse.toAbsolutePath().toString();
     OutOfHeapFileIO.arm(warehouseKey, path -> path.contains("/" + partition + "/"));
-    byte[] input = JobJson.toBytes(Map.of("group", GroupRequest.of(job, plan, 0, 1), "retry_count", 0));
+    byte[] input = JobJson.toBytes(Map.of("group", GroupRequest.of(job, plan, 0, 1)));
     try {
       assertThatThrownBy(() -> new RewriteGroupHandler(DeploymentScope.unrestricted())
               .handleRequest(new ByteArrayInputStream(input), new ByteArrayOutputStream(), null))

@@ -29,11 +29,11 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class RewriteGroupHandler implements RequestStreamHandler {
   /**
-   * {@code group}: the Map item; {@code retry_count}: {@code $$.State.RetryCount} when the caller
-   * passes it, else the attempt is numbered from markers in the work location; {@code lease}: the job's
-   * table lease, kept alive by each group ({@link LeaseHeartbeat}), absent when invoked without one.
+   * {@code group}: the Map item (its attempt is numbered here, from markers in the work location, as the
+   * embedded runner numbers it); {@code lease}: the job's table lease, kept alive by each group
+   * ({@link LeaseHeartbeat}), absent when invoked without one.
    */
-  record Input(GroupRequest group, Integer retryCount, LeaseGrant lease) {}
+  record Input(GroupRequest group, LeaseGrant lease) {}
 
   /** Catalog properties and the rewriter built for them. */
   private record Cached(Map<String, String> catalogProperties, GroupRewriter rewriter) {}
@@ -81,10 +81,7 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
     }
     heartbeat.beat(input.lease()); // before any read: a job that lost its table stops here
     GroupRewriter rewriter = rewriterFor(group.catalogProperties());
-    int attempt =
-        input.retryCount() != null
-            ? input.retryCount() + 1
-            : rewriter.claimAttempt(group.workLocation(), group.groupIndex());
+    int attempt = rewriter.claimAttempt(group.workLocation(), group.groupIndex());
     GroupRequest request =
         new GroupRequest(group.jobId(), group.table(), group.catalogProperties(), group.workLocation(),
             group.planLocation(), group.planSha256(), group.groupIndex(), attempt);
