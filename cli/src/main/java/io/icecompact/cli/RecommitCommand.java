@@ -60,7 +60,7 @@ final class RecommitCommand implements Callable<Integer> {
       PlanSummary plan = StoredPlan.summary(access, job, DeploymentScope.unrestricted());
       spec.commandLine().getErr().printf("re-running the committer of %s (%d groups, planned on snapshot %d)%n",
           jobId, plan.groupCount(), plan.pinned().snapshotId());
-      result = new JobCommitter(access).commit(CommitRequest.of(job, plan, List.of()));
+      result = new JobCommitter(access).commit(CommitRequest.of(job, plan));
     }
     return CompactCommand.report(result, json, spec.commandLine().getOut());
   }

@@ -110,7 +110,7 @@ public final class JobCommitter {
     try {
       requirePinnedIsAncestor(table, plan);
       ResultValidator.Validated validated =
-          new ResultValidator(plan, store, work, access.fileIO(), table.specs()).validate(request.failures());
+          new ResultValidator(plan, store, work, access.fileIO(), table.specs()).validate();
       CommitDeadline deadline = CommitDeadline.startingNow(table.properties(), invocationMillisLeft == null
           ? OptionalLong.empty() : OptionalLong.of(invocationMillisLeft.getAsLong()));
       run = new CommitRun(plan, RewriteOptions.parse(plan.options()), table, store, work, validated, deadline);

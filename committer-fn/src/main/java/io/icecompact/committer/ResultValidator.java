@@ -49,9 +49,7 @@ final class ResultValidator {
 
   record Validated(Map<Integer, ReadyGroup> ready, Map<Integer, String> failed) {}
 
-  Validated validate(List<GroupFailure> failures) {
-    Map<Integer, GroupFailure> failureByGroup = new HashMap<>();
-    failures.forEach(failure -> failureByGroup.put(failure.groupIndex(), failure));
+  Validated validate() {
     Set<String> seenInputs = new HashSet<>();
     Map<Integer, ReadyGroup> ready = new LinkedHashMap<>();
     Map<Integer, String> failed = new LinkedHashMap<>();
@@ -80,10 +78,7 @@ final class ResultValidator {
           continue;
         }
         if (read.result().isEmpty()) {
-          GroupFailure failure =
-              failureByGroup.containsKey(group.index())
-                  ? failureByGroup.get(group.index())
-                  : store.readGroupFailure(work, group.index()).orElse(null);
+          GroupFailure failure = store.readGroupFailure(work, group.index()).orElse(null);
           failed.put(
               group.index(),
               failure == null
@@ -102,11 +97,6 @@ final class ResultValidator {
         totalIn += checked.result().inputRows();
         totalDeleted += checked.result().deletedRows();
         totalOut += checked.result().outputRows();
-      }
-    }
-    for (Integer index : failureByGroup.keySet()) {
-      if (index < 0 || index >= plan.groups().size()) {
-        throw violation("a failure names group %d, which is not in the plan", index);
       }
     }
     if (totalOut != totalIn - totalDeleted) {

@@ -120,7 +120,7 @@ public final class ScaleBench {
   record CommittedSnapshot(long snapshotId, String operation, long removedFiles, long addedFiles, long liveFiles) {}
 
   private CommitStep commit(Map<String, String> catalog, PlanStep plan) {
-    CommitRequest request = CommitRequest.of(plan.spec(), plan.summary(), List.of());
+    CommitRequest request = CommitRequest.of(plan.spec(), plan.summary());
     err.printf(Locale.ROOT, "storing synthetic worker results for %,d groups...%n", plan.summary().groupCount());
     err.flush();
     Step results = step("results", request, plan.files());

@@ -3,7 +3,6 @@ package io.icecompact.cli.runner;
 import io.icecompact.committer.JobCommitter;
 import io.icecompact.core.error.ApplicationException;
 import io.icecompact.core.error.FailureClassifier;
-import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.GroupAttempts;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.error.WorkerOutOfMemoryException;
@@ -98,11 +97,11 @@ public final class EmbeddedJobRunner {
   }
 
   private JobResult rewriteAndCommit(TableAccess access, JobSpec spec, PlanSummary summary, long started) {
-    List<GroupFailure> failures = rewriteAll(access, spec, summary);
+    rewriteAll(access, spec, summary);
     interceptor.beforeCommit(summary);
     progress.committing();
     try {
-      return new JobCommitter(access).commit(CommitRequest.of(spec, summary, failures), started);
+      return new JobCommitter(access).commit(CommitRequest.of(spec, summary), started);
     } catch (RuntimeException e) {
       if (e instanceof ApplicationException) {
         throw e; // a refusal the committer explains, with its outputs cleaned up
@@ -139,6 +138,8 @@ public final class EmbeddedJobRunner {
                 GroupRewriter.defaultColumnThreads(groupsAtOnce))
             .sortingWithin(Runtime.getRuntime().maxMemory() / groupsAtOnce);
     List<GroupFailure> failures = Collections.synchronizedList(new ArrayList<>());
+    JobStore store = new JobStore(access.fileIO());
+    WorkLocation work = new WorkLocation(summary.workLocation());
     AtomicInteger done = new AtomicInteger();
     int total = summary.groupCount();
     ExecutorService pool = Executors.newFixedThreadPool(Math.min(workers, Math.max(1, total)));
@@ -155,7 +156,14 @@ public final class EmbeddedJobRunner {
                     // out of memory: the group's buffers are garbage once its frames unwound, so the group
                     // fails, named, and the others go on as separate Lambda workers would (before, the pool
                     // stopped and the job was never committed nor its result stored)
-                    GroupFailure failure = failure(index, outOfMemoryNamed(index, e));
+                    GroupFailure failure = GroupFailure.of(index, outOfMemoryNamed(index, e));
+                    // where the Map's Catch stores it (RecordGroupFailure): the committer, and a recommit,
+                    // read failures only from the work location
+                    try {
+                      store.writeGroupFailure(work, failure);
+                    } catch (RuntimeException notStored) {
+                      // the group still fails: the committer then says no result was stored
+                    }
                     failures.add(failure);
                     progress.groupFailed(failure, done.incrementAndGet(), total);
                   }
@@ -206,11 +214,6 @@ public final class EmbeddedJobRunner {
         .<RuntimeException>map(error -> new WorkerOutOfMemoryException(
             index, error, Runtime.getRuntime().maxMemory(), WorkerOutOfMemoryException.EMBEDDED_SETTING))
         .orElseGet(() -> (RuntimeException) failure);
-  }
-
-  private static GroupFailure failure(int index, RuntimeException e) {
-    String type = e instanceof IcecompactException ? e.getClass().getSimpleName() : e.getClass().getName();
-    return new GroupFailure(index, type, String.valueOf(e.getMessage()));
   }
 
   private static void sleep(long millis) {

@@ -64,7 +64,7 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
   private record Run(JobSpec spec, PlanSummary summary, JobResult result, int commitsBeforeCommitter) {
     CommitRequest commitRequest() {
       // what EmbeddedJobRunner hands the committer when no worker failed
-      return CommitRequest.of(spec, summary, List.of());
+      return CommitRequest.of(spec, summary);
     }
   }
 

@@ -47,7 +47,7 @@ class EngineCommitterRerunTest extends EngineTestBase {
         GroupStatus status = new GroupRewriter(stage).rewrite(GroupRequest.of(spec, summary, index, 1));
         assertThat(status.outputFiles()).isEqualTo(1);
       }
-      CommitRequest request = CommitRequest.of(spec, summary, List.of());
+      CommitRequest request = CommitRequest.of(spec, summary);
       JobResult first = new JobCommitter(stage).commit(request);
       return new Staged(spec, summary, request, first);
     }

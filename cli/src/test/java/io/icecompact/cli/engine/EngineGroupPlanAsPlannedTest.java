@@ -49,7 +49,7 @@ class EngineGroupPlanAsPlannedTest extends EngineTestBase {
       for (int index : summary.groupIndexes()) {
         asPlanned.rewrite(GroupRequest.of(spec, summary, index, 1));
       }
-      result = new JobCommitter(stage).commit(CommitRequest.of(spec, summary, List.of()));
+      result = new JobCommitter(stage).commit(CommitRequest.of(spec, summary));
     }
 
     assertStatus(result, JobStatus.COMMITTED);

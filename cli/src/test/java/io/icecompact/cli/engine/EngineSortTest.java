@@ -220,7 +220,7 @@ class EngineSortTest extends EngineTestBase {
           .containsExactlyElementsOf(rowsInWriteOrder(table, outputLocations(inMemorySummary, same)));
     }
     assertThat(spill).as("the runs are deleted").isEmptyDirectory();
-    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, List.of()));
+    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary));
 
     assertStatus(result, JobStatus.COMMITTED);
     assertThat(LiveRows.multiset(table, rows)).isEqualTo(before);
@@ -245,7 +245,7 @@ class EngineSortTest extends EngineTestBase {
           .isEqualTo("rows are written in sort order customer_id ASC NULLS FIRST: the columnar path keeps input"
               + " row order; sorted beyond memory, in runs spilled to local disk");
     }
-    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, List.of()));
+    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary));
 
     assertStatus(result, JobStatus.COMMITTED);
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
@@ -297,7 +297,7 @@ class EngineSortTest extends EngineTestBase {
               + " the 100 bytes of Parquet a worker sorts in memory, and more than the 0 its sorted runs would"
               + " fit in on local disk");
     }
-    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary, List.of()));
+    JobResult result = new JobCommitter(access).commit(CommitRequest.of(spec, summary));
 
     assertStatus(result, JobStatus.COMMITTED);
     assertThat(LiveRows.multiset(table)).isEqualTo(before);

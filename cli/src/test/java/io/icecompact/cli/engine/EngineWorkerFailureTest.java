@@ -8,11 +8,14 @@ import io.icecompact.cli.runner.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.error.GroupAttempts;
 import io.icecompact.core.error.TransientException;
+import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.job.WorkLocation;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -142,6 +145,11 @@ class EngineWorkerFailureTest extends EngineTestBase {
     assertThat(result.rewrittenGroups()).isEqualTo(3);
     assertThat(result.rewrittenDataFilesCount()).isEqualTo(15);
     assertThat(result.reason()).contains("CorruptInputFileException");
+    // stored where the Map's Catch stores it, the committer's only source of failures
+    assertThat(new JobStore(access.fileIO())
+            .readGroupFailure(new WorkLocation(interceptor.summary.get().workLocation()), FAILING_GROUP))
+        .contains(new GroupFailure(FAILING_GROUP, "CorruptInputFileException",
+            "injected: bad footer in group " + FAILING_GROUP));
 
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);

@@ -298,7 +298,7 @@ final class SoakJob {
     JobResult result;
     try (TableAccess stage = new TableAccess(catalog)) {
       PlanSummary plan = StoredPlan.summary(stage, again, DeploymentScope.unrestricted());
-      result = new JobCommitter(stage).commit(CommitRequest.of(again, plan, List.of()));
+      result = new JobCommitter(stage).commit(CommitRequest.of(again, plan));
     }
     figures.recommit();
     figures.status("re-commit " + result.status().name());

@@ -75,7 +75,7 @@ public final class CommitSnapshotHandler implements RequestStreamHandler {
               context == null ? null : context::getRemainingTimeInMillis);
       JobResult result;
       try {
-        result = committer.commit(CommitRequest.of(input.job(), input.plan(), List.of()));
+        result = committer.commit(CommitRequest.of(input.job(), input.plan()));
       } catch (RuntimeException e) {
         // safe to retry: a re-run finds the job's commits by their stamp (S3 failing while Iceberg writes
         // manifests or the metadata file means the commit did not land)

@@ -2,6 +2,7 @@ package io.icecompact.core.error;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.JobJson;
 import java.io.IOException;
 
@@ -12,18 +13,9 @@ import java.io.IOException;
  */
 public record CaughtError(@JsonProperty("Error") String error, @JsonProperty("Cause") String cause) {
 
-  /**
-   * The error type without its package, e.g. {@code CorruptInputFileException}; an error AWS names
-   * ({@code Sandbox.Timedout}, {@code States.Timeout}, {@code Lambda.ServiceException}, {@code Runtime.ExitError})
-   * is kept whole, its prefix being what says where it came from.
-   */
+  /** The error type as {@link GroupFailure#errorType} names it (the rule both runners share). */
   public String shortType() {
-    if (error == null) {
-      return "Unknown";
-    }
-    int dot = error.lastIndexOf('.');
-    boolean javaClass = dot > 0 && Character.isLowerCase(error.charAt(0));
-    return javaClass ? error.substring(dot + 1) : error;
+    return GroupFailure.errorType(error);
   }
 
   /** The error message: Lambda's {@code errorMessage} when the cause is its error document. */

@@ -32,7 +32,7 @@ public record WorkLocation(String jobDirectory) {
     return String.format("%s/results/group-%05d.json", jobDirectory, groupIndex);
   }
 
-  /** Where a group's failure is recorded when its worker gave up (the Map state's Catch). */
+  /** Where a group's failure is recorded when its worker gave up (the Map state's Catch, or the embedded runner). */
   public String groupFailure(int groupIndex) {
     return String.format("%s/results/group-%05d.failed.json", jobDirectory, groupIndex);
   }

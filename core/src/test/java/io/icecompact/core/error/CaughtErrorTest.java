@@ -2,6 +2,7 @@ package io.icecompact.core.error;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icecompact.core.job.GroupFailure;
 import org.junit.jupiter.api.Test;
 
 class CaughtErrorTest {
@@ -28,5 +29,20 @@ class CaughtErrorTest {
     assertThat(new CaughtError("Sandbox.Timedout", "{}").shortType()).isEqualTo("Sandbox.Timedout");
     assertThat(error.message()).isEqualTo("Task timed out after 900 seconds");
     assertThat(new CaughtError(null, null).message()).isEmpty();
+  }
+
+  /** The embedded runner names a group's failure exactly as the Map's Catch names the same error. */
+  @Test
+  void bothRunnersNameAFailureAlike() {
+    for (RuntimeException failure : java.util.List.of(
+        new IllegalStateException("boom"), new CorruptInputFileException("bad footer"),
+        new java.io.UncheckedIOException(new java.io.IOException("reset")))) {
+      GroupFailure embedded = GroupFailure.of(2, failure);
+      CaughtError caught = new CaughtError(failure.getClass().getName(),
+          "{\"errorMessage\":\"" + failure.getMessage() + "\"}");
+
+      assertThat(embedded.errorType()).isEqualTo(caught.shortType()).isEqualTo(failure.getClass().getSimpleName());
+      assertThat(embedded.message()).isEqualTo(caught.message());
+    }
   }
 }
