@@ -1,5 +1,6 @@
 package io.icecompact.committer;
 
+import io.icecompact.committer.WatchedOperations.BeforeSwap;
 import io.icecompact.core.job.CommitAttempt;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.options.RewriteOptions;
@@ -16,7 +17,6 @@ import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.util.SnapshotUtil;
-import io.icecompact.committer.WatchedOperations.BeforeSwap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

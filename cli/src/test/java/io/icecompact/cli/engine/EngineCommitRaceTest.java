@@ -108,11 +108,7 @@ class EngineCommitRaceTest extends EngineTestBase {
   /** Every attempt loses the swap until the commit time runs out: CONTENDED, not FAILED, and nothing left. */
   @Test
   void aJobThatOnlyLostRacesSaysSoAndLeavesTheTableAsItWas() throws IOException {
-    String key = warehouse.toAbsolutePath().toString();
-    access.close();
-    CommitFaultCatalog.reset(key);
-    catalog = CommitFaultCatalog.wrap(LocalWarehouse.catalogProperties(warehouse));
-    access = new TableAccess(catalog);
+    String key = useCommitFaultCatalog();
     try {
       Table table = create(SMALL);
       table.updateProperties()
@@ -152,11 +148,7 @@ class EngineCommitRaceTest extends EngineTestBase {
   /** Rounds that lost are retried: seven lost swaps, then the job commits, and its figures say so. */
   @Test
   void lostRoundsAreRetriedAndCounted() {
-    String key = warehouse.toAbsolutePath().toString();
-    access.close();
-    CommitFaultCatalog.reset(key);
-    catalog = CommitFaultCatalog.wrap(LocalWarehouse.catalogProperties(warehouse));
-    access = new TableAccess(catalog);
+    String key = useCommitFaultCatalog();
     try {
       Table table = create(SMALL);
       Map<String, Long> before = LiveRows.multiset(table);
@@ -186,12 +178,8 @@ class EngineCommitRaceTest extends EngineTestBase {
    */
   @Test
   void aConflictingDeleteLandingBetweenLostAttemptsIsStillSeen() {
-    String key = warehouse.toAbsolutePath().toString();
+    String key = useCommitFaultCatalog();
     Map<String, String> plain = LocalWarehouse.catalogProperties(warehouse);
-    access.close();
-    CommitFaultCatalog.reset(key);
-    catalog = CommitFaultCatalog.wrap(plain);
-    access = new TableAccess(catalog);
     try {
       Table table = create(SMALL);
       AtomicInteger competitors = new AtomicInteger();
@@ -235,6 +223,16 @@ class EngineCommitRaceTest extends EngineTestBase {
     } finally {
       CommitFaultCatalog.reset(key);
     }
+  }
+
+  /** Switches the test's catalog to one whose commits can be faulted; returns the key its faults are armed by. */
+  private String useCommitFaultCatalog() {
+    String key = warehouse.toAbsolutePath().toString();
+    access.close();
+    CommitFaultCatalog.reset(key);
+    catalog = CommitFaultCatalog.wrap(LocalWarehouse.catalogProperties(warehouse));
+    access = new TableAccess(catalog);
+    return key;
   }
 
   private static Map<String, Long> multisetAt(Table table, long snapshotId) {
