@@ -16,7 +16,7 @@ final class StderrProgress implements ProgressListener {
 
   @Override
   public void planned(PlanSummary summary) {
-    if (summary.status() == PlanSummary.PlanStatus.NOTHING_TO_DO) {
+    if (!summary.planned()) {
       err.println("planned: nothing to do");
     } else {
       err.printf("planned %s: %d groups, %d files, %s, pinned snapshot %d%n",

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
-import io.icecompact.core.job.JobStatus;
 import io.icecompact.lease.JobLog;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseTableSchema;
@@ -64,8 +63,7 @@ class HistoryOnLocalDynamoDbTest {
     log.record(JobLogEntry.failed(TABLE, "job-2", T0 + 3_600_000, 4_000,
         "io.icecompact.core.error.TransientException: S3 503 Slow Down", EXECUTION + "e-2"));
     log.record(JobLogEntry.of(
-        new JobResult("job-3", TABLE, JobStatus.NOTHING_TO_DO, "no file met a threshold", List.of(), 0, 0, 0, 0, 0,
-            0, 0, 0, 0, new JobResult.Verification(true, List.of()), 900, null),
+        JobResult.nothingToDo("job-3", TABLE, "no file met a threshold", 900),
         T0 + 7_200_000, 900, EXECUTION + "e-3"));
     log.record(JobLogEntry.failed("db.other", "job-9", T0, 1, "x: y", EXECUTION + "e-9"));
   }

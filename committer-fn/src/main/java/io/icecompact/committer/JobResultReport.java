@@ -59,25 +59,22 @@ final class JobResultReport {
           : null;
     }
     List<String> problems = List.copyOf(run.problems());
-    return new JobResult(
-        plan.jobId(),
-        plan.table(),
-        status,
-        reason,
-        run.committedSnapshots().stream().map(Snapshot::snapshotId).toList(),
-        rewrittenFiles,
-        addedFiles,
-        ledger.inputBytes(Status.REWRITTEN),
-        ledger.inputFiles(Status.FAILED, Status.CONFLICTED, Status.CONTENDED, Status.NOT_COMMITTED),
-        removedDeletes,
-        (int) rewritten,
-        (int) failed,
-        (int) conflicted,
-        plan.skippedGroups(),
-        new JobResult.Verification(problems.isEmpty(), problems),
-        durationMillis,
-        ledger.outcomes(),
-        null,
-        run.attempts().isEmpty() ? null : CommitAttempts.of(run.attempts(), run.prepareMillis()));
+    return JobResult.builder(plan.jobId(), plan.table(), status)
+        .reason(reason)
+        .snapshotIds(run.committedSnapshots().stream().map(Snapshot::snapshotId).toList())
+        .rewrittenDataFilesCount(rewrittenFiles)
+        .addedDataFilesCount(addedFiles)
+        .rewrittenBytesCount(ledger.inputBytes(Status.REWRITTEN))
+        .failedDataFilesCount(ledger.inputFiles(Status.FAILED, Status.CONFLICTED, Status.CONTENDED, Status.NOT_COMMITTED))
+        .removedDeleteFilesCount(removedDeletes)
+        .rewrittenGroups((int) rewritten)
+        .failedGroups((int) failed)
+        .conflictedGroups((int) conflicted)
+        .skippedGroups(plan.skippedGroups())
+        .verification(new JobResult.Verification(problems.isEmpty(), problems))
+        .durationMillis(durationMillis)
+        .groups(ledger.outcomes())
+        .commit(run.attempts().isEmpty() ? null : CommitAttempts.of(run.attempts(), run.prepareMillis()))
+        .build();
   }
 }

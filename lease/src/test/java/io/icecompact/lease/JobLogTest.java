@@ -63,10 +63,21 @@ class JobLogTest {
   void anEntryRoundTripsWithCountsSnapshotIdsAndError() {
     JobLog log = new JobLog(dynamo.client(), LEASES);
     JobResult result =
-        new JobResult(
-            "job-3f1c", "demo.orders", JobStatus.PARTIAL, "group 4 failed: corrupt footer",
-            List.of(5969364612895262437L, -12L), 150, 30, 7_654_321L, 5, 6, 29, 1, 0, 2,
-            new JobResult.Verification(true, List.of()), 5310, List.of());
+        JobResult.builder("job-3f1c", "demo.orders", JobStatus.PARTIAL)
+            .reason("group 4 failed: corrupt footer")
+            .snapshotIds(List.of(5969364612895262437L, -12L))
+            .rewrittenDataFilesCount(150)
+            .addedDataFilesCount(30)
+            .rewrittenBytesCount(7_654_321L)
+            .failedDataFilesCount(5)
+            .removedDeleteFilesCount(6)
+            .rewrittenGroups(29)
+            .failedGroups(1)
+            .skippedGroups(2)
+            .verification(new JobResult.Verification(true, List.of()))
+            .durationMillis(5310)
+            .groups(List.of())
+            .build();
     JobLogEntry entry = JobLogEntry.of(result.summary("s3://work/demo.orders/job-3f1c/result.json"),
         1_764_000_000_123L, 5310, "arn:aws:states:eu-west-1:123456789012:execution:compaction:e1");
 

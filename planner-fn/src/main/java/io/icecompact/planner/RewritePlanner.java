@@ -6,6 +6,7 @@ import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PinnedSnapshot;
+import io.icecompact.core.job.PlanRef;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.job.RowOrder;
@@ -99,14 +100,9 @@ public final class RewritePlanner {
   public static PlanSummary summary(JobPlan plan, WorkLocation work, String sha256, long planningMillis) {
     List<PlannedGroup> groups = plan.groups();
     return new PlanSummary(
-        plan.jobId(),
-        plan.table(),
-        PlanSummary.PlanStatus.PLANNED,
+        new PlanRef(plan.jobId(), plan.table(), work.jobDirectory(), sha256),
         null,
         plan.pinned(),
-        work.jobDirectory(),
-        work.plan(),
-        sha256,
         groups.size(),
         IntStream.range(0, groups.size()).boxed().toList(),
         groups.stream().mapToInt(PlannedGroup::inputFiles).sum(),
@@ -295,21 +291,8 @@ public final class RewritePlanner {
 
   private PlanSummary nothingToDo(JobSpec spec, PlannedJob planned, long planningMillis) {
     LOG.info("[{} {} planner] nothing to do: {}", spec.table(), spec.jobId(), planned.reason());
-    return new PlanSummary(
-        spec.jobId(),
-        spec.table(),
-        PlanSummary.PlanStatus.NOTHING_TO_DO,
-        planned.reason(),
-        null,
-        planned.work().jobDirectory(),
-        null,
-        null,
-        0,
-        List.of(),
-        0,
-        0,
-        0,
-        planningMillis);
+    return PlanSummary.nothingToDo(
+        new PlanRef(spec.jobId(), spec.table(), planned.work().jobDirectory(), null), planned.reason(), planningMillis);
   }
 
   /**

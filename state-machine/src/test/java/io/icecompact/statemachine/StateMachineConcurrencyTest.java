@@ -10,9 +10,10 @@ import io.icecompact.cli.demo.FragmentedTable;
 import io.icecompact.cli.demo.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.error.TransientException;
+import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
-import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.job.PlanRef;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
@@ -120,13 +121,9 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
   /** Commits, as another writer, a position delete of row 0 of a file of {@code groupIndex}. */
   private ConcurrentDelete deleteRowZeroOfAFileOf(JsonNode request, int groupIndex) {
     JobStore store = new JobStore(access.fileIO());
-    JobPlan plan =
-        store.readPlan(
-            request.get("job_id").asText(),
-            request.get("plan_location").asText(),
-            request.get("plan_sha256").asText());
-    List<FileScanTask> tasks =
-        store.readGroupTasks(new WorkLocation(request.get("work_location").asText()), plan, groupIndex);
+    PlanRef ref = JobJson.mapper().convertValue(request.get("plan_ref"), PlanRef.class);
+    JobPlan plan = store.readPlan(ref.jobId(), ref.planLocation(), ref.planSha256());
+    List<FileScanTask> tasks = store.readGroupTasks(ref.work(), plan, groupIndex);
     // a file without position deletes, so that its row 0 is live
     DataFile target =
         tasks.stream()

@@ -4,10 +4,18 @@ import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.cli.runner.EmbeddedJobRunner;
+import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.core.job.JobJson;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStatus;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +38,7 @@ class StateMachineHappyPathTest extends StateMachineTestBase {
   }
 
   @Test
-  void aSecondExecutionFindsNothingToDoAndSaysWhy() {
+  void aSecondExecutionFindsNothingToDoAndSaysWhy() throws IOException {
     Map<String, String> catalog = jdbcCatalog();
     Table table = createTable(catalog);
     assertSucceeded(run(input(catalog)), COMPACTED_PATH);
@@ -55,6 +63,25 @@ class StateMachineHappyPathTest extends StateMachineTestBase {
     assertThat(log.get(0).snapshotIds()).isEmpty();
     assertThat(leaseItem()).containsKey("released_at");
     assertThat(number(leaseItem(), "token")).isEqualTo(2);
+    assertTheEmbeddedRunnerSaysTheSame(output, catalog);
+  }
+
+  /**
+   * The NothingToDo state passes on the planner's result: the embedded runner, planning the same table,
+   * returns the same fields with the same values (only its job id and duration differ).
+   */
+  private static void assertTheEmbeddedRunnerSaysTheSame(JsonNode output, Map<String, String> catalog)
+      throws IOException {
+    JobResult embedded = new EmbeddedJobRunner(1, ProgressListener.NONE)
+        .run(new JobSpec(null, TABLE, catalog, Map.of(), null, null, null));
+    // read back from its JSON text, as the execution's output is, so that numbers compare as numbers
+    ObjectNode expected = (ObjectNode) JobJson.mapper().readTree(JobJson.toJson(embedded));
+    ObjectNode actual = output.deepCopy();
+    for (ObjectNode result : List.of(expected, actual)) {
+      result.remove(List.of("job_id", "duration_millis"));
+    }
+    assertThat(actual).isEqualTo(expected);
+    assertThat(embedded.status()).isEqualTo(JobStatus.NOTHING_TO_DO);
   }
 
   private void compactsAFragmentedTable(Map<String, String> catalog) {

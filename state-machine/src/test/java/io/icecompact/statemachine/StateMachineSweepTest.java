@@ -330,8 +330,13 @@ class StateMachineSweepTest extends StateMachineTestBase {
    * summary cuts it at 2,000): larger than any real output, which the sweep must not carry whole.
    */
   private static JsonNode summary(String table, JobStatus status, int failedGroups) {
-    JobResult whole = new JobResult("job-" + table.substring(3), table, status, "why", List.of(),
-        0, 0, 0, 5, 0, 0, failedGroups, 0, 0, null, 10, List.of());
+    JobResult whole = JobResult.builder("job-" + table.substring(3), table, status)
+        .reason("why")
+        .failedDataFilesCount(5)
+        .failedGroups(failedGroups)
+        .durationMillis(10)
+        .groups(List.of())
+        .build();
     ObjectNode summary = JobJson.mapper().valueToTree(whole.summary("s3://work/" + table + "/result.json"));
     // as CareForTable (or NoCare) leaves it: one line per step, the whole reports in care.json
     ObjectNode care = summary.putObject("care").put("failed", failedGroups * 2);

@@ -104,7 +104,7 @@ public final class ScaleBench {
       return new PlanStep(files, step, null, null, spec);
     }
     PlanSummary summary = read(step.figures().result(), PlanSummary.class);
-    if (summary.status() != PlanSummary.PlanStatus.PLANNED) {
+    if (!summary.planned()) {
       allDone = false;
       return new PlanStep(files, step, summary, null, spec);
     }

@@ -44,7 +44,7 @@ final class ScaleReport {
     if (f.error() != null) {
       planned = "failed: " + f.error() + " | | | | |";
     } else if (plan.documents() == null) {
-      planned = "nothing to do: " + plan.summary().reason() + " | | | | |";
+      planned = "nothing to do: " + plan.summary().nothingToDo().reason() + " | | | | |";
     } else {
       PlanSummary summary = plan.summary();
       PlanDocuments documents = plan.documents();

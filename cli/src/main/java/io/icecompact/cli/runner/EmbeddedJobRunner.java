@@ -12,7 +12,6 @@ import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupStatus;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
-import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.job.PlanSummary;
@@ -80,8 +79,8 @@ public final class EmbeddedJobRunner {
     try (TableAccess access = new TableAccess(spec.catalogProperties())) {
       PlanSummary summary = new RewritePlanner(access).plan(spec);
       progress.planned(summary);
-      if (summary.status() == PlanSummary.PlanStatus.NOTHING_TO_DO) {
-        return nothingToDo(access, summary, started);
+      if (!summary.planned()) {
+        return nothingToDo(access, summary);
       }
       return rewriteAndCommit(access, spec, summary, started);
     }
@@ -225,16 +224,12 @@ public final class EmbeddedJobRunner {
   }
 
   /**
-   * The result of a job that planned nothing, stored as its work location's only file, so that
+   * The planner's result for a job that planned nothing, stored as its work location's only file, so that
    * {@code history} lists it (the deployed pipeline records it in its job log instead).
    */
-  private static JobResult nothingToDo(TableAccess access, PlanSummary summary, long started) {
-    JobResult result = new JobResult(
-        summary.jobId(), summary.table(), JobStatus.NOTHING_TO_DO, summary.reason(), List.of(),
-        0, 0, 0, 0, 0, 0, 0, 0, 0,
-        new JobResult.Verification(true, List.of()),
-        System.currentTimeMillis() - started, List.of());
-    new JobStore(access.fileIO()).writeDocument(new WorkLocation(summary.workLocation()).jobResult(), result);
+  private static JobResult nothingToDo(TableAccess access, PlanSummary summary) {
+    JobResult result = summary.nothingToDo();
+    new JobStore(access.fileIO()).writeDocument(summary.planRef().work().jobResult(), result);
     return result;
   }
 }

@@ -41,7 +41,7 @@ class EngineCommitterRerunTest extends EngineTestBase {
     JobSpec spec = job(options).withJobIdIfAbsent();
     try (TableAccess stage = new TableAccess(catalog)) {
       PlanSummary summary = new RewritePlanner(stage).plan(spec);
-      assertThat(summary.status()).isEqualTo(PlanSummary.PlanStatus.PLANNED);
+      assertThat(summary.planned()).isTrue();
       assertThat(summary.groupCount()).isEqualTo(groups);
       for (int index : summary.groupIndexes()) {
         GroupStatus status = new GroupRewriter(stage).rewrite(GroupRequest.of(spec, summary, index, 1));

@@ -1,6 +1,5 @@
 package io.icecompact.core.job;
 
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -8,25 +7,33 @@ import java.util.Map;
  * results and failures are read from the work location, never from here, so this stays small however many
  * files the job rewrote, and both runners hand the committer the same thing.
  */
-public record CommitRequest(
-    String jobId,
-    String table,
-    Map<String, String> catalogProperties,
-    String workLocation,
-    String planLocation,
-    String planSha256) {
+public record CommitRequest(PlanRef planRef, Map<String, String> catalogProperties) {
 
   public CommitRequest {
     catalogProperties = catalogProperties == null ? Map.of() : Map.copyOf(catalogProperties);
   }
 
   public static CommitRequest of(JobSpec spec, PlanSummary summary) {
-    return new CommitRequest(
-        summary.jobId(),
-        summary.table(),
-        spec.catalogProperties(),
-        summary.workLocation(),
-        summary.planLocation(),
-        summary.planSha256());
+    return new CommitRequest(summary.planRef(), spec.catalogProperties());
+  }
+
+  public String jobId() {
+    return planRef.jobId();
+  }
+
+  public String table() {
+    return planRef.table();
+  }
+
+  public String workLocation() {
+    return planRef.workLocation();
+  }
+
+  public String planLocation() {
+    return planRef.planLocation();
+  }
+
+  public String planSha256() {
+    return planRef.planSha256();
   }
 }

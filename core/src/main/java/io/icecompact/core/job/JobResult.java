@@ -45,60 +45,51 @@ public record JobResult(
   /** The longest reason a summary carries (a reason quotes one group's problem, which may be long). */
   public static final int SUMMARY_REASON_CHARS = 2000;
 
-  /** A whole result, as the committer makes and stores it. */
-  public JobResult(
-      String jobId,
-      String table,
-      JobStatus status,
-      String reason,
-      List<Long> snapshotIds,
-      int rewrittenDataFilesCount,
-      int addedDataFilesCount,
-      long rewrittenBytesCount,
-      int failedDataFilesCount,
-      int removedDeleteFilesCount,
-      int rewrittenGroups,
-      int failedGroups,
-      int conflictedGroups,
-      int skippedGroups,
-      Verification verification,
-      long durationMillis,
-      List<GroupOutcome> groups) {
-    this(jobId, table, status, reason, snapshotIds, rewrittenDataFilesCount, addedDataFilesCount,
-        rewrittenBytesCount, failedDataFilesCount, removedDeleteFilesCount, rewrittenGroups, failedGroups,
-        conflictedGroups, skippedGroups, verification, durationMillis, groups, null, null);
+  /**
+   * A result to fill in; what is not set is empty (no snapshot, zero counts, no verification, no groups).
+   * Counts are named as in the record.
+   */
+  public static Builder builder(String jobId, String table, JobStatus status) {
+    return new Builder(jobId, table, status);
   }
 
-  /** A result with no commit attempts to report. */
-  public JobResult(
-      String jobId,
-      String table,
-      JobStatus status,
-      String reason,
-      List<Long> snapshotIds,
-      int rewrittenDataFilesCount,
-      int addedDataFilesCount,
-      long rewrittenBytesCount,
-      int failedDataFilesCount,
-      int removedDeleteFilesCount,
-      int rewrittenGroups,
-      int failedGroups,
-      int conflictedGroups,
-      int skippedGroups,
-      Verification verification,
-      long durationMillis,
-      List<GroupOutcome> groups,
-      String resultLocation) {
-    this(jobId, table, status, reason, snapshotIds, rewrittenDataFilesCount, addedDataFilesCount,
-        rewrittenBytesCount, failedDataFilesCount, removedDeleteFilesCount, rewrittenGroups, failedGroups,
-        conflictedGroups, skippedGroups, verification, durationMillis, groups, resultLocation, null);
+  /**
+   * The result of a job whose planner found nothing to rewrite: no snapshot, every count zero, verified.
+   * Both runners return this one shape (the state machine's {@code NothingToDo} state passes on what the
+   * planner made), so a reader of the job log or of {@code history} sees the same fields either way.
+   */
+  public static JobResult nothingToDo(String jobId, String table, String reason, long durationMillis) {
+    return builder(jobId, table, JobStatus.NOTHING_TO_DO)
+        .reason(reason)
+        .verification(new Verification(true, List.of()))
+        .durationMillis(durationMillis)
+        .groups(List.of())
+        .build();
   }
 
   /** This result with {@code commit}'s figures. */
   public JobResult withCommit(CommitAttempts commit) {
-    return new JobResult(jobId, table, status, reason, snapshotIds, rewrittenDataFilesCount, addedDataFilesCount,
-        rewrittenBytesCount, failedDataFilesCount, removedDeleteFilesCount, rewrittenGroups, failedGroups,
-        conflictedGroups, skippedGroups, verification, durationMillis, groups, resultLocation, commit);
+    return toBuilder().commit(commit).build();
+  }
+
+  private Builder toBuilder() {
+    return builder(jobId, table, status)
+        .reason(reason)
+        .snapshotIds(snapshotIds)
+        .rewrittenDataFilesCount(rewrittenDataFilesCount)
+        .addedDataFilesCount(addedDataFilesCount)
+        .rewrittenBytesCount(rewrittenBytesCount)
+        .failedDataFilesCount(failedDataFilesCount)
+        .removedDeleteFilesCount(removedDeleteFilesCount)
+        .rewrittenGroups(rewrittenGroups)
+        .failedGroups(failedGroups)
+        .conflictedGroups(conflictedGroups)
+        .skippedGroups(skippedGroups)
+        .verification(verification)
+        .durationMillis(durationMillis)
+        .groups(groups)
+        .resultLocation(resultLocation)
+        .commit(commit);
   }
 
   /**
@@ -109,11 +100,129 @@ public record JobResult(
    * the number of groups or files (snapshot ids are bounded by {@code partial-progress.max-commits}).
    */
   public JobResult summary(String wholeResultLocation) {
-    return new JobResult(jobId, table, status, Abbreviated.text(reason, SUMMARY_REASON_CHARS), snapshotIds,
-        rewrittenDataFilesCount, addedDataFilesCount, rewrittenBytesCount, failedDataFilesCount,
-        removedDeleteFilesCount, rewrittenGroups, failedGroups, conflictedGroups, skippedGroups,
-        verification == null ? null : verification.firstProblems(SUMMARY_PROBLEMS), durationMillis, null,
-        wholeResultLocation, commit == null ? null : commit.summary());
+    return toBuilder()
+        .reason(Abbreviated.text(reason, SUMMARY_REASON_CHARS))
+        .verification(verification == null ? null : verification.firstProblems(SUMMARY_PROBLEMS))
+        .groups(null)
+        .resultLocation(wholeResultLocation)
+        .commit(commit == null ? null : commit.summary())
+        .build();
+  }
+
+  /** Builds a {@link JobResult} by name: eighteen positional arguments were easy to get wrong. */
+  public static final class Builder {
+    private final String jobId;
+    private final String table;
+    private final JobStatus status;
+    private String reason;
+    private List<Long> snapshotIds = List.of();
+    private int rewrittenDataFilesCount;
+    private int addedDataFilesCount;
+    private long rewrittenBytesCount;
+    private int failedDataFilesCount;
+    private int removedDeleteFilesCount;
+    private int rewrittenGroups;
+    private int failedGroups;
+    private int conflictedGroups;
+    private int skippedGroups;
+    private Verification verification;
+    private long durationMillis;
+    private List<GroupOutcome> groups;
+    private String resultLocation;
+    private CommitAttempts commit;
+
+    private Builder(String jobId, String table, JobStatus status) {
+      this.jobId = jobId;
+      this.table = table;
+      this.status = status;
+    }
+
+    public Builder reason(String value) {
+      reason = value;
+      return this;
+    }
+
+    public Builder snapshotIds(List<Long> value) {
+      snapshotIds = value;
+      return this;
+    }
+
+    public Builder rewrittenDataFilesCount(int value) {
+      rewrittenDataFilesCount = value;
+      return this;
+    }
+
+    public Builder addedDataFilesCount(int value) {
+      addedDataFilesCount = value;
+      return this;
+    }
+
+    public Builder rewrittenBytesCount(long value) {
+      rewrittenBytesCount = value;
+      return this;
+    }
+
+    public Builder failedDataFilesCount(int value) {
+      failedDataFilesCount = value;
+      return this;
+    }
+
+    public Builder removedDeleteFilesCount(int value) {
+      removedDeleteFilesCount = value;
+      return this;
+    }
+
+    public Builder rewrittenGroups(int value) {
+      rewrittenGroups = value;
+      return this;
+    }
+
+    public Builder failedGroups(int value) {
+      failedGroups = value;
+      return this;
+    }
+
+    public Builder conflictedGroups(int value) {
+      conflictedGroups = value;
+      return this;
+    }
+
+    public Builder skippedGroups(int value) {
+      skippedGroups = value;
+      return this;
+    }
+
+    public Builder verification(Verification value) {
+      verification = value;
+      return this;
+    }
+
+    public Builder durationMillis(long value) {
+      durationMillis = value;
+      return this;
+    }
+
+    /** Every planned group's outcome; null in a summary. */
+    public Builder groups(List<GroupOutcome> value) {
+      groups = value;
+      return this;
+    }
+
+    public Builder resultLocation(String value) {
+      resultLocation = value;
+      return this;
+    }
+
+    public Builder commit(CommitAttempts value) {
+      commit = value;
+      return this;
+    }
+
+    public JobResult build() {
+      return new JobResult(jobId, table, status, reason, snapshotIds, rewrittenDataFilesCount, addedDataFilesCount,
+          rewrittenBytesCount, failedDataFilesCount, removedDeleteFilesCount, rewrittenGroups, failedGroups,
+          conflictedGroups, skippedGroups, verification, durationMillis, groups, resultLocation, commit);
+    }
   }
 
   /**

@@ -18,8 +18,16 @@ class JobJsonSnapshotIdTest {
     GroupOutcome group =
         new GroupOutcome(0, "p=1", GroupOutcome.Status.REWRITTEN, null, 5, 100, 1, 10, ID, "columnar", "eligible", 0);
     JobResult result =
-        new JobResult("job-1", "db.t", JobStatus.COMMITTED, null, List.of(ID, 7L), 5, 1, 100, 0, 0, 1, 0, 0, 0,
-            new JobResult.Verification(true, List.of()), 10, List.of(group));
+        JobResult.builder("job-1", "db.t", JobStatus.COMMITTED)
+            .snapshotIds(List.of(ID, 7L))
+            .rewrittenDataFilesCount(5)
+            .addedDataFilesCount(1)
+            .rewrittenBytesCount(100)
+            .rewrittenGroups(1)
+            .verification(new JobResult.Verification(true, List.of()))
+            .durationMillis(10)
+            .groups(List.of(group))
+            .build();
 
     JsonNode json = JobJson.mapper().readTree(JobJson.toJson(result));
 

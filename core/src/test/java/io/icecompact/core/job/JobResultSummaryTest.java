@@ -21,8 +21,18 @@ class JobResultSummaryTest {
                 1, 600, 6080832484641370336L, "columnar", "eligible", 0))
             .toList();
     List<String> found = IntStream.range(0, problems).mapToObj(i -> "problem " + i).toList();
-    return new JobResult("job-1", "db.t", JobStatus.COMMITTED, "r".repeat(5000), List.of(7L), 2 * groups, groups,
-        2048L * groups, 0, 0, groups, 0, 0, 3, new JobResult.Verification(problems == 0, found), 10, outcomes);
+    return JobResult.builder("job-1", "db.t", JobStatus.COMMITTED)
+        .reason("r".repeat(5000))
+        .snapshotIds(List.of(7L))
+        .rewrittenDataFilesCount(2 * groups)
+        .addedDataFilesCount(groups)
+        .rewrittenBytesCount(2048L * groups)
+        .rewrittenGroups(groups)
+        .skippedGroups(3)
+        .verification(new JobResult.Verification(problems == 0, found))
+        .durationMillis(10)
+        .groups(outcomes)
+        .build();
   }
 
   @Test
@@ -63,8 +73,22 @@ class JobResultSummaryTest {
     JobResult whole = result(10_000, 500);
     List<Long> snapshotIds = IntStream.range(0, 1000).mapToObj(i -> Long.MIN_VALUE + i).toList();
     List<String> longProblems = IntStream.range(0, 500).mapToObj(i -> "p".repeat(10_000)).toList();
-    JobResult worst = new JobResult(whole.jobId(), whole.table(), JobStatus.PARTIAL, whole.reason(), snapshotIds,
-        1, 1, 1, 1, 1, 1, 1, 1, 1, new JobResult.Verification(false, longProblems), 1, whole.groups());
+    JobResult worst = JobResult.builder(whole.jobId(), whole.table(), JobStatus.PARTIAL)
+        .reason(whole.reason())
+        .snapshotIds(snapshotIds)
+        .rewrittenDataFilesCount(1)
+        .addedDataFilesCount(1)
+        .rewrittenBytesCount(1)
+        .failedDataFilesCount(1)
+        .removedDeleteFilesCount(1)
+        .rewrittenGroups(1)
+        .failedGroups(1)
+        .conflictedGroups(1)
+        .skippedGroups(1)
+        .verification(new JobResult.Verification(false, longProblems))
+        .durationMillis(1)
+        .groups(whole.groups())
+        .build();
 
     // 1,000 snapshot ids (partial-progress.max-commits at its cap), 10 problems and the reason at their cuts
     assertThat(JobJson.toBytes(worst.summary(WHOLE)).length).isLessThan(46 * 1024);

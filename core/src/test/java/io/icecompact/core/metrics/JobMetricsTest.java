@@ -15,8 +15,20 @@ class JobMetricsTest {
   @Test
   void partialJobBecomesOneEmfDocumentWithTheTableAsDimension() throws Exception {
     JobResult result =
-        new JobResult("job-1", "analytics.orders", JobStatus.PARTIAL, "1 conflicted", List.of(7L),
-            145, 29, 9_000_000L, 5, 6, 29, 0, 1, 0, new JobResult.Verification(true, List.of()), 2500L, List.of());
+        JobResult.builder("job-1", "analytics.orders", JobStatus.PARTIAL)
+            .reason("1 conflicted")
+            .snapshotIds(List.of(7L))
+            .rewrittenDataFilesCount(145)
+            .addedDataFilesCount(29)
+            .rewrittenBytesCount(9_000_000L)
+            .failedDataFilesCount(5)
+            .removedDeleteFilesCount(6)
+            .rewrittenGroups(29)
+            .conflictedGroups(1)
+            .verification(new JobResult.Verification(true, List.of()))
+            .durationMillis(2500L)
+            .groups(List.of())
+            .build();
 
     JsonNode emf = JobJson.mapper().readTree(JobJson.toJson(JobMetrics.emf(result, 1_700_000_000_000L)));
 
@@ -49,8 +61,13 @@ class JobMetricsTest {
         new CommitAttempt(0, 2, 10, 20, 5, 30, 2, CommitAttempt.Outcome.LOST),
         new CommitAttempt(0, 3, 10, 20, 5, 30, 0, CommitAttempt.Outcome.REFUSED)), 400L);
     JobResult result =
-        new JobResult("job-3", "analytics.orders", JobStatus.CONTENDED, "other writers won every race", List.of(),
-            0, 0, 0L, 0, 0, 0, 0, 2, 0, new JobResult.Verification(true, List.of()), 2500L, List.of())
+        JobResult.builder("job-3", "analytics.orders", JobStatus.CONTENDED)
+            .reason("other writers won every race")
+            .conflictedGroups(2)
+            .verification(new JobResult.Verification(true, List.of()))
+            .durationMillis(2500L)
+            .groups(List.of())
+            .build()
             .withCommit(commit);
 
     JsonNode emf = JobJson.mapper().readTree(JobJson.toJson(JobMetrics.emf(result, 1_700_000_000_000L)));

@@ -21,8 +21,16 @@ class MetricsDocTest {
   @Test
   void theMetricTablesOfTheOperationsDocMatchTheEmittedMetrics() throws IOException {
     Set<String> emitted = new TreeSet<>();
-    JobResult result = new JobResult("job-1", "db.t", JobStatus.COMMITTED, null, List.of(1L),
-        1, 1, 1, 0, 0, 1, 0, 0, 0, new JobResult.Verification(true, List.of()), 1, List.of());
+    JobResult result = JobResult.builder("job-1", "db.t", JobStatus.COMMITTED)
+        .snapshotIds(List.of(1L))
+        .rewrittenDataFilesCount(1)
+        .addedDataFilesCount(1)
+        .rewrittenBytesCount(1)
+        .rewrittenGroups(1)
+        .verification(new JobResult.Verification(true, List.of()))
+        .durationMillis(1)
+        .groups(List.of())
+        .build();
     emitted.addAll(metricNames(JobMetrics.emf(result, 0)));
     emitted.addAll(metricNames(LeaseMetrics.emf("db.t", "job-1", LeaseMetrics.Outcome.ACQUIRED, 0)));
 

@@ -73,8 +73,17 @@ class ReleaseLeaseHandlerTest {
     LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
     clock.advance(Duration.ofSeconds(42));
     JobResult result =
-        new JobResult("job-1", table, JobStatus.COMMITTED, null, List.of(7L), 12, 3, 4096, 0, 2, 3, 0, 0, 0,
-                new JobResult.Verification(true, List.of()), 9000, null)
+        JobResult.builder("job-1", table, JobStatus.COMMITTED)
+            .snapshotIds(List.of(7L))
+            .rewrittenDataFilesCount(12)
+            .addedDataFilesCount(3)
+            .rewrittenBytesCount(4096)
+            .removedDeleteFilesCount(2)
+            .rewrittenGroups(3)
+            .verification(new JobResult.Verification(true, List.of()))
+            .durationMillis(9000)
+            .groups(null)
+            .build()
             .summary("s3://work/" + table + "/job-1/result.json");
 
     JsonNode output = release(lease, Map.of("result", result));

@@ -226,12 +226,8 @@ public final class ColdStartBenchmark {
     List<JsonNode> groups = new ArrayList<>();
     for (JsonNode index : plan.get("group_indexes")) {
       ObjectNode group = JSON.createObjectNode();
-      group.set("job_id", plan.get("job_id"));
-      group.set("table", plan.get("table"));
+      group.set("plan_ref", plan.get("plan_ref"));
       group.set("catalog_properties", state.get("job").get("catalog_properties"));
-      group.set("work_location", plan.get("work_location"));
-      group.set("plan_location", plan.get("plan_location"));
-      group.set("plan_sha256", plan.get("plan_sha256"));
       group.set("group_index", index);
       groups.add(group);
     }
@@ -241,7 +237,7 @@ public final class ColdStartBenchmark {
   /** CareForTable's parameters, as the state machine's CareForTable state selects them. */
   private static JsonNode careRequest(ObjectNode state) {
     ObjectNode request = select(state, "job", "lease");
-    request.set("work_location", state.get("plan").get("work_location"));
+    request.set("work_location", state.get("plan").get("plan_ref").get("work_location"));
     request.set("steps", state.get("settings").get("care"));
     return request;
   }

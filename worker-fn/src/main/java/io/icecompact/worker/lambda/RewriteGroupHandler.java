@@ -82,9 +82,7 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
     heartbeat.beat(input.lease()); // before any read: a job that lost its table stops here
     GroupRewriter rewriter = rewriterFor(group.catalogProperties());
     int attempt = rewriter.claimAttempt(group.workLocation(), group.groupIndex());
-    GroupRequest request =
-        new GroupRequest(group.jobId(), group.table(), group.catalogProperties(), group.workLocation(),
-            group.planLocation(), group.planSha256(), group.groupIndex(), attempt);
+    GroupRequest request = group.asAttempt(attempt);
     GroupStatus status;
     try {
       status = rewriter.rewrite(request);
