@@ -1,6 +1,9 @@
 package io.icecompact.statemachine;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icecompact.testkit.LocalLambda;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -58,6 +61,29 @@ final class CompactionDefinition {
   }
 
   /** A file of the {@code state-machine} folder (found as {@link #source()} is). */
+  /** The state named {@code name} in the definition {@code file}, at any depth (a Map's item processor). */
+  static JsonNode state(File file, String name) throws IOException {
+    JsonNode found = find(new ObjectMapper().readTree(file), name);
+    if (found == null) {
+      throw new IllegalStateException(file + " has no state " + name);
+    }
+    return found;
+  }
+
+  private static JsonNode find(JsonNode node, String name) {
+    JsonNode states = node.isObject() ? node.get("States") : null;
+    if (states != null && states.has(name)) {
+      return states.get(name);
+    }
+    for (JsonNode child : node) {
+      JsonNode found = find(child, name);
+      if (found != null) {
+        return found;
+      }
+    }
+    return null;
+  }
+
   static Path source(String fileName) {
     Path dir = Paths.get(System.getProperty("icecompact.state-machine.dir", ""));
     Path file = dir.resolve(fileName).toAbsolutePath().normalize();

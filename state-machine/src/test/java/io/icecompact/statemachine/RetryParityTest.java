@@ -3,7 +3,6 @@ package io.icecompact.statemachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icecompact.core.error.ApplicationException;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.error.GroupAttempts;
@@ -66,25 +65,7 @@ class RetryParityTest {
   }
 
   private static JsonNode rewriteGroupState() throws IOException {
-    JsonNode definition = new ObjectMapper().readTree(CompactionDefinition.source().toFile());
-    JsonNode found = find(definition, "RewriteGroup");
-    assertThat(found).as("the RewriteGroup state").isNotNull();
-    return found;
-  }
-
-  /** The state named {@code name}, at any depth (a Map's item processor). */
-  private static JsonNode find(JsonNode node, String name) {
-    JsonNode states = node.isObject() ? node.get("States") : null;
-    if (states != null && states.has(name)) {
-      return states.get(name);
-    }
-    for (JsonNode child : node) {
-      JsonNode found = find(child, name);
-      if (found != null) {
-        return found;
-      }
-    }
-    return null;
+    return CompactionDefinition.state(CompactionDefinition.source().toFile(), "RewriteGroup");
   }
 
   private static JsonNode retryListing(JsonNode state, String error) {

@@ -6,7 +6,6 @@ import io.icecompact.cli.runner.ProgressListener;
 import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
-import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.table.TableAccess;
@@ -150,17 +149,12 @@ public final class EmbeddedSweep {
     progress.accept(table + ": " + job.status() + ", " + job.rewrittenDataFilesCount() + " files -> "
         + job.addedDataFilesCount());
     List<TableCare.Outcome> care = List.of();
-    if (committed(job)) {
+    if (job.status().careMayFollow()) {
       try (TableAccess access = new TableAccess(catalog)) {
         care = new TableCare(access, table, null, () -> {}).run(policy.steps(), progress);
       }
     }
     return new TableSweep(assessment, job, null, care, healthAfter(catalog, table));
-  }
-
-  /** Care runs after a job whose every commit is known: an UNKNOWN commit may have made any output live. */
-  private static boolean committed(JobResult job) {
-    return job.status() == JobStatus.COMMITTED || job.status() == JobStatus.PARTIAL;
   }
 
   private static TableHealth healthAfter(Map<String, String> catalog, String table) {

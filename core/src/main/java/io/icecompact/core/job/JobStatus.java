@@ -18,6 +18,15 @@ public enum JobStatus {
   /** A commit's outcome could not be determined; nothing was deleted. Re-run the committer. */
   UNKNOWN;
 
+  /**
+   * Whether the table's care steps may run after a job that ended so: it committed, and every commit is known.
+   * After {@code UNKNOWN}, orphan removal could delete output that is live; after the others there is nothing
+   * new to care for. The state machine's {@code CareRequested?} choice lists the same (SweepParityTest).
+   */
+  public boolean careMayFollow() {
+    return this == COMMITTED || this == PARTIAL;
+  }
+
   /** Whether a CLI run with this status exits 0. */
   public boolean success() {
     return this == COMMITTED || this == NOTHING_TO_DO;
