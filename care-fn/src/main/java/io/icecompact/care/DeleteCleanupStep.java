@@ -16,7 +16,6 @@ import java.util.function.Consumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.MetadataColumns;
@@ -26,6 +25,7 @@ import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
@@ -148,7 +148,7 @@ public final class DeleteCleanupStep implements TableCareStep<DeleteCleanupStep.
 
   private Report attempt(Table table, int attempt, boolean preview) {
     Snapshot snapshot = table.currentSnapshot();
-    int formatVersion = ((HasTableOperations) table).operations().current().formatVersion();
+    int formatVersion = TableUtil.formatVersion(table);
     if (snapshot == null || formatVersion < 2) {
       return new Report(0, 0, 0, 0, 0, 0, RemovedFiles.NONE, 0, attempt, null,
           snapshot == null ? "the table has no snapshot" : "a v1 table has no delete files", List.of());

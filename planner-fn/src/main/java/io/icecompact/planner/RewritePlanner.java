@@ -28,6 +28,7 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
 import org.apache.iceberg.actions.RewriteFileGroup;
 import org.apache.iceberg.expressions.Expression;
@@ -151,7 +152,7 @@ public final class RewritePlanner {
             table.schema().schemaId(),
             table.spec().specId(),
             outputSpecId(table, options),
-            formatVersion(table));
+            TableUtil.formatVersion(table));
 
     // Spark's sort planner is the bin-pack planner (SparkShufflingDataRewritePlanner adds only an output
     // size estimate): the same groups are sorted instead of concatenated
@@ -283,10 +284,6 @@ public final class RewritePlanner {
       throw new InvalidJobInputException(
           String.format("'%s' is set to %s but must be an integer", RewriteOptions.OUTPUT_SPEC_ID, value));
     }
-  }
-
-  private static int formatVersion(Table table) {
-    return ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion();
   }
 
   private PlanSummary nothingToDo(JobSpec spec, PlannedJob planned, long planningMillis) {

@@ -6,11 +6,11 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
@@ -40,7 +40,7 @@ record LiveRowChecksum(long rows, long sumA, long sumB) {
   static LiveRowChecksum of(Table table, boolean equalityDeletesOnce) {
     table.refresh();
     List<Types.NestedField> columns = new ArrayList<>(table.schema().columns());
-    if (((HasTableOperations) table).operations().current().formatVersion() >= 3) {
+    if (TableUtil.formatVersion(table) >= 3) {
       columns.add(MetadataColumns.ROW_ID);
       columns.add(MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER);
     }

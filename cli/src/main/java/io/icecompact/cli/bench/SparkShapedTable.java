@@ -23,6 +23,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -155,7 +156,7 @@ public final class SparkShapedTable {
   private static void deleteOnePercent(Table table, List<DataFile> files, Random random) {
     RowDelta delta = table.newRowDelta();
     OutputFileFactory outputs = OutputFileFactory.builderFor(table, 7, 0).format(FileFormat.PARQUET).build();
-    boolean dvs = ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion() >= 3;
+    boolean dvs = TableUtil.formatVersion(table) >= 3;
     Map<Integer, List<DataFile>> byPartition = new java.util.TreeMap<>();
     files.forEach(
         file -> byPartition.computeIfAbsent(file.partition().get(0, Integer.class), day -> new ArrayList<>()).add(file));

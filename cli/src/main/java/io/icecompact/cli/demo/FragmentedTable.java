@@ -23,6 +23,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -337,7 +338,7 @@ public final class FragmentedTable {
   public static DeleteFile positionDelete(Table table, DataFile target, long... positions) {
     OutputFileFactory outputs =
         OutputFileFactory.builderFor(table, 4, System.nanoTime() % 100000).format(FileFormat.PARQUET).build();
-    if (((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion() >= 3) {
+    if (TableUtil.formatVersion(table) >= 3) {
       DVFileWriter dvs = new BaseDVFileWriter(outputs, path -> null);
       try (dvs) {
         for (long pos : positions) {

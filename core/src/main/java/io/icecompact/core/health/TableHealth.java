@@ -7,7 +7,6 @@ import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
@@ -15,6 +14,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.PartitionSet;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -91,7 +91,7 @@ public record TableHealth(
    * already holds per-manifest counts, but not the partitions, so the entries are needed.
    */
   public static TableHealth of(String name, Table table) {
-    int formatVersion = ((HasTableOperations) table).operations().current().formatVersion();
+    int formatVersion = TableUtil.formatVersion(table);
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return new TableHealth(name, formatVersion, null, 0, 0, 0, 0, 0, 0, 0, 0, 0, null, 0);
