@@ -1,7 +1,7 @@
 package io.icecompact.cli;
 
 import io.icecompact.cli.flags.WholeNumber;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
+import io.icecompact.engine.EmbeddedJobRunner;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;

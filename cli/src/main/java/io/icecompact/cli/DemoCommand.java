@@ -1,11 +1,11 @@
 package io.icecompact.cli;
 
-import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.cli.flags.FormatVersion;
 import io.icecompact.cli.flags.WholeNumber;
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.demo.LocalWarehouse;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.LocalWarehouse;
+import io.icecompact.engine.EmbeddedJobRunner;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.table.TableAccess;

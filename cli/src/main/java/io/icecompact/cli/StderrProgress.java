@@ -1,6 +1,6 @@
 package io.icecompact.cli;
 
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupStatus;
 import io.icecompact.core.job.PlanSummary;

@@ -1,7 +1,7 @@
 package io.icecompact.cli;
 
 import io.icecompact.cli.flags.WholeNumber;
-import io.icecompact.cli.sweep.EmbeddedSweep;
+import io.icecompact.engine.EmbeddedSweep;
 import io.icecompact.care.TableCare;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.health.TableHealth;

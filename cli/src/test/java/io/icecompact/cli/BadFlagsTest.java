@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.fixtures.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,11 +2,12 @@ package io.icecompact.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.io.LocalFileIO;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.TestTables;
 import io.icecompact.testkit.LocalAwsCredentials;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalRestCatalog;

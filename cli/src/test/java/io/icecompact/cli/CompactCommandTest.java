@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.fixtures.TestTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

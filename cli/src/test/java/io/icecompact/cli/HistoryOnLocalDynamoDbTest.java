@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
+import io.icecompact.fixtures.TestTables;
 import io.icecompact.lease.JobLog;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseTableSchema;

@@ -2,6 +2,7 @@ package io.icecompact.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icecompact.fixtures.TestTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.icecompact.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
@@ -11,6 +11,7 @@ import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.TestTables;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
 import java.nio.file.Files;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.TestTables;
 import io.icecompact.planner.RewritePlanner;
 import java.nio.file.Path;
 import java.util.ArrayList;

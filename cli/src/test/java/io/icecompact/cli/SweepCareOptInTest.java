@@ -2,10 +2,11 @@ package io.icecompact.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.TestTables;
 import io.icecompact.testkit.EveryTableReaches;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -3,11 +3,12 @@ package io.icecompact.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.cli.fleet.HealthWarehouse;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
+import io.icecompact.fixtures.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.icecompact.statemachine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupOutcome.Status;
 import io.icecompact.core.job.GroupResult;

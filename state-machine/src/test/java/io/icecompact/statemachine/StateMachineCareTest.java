@@ -5,8 +5,8 @@ import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.LeaseTableSchema;

@@ -8,7 +8,7 @@ import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.care.lambda.CareForTableHandler;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.lease.LeaseGrant;

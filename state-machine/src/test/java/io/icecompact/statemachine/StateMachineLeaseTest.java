@@ -5,7 +5,7 @@ import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;

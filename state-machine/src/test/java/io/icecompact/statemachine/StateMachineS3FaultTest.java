@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.GroupOutcome;

@@ -3,7 +3,7 @@ package io.icecompact.statemachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.util.LinkedHashMap;

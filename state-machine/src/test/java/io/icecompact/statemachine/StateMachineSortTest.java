@@ -3,8 +3,8 @@ package io.icecompact.statemachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package io.icecompact.statemachine;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icecompact.care.lambda.CareForTableHandler;
-import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lease.JobLog;

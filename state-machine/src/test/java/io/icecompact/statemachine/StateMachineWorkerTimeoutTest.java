@@ -5,7 +5,7 @@ import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.testkit.S3Fault;

@@ -3,9 +3,9 @@ package io.icecompact.statemachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LocalWarehouse;
-import io.icecompact.cli.sweep.EmbeddedSweep;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LocalWarehouse;
+import io.icecompact.engine.EmbeddedSweep;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.table.TableAccess;
 import java.io.IOException;

@@ -1,13 +1,15 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.cli.demo.LocalWarehouse;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.fixtures.FlinkUpsertTable;
+import io.icecompact.fixtures.LocalWarehouse;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.CommitAttempt;
 import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.StreamingWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;

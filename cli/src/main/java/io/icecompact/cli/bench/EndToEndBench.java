@@ -1,6 +1,7 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.fixtures.FlinkUpsertTable;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.job.GroupResult;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.RewritePathChoice;

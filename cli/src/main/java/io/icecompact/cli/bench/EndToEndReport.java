@@ -1,5 +1,6 @@
 package io.icecompact.cli.bench;
 
+import io.icecompact.fixtures.FlinkUpsertTable;
 import io.icecompact.worker.RewritePathChoice;
 import java.io.PrintWriter;
 import java.util.Locale;

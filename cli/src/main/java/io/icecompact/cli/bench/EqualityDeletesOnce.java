@@ -1,6 +1,6 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.LiveRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;

@@ -1,6 +1,6 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.fixtures.FragmentedTable;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.cli.runner.PlanCopy;
+import io.icecompact.engine.PlanCopy;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;

@@ -1,7 +1,7 @@
 package io.icecompact.cli.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;

@@ -1,9 +1,9 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LocalWarehouse;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LocalWarehouse;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;

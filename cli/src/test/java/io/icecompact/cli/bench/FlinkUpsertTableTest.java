@@ -2,11 +2,12 @@ package io.icecompact.cli.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.bench.FlinkUpsertTable.Changes;
-import io.icecompact.cli.bench.FlinkUpsertTable.Mode;
-import io.icecompact.cli.bench.FlinkUpsertTable.Shape;
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.fixtures.FlinkUpsertTable.Changes;
+import io.icecompact.fixtures.FlinkUpsertTable.Mode;
+import io.icecompact.fixtures.FlinkUpsertTable.Shape;
+import io.icecompact.fixtures.FlinkUpsertTable;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.table.TableAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,9 +2,10 @@ package io.icecompact.cli.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.bench.FlinkUpsertTable.Mode;
-import io.icecompact.cli.bench.FlinkUpsertTable.Shape;
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.fixtures.FlinkUpsertTable.Mode;
+import io.icecompact.fixtures.FlinkUpsertTable.Shape;
+import io.icecompact.fixtures.FlinkUpsertTable;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.table.TableAccess;
 import java.nio.file.Path;
 import java.util.stream.Stream;

@@ -2,7 +2,7 @@ package io.icecompact.cli.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.table.TableAccess;
 import java.nio.file.Files;
 import java.nio.file.Path;

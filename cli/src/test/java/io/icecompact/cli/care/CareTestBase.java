@@ -1,8 +1,8 @@
 package io.icecompact.cli.care;
 
-import io.icecompact.cli.WarehouseTestBase;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.fixtures.WarehouseTestBase;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import java.io.IOException;

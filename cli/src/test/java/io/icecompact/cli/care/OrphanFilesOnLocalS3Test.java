@@ -2,10 +2,10 @@ package io.icecompact.cli.care;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.care.OrphanFilesStep;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;

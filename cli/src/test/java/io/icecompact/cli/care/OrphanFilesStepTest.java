@@ -3,8 +3,8 @@ package io.icecompact.cli.care;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.care.CareRefusedException;
 import io.icecompact.care.OrphanFilesStep;
 import io.icecompact.core.job.JobResult;

@@ -2,8 +2,8 @@ package io.icecompact.cli.care;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.care.RewriteManifestsStep;
 import java.util.Map;
 import org.apache.iceberg.DataOperations;

@@ -2,12 +2,12 @@ package io.icecompact.cli.equivalence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.demo.LocalWarehouse;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.EmbeddedJobRunner.GroupInterceptor;
-import io.icecompact.cli.runner.PlanCopy;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.LocalWarehouse;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.engine.PlanCopy;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.GroupResult;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;

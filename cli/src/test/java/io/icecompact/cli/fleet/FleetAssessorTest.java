@@ -12,9 +12,10 @@ import static io.icecompact.cli.fleet.HealthWarehouse.STREAM;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icecompact.cli.TestTables;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.TestTables;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobResult;
@@ -218,9 +219,9 @@ class FleetAssessorTest {
   void thePredictionIsWhatTheJobDoes() {
     String table = "pred.mor2";
     try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
-      io.icecompact.cli.demo.FragmentedTable.create(access.catalog(),
+      io.icecompact.fixtures.FragmentedTable.create(access.catalog(),
           org.apache.iceberg.catalog.TableIdentifier.parse(table),
-          new io.icecompact.cli.demo.FragmentedTable.Shape(4, 3, 2000, 2, 12, 40, true));
+          new io.icecompact.fixtures.FragmentedTable.Shape(4, 3, 2000, 2, 12, 40, true));
     }
     TableAssessment before;
     try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {

@@ -3,9 +3,9 @@ package io.icecompact.cli.input;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icecompact.cli.TestTables;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.fixtures.TestTables;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;

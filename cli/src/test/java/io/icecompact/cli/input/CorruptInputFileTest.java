@@ -2,10 +2,10 @@ package io.icecompact.cli.input;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.TestTables;
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.fixtures.TestTables;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.runner.PlanCopy;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.engine.PlanCopy;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupResult;

@@ -1,7 +1,7 @@
 package io.icecompact.cli.soak;
 
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LocalWarehouse;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.testkit.CommitFaultCatalog;
 import java.nio.file.Path;

@@ -2,11 +2,11 @@ package io.icecompact.cli.soak;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.demo.LiveRows;
-import io.icecompact.cli.runner.EmbeddedJobRunner;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.engine.EmbeddedJobRunner;
 import io.icecompact.core.error.GroupAttempts;
-import io.icecompact.cli.runner.EmbeddedJobRunner.GroupInterceptor;
-import io.icecompact.cli.runner.ProgressListener;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.engine.ProgressListener;
 import io.icecompact.committer.JobCommitter;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.error.TransientException;

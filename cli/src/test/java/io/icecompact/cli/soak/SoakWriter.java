@@ -1,6 +1,6 @@
 package io.icecompact.cli.soak;
 
-import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.fixtures.FragmentedTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.OffsetDateTime;

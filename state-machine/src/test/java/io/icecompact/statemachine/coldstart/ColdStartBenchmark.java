@@ -3,7 +3,7 @@ package io.icecompact.statemachine.coldstart;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icecompact.cli.demo.FragmentedTable;
+import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.statemachine.ClassPathJars;
 import io.icecompact.lease.LeaseTableSchema;

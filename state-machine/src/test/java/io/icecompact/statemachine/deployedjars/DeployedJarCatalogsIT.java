@@ -2,8 +2,8 @@ package io.icecompact.statemachine.deployedjars;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.cli.demo.FragmentedTable;
-import io.icecompact.cli.demo.LiveRows;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.statemachine.ClassPathJars;
 import io.icecompact.testkit.LocalAwsCredentials;
