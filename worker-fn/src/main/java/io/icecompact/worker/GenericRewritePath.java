@@ -29,6 +29,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.data.DeleteFilter;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
@@ -92,7 +93,7 @@ final class GenericRewritePath implements GroupRewritePath {
   @Override
   public RowCounts write(OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
     Schema projection =
-        formatVersion() >= 3
+        TableUtil.formatVersion(table) >= 3
             ? MetadataColumns.schemaWithRowLineage(table.schema())
             : table.schema();
     PartitionSpec spec = table.specs().get(outputSpecId);
@@ -277,10 +278,6 @@ final class GenericRewritePath implements GroupRewritePath {
       return; // the writer never closed: its partial files are orphans for remove_orphan_files
     }
     written.forEach(completed);
-  }
-
-  private int formatVersion() {
-    return ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion();
   }
 
   /** Rows read with extra columns (e.g. {@code _pos}) must be narrowed before writing. */

@@ -19,11 +19,11 @@ import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.parquet.ParquetReadOptions;
@@ -102,7 +102,7 @@ public final class ColumnarRewritePath implements GroupRewritePath {
         return new Preparation.Refused("the task reads a split of " + task.file().location());
       }
     }
-    OutputColumns columns = new OutputColumns(table.schema(), formatVersion(table));
+    OutputColumns columns = new OutputColumns(table.schema(), TableUtil.formatVersion(table));
     List<ParquetMetadata> footers = new FooterReader(footerIO).readAll(tasks);
     List<ColumnarInput> checked = new ArrayList<>(tasks.size());
     for (int i = 0; i < tasks.size(); i++) {
@@ -336,9 +336,5 @@ public final class ColumnarRewritePath implements GroupRewritePath {
           thread.setDaemon(true);
           return thread;
         });
-  }
-
-  private static int formatVersion(Table table) {
-    return table instanceof HasTableOperations ops ? ops.operations().current().formatVersion() : 2;
   }
 }
