@@ -18,8 +18,8 @@ import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
-import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
+import io.icecompact.worker.WorkerSettings;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -130,12 +130,7 @@ public final class EmbeddedJobRunner {
     // heap for an in-memory sort
     int groupsAtOnce = Math.min(workers, Math.max(1, summary.groupCount()));
     GroupRewriter rewriter =
-        new GroupRewriter(
-                access,
-                pathChoice,
-                PrefetchLimits.forHeap(Runtime.getRuntime().maxMemory()),
-                GroupRewriter.defaultColumnThreads(groupsAtOnce))
-            .sortingWithin(Runtime.getRuntime().maxMemory() / groupsAtOnce);
+        new GroupRewriter(access, WorkerSettings.sharedBy(groupsAtOnce).withPathChoice(pathChoice));
     List<GroupFailure> failures = Collections.synchronizedList(new ArrayList<>());
     JobStore store = new JobStore(access.fileIO());
     WorkLocation work = new WorkLocation(summary.workLocation());
@@ -190,10 +185,9 @@ public final class EmbeddedJobRunner {
       int attempt = rewriter.claimAttempt(summary.workLocation(), index);
       GroupRequest request = GroupRequest.of(spec, summary, index, attempt);
       try {
-        interceptor.beforeGroup(request);
-        return rewriter.rewrite(request);
-      } catch (RuntimeException e) {
-        RuntimeException classified = GroupAttempts.classify(e, index, request.jobId());
+        beforeGroup(request);
+        return rewriter.rewrite(request); // its failures typed by the stage, as the deployed worker's are
+      } catch (RuntimeException classified) {
         if (!GroupAttempts.retried(classified, tries)) {
           throw classified;
         }
@@ -201,6 +195,15 @@ public final class EmbeddedJobRunner {
         // shorter waits than the Map's (2 s doubling): one machine, no throttled service to spare
         sleep(200L << (tries - 1));
       }
+    }
+  }
+
+  /** A failure the interceptor injects stands for the worker's own: typed as the stage types its failures. */
+  private void beforeGroup(GroupRequest request) {
+    try {
+      interceptor.beforeGroup(request);
+    } catch (RuntimeException e) {
+      throw GroupAttempts.classify(e, request.groupIndex(), request.jobId());
     }
   }
 

@@ -17,6 +17,7 @@ import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
+import io.icecompact.worker.WorkerSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -73,7 +74,7 @@ abstract class ColumnarComparisonBase extends EngineTestBase {
     List<Map<Set<String>, GroupResult>> all = new ArrayList<>();
     int attempt = 1;
     for (RewritePathChoice choice : choices) {
-      GroupRewriter rewriter = new GroupRewriter(access, choice);
+      GroupRewriter rewriter = new GroupRewriter(access, WorkerSettings.defaults().withPathChoice(choice));
       Map<Set<String>, GroupResult> results = new HashMap<>();
       for (int index : summary.groupIndexes()) {
         rewriter.rewrite(GroupRequest.of(spec, summary, index, attempt));

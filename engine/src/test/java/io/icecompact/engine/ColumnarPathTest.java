@@ -18,6 +18,7 @@ import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
+import io.icecompact.worker.WorkerSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -229,7 +230,8 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     List<List<byte[]>> outputsByThreads = new ArrayList<>();
     int attempt = 1;
     for (int threads : List.of(1, 4)) {
-      GroupRewriter rewriter = new GroupRewriter(access, RewritePathChoice.AUTO, PrefetchLimits.DEFAULT, threads);
+      GroupRewriter rewriter = new GroupRewriter(
+          access, WorkerSettings.defaults().withPrefetch(PrefetchLimits.DEFAULT).withColumnThreads(threads));
       List<byte[]> bytes = new ArrayList<>();
       for (int index : summary.groupIndexes()) {
         rewriter.rewrite(GroupRequest.of(spec, summary, index, attempt));

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icecompact.fixtures.FragmentedTable.Shape;
 import io.icecompact.core.job.GroupResult;
 import io.icecompact.core.rewrite.RewritePath;
-import io.icecompact.worker.GroupRewriter;
+import io.icecompact.worker.GroupRoute;
 import io.icecompact.worker.RewritePathChoice;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -71,9 +71,9 @@ class EngineColumnSortTest extends ColumnarComparisonBase {
     for (Set<String> inputs : records.keySet()) {
       GroupResult byRecords = records.get(inputs);
       GroupResult byColumns = columns.get(inputs);
-      assertThat(byRecords.rewritePathReason()).doesNotContain(GroupRewriter.SORTED_IN_COLUMNS);
+      assertThat(byRecords.rewritePathReason()).doesNotContain(GroupRoute.SORTED_IN_COLUMNS);
       assertThat(byColumns.rewritePath()).isEqualTo(RewritePath.GENERIC);
-      assertThat(byColumns.rewritePathReason()).endsWith("; " + GroupRewriter.SORTED_IN_COLUMNS);
+      assertThat(byColumns.rewritePathReason()).endsWith("; " + GroupRoute.SORTED_IN_COLUMNS);
       assertThat(byRecords.deletedRows()).as("the group has deletes").isPositive();
       assertThat(List.of(byColumns.inputRows(), byColumns.deletedRows(), byColumns.outputRows()))
           .isEqualTo(List.of(byRecords.inputRows(), byRecords.deletedRows(), byRecords.outputRows()));

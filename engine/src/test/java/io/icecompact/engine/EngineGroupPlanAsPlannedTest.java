@@ -15,7 +15,7 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
 import io.icecompact.worker.PrefetchLimits;
-import io.icecompact.worker.RewritePathChoice;
+import io.icecompact.worker.WorkerSettings;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.MetadataColumns;
@@ -45,7 +45,8 @@ class EngineGroupPlanAsPlannedTest extends EngineTestBase {
     try (TableAccess stage = new TableAccess(catalog)) {
       PlanSummary summary = new RewritePlanner(stage).plan(spec);
       assertThat(summary.groupCount()).isEqualTo(4);
-      GroupRewriter asPlanned = new GroupRewriter(stage, RewritePathChoice.AUTO, PrefetchLimits.DEFAULT, 1, 0);
+      GroupRewriter asPlanned = new GroupRewriter(stage, WorkerSettings.defaults()
+          .withPrefetch(PrefetchLimits.DEFAULT).withColumnThreads(1).withCrossCheckManifestBytes(0));
       for (int index : summary.groupIndexes()) {
         asPlanned.rewrite(GroupRequest.of(spec, summary, index, 1));
       }

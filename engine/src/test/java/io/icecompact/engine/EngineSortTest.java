@@ -21,6 +21,7 @@ import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
+import io.icecompact.worker.WorkerSettings;
 import io.icecompact.worker.sort.SortSpill;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -192,7 +193,7 @@ class EngineSortTest extends EngineTestBase {
     long smallestGroup = plan(summary).groups().stream().mapToLong(PlannedGroup::inputBytes).min().orElseThrow();
 
     // a heap of 8 times the group sorts a fifth of it in memory (1/40 of the heap): about 5 runs a group
-    GroupRewriter external = new GroupRewriter(access).sortingWithin(8 * smallestGroup).spillingTo(spill);
+    GroupRewriter external = sortingWithin(8 * smallestGroup, spill);
     GroupRewriter inMemory = new GroupRewriter(access);
     for (int index : summary.groupIndexes()) {
       String partition = plan(summary).group(index).partition();
@@ -236,7 +237,7 @@ class EngineSortTest extends EngineTestBase {
     JobSpec spec = job(options("rewrite-all", "true")).withJobIdIfAbsent();
     PlanSummary summary = new RewritePlanner(access).plan(spec);
 
-    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(400_000).spillingTo(spill);
+    GroupRewriter tiny = sortingWithin(400_000, spill);
     for (int index : summary.groupIndexes()) {
       tiny.rewrite(GroupRequest.of(spec, summary, index, 1));
       assertThat(groupResult(summary, index).rewritePathReason())
@@ -266,7 +267,7 @@ class EngineSortTest extends EngineTestBase {
     JobSpec spec = job(sortOptions("sort-order", "order_id")).withJobIdIfAbsent();
     PlanSummary summary = new RewritePlanner(access).plan(spec);
 
-    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000).spillingTo(NO_SPACE.resolve("spill"));
+    GroupRewriter tiny = sortingWithin(4000, NO_SPACE.resolve("spill"));
     assertThatThrownBy(() -> tiny.rewrite(GroupRequest.of(spec, summary, 0, 1)))
         .isInstanceOf(GroupRewriteException.class)
         .hasMessageStartingWith("Group 0 holds ")
@@ -287,7 +288,7 @@ class EngineSortTest extends EngineTestBase {
     JobSpec spec = job(options("rewrite-all", "true")).withJobIdIfAbsent();
     PlanSummary summary = new RewritePlanner(access).plan(spec);
 
-    GroupRewriter tiny = new GroupRewriter(access).sortingWithin(4000).spillingTo(NO_SPACE.resolve("spill"));
+    GroupRewriter tiny = sortingWithin(4000, NO_SPACE.resolve("spill"));
     for (int index : summary.groupIndexes()) {
       tiny.rewrite(GroupRequest.of(spec, summary, index, 1));
       assertThat(groupResult(summary, index).rewritePathReason())
@@ -395,4 +396,8 @@ class EngineSortTest extends EngineTestBase {
     return ZOrderByteUtils.interleaveBits(columns, 2 * size, ByteBuffer.allocate(2 * size));
   }
 
+  /** A worker whose in-memory sort counts on {@code heapBytes}, spilling its sorted runs under {@code spill}. */
+  private GroupRewriter sortingWithin(long heapBytes, Path spill) {
+    return new GroupRewriter(access, WorkerSettings.defaults().withSortHeapBytes(heapBytes).withSpillDirectory(spill));
+  }
 }

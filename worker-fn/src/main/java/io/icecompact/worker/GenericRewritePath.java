@@ -1,15 +1,13 @@
 package io.icecompact.worker;
 
-import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.GroupRewriteException;
-import io.icecompact.core.error.IcecompactException;
-import io.icecompact.core.error.RowCountMismatchException;
 import io.icecompact.core.job.RowOrder;
 import io.icecompact.core.rewrite.GroupRewritePath;
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.worker.deletes.FileEqualityDeletes;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
+import io.icecompact.worker.input.InputFileRead;
 import io.icecompact.worker.sort.ColumnSortedRows;
 import io.icecompact.worker.sort.ExternalSortedRows;
 import io.icecompact.worker.sort.RowSorter;
@@ -31,6 +29,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.data.DeleteFilter;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
@@ -55,11 +54,12 @@ import org.apache.iceberg.util.PartitionUtil;
  * id and position) and written, so {@code _row_id} and {@code _last_updated_sequence_number} survive.
  * The job's filter is never applied to rows: it selects files, and every row of a file is kept.
  *
- * <p>When the job orders rows ({@link RowOrder}), the group's live rows are first collected and sorted in
- * memory (as columns, {@link ColumnSortedRows}, or as records, {@link SortedRows}: the same sequence) or, for a group beyond memory, in sorted runs spilled to local disk and
- * merged ({@link ExternalSortedRows}); then written in that order: files roll in order, so each output
- * file of a partition holds a contiguous range of the order. The files carry the order's output sort
- * order id.
+ * <p>On a sorted route ({@link GroupRoute.Sorted}), the group's live rows are first collected and sorted in
+ * memory (as columns, {@link ColumnSortedRows}, or as records, {@link SortedRows}: the same sequence) or,
+ * for a group beyond memory, in sorted runs spilled to local disk and merged ({@link ExternalSortedRows},
+ * whose runs and bytes the path's {@link RowCounts} return); then written in that order: files roll in
+ * order, so each output file of a partition holds a contiguous range of the order. The files carry the
+ * order's output sort order id.
  */
 final class GenericRewritePath implements GroupRewritePath {
   private final Table table;
@@ -67,35 +67,22 @@ final class GenericRewritePath implements GroupRewritePath {
   private final long targetFileSize;
   private final List<FileScanTask> tasks;
   private final GroupDeleteLoader deleteLoader;
-  private final RowOrder rowOrder;
-  private final SortSpill spill;
-  private final boolean sortInColumns;
-  private volatile SortSpill.Spilled spilled = SortSpill.Spilled.NONE;
+  // the order to write rows in, or null for input order
+  private final GroupRoute.Sorted sorting;
 
   /**
-   * @param deleteLoader the group's delete loader, which may already hold deletes the columnar path
-   *     loaded before it fell back
-   * @param rowOrder the order to write rows in, or null for input order
-   * @param spill where to sort beyond memory, or null to sort in memory (unused without a row order)
-   * @param sortInColumns with no spill, whether to sort the rows held as columns ({@link ColumnSortedRows})
-   *     rather than as records ({@link SortedRows}): the same sequence, faster
+   * @param deleteLoader the group's delete loader
+   * @param route how the rows are ordered: input order, or sorted in memory or in spilled runs
    */
   GenericRewritePath(
       Table table, int outputSpecId, long targetFileSize, List<FileScanTask> tasks, GroupDeleteLoader deleteLoader,
-      RowOrder rowOrder, SortSpill spill, boolean sortInColumns) {
+      GroupRoute.Generic route) {
     this.table = table;
     this.outputSpecId = outputSpecId;
     this.targetFileSize = targetFileSize;
     this.tasks = tasks;
     this.deleteLoader = deleteLoader;
-    this.rowOrder = rowOrder;
-    this.spill = spill;
-    this.sortInColumns = sortInColumns;
-  }
-
-  /** What the last {@link #write} spilled to disk to sort the group ({@link SortSpill.Spilled#NONE} in memory). */
-  SortSpill.Spilled spilled() {
-    return spilled;
+    this.sorting = route instanceof GroupRoute.Sorted sorted ? sorted : null;
   }
 
   @Override
@@ -106,7 +93,7 @@ final class GenericRewritePath implements GroupRewritePath {
   @Override
   public RowCounts write(OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
     Schema projection =
-        formatVersion() >= 3
+        TableUtil.formatVersion(table) >= 3
             ? MetadataColumns.schemaWithRowLineage(table.schema())
             : table.schema();
     PartitionSpec spec = table.specs().get(outputSpecId);
@@ -116,12 +103,12 @@ final class GenericRewritePath implements GroupRewritePath {
         new GenericFileWriterFactory.Builder(table)
             .dataFileFormat(FileFormat.PARQUET)
             .dataSchema(projection);
-    if (rowOrder != null) {
-      writerSettings.dataSortOrder(outputSortOrder());
+    if (sorting != null) {
+      writerSettings.dataSortOrder(outputSortOrder(sorting.order()));
     }
     FanoutDataWriter<Record> writer =
         new FanoutDataWriter<>(writerSettings.build(), files, table.io(), targetFileSize);
-    RowSorter sorted = rowOrder == null ? null : sorter(projection, spec);
+    RowSorter sorted = sorting == null ? null : sorter(projection, spec);
     RowSink sink =
         sorted != null
             ? (row, partition) -> keep(sorted, row, partition)
@@ -129,13 +116,14 @@ final class GenericRewritePath implements GroupRewritePath {
 
     long rowsRead = 0;
     long rowsKept = 0;
+    SortSpill.Spilled spilled = SortSpill.Spilled.NONE;
     boolean failed = true;
     try {
       int done = 0;
       for (FileScanTask task : tasks) {
-        long[] counts = copyFile(task, projection, spec, sink);
-        rowsRead += counts[0];
-        rowsKept += counts[1];
+        InputFileRead.Rows rows = copyFile(task, projection, spec, sink);
+        rowsRead += rows.read();
+        rowsKept += rows.kept();
         progress.accept(++done);
       }
       if (sorted != null) {
@@ -154,20 +142,22 @@ final class GenericRewritePath implements GroupRewritePath {
         closeWriter(writer, failed, completed);
       }
     }
-    return new RowCounts(rowsRead, rowsRead - rowsKept);
+    return new RowCounts(rowsRead, rowsRead - rowsKept, spilled.runs(), spilled.bytes());
   }
 
   private RowSorter sorter(Schema projection, PartitionSpec spec) {
     PartitionSpec repartitionInto = repartitioning() ? spec : null;
-    if (spill != null) {
-      return new ExternalSortedRows(projection, rowOrder, repartitionInto, spill.runRows(), spill.directory());
+    RowOrder order = sorting.order();
+    if (sorting instanceof GroupRoute.SortedInSpilledRuns spilled) {
+      SortSpill spill = spilled.spill();
+      return new ExternalSortedRows(projection, order, repartitionInto, spill.runRows(), spill.directory());
     }
-    if (sortInColumns) {
+    if (sorting instanceof GroupRoute.SortedAsColumns) {
       // the files' row counts bound the live rows: the columns are sized once
       long rows = tasks.stream().mapToLong(task -> task.file().recordCount()).sum();
-      return new ColumnSortedRows(projection, rowOrder, repartitionInto, (int) Math.min(rows, 1 << 28));
+      return new ColumnSortedRows(projection, order, repartitionInto, (int) Math.min(rows, 1 << 28));
     }
-    return new SortedRows(projection, rowOrder, repartitionInto);
+    return new SortedRows(projection, order, repartitionInto);
   }
 
   /** Where a live row goes: to the writer, or to the rows being sorted. */
@@ -177,7 +167,7 @@ final class GenericRewritePath implements GroupRewritePath {
   }
 
   /** The sort order written on the files: the table's order of that id, or unsorted (id 0). */
-  private SortOrder outputSortOrder() {
+  private SortOrder outputSortOrder(RowOrder rowOrder) {
     SortOrder order = table.sortOrders().get(rowOrder.outputSortOrderId());
     return order != null ? order : SortOrder.unsorted();
   }
@@ -187,8 +177,8 @@ final class GenericRewritePath implements GroupRewritePath {
     return tasks.stream().anyMatch(task -> task.file().specId() != outputSpecId);
   }
 
-  /** Copies one file's live rows to {@code sink}; returns {rows read, rows kept}. */
-  private long[] copyFile(FileScanTask task, Schema projection, PartitionSpec spec, RowSink sink) {
+  /** Copies one file's live rows to {@code sink}. */
+  private InputFileRead.Rows copyFile(FileScanTask task, Schema projection, PartitionSpec spec, RowSink sink) {
     String location = task.file().location();
     DeleteFilter<Record> deletes = deleteLoader.positionFilterFor(task, table.schema(), projection);
     FileEqualityDeletes equality = deleteLoader.equalityDeletes().forFile(task, table.schema());
@@ -198,41 +188,32 @@ final class GenericRewritePath implements GroupRewritePath {
     Map<Integer, ?> constants =
         PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
     boolean aligned = RecordAlignment.isPrefix(projection, readSchema);
-    long[] read = {0};
-    long kept = 0;
-    try (CloseableIterable<Record> rows =
-            Parquet.read(table.io().newInputFile(location))
-                .project(readSchema)
-                .createReaderFunc(
-                    fileSchema -> GenericParquetReaders.buildReader(readSchema, fileSchema, constants))
-                .split(task.start(), task.length())
-                .build();
-        CloseableIterable<Record> counted =
-            CloseableIterable.transform(
-                rows,
-                row -> {
-                  read[0]++;
-                  return row;
-                });
-        CloseableIterable<Record> live = deletes.filter(withoutEqualityDeleted(counted, equality, readSchema))) {
-      for (Record row : live) {
-        Record out = aligned ? row : RecordAlignment.project(row, projection);
-        sink.accept(out, filePartition);
-        kept++;
+    return InputFileRead.checked(task, () -> {
+      long[] read = {0};
+      long kept = 0;
+      try (CloseableIterable<Record> rows =
+              Parquet.read(table.io().newInputFile(location))
+                  .project(readSchema)
+                  .createReaderFunc(
+                      fileSchema -> GenericParquetReaders.buildReader(readSchema, fileSchema, constants))
+                  .split(task.start(), task.length())
+                  .build();
+          CloseableIterable<Record> counted =
+              CloseableIterable.transform(
+                  rows,
+                  row -> {
+                    read[0]++;
+                    return row;
+                  });
+          CloseableIterable<Record> live = deletes.filter(withoutEqualityDeleted(counted, equality, readSchema))) {
+        for (Record row : live) {
+          Record out = aligned ? row : RecordAlignment.project(row, projection);
+          sink.accept(out, filePartition);
+          kept++;
+        }
       }
-    } catch (IcecompactException e) {
-      throw e;
-    } catch (RuntimeException | IOException e) {
-      throw FailureClassifier.classify(
-          e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
-    }
-    if (read[0] != task.file().recordCount()) {
-      throw new RowCountMismatchException(
-          String.format(
-              "Read %d rows from %s but its metadata says %d",
-              read[0], location, task.file().recordCount()));
-    }
-    return new long[] {read[0], kept};
+      return new InputFileRead.Rows(read[0], kept);
+    });
   }
 
   /** The rows whose key no equality delete newer than the file holds (the group's index, not a set per file). */
@@ -297,10 +278,6 @@ final class GenericRewritePath implements GroupRewritePath {
       return; // the writer never closed: its partial files are orphans for remove_orphan_files
     }
     written.forEach(completed);
-  }
-
-  private int formatVersion() {
-    return ((org.apache.iceberg.HasTableOperations) table).operations().current().formatVersion();
   }
 
   /** Rows read with extra columns (e.g. {@code _pos}) must be narrowed before writing. */

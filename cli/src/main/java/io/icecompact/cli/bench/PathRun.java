@@ -11,6 +11,7 @@ import io.icecompact.worker.GroupRewriter;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.PrefetchStats;
 import io.icecompact.worker.RewritePathChoice;
+import io.icecompact.worker.WorkerSettings;
 import io.icecompact.worker.sort.SortSpill;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -51,13 +52,18 @@ final class PathRun {
         : 0;
   }
 
-  /** @param sortHeapBytes each group's sort heap ({@link GroupRewriter#sortingWithin}), 0 for its share of this heap */
+  /**
+   * @param sortHeapBytes each group's sort heap ({@link WorkerSettings#sortHeapBytes}), 0 for its share of this
+   *     heap
+   */
   static Figures run(
       TableAccess access, JobSpec spec, PlanSummary summary, RewritePathChoice choice, PrefetchLimits prefetch,
       int threads, int columnThreads, long sortHeapBytes) {
-    GroupRewriter rewriter =
-        new GroupRewriter(access, choice, prefetch, columnThreads)
-            .sortingWithin(sortHeapBytes > 0 ? sortHeapBytes : Runtime.getRuntime().maxMemory() / threads);
+    GroupRewriter rewriter = new GroupRewriter(access, WorkerSettings.sharedBy(threads)
+        .withPathChoice(choice)
+        .withPrefetch(prefetch)
+        .withColumnThreads(columnThreads)
+        .withSortHeapBytes(sortHeapBytes > 0 ? sortHeapBytes : Runtime.getRuntime().maxMemory() / threads));
     System.gc();
     HeapSampler heap = HeapSampler.start();
     long start = System.nanoTime();

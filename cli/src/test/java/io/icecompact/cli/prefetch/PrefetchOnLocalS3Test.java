@@ -22,7 +22,7 @@ import io.icecompact.worker.GroupRewriter;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.PrefetchStats;
 import io.icecompact.worker.PrefetchingFileIO;
-import io.icecompact.worker.RewritePathChoice;
+import io.icecompact.worker.WorkerSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -86,8 +86,9 @@ class PrefetchOnLocalS3Test {
 
   @Test
   void groupOutputIsTheSameWithAndWithoutPrefetch() {
-    GroupRewriter withPrefetch = new GroupRewriter(access, RewritePathChoice.AUTO, PrefetchLimits.DEFAULT);
-    GroupRewriter without = new GroupRewriter(access, RewritePathChoice.AUTO, PrefetchLimits.OFF);
+    GroupRewriter withPrefetch =
+        new GroupRewriter(access, WorkerSettings.defaults().withPrefetch(PrefetchLimits.DEFAULT));
+    GroupRewriter without = new GroupRewriter(access, WorkerSettings.defaults().withPrefetch(PrefetchLimits.OFF));
     long start = System.nanoTime();
     Map<Integer, GroupOutput> prefetched = rewriteAll("prefetched", withPrefetch);
     long middle = System.nanoTime();

@@ -11,11 +11,11 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.StructLikeWrapper;
@@ -63,8 +63,8 @@ public final class ColumnarEligibility {
 
   /** Why no group of the table can take the columnar path, or null. */
   public static String tableProblem(Table table) {
-    if (formatVersion(table) > 3) {
-      return "format version " + formatVersion(table) + " is newer than the columnar path knows";
+    if (TableUtil.formatVersion(table) > 3) {
+      return "format version " + TableUtil.formatVersion(table) + " is newer than the columnar path knows";
     }
     if (table.sortOrder().isSorted()) {
       return "the table has sort order " + table.sortOrder().orderId()
@@ -163,9 +163,5 @@ public final class ColumnarEligibility {
           FIXED, BINARY, DECIMAL -> true;
       default -> false;
     };
-  }
-
-  private static int formatVersion(Table table) {
-    return table instanceof HasTableOperations ops ? ops.operations().current().formatVersion() : 2;
   }
 }

@@ -27,8 +27,17 @@ public interface GroupRewritePath {
    */
   RowCounts write(OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress);
 
-  /** Rows read from the group's input files, and those of them left out as deleted. */
-  record RowCounts(long read, long deleted) {}
+  /**
+   * Rows read from the group's input files, those of them left out as deleted, and the sorted runs (and
+   * their bytes) written to local disk to sort them beyond memory: none for a path that sorts in memory or
+   * not at all.
+   */
+  record RowCounts(long read, long deleted, int spilledRuns, long spilledBytes) {
+    /** Rows that spilled nothing to sort. */
+    public RowCounts(long read, long deleted) {
+      this(read, deleted, 0, 0);
+    }
+  }
 
   /**
    * Runs {@link #write} and checks that the rows written are the rows read minus the rows deleted.
@@ -47,7 +56,8 @@ public interface GroupRewritePath {
         deleteQuietly(io, written);
       }
     }
-    RewriteOutput output = new RewriteOutput(written, rows.read(), rows.deleted(), name(), reason);
+    RewriteOutput output = new RewriteOutput(
+        written, rows.read(), rows.deleted(), name(), reason, rows.spilledRuns(), rows.spilledBytes());
     long expected = rows.read() - rows.deleted();
     if (output.rowsWritten() != expected) {
       deleteQuietly(io, written);

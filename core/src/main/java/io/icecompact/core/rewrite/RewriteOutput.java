@@ -8,22 +8,14 @@ import org.apache.iceberg.DataFile;
  *
  * @param path {@link RewritePath#COLUMNAR} or {@link RewritePath#GENERIC}
  * @param pathReason why the group took that path
- * @param spilledBytes bytes written to local disk to sort the group beyond memory (0 if none)
+ * @param spilledRuns sorted runs written to local disk to sort the group beyond memory (0 if none)
+ * @param spilledBytes their bytes
  */
 public record RewriteOutput(
-    List<DataFile> dataFiles, long rowsRead, long rowsDeleted, String path, String pathReason, long spilledBytes) {
+    List<DataFile> dataFiles, long rowsRead, long rowsDeleted, String path, String pathReason, int spilledRuns,
+    long spilledBytes) {
   public RewriteOutput {
     dataFiles = List.copyOf(dataFiles);
-  }
-
-  /** An output that spilled nothing. */
-  public RewriteOutput(List<DataFile> dataFiles, long rowsRead, long rowsDeleted, String path, String pathReason) {
-    this(dataFiles, rowsRead, rowsDeleted, path, pathReason, 0);
-  }
-
-  /** This output, saying it spilled {@code bytes} to sort beyond memory. */
-  public RewriteOutput withSpilledBytes(long bytes) {
-    return new RewriteOutput(dataFiles, rowsRead, rowsDeleted, path, pathReason, bytes);
   }
 
   public long rowsWritten() {

@@ -35,7 +35,17 @@ class GroupRewritePathTest {
     assertThat(output.rowsWritten()).isEqualTo(70);
     assertThat(List.of(output.rowsRead(), output.rowsDeleted())).containsExactly(100L, 30L);
     assertThat(List.of(output.path(), output.pathReason())).containsExactly(RewritePath.GENERIC, "because");
+    assertThat(List.of(output.spilledRuns(), output.spilledBytes())).as("nothing spilled").containsExactly(0, 0L);
     assertThat(output.dataFiles()).allSatisfy(file -> assertThat(io.fileExists(file.location())).isTrue());
+  }
+
+  @Test
+  void theRunsAPathSpilledToSortAreInItsOutput() {
+    FixedPath path = new FixedPath(new GroupRewritePath.RowCounts(100, 30, 3, 4096), 70);
+
+    RewriteOutput output = path.rewrite(null, io, done -> {}, "sorted");
+
+    assertThat(List.of(output.spilledRuns(), output.spilledBytes())).containsExactly(3, 4096L);
   }
 
   @Test

@@ -1,13 +1,11 @@
 package io.icecompact.worker.columnar;
 
-import io.icecompact.core.error.CorruptInputFileException;
-import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.GroupRewriteException;
-import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.RowCountMismatchException;
 import io.icecompact.core.rewrite.GroupRewritePath;
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
+import io.icecompact.worker.input.InputFileRead;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,11 +19,11 @@ import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.parquet.ParquetReadOptions;
@@ -104,7 +102,7 @@ public final class ColumnarRewritePath implements GroupRewritePath {
         return new Preparation.Refused("the task reads a split of " + task.file().location());
       }
     }
-    OutputColumns columns = new OutputColumns(table.schema(), formatVersion(table));
+    OutputColumns columns = new OutputColumns(table.schema(), TableUtil.formatVersion(table));
     List<ParquetMetadata> footers = new FooterReader(footerIO).readAll(tasks);
     List<ColumnarInput> checked = new ArrayList<>(tasks.size());
     for (int i = 0; i < tasks.size(); i++) {
@@ -157,9 +155,9 @@ public final class ColumnarRewritePath implements GroupRewritePath {
     try {
       int done = 0;
       for (ColumnarInput input : group.inputs()) {
-        long[] counts = copyFile(input, readOptions, outputs, columnPool);
-        rowsRead += counts[0];
-        rowsDeleted += counts[1];
+        InputFileRead.Rows rows = copyFile(input, readOptions, outputs, columnPool);
+        rowsRead += rows.read();
+        rowsDeleted += rows.deleted();
         progress.accept(++done);
       }
       outputs.finish();
@@ -177,8 +175,8 @@ public final class ColumnarRewritePath implements GroupRewritePath {
     return new RowCounts(rowsRead, rowsDeleted);
   }
 
-  /** Copies one file's live rows; returns {rows read, rows deleted}. */
-  private long[] copyFile(
+  /** Copies one file's live rows. */
+  private InputFileRead.Rows copyFile(
       ColumnarInput input, ParquetReadOptions readOptions, OutputFileRoller outputs, ExecutorService columnPool) {
     String location = input.location();
     long expectedRows = input.task().file().recordCount();
@@ -187,29 +185,22 @@ public final class ColumnarRewritePath implements GroupRewritePath {
       throw new RowCountMismatchException(
           String.format("%s holds %d rows but its metadata says %d", location, footerRows, expectedRows));
     }
-    long read = 0;
-    long kept = 0;
     ParquetInputOf file = new ParquetInputOf(table.io().newInputFile(location, input.task().file().fileSizeInBytes()));
-    try (SeekableInputStream stream = file.newStream();
-        ParquetFileReader reader =
-            ParquetFileReader.open(file, input.footer(), readOptions, stream)) {
-      BitSet deleted = deletes.of(input, reader);
-      List<BlockMetaData> blocks = input.footer().getBlocks();
-      for (int index = 0; index < blocks.size(); index++) {
-        kept += copyRowGroup(input, reader, stream, index, read, deleted, outputs, columnPool);
-        read += blocks.get(index).getRowCount();
+    return InputFileRead.checked(input.task(), () -> {
+      long read = 0;
+      long kept = 0;
+      try (SeekableInputStream stream = file.newStream();
+          ParquetFileReader reader =
+              ParquetFileReader.open(file, input.footer(), readOptions, stream)) {
+        BitSet deleted = deletes.of(input, reader);
+        List<BlockMetaData> blocks = input.footer().getBlocks();
+        for (int index = 0; index < blocks.size(); index++) {
+          kept += copyRowGroup(input, reader, stream, index, read, deleted, outputs, columnPool);
+          read += blocks.get(index).getRowCount();
+        }
       }
-    } catch (IcecompactException e) {
-      throw e;
-    } catch (IOException | RuntimeException e) {
-      throw FailureClassifier.classify(
-          e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
-    }
-    if (read != expectedRows) {
-      throw new RowCountMismatchException(
-          String.format("Read %d rows from %s but its metadata says %d", read, location, expectedRows));
-    }
-    return new long[] {read, read - kept};
+      return new InputFileRead.Rows(read, kept);
+    });
   }
 
   /** Copies one input row group, each column its cheapest way ({@link RowGroupCopies}); returns the rows kept. */
@@ -345,9 +336,5 @@ public final class ColumnarRewritePath implements GroupRewritePath {
           thread.setDaemon(true);
           return thread;
         });
-  }
-
-  private static int formatVersion(Table table) {
-    return table instanceof HasTableOperations ops ? ops.operations().current().formatVersion() : 2;
   }
 }

@@ -2,7 +2,6 @@ package io.icecompact.worker.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
-import io.icecompact.core.error.GroupAttempts;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.WorkerOutOfMemoryException;
 import io.icecompact.core.job.GroupRequest;
@@ -90,9 +89,7 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
       if (WorkerOutOfMemoryException.in(e).isPresent()) {
         throw outOfMemory(group.groupIndex(), WorkerOutOfMemoryException.in(e).get());
       }
-      // the rewrite paths type their own reads and writes; this catches the rest (the pinned snapshot's
-      // manifests), which reached the Map under the SDK's class name and failed the group unretried
-      throw GroupAttempts.classify((RuntimeException) e, group.groupIndex(), group.jobId());
+      throw e; // typed by the stage as both runners retry it (GroupAttempts.classify)
     }
     JobJson.mapper().writeValue(out, status);
   }
