@@ -1,6 +1,7 @@
 package io.icecompact.committer;
 
 import io.icecompact.core.error.ApplicationException;
+import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.JobInvariantViolationException;
 import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.CommitRequest;
@@ -91,8 +92,22 @@ public final class JobCommitter {
   /**
    * As {@link #commit(CommitRequest)}, the result's duration counted from {@code jobStartedMillis}: the
    * embedded runner's whole job, planning and rewriting included, rather than the commit alone.
+   *
+   * @throws io.icecompact.core.error.TransientException when the environment failed (S3 failing while Iceberg
+   *     writes manifests or the metadata file, a reset connection): safe to retry, since a re-run finds the
+   *     job's commits by their stamp; other errors as thrown
    */
   public JobResult commit(CommitRequest request, long jobStartedMillis) {
+    try {
+      return commitJob(request, jobStartedMillis);
+    } catch (RuntimeException e) {
+      // the committer's word for both runners: the state machine's Retry matches the TransientException,
+      // and the embedded runner tells the operator to re-commit
+      throw FailureClassifier.retryableIfTransient(e, "Cannot commit job " + request.jobId());
+    }
+  }
+
+  private JobResult commitJob(CommitRequest request, long jobStartedMillis) {
     long started = jobStartedMillis;
     JobStore store = new JobStore(access.fileIO());
     WorkLocation work = new WorkLocation(request.workLocation());

@@ -106,11 +106,13 @@ public final class EmbeddedJobRunner {
         throw e; // a refusal the committer explains, with its outputs cleaned up
       }
       // storage or the catalog failed mid-commit: the rewrite is done and nothing was deleted, so the
-      // operator's next step is a re-commit, which finds any commit of the job that landed
+      // operator's next step is a re-commit, which finds any commit of the job that landed (the committer
+      // names a failure of the environment a TransientException; the message describes what it wraps)
+      Throwable cause = e instanceof TransientException && e.getCause() != null ? e.getCause() : e;
       throw new TransientException(String.format(
           "The commit of job %s did not finish: %s. Nothing was deleted; once the cause is gone, run"
               + " `icecompact recommit --job-id %s` with the same catalog and table",
-          summary.jobId(), FailureClassifier.describe(e), summary.jobId()), e);
+          summary.jobId(), FailureClassifier.describe(cause), summary.jobId()), e);
     }
   }
 

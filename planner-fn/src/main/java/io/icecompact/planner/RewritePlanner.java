@@ -1,5 +1,6 @@
 package io.icecompact.planner;
 
+import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.filter.JobFilter;
 import io.icecompact.core.job.JobPlan;
@@ -75,10 +76,30 @@ public final class RewritePlanner {
   /**
    * Plans the job and stores it in its work location: one document per group, written while the next
    * groups are described, then the index.
+   *
+   * @throws io.icecompact.core.error.TransientException when the environment failed (S3 answering 503 while
+   *     the table's manifests are read, a reset connection), which is worth a retry; other errors as thrown
    */
   public PlanSummary plan(JobSpec requested) {
-    long started = System.currentTimeMillis();
     JobSpec spec = requested.withJobIdIfAbsent();
+    try {
+      return planAndStore(spec);
+    } catch (RuntimeException e) {
+      throw retryableIfTransient(e, spec);
+    }
+  }
+
+  /**
+   * The planner's word on a failure, for both runners: an untyped failure of the environment becomes a
+   * {@link io.icecompact.core.error.TransientException} (the state machine's Retry matches it, the embedded
+   * runner reports it as such); a typed or application error is returned as it is.
+   */
+  static RuntimeException retryableIfTransient(RuntimeException failure, JobSpec job) {
+    return FailureClassifier.retryableIfTransient(failure, "Cannot plan job " + job.jobId() + " of " + job.table());
+  }
+
+  private PlanSummary planAndStore(JobSpec spec) {
+    long started = System.currentTimeMillis();
     JobStore store = new JobStore(access.fileIO());
     PlannedJob planned = prepare(spec, store);
     long planningMillis = System.currentTimeMillis() - started;

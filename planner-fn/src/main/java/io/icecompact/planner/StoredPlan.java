@@ -23,11 +23,21 @@ public final class StoredPlan {
    * @throws InvalidJobInputException when the job has no plan where its work location says (an unknown job
    *     id, or another {@code work_location} than the job's), or a plan for another table ({@link
    *     JobOfAnotherTableException})
+   * @throws io.icecompact.core.error.TransientException when the environment failed while the table or the
+   *     plan was read (as {@link RewritePlanner#plan}, whose message it has)
    */
   public static PlanSummary summary(TableAccess access, JobSpec job, DeploymentScope scope) {
     if (job.jobId() == null || job.jobId().isBlank()) {
       throw new InvalidJobInputException("A re-commit needs the job's id (job_id)");
     }
+    try {
+      return read(access, job, scope);
+    } catch (RuntimeException e) {
+      throw RewritePlanner.retryableIfTransient(e, job);
+    }
+  }
+
+  private static PlanSummary read(TableAccess access, JobSpec job, DeploymentScope scope) {
     Table table = access.loadTable(job.table());
     // the committer writes this table next: the same bounds the planner checks on a first run
     scope.checkTableLocations(table);

@@ -1,23 +1,18 @@
 package io.icecompact.care.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
-import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.icecompact.care.TableCare;
-import io.icecompact.core.error.InvalidJobInputException;
-import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.logging.InvocationLogContext;
-import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.policy.CareStep;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.lambda.LambdaStep;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.LeaseSteps;
 import io.icecompact.lease.TableLease;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * and returns a summary of a few hundred bytes: a step's report names up to 20 files per list, and the
  * sweep collects a hundred tables' outputs in one state of at most 256 KiB.
  */
-public final class CareForTableHandler implements RequestStreamHandler {
+public final class CareForTableHandler extends LambdaStep<CareForTableHandler.Input, CareForTableHandler.Output> {
   private static final Logger LOG = LoggerFactory.getLogger(CareForTableHandler.class);
 
   /**
@@ -61,39 +56,33 @@ public final class CareForTableHandler implements RequestStreamHandler {
   }
 
   public CareForTableHandler(TableLease lease, DeploymentScope scope) {
+    super("CareForTable", Input.class);
     this.lease = lease;
     this.scope = scope;
   }
 
   @Override
-  public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
-    InvocationLogContext.run(
-        "CareForTable", context == null ? null : context.getAwsRequestId(), log -> care(in, out, log));
-  }
-
-  private void care(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
-    Input input = JobJson.mapper().readValue(in, Input.class);
-    if (input.job() == null || input.lease() == null || input.workLocation() == null || input.steps() == null) {
-      throw new InvalidJobInputException("CareForTable input needs 'job', 'lease', 'work_location' and 'steps'");
-    }
-    JobSpec job = input.job();
+  protected Output run(Input input, InvocationLogContext log, Context context) {
+    JobSpec job = require("job", input.job());
     log.job(job.jobId(), job.table());
+    LeaseGrant held = require("lease", input.lease());
+    String workLocation = require("work_location", input.workLocation());
+    List<CareStep> careSteps = require("steps", input.steps());
     scope.check(job);
-    scope.checkLocation("work location", input.workLocation());
-    LeaseGrant held = input.lease();
+    scope.checkLocation("work location", workLocation);
     try (TableAccess access = new TableAccess(job.catalogProperties())) {
       // care commits to the table and deletes under its locations: the planner's bounds, checked here too
       scope.checkTableLocations(access.loadTable(job.table()));
       TableCare care =
           new TableCare(access, job.table(), job.workLocation(),
               () -> lease.checkHeld(held.table(), held.owner(), held.token()));
-      List<TableCare.Outcome> outcomes = care.run(input.steps(), LOG::info);
-      String location = new WorkLocation(input.workLocation()).careResult();
+      List<TableCare.Outcome> outcomes = care.run(careSteps, LOG::info);
+      String location = new WorkLocation(workLocation).careResult();
       new JobStore(access.fileIO()).writeDocument(location, outcomes);
       List<StepSummary> steps =
           outcomes.stream().map(o -> new StepSummary(o.step(), o.status(), o.summary())).toList();
       int failed = (int) outcomes.stream().filter(TableCare.Outcome::failed).count();
-      JobJson.mapper().writeValue(out, new Output(failed, steps, location));
+      return new Output(failed, steps, location);
     }
   }
 }

@@ -23,12 +23,12 @@ public class FaultingLocalFileIO extends LocalFileIO {
   private static final Map<String, Armed> ARMED = new ConcurrentHashMap<>();
 
   /** The next creation of a file under {@code warehouse} whose path matches {@code path} fails. */
-  static void arm(String warehouse, Predicate<String> path) {
+  public static void arm(String warehouse, Predicate<String> path) {
     ARMED.put(warehouse, new Armed(path, new AtomicInteger()));
   }
 
   /** Disarms {@code warehouse}; returns whether its fault fired. */
-  static boolean disarm(String warehouse) {
+  public static boolean disarm(String warehouse) {
     Armed armed = ARMED.remove(warehouse);
     return armed != null && armed.fired().get() > 0;
   }

@@ -1,19 +1,16 @@
 package io.icecompact.lease.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
-import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.logging.InvocationLogContext;
-import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.metrics.LeaseMetrics;
+import io.icecompact.core.scope.DeploymentScope;
+import io.icecompact.lambda.LambdaStep;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.LeaseSteps;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;
@@ -27,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>Each acquisition prints one Embedded Metric Format line ({@link LeaseMetrics}): the lease acquired,
  * taken over from an owner that never released it, or held by another execution.
  */
-public final class AcquireLeaseHandler implements RequestStreamHandler {
+public final class AcquireLeaseHandler extends LambdaStep<AcquireLeaseHandler.Input, AcquireLeaseHandler.Output> {
   private static final Logger LOG = LoggerFactory.getLogger(AcquireLeaseHandler.class);
 
   /** {@code input}: the execution input; {@code execution_id}: {@code $$.Execution.Id}, the owner. */
@@ -49,34 +46,33 @@ public final class AcquireLeaseHandler implements RequestStreamHandler {
 
   /** {@code scope}: the tables and locations this deployment may touch, checked before the lease is taken. */
   public AcquireLeaseHandler(LeaseSteps steps, DeploymentScope scope) {
+    super("AcquireLease", Input.class);
     this.steps = steps;
     this.scope = scope;
   }
 
+  /** The execution input is read bounded: unreadable or oversized JSON is refused, naming why. */
   @Override
-  public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
-    InvocationLogContext.run(
-        "AcquireLease", context == null ? null : context.getAwsRequestId(), log -> acquire(in, out, log));
+  protected Input read(InputStream in) {
+    return ExecutionInput.read(in, Input.class);
   }
 
-  private void acquire(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
-    Input request = ExecutionInput.read(in, Input.class);
-    if (request.executionId() == null || request.executionId().isBlank()) {
-      throw new InvalidJobInputException("AcquireLease needs 'execution_id' ($$.Execution.Id)");
-    }
+  @Override
+  protected Output run(Input request, InvocationLogContext log, Context context) {
+    String executionId = require("execution_id", request.executionId());
     ExecutionInput input = ExecutionInput.parse(request.input());
     JobSpec job = input.jobSpec();
     log.job(job.jobId(), job.table());
     scope.check(job);
     LeaseGrant grant =
         steps.lease().acquire(
-            job.table(), request.executionId(), Duration.ofSeconds(input.leaseTtlSecondsOrDefault()));
+            job.table(), executionId, Duration.ofSeconds(input.leaseTtlSecondsOrDefault()));
     report(job, grant);
     LeaseSettings settings =
         new LeaseSettings(
             input.maxConcurrencyOrDefault(), input.leaseTtlSecondsOrDefault(), steps.clock().millis(),
             input.careOrNone(), input.isRecommit());
-    JobJson.mapper().writeValue(out, new Output(job, grant, settings));
+    return new Output(job, grant, settings);
   }
 
   /** One log line and one EMF line (on stdout, where CloudWatch extracts it) per acquisition. */

@@ -1,19 +1,17 @@
 package io.icecompact.lease.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
-import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.icecompact.core.error.CaughtError;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.metrics.JobMetrics;
+import io.icecompact.lambda.LambdaStep;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.LeaseSteps;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * conditional on owner and token, so a lease taken over meanwhile is left to its new holder. A job
  * that reached a result also emits its CloudWatch metrics as one Embedded Metric Format log line.
  */
-public final class ReleaseLeaseHandler implements RequestStreamHandler {
+public final class ReleaseLeaseHandler extends LambdaStep<ReleaseLeaseHandler.Input, ReleaseLeaseHandler.Output> {
   private static final Logger LOG = LoggerFactory.getLogger(ReleaseLeaseHandler.class);
 
   record Input(JobSpec job, LeaseGrant lease, LeaseSettings settings, JobResult result, CaughtError error) {}
@@ -38,17 +36,12 @@ public final class ReleaseLeaseHandler implements RequestStreamHandler {
   }
 
   public ReleaseLeaseHandler(LeaseSteps steps) {
+    super("ReleaseLease", Input.class);
     this.steps = steps;
   }
 
   @Override
-  public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
-    InvocationLogContext.run(
-        "ReleaseLease", context == null ? null : context.getAwsRequestId(), log -> release(in, out, log));
-  }
-
-  private void release(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
-    Input input = JobJson.mapper().readValue(in, Input.class);
+  protected Output run(Input input, InvocationLogContext log, Context context) throws IOException {
     if (input.job() != null) {
       log.job(input.job().jobId(), input.job().table());
     }
@@ -72,7 +65,7 @@ public final class ReleaseLeaseHandler implements RequestStreamHandler {
       LOG.warn("The lease on {} (token {}) was no longer {}'s: left to its new holder", lease.table(),
           lease.token(), lease.owner());
     }
-    JobJson.mapper().writeValue(out, new Output(released));
+    return new Output(released);
   }
 
   /**

@@ -1,19 +1,15 @@
 package io.icecompact.planner.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
-import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.error.InvalidJobInputException;
-import io.icecompact.core.job.JobJson;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.lambda.LambdaStep;
 import io.icecompact.planner.fleet.Deadline;
 import io.icecompact.planner.fleet.FleetAssessor;
 import io.icecompact.planner.fleet.SweepInput;
 import io.icecompact.planner.fleet.SweepPlan;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,14 +24,35 @@ import org.slf4j.LoggerFactory;
  * or an unknown namespace is an {@link InvalidJobInputException} naming the field; other errors are
  * icecompact's typed exceptions, whose class names the state machine's Retry and Catch match.
  */
-public final class AssessTablesHandler implements RequestStreamHandler {
+public final class AssessTablesHandler extends LambdaStep<AssessTablesHandler.Input, SweepPlan> {
   private static final Logger LOG = LoggerFactory.getLogger(AssessTablesHandler.class);
   private static final Duration SAFETY_MARGIN = Duration.ofSeconds(60);
 
+  /** {@code sweep}: the sweep input ({@link SweepInput}); {@code execution_name}: the sweep's execution name. */
+  record Input(JsonNode sweep, String executionName) {}
+
+  public AssessTablesHandler() {
+    super("AssessTables", Input.class);
+  }
+
   @Override
-  public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
-    InvocationLogContext.run(
-        "AssessTables", context == null ? null : context.getAwsRequestId(), log -> assess(in, out, deadline(context)));
+  protected SweepPlan run(Input input, InvocationLogContext log, Context context) {
+    Deadline deadline = deadline(context);
+    JsonNode sweepInput = require("sweep", input.sweep());
+    String name = require("execution_name", input.executionName());
+    SweepInput sweep = SweepInput.parse(sweepInput);
+    try (TableAccess access = new TableAccess(sweep.catalogProperties())) {
+      SweepPlan plan = SweepPlan.of(
+          new FleetAssessor(access, sweep.careSteps()).assess(sweep.namespaces(), deadline, name), sweep, name);
+      // the sweep still succeeds: say in its log too that it covered less than asked
+      if (plan.notAssessed().any()) {
+        LOG.warn("Not every table was assessed: {}", plan.notAssessed().reason());
+      }
+      if (plan.notPlanned().count() > 0) {
+        LOG.warn("{} tables left out of the plan: {}", plan.notPlanned().count(), plan.notPlanned().reason());
+      }
+      return plan;
+    }
   }
 
   /** The invocation's remaining time less the safety margin; none without a context (tests, local runs). */
@@ -54,30 +71,5 @@ public final class AssessTablesHandler implements RequestStreamHandler {
   static Duration safetyMargin(Duration remaining) {
     Duration quarter = remaining.dividedBy(4);
     return quarter.compareTo(SAFETY_MARGIN) < 0 ? quarter : SAFETY_MARGIN;
-  }
-
-  private static void assess(InputStream in, OutputStream out, Deadline deadline) throws IOException {
-    JsonNode input = JobJson.mapper().readTree(in);
-    if (input == null || !input.isObject() || !input.has("sweep")) {
-      throw new InvalidJobInputException("AssessTables input has no 'sweep'");
-    }
-    JsonNode executionName = input.get("execution_name");
-    if (executionName == null || !executionName.isTextual() || executionName.asText().isBlank()) {
-      throw new InvalidJobInputException("AssessTables input has no 'execution_name' (the sweep's execution name)");
-    }
-    SweepInput sweep = SweepInput.parse(input.get("sweep"));
-    try (TableAccess access = new TableAccess(sweep.catalogProperties())) {
-      String name = executionName.asText();
-      SweepPlan plan = SweepPlan.of(
-          new FleetAssessor(access, sweep.careSteps()).assess(sweep.namespaces(), deadline, name), sweep, name);
-      // the sweep still succeeds: say in its log too that it covered less than asked
-      if (plan.notAssessed().any()) {
-        LOG.warn("Not every table was assessed: {}", plan.notAssessed().reason());
-      }
-      if (plan.notPlanned().count() > 0) {
-        LOG.warn("{} tables left out of the plan: {}", plan.notPlanned().count(), plan.notPlanned().reason());
-      }
-      JobJson.mapper().writeValue(out, plan);
-    }
   }
 }

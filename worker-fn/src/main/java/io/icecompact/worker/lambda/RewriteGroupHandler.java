@@ -1,32 +1,28 @@
 package io.icecompact.worker.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
-import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.WorkerOutOfMemoryException;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupStatus;
-import io.icecompact.core.job.JobJson;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.lambda.LambdaStep;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.worker.GroupRewriter;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Lambda entry point of the {@code RewriteGroup} state (one Map item): rewrites one group and returns
- * the small {@code GroupStatus}. The attempt number is the state's retry count plus one, so a retried
- * invocation never overwrites an earlier attempt's files.
+ * the small {@code GroupStatus}. The attempt is numbered by a marker it claims in the work location (as the
+ * embedded runner's are), so a retried invocation never overwrites an earlier attempt's files.
  *
  * <p>A warm container keeps its {@link GroupRewriter} (and so the last plan and pinned table it read)
  * for the next group of the same job.
  */
-public final class RewriteGroupHandler implements RequestStreamHandler {
+public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.Input, GroupStatus> {
   /**
    * {@code group}: the Map item (its attempt is numbered here, from markers in the work location, as the
    * embedded runner numbers it); {@code lease}: the job's table lease, kept alive by each group
@@ -53,22 +49,14 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
   }
 
   public RewriteGroupHandler(DeploymentScope scope, LeaseHeartbeat heartbeat) {
+    super("RewriteGroup", Input.class);
     this.scope = scope;
     this.heartbeat = heartbeat;
   }
 
   @Override
-  public void handleRequest(InputStream in, OutputStream out, Context context) throws IOException {
-    InvocationLogContext.run(
-        "RewriteGroup", context == null ? null : context.getAwsRequestId(), log -> rewrite(in, out, log));
-  }
-
-  private void rewrite(InputStream in, OutputStream out, InvocationLogContext log) throws IOException {
-    Input input = JobJson.mapper().readValue(in, Input.class);
-    if (input.group() == null) {
-      throw new InvalidJobInputException("RewriteGroup input has no 'group'");
-    }
-    GroupRequest group = input.group();
+  protected GroupStatus run(Input input, InvocationLogContext log, Context context) {
+    GroupRequest group = require("group", input.group());
     log.job(group.jobId(), group.table()).group(group.groupIndex());
     // the planner checked the table's locations; a direct invocation may name any work location
     scope.checkTable(group.table());
@@ -81,17 +69,14 @@ public final class RewriteGroupHandler implements RequestStreamHandler {
     heartbeat.beat(input.lease()); // before any read: a job that lost its table stops here
     GroupRewriter rewriter = rewriterFor(group.catalogProperties());
     int attempt = rewriter.claimAttempt(group.workLocation(), group.groupIndex());
-    GroupRequest request = group.asAttempt(attempt);
-    GroupStatus status;
     try {
-      status = rewriter.rewrite(request);
+      return rewriter.rewrite(group.asAttempt(attempt)); // failures typed by the stage, as the embedded runner sees them
     } catch (RuntimeException | OutOfMemoryError e) {
       if (WorkerOutOfMemoryException.in(e).isPresent()) {
         throw outOfMemory(group.groupIndex(), WorkerOutOfMemoryException.in(e).get());
       }
-      throw e; // typed by the stage as both runners retry it (GroupAttempts.classify)
+      throw e;
     }
-    JobJson.mapper().writeValue(out, status);
   }
 
   /**
