@@ -36,7 +36,7 @@ import org.apache.iceberg.util.ContentFileUtil;
 
 /**
  * Removes delete files that apply to no live data file (v2 and later), in one commit that changes no
- * row. Seed 003 measured why a v2 table needs it: a data rewrite with
+ * row. Why a v2 table needs it, as measured (docs/fleet.md, "Delete cleanup (v2)"): a data rewrite with
  * {@code use-starting-sequence-number} (the default) gives its output the sequence number it started
  * from, so the position deletes of the files it replaced still "apply" by number; Iceberg's own
  * dangling-delete removal keeps them and they stay listed (60 of 60 after a full rewrite) until a

@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code icecompact health}: every table of the namespaces ranked by seed 003's score, with the
+ * {@code icecompact health}: every table of the namespaces ranked by the health score ([fleet](docs/fleet.md#the-health-score)), with the
  * decision a sweep would take and why. Reads metadata and dry-runs the planner; writes nothing. Exit 1
  * when a table could not be read (its row says why), 2 for bad flags or an unknown namespace.
  */

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code icecompact health} over seed 003's lab: the ranked table a user reads, and its JSON. */
+/** {@code icecompact health} over the lab of docs/fleet.md: the ranked table a user reads, and its JSON. */
 class HealthCommandTest {
   @TempDir static Path warehouse;
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code icecompact sweep} over seed 003's lab: the best tables whose decision is to compact are
+ * {@code icecompact sweep} over the lab of docs/fleet.md: the best tables whose decision is to compact are
  * compacted and cared for, best score first and no more than {@code --max-tables}; the others, opted
  * out, too recent, predicted no-ops or beyond the budget, are left exactly as they were.
  */

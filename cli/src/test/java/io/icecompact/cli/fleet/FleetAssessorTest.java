@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Seed 003's decision tree on its lab of tables: the ranking by score and each table's decision as the
+ * The decision tree of docs/fleet.md on its lab of tables: the ranking by score and each table's decision as the
  * seed reasons it, from metadata and the planner's dry run.
  */
 class FleetAssessorTest {
@@ -95,7 +95,7 @@ class FleetAssessorTest {
             org.assertj.core.groups.Tuple.tuple(MOR2, Decision.COMPACT),
             org.assertj.core.groups.Tuple.tuple(HOURLY, Decision.SKIP_NO_OP),
             org.assertj.core.groups.Tuple.tuple(FRESH, Decision.SKIP_NO_OP));
-    // by score alone, seed 003's order: the stream on top, the hourly table second, the leftover above
+    // by score alone, the measured order (docs/fleet.md): the stream on top, the hourly table second, the leftover above
     // the merge-on-read table, the freshly compacted one at the bottom
     List<String> byScore = lab.stream()
         .sorted((a, b) -> Double.compare(b.score(), a.score())).map(TableAssessment::table).toList();

@@ -25,7 +25,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 
 /**
- * Seed 003's lab of tables at a test's scale, in a local warehouse: namespace {@code lab} holds the
+ * The lab of tables of docs/fleet.md at a test's scale, in a local warehouse: namespace {@code lab} holds the
  * six shapes its health table ranks, namespace {@code ops} three tables whose policy decides.
  */
 public final class HealthWarehouse {

@@ -20,7 +20,7 @@ import org.apache.iceberg.util.PartitionSet;
 import org.apache.iceberg.util.SnapshotUtil;
 
 /**
- * How much a table needs compaction, from its metadata only: seed 003's three numbers and the score
+ * How much a table needs compaction, from its metadata only: the three numbers and the score of docs/fleet.md
  * that ranks a fleet by them.
  *
  * <p>The score is {@code excess files + delete records per data file / 100 + snapshots since the last
@@ -28,7 +28,7 @@ import org.apache.iceberg.util.SnapshotUtil;
  * or a time. Files beyond one per partition (not the small-file ratio against the target size) is the
  * number compaction can change: a partition of a few hundred kilobytes is "small" against a 512 MB
  * target whatever is done to it, and a first draft that used the ratio rated every table of seed 003's
- * lab 100% small. The delete term is scaled down by a hundred as in seed 003's measured table
+ * lab 100% small. The delete term is scaled down by a hundred as in the measured table of docs/fleet.md
  * ({@code mor2}: 2,000 delete records per data file, score 20; {@code d2r}: 136 per file and 29 excess
  * files, score 30), so that a table whose only problem is deletes ranks with, not above, fragmented
  * ones.
@@ -66,7 +66,7 @@ public record TableHealth(
     Long lastCompactionMillis,
     double score) {
 
-  /** Seed 003 divides delete records per data file by this before adding it to the score. */
+  /** The measured score (docs/fleet.md) divides delete records per data file by this before adding it to the score. */
   public static final double DELETES_PER_FILE_SCALE = 100.0;
 
   /**
@@ -76,7 +76,7 @@ public record TableHealth(
   private static final List<String> COUNTED_COLUMNS =
       List.of("content", "file_path", "file_size_in_bytes", "record_count", "partition");
 
-  /** The score of these three numbers, as seed 003 adds them. */
+  /** The score of these three numbers, as the measured score (docs/fleet.md) adds them. */
   public static double score(long excessFiles, double deletesPerDataFile, int snapshotsSinceCompaction) {
     return excessFiles + deletesPerDataFile / DELETES_PER_FILE_SCALE + snapshotsSinceCompaction;
   }
@@ -162,7 +162,7 @@ public record TableHealth(
 
   /**
    * A {@code replace} that rewrote data files. {@code replace} is compaction's operation name in the
-   * snapshot log (seed 003 counts from it), but rewriting manifests and rewriting position delete
+   * snapshot log (the measured score counts from it), but rewriting manifests and rewriting position delete
    * files commit {@code replace} snapshots too: those are table care, not compaction, and must not make
    * a fragmented table look freshly compacted.
    */
@@ -172,7 +172,7 @@ public record TableHealth(
     }
     Map<String, String> summary = snapshot.summary();
     if (summary == null) {
-      return true; // no summary to tell: count it, as seed 003's query would
+      return true; // no summary to tell: count it, as the measured score's query would
     }
     return positive(summary.get(SnapshotSummary.DELETED_FILES_PROP))
         || positive(summary.get(SnapshotSummary.ADDED_FILES_PROP));

@@ -40,7 +40,7 @@ import org.apache.iceberg.Schema;
  *       none).
  * </ul>
  *
- * <p>Defaults follow seed 003's decision tree: binpack (the only strategy; a sort needs a predicate
+ * <p>Defaults follow the decision tree of docs/fleet.md: binpack (the only strategy; a sort needs a predicate
  * measured on the table); partial progress on with at most {@value #MAX_COMMITS_DEFAULT} commits; on a
  * v2 table with delete files, the {@code delete-cleanup} step and, while that step is in the list,
  * {@code delete-file-threshold=}{@value #DELETE_FILE_THRESHOLD_V2}. What a user sets always wins over a
@@ -69,7 +69,7 @@ public record TablePolicy(
   private static final Set<String> KNOWN = Set.of(ENABLED, MIN_INTERVAL, WHERE, STEPS);
 
   /**
-   * At most this many commits per job. Iceberg's own default: seed 003 measured ten commits in one
+   * At most this many commits per job. Iceberg's own default: ten commits were measured in one
    * second taken without complaint by Polaris and Lakekeeper (only the reference fixture's SQLite
    * failed), and each commit bounds what a conflict with a row-level writer can discard to one tenth.
    */
@@ -77,9 +77,9 @@ public record TablePolicy(
 
   /**
    * On v2, any data file with a delete file is a candidate, whatever its size. A v2 reader pays about
-   * five requests per data file with deletes where v3 pays three (seed 003), delete files never go away
+   * five requests per data file with deletes where v3 pays three (measured: docs/fleet.md, "The health score"), delete files never go away
    * until the data file they apply to is rewritten, and {@code rewrite_position_delete_files} merges
-   * nothing when each data file has one. Seed 003's measured fix is exactly this value.
+   * nothing when each data file has one. The measured fix (docs/fleet.md) is exactly this value.
    */
   public static final int DELETE_FILE_THRESHOLD_V2 = 1;
 
@@ -102,7 +102,7 @@ public record TablePolicy(
   }
 
   /**
-   * The policy of {@code table} from its properties, with seed 003's defaults for what they leave
+   * The policy of {@code table} from its properties, with the defaults of docs/fleet.md for what they leave
    * unset. Fails with an {@link InvalidTablePolicyException} naming the table and the first bad
    * property.
    *
@@ -167,7 +167,7 @@ public record TablePolicy(
     Map<String, String> options = new LinkedHashMap<>(given);
     options.putIfAbsent(RewriteOptions.PARTIAL_PROGRESS_ENABLED, "true");
     options.putIfAbsent(RewriteOptions.PARTIAL_PROGRESS_MAX_COMMITS, Integer.toString(MAX_COMMITS_DEFAULT));
-    // The threshold and the cleanup go together (seed 003, step 5): a v2 position delete file that is
+    // The threshold and the cleanup go together (docs/fleet.md, the decision tree's step 5): a v2 position delete file that is
     // not file-scoped still applies by sequence number to the files rewritten from the ones it named
     // (they keep the starting sequence number), so without the cleanup every rewritten file would be a
     // candidate again at the next sweep.

@@ -6,7 +6,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The score reproduces seed 003's measured table, row by row: excess files, delete records per data
+ * The score reproduces the measured table of docs/fleet.md, row by row: excess files, delete records per data
  * file and snapshots since compaction give the score it printed. The two rows with deletes fix the
  * delete term's scale (divided by 100: {@code mor2}'s 2,000 per file score 20, not 200,000).
  */

@@ -31,7 +31,7 @@ import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.Test;
 
 /**
- * Seed 003's v2 case: a rewrite with use-starting-sequence-number leaves the partition-scoped position
+ * The v2 case docs/fleet.md ("Delete cleanup") measures: a rewrite with use-starting-sequence-number leaves the partition-scoped position
  * deletes and the equality deletes of the files it replaced listed, applying by number to nothing.
  * {@link DeleteCleanupStep}, deciding from the manifests alone, removes them and only them: the deletes of a
  * partition the rewrite left alone still apply and stay, and no deleted row comes back.
@@ -57,7 +57,7 @@ class DeleteCleanupStepTest extends CareTestBase {
     assertThat(LiveRows.multiset(table)).isEqualTo(rows);
     List<DeleteFile> afterRewrite = deleteFiles(table);
     System.err.printf("delete cleanup: after a rewrite of 3 of 4 days, %d delete files listed%n", afterRewrite.size());
-    assertThat(afterRewrite).as("seed 003: the rewrite leaves them listed").hasSize(8);
+    assertThat(afterRewrite).as("as measured (docs/fleet.md): the rewrite leaves them listed").hasSize(8);
 
     DeleteCleanupStep.Report report = new DeleteCleanupStep().run(load());
 

@@ -18,7 +18,7 @@ package io.icecompact.planner.fleet;
  * @param requestsWritten {@code filesWrittenEstimate}
  * @param readerRequestsSavedPerScan files a full scan of the rewritten partitions opens before the job
  *     (data files and the delete files applied to them) less after it (the output files): a lower
- *     bound, as a Parquet reader pays about three requests per file (seed 003)
+ *     bound, as a Parquet reader pays about three requests per file (measured: docs/fleet.md, "The health score")
  * @param targetFileSizeBytes the output size the estimate used
  */
 public record CompactionPrediction(

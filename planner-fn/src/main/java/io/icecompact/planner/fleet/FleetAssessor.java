@@ -35,7 +35,7 @@ import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
- * Seed 003's decision tree over the tables of one or more namespaces: per table its health, its
+ * The decision tree of docs/fleet.md ("Deciding per table") over the tables of one or more namespaces: per table its health, its
  * policy and a decision, ranked so that the tables to compact come first, highest score first.
  *
  * <p>Reads metadata and plans (the planner's dry run); writes nothing.
