@@ -20,19 +20,21 @@ import org.apache.iceberg.exceptions.NotFoundException;
 /**
  * Expires snapshots with Iceberg core's {@code ExpireSnapshots} and the retention the table's own
  * properties set, as Iceberg defines them: {@code history.expire.max-snapshot-age-ms} (default 5
- * days), {@code history.expire.min-snapshots-to-keep} (default 1), {@code history.expire.max-ref-age-ms}
- * and each branch's or tag's own retention. Nothing here overrides them, so a table keeps what its owner
- * configured. Then the files only expired snapshots reached are deleted: those the metadata reached
- * before and the remaining snapshots do not ({@link Unreachable}).
+ * days), {@code history.expire.min-snapshots-to-keep} (default 1), {@code
+ * history.expire.max-ref-age-ms} and each branch's or tag's own retention. Nothing here overrides
+ * them, so a table keeps what its owner configured. Then the files only expired snapshots reached
+ * are deleted: those the metadata reached before and the remaining snapshots do not ({@link
+ * Unreachable}).
  *
- * <p>Two guards Iceberg's cleanup lacks: on a table with {@code gc.enabled=false} the step refuses before
- * Iceberg is called; and a file that another table of the catalog reaches ({@link SharingTables}: a
- * registered copy, a shared {@code write.data.path}) is kept and counted.
+ * <p>Two guards Iceberg's cleanup lacks: on a table with {@code gc.enabled=false} the step refuses
+ * before Iceberg is called; and a file that another table of the catalog reaches ({@link
+ * SharingTables}: a registered copy, a shared {@code write.data.path}) is kept and counted.
  *
- * <p>The report is read back: expired snapshots are those the refreshed metadata no longer lists, removed
- * refs those it no longer names (a tag past {@code max-ref-age-ms} goes with no snapshot expired), and a
- * deleted file counts only when storage no longer has it and no remaining snapshot reaches it. {@link
- * #preview} runs the same expiry on a copy of the metadata in memory and deletes nothing.
+ * <p>The report is read back: expired snapshots are those the refreshed metadata no longer lists,
+ * removed refs those it no longer names (a tag past {@code max-ref-age-ms} goes with no snapshot
+ * expired), and a deleted file counts only when storage no longer has it and no remaining snapshot
+ * reaches it. {@link #preview} runs the same expiry on a copy of the metadata in memory and deletes
+ * nothing.
  */
 public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsStep.Report> {
   public static final String NAME = CareStep.EXPIRE_SNAPSHOTS.propertyName();
@@ -57,26 +59,50 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
    * @param snapshotsAfter snapshots listed after (re-read)
    * @param expiredSnapshotIds snapshots no longer listed (at most {@link RemovedFiles#SAMPLE})
    * @param refsRemoved branches and tags no longer named, e.g. {@code tag release-1}
-   * @param filesDeleted files deleted that storage confirms are gone, bytes as the metadata recorded them
-   * @param sharedFilesKept files Iceberg would have deleted that another table reaches, each with its table
+   * @param filesDeleted files deleted that storage confirms are gone, bytes as the metadata
+   *     recorded them
+   * @param sharedFilesKept files Iceberg would have deleted that another table reaches, each with
+   *     its table
    * @param sharing which other tables share the table's folders
    * @param problems a file deleted that still exists or that a remaining snapshot reaches
    */
   public record Report(
-      boolean dryRun, int snapshotsBefore, int snapshotsAfter, int snapshotsExpired, List<Long> expiredSnapshotIds,
-      List<String> refsRemoved, RemovedFiles filesDeleted, RemovedFiles sharedFilesKept, String sharing,
-      List<String> problems) implements CareReport {
+      boolean dryRun,
+      int snapshotsBefore,
+      int snapshotsAfter,
+      int snapshotsExpired,
+      List<Long> expiredSnapshotIds,
+      List<String> refsRemoved,
+      RemovedFiles filesDeleted,
+      RemovedFiles sharedFilesKept,
+      String sharing,
+      List<String> problems)
+      implements CareReport {
     @Override
     public String summary() {
-      String refs = refsRemoved.isEmpty() ? "" : ", refs removed: " + String.join(", ", refsRemoved);
-      String shared = sharedFilesKept.count() == 0 ? ""
-          : String.format(", %d files kept that other tables reach", sharedFilesKept.count());
+      String refs =
+          refsRemoved.isEmpty() ? "" : ", refs removed: " + String.join(", ", refsRemoved);
+      String shared =
+          sharedFilesKept.count() == 0
+              ? ""
+              : String.format(", %d files kept that other tables reach", sharedFilesKept.count());
       return dryRun
-          ? String.format("would expire %d of %d snapshots%s and delete %d files (%d bytes)%s", snapshotsExpired,
-              snapshotsBefore, refs.replace("refs removed", "refs removed with them"), filesDeleted.count(),
-              filesDeleted.bytes(), shared)
-          : String.format("expired %d of %d snapshots%s, %d files deleted (%d bytes)%s", snapshotsExpired,
-              snapshotsBefore, refs, filesDeleted.count(), filesDeleted.bytes(), shared);
+          ? String.format(
+              "would expire %d of %d snapshots%s and delete %d files (%d bytes)%s",
+              snapshotsExpired,
+              snapshotsBefore,
+              refs.replace("refs removed", "refs removed with them"),
+              filesDeleted.count(),
+              filesDeleted.bytes(),
+              shared)
+          : String.format(
+              "expired %d of %d snapshots%s, %d files deleted (%d bytes)%s",
+              snapshotsExpired,
+              snapshotsBefore,
+              refs,
+              filesDeleted.count(),
+              filesDeleted.bytes(),
+              shared);
     }
   }
 
@@ -113,21 +139,33 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
         bytes += Math.max(0, reachableBefore.size(location));
       }
     }
-    // read back: nothing deleted is reachable now (the remaining snapshots did not reach it; a commit since
+    // read back: nothing deleted is reachable now (the remaining snapshots did not reach it; a
+    // commit since
     // adds its snapshots, and only those are read)
     table.refresh();
     remaining.addNewSnapshots(table);
-    gone.stream().filter(remaining::contains)
-        .forEach(location -> problems.add("deleted " + location + ", which a remaining snapshot reaches"));
-    return new Report(false, before.size(), after.size(), expired.size(),
-        expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())), refsRemoved(refsBefore, table.refs()),
-        RemovedFiles.of(gone, bytes), RemovedFiles.of(unreachable.shared(), 0), sharing.describeSharers(), problems);
+    gone.stream()
+        .filter(remaining::contains)
+        .forEach(
+            location ->
+                problems.add("deleted " + location + ", which a remaining snapshot reaches"));
+    return new Report(
+        false,
+        before.size(),
+        after.size(),
+        expired.size(),
+        expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())),
+        refsRemoved(refsBefore, table.refs()),
+        RemovedFiles.of(gone, bytes),
+        RemovedFiles.of(unreachable.shared(), 0),
+        sharing.describeSharers(),
+        problems);
   }
 
   /**
-   * What {@link #run} would do now: Iceberg's own expiry applied to a copy of the metadata held in memory
-   * ({@link PreviewOperations}), and the same reachability difference {@link #run} deletes. Commits and
-   * deletes nothing; refuses as {@link #run} does.
+   * What {@link #run} would do now: Iceberg's own expiry applied to a copy of the metadata held in
+   * memory ({@link PreviewOperations}), and the same reachability difference {@link #run} deletes.
+   * Commits and deletes nothing; refuses as {@link #run} does.
    */
   @Override
   public Report preview(Table table) {
@@ -140,30 +178,43 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
     copy.expireSnapshots().cleanExpiredFiles(false).commit();
     ReachableFiles before = ReachableFiles.of(table);
     Unreachable unreachable = Unreachable.of(before, ReachableFiles.of(copy), sharing);
-    long bytes = unreachable.deletable().stream().mapToLong(location -> Math.max(0, before.size(location))).sum();
+    long bytes =
+        unreachable.deletable().stream()
+            .mapToLong(location -> Math.max(0, before.size(location)))
+            .sum();
     Set<Long> beforeIds = snapshotIds(table);
     Set<Long> afterIds = snapshotIds(copy);
     List<Long> expired = beforeIds.stream().filter(id -> !afterIds.contains(id)).sorted().toList();
-    return new Report(true, beforeIds.size(), afterIds.size(), expired.size(),
-        expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())), refsRemoved(table.refs(), copy.refs()),
-        RemovedFiles.of(unreachable.deletable(), bytes), RemovedFiles.of(unreachable.shared(), 0),
-        sharing.describeSharers(), List.of());
+    return new Report(
+        true,
+        beforeIds.size(),
+        afterIds.size(),
+        expired.size(),
+        expired.subList(0, Math.min(RemovedFiles.SAMPLE, expired.size())),
+        refsRemoved(table.refs(), copy.refs()),
+        RemovedFiles.of(unreachable.deletable(), bytes),
+        RemovedFiles.of(unreachable.shared(), 0),
+        sharing.describeSharers(),
+        List.of());
   }
 
   /**
-   * The files the snapshots before reached and the remaining ones do not: those other tables reach (kept,
-   * with the table) and the rest (deleted). Metadata files are never among them: the metadata log keeps
-   * them, as Iceberg's expiry does. By reachability, as Iceberg's {@code ReachableFileCleanup} and Spark's
-   * {@code expire_snapshots} decide, not Iceberg's incremental cleanup, which leaves the files a retained
-   * rewrite replaced until that rewrite's snapshot expires too, so its deletes could not be previewed.
+   * The files the snapshots before reached and the remaining ones do not: those other tables reach
+   * (kept, with the table) and the rest (deleted). Metadata files are never among them: the
+   * metadata log keeps them, as Iceberg's expiry does. By reachability, as Iceberg's {@code
+   * ReachableFileCleanup} and Spark's {@code expire_snapshots} decide, not Iceberg's incremental
+   * cleanup, which leaves the files a retained rewrite replaced until that rewrite's snapshot
+   * expires too, so its deletes could not be previewed.
    */
   private record Unreachable(List<String> deletable, List<String> shared) {
     static Unreachable of(ReachableFiles before, ReachableFiles remaining, SharingTables sharing) {
       List<String> deletable = new ArrayList<>();
       List<String> shared = new ArrayList<>();
       for (String location : new TreeSet<>(before.locations())) {
-        if (remaining.contains(location) || remaining.samePathAs(location) != null
-            || location.endsWith(".metadata.json") || location.endsWith("version-hint.text")) {
+        if (remaining.contains(location)
+            || remaining.samePathAs(location) != null
+            || location.endsWith(".metadata.json")
+            || location.endsWith("version-hint.text")) {
           continue;
         }
         String sharer = sharing.reachedBy(location);
@@ -177,14 +228,19 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
     }
   }
 
-  /** Refs of {@code before} that {@code after} no longer names, as {@code tag NAME} / {@code branch NAME}. */
+  /**
+   * Refs of {@code before} that {@code after} no longer names, as {@code tag NAME} / {@code branch
+   * NAME}.
+   */
   static List<String> refsRemoved(Map<String, SnapshotRef> before, Map<String, SnapshotRef> after) {
     List<String> removed = new ArrayList<>();
-    new TreeMap<>(before).forEach((name, ref) -> {
-      if (!after.containsKey(name)) {
-        removed.add((ref.isBranch() ? "branch " : "tag ") + name);
-      }
-    });
+    new TreeMap<>(before)
+        .forEach(
+            (name, ref) -> {
+              if (!after.containsKey(name)) {
+                removed.add((ref.isBranch() ? "branch " : "tag ") + name);
+              }
+            });
     return removed;
   }
 

@@ -1,11 +1,11 @@
 package io.icecompact.care;
 
-import io.icecompact.core.policy.CareStep;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.WorkLocation;
+import io.icecompact.core.policy.CareStep;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -30,23 +30,25 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * Deletes files in the table's {@code data/} and {@code metadata/} folders that no snapshot of any
- * ref reaches ({@link ReachableFiles}) and that are older than a minimum age, and the work locations
- * of finished icecompact jobs ({@code <table>/_icecompact/<job>}) older than the same age.
+ * ref reaches ({@link ReachableFiles}) and that are older than a minimum age, and the work
+ * locations of finished icecompact jobs ({@code <table>/_icecompact/<job>}) older than the same
+ * age.
  *
- * <p>Why the age: a writer writes its data files, manifests and metadata file before its commit makes
- * them reachable, so a file that looks orphaned may be a commit in flight (a compaction worker's
- * output, a streaming writer's batch). Three days (the default, as Spark's {@code remove_orphan_files})
- * outlasts any writer's write-to-commit time; under one day is refused. The orphans this is for are
- * real and common: a commit whose state is unknown (a catalog's 500) leaves its output for this step by
- * design, and so does a job stopped between its workers and its committer.
+ * <p>Why the age: a writer writes its data files, manifests and metadata file before its commit
+ * makes them reachable, so a file that looks orphaned may be a commit in flight (a compaction
+ * worker's output, a streaming writer's batch). Three days (the default, as Spark's {@code
+ * remove_orphan_files}) outlasts any writer's write-to-commit time; under one day is refused. The
+ * orphans this is for are real and common: a commit whose state is unknown (a catalog's 500) leaves
+ * its output for this step by design, and so does a job stopped between its workers and its
+ * committer.
  *
  * <p>When in doubt a file is kept: when its location matches a reachable file's path but not its
- * scheme or bucket (it may be the same object named differently, e.g. {@code s3a://} against
- * {@code s3://}), when its age is unknown, when an unfinished job's group result names it as output
- * (its committer may still commit it), and when the data or metadata folder is outside the table's
+ * scheme or bucket (it may be the same object named differently, e.g. {@code s3a://} against {@code
+ * s3://}), when its age is unknown, when an unfinished job's group result names it as output (its
+ * committer may still commit it), and when the data or metadata folder is outside the table's
  * location (it may be shared with another table). The listing happens before the metadata is read,
- * and the metadata is read again just before deleting, so a commit that lands meanwhile protects its
- * files.
+ * and the metadata is read again just before deleting, so a commit that lands meanwhile protects
+ * its files.
  */
 public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Report> {
   public static final String NAME = CareStep.REMOVE_ORPHANS.propertyName();
@@ -56,7 +58,11 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
 
   private static final String ICEBERG_REFUSAL =
       "Iceberg: \"Cannot delete orphan files: GC is disabled (deleting files may corrupt other tables)\"";
-  /** The job id in an output's name (OutputFileFactory's {@code <partition>-<task>-<operation id>-<count>}). */
+
+  /**
+   * The job id in an output's name (OutputFileFactory's {@code <partition>-<task>-<operation
+   * id>-<count>}).
+   */
   private static final Pattern JOB_OUTPUT = Pattern.compile("-(job-[0-9a-f]{12})-\\d+\\.[a-z]+$");
 
   private final Catalog catalog;
@@ -67,7 +73,8 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
   private final Consumer<Table> beforeRecheck;
 
   /**
-   * The default minimum age, jobs' work locations in the default place ({@code <table>/_icecompact}).
+   * The default minimum age, jobs' work locations in the default place ({@code
+   * <table>/_icecompact}).
    *
    * @param catalog the table's catalog, whose every table is checked for files this one shares
    * @param tableName the table's identifier in it, as jobs name it
@@ -79,11 +86,17 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
   /**
    * @param minAge files younger than this are kept; at least {@link #SAFE_MIN_AGE}
    * @param workBase the jobs' work location base when they name one (null: the default place)
-   * @param beforeRecheck called after the orphans are chosen, before the metadata is read again (tests commit here)
+   * @param beforeRecheck called after the orphans are chosen, before the metadata is read again
+   *     (tests commit here)
    * @throws CareRefusedException when {@code minAge} is under one day
    */
   public OrphanFilesStep(
-      Catalog catalog, String tableName, Duration minAge, String workBase, Clock clock, Consumer<Table> beforeRecheck) {
+      Catalog catalog,
+      String tableName,
+      Duration minAge,
+      String workBase,
+      Clock clock,
+      Consumer<Table> beforeRecheck) {
     if (minAge == null || minAge.compareTo(SAFE_MIN_AGE) < 0) {
       throw new CareRefusedException(
           String.format(
@@ -111,42 +124,73 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
    * @param filesListed files listed in the data and metadata folders
    * @param reachableFiles distinct locations the metadata reaches
    * @param orphansDeleted unreachable files older than the minimum age, deleted
-   * @param youngOrphansKept unreachable files younger than the minimum age (or of unknown age), kept
+   * @param youngOrphansKept unreachable files younger than the minimum age (or of unknown age),
+   *     kept
    * @param locationMismatchesKept unreachable by location but with a reachable file's path, kept
-   * @param unfinishedJobOutputsKept unreachable but named as output by a job without a final result, kept
+   * @param unfinishedJobOutputsKept unreachable but named as output by a job without a final
+   *     result, kept
    * @param workLocationsRemoved finished jobs' work locations removed
    * @param workLocationsKept jobs' work locations kept (unfinished, outcome unknown, or too young)
    * @param workFilesDeleted the files of the removed work locations
-   * @param sharedFilesKept unreachable from this table but reached by another table of the catalog, kept
-   * @param unseenJobOutputsKept named as an icecompact job's output whose work location is not under this
-   *     table's work root (a job run with another {@code --work-location}: it may still commit them), kept
+   * @param sharedFilesKept unreachable from this table but reached by another table of the catalog,
+   *     kept
+   * @param unseenJobOutputsKept named as an icecompact job's output whose work location is not
+   *     under this table's work root (a job run with another {@code --work-location}: it may still
+   *     commit them), kept
    * @param sharing which other tables share the table's folders
    * @param skippedFolders folders not listed, with the reason
    * @param problems a file deleted that still exists, or that the metadata reaches after all
    * @param dryRun true: nothing was deleted, the figures say what would be
    */
   public record Report(
-      int filesListed, int reachableFiles, RemovedFiles orphansDeleted, int youngOrphansKept,
-      int locationMismatchesKept, List<String> locationMismatchSample, int unfinishedJobOutputsKept,
-      int workLocationsRemoved, int workLocationsKept, RemovedFiles workFilesDeleted,
-      RemovedFiles sharedFilesKept, RemovedFiles unseenJobOutputsKept, String sharing,
-      List<String> skippedFolders, List<String> problems, boolean dryRun) implements CareReport {
+      int filesListed,
+      int reachableFiles,
+      RemovedFiles orphansDeleted,
+      int youngOrphansKept,
+      int locationMismatchesKept,
+      List<String> locationMismatchSample,
+      int unfinishedJobOutputsKept,
+      int workLocationsRemoved,
+      int workLocationsKept,
+      RemovedFiles workFilesDeleted,
+      RemovedFiles sharedFilesKept,
+      RemovedFiles unseenJobOutputsKept,
+      String sharing,
+      List<String> skippedFolders,
+      List<String> problems,
+      boolean dryRun)
+      implements CareReport {
     @Override
     public String summary() {
-      String kept = (sharedFilesKept.count() == 0 ? ""
-          : String.format(", %d kept that other tables reach", sharedFilesKept.count()))
-          + (unseenJobOutputsKept.count() == 0 ? ""
-          : String.format(", %d outputs of jobs whose work location is elsewhere kept", unseenJobOutputsKept.count()))
-          + (skippedFolders.isEmpty() ? "" : String.format(", %d folders skipped", skippedFolders.size()));
+      String kept =
+          (sharedFilesKept.count() == 0
+                  ? ""
+                  : String.format(", %d kept that other tables reach", sharedFilesKept.count()))
+              + (unseenJobOutputsKept.count() == 0
+                  ? ""
+                  : String.format(
+                      ", %d outputs of jobs whose work location is elsewhere kept",
+                      unseenJobOutputsKept.count()))
+              + (skippedFolders.isEmpty()
+                  ? ""
+                  : String.format(", %d folders skipped", skippedFolders.size()));
       return dryRun
           ? String.format(
               "would delete %d orphans (%d bytes) and %d finished jobs' work locations; %d younger than the minimum "
                   + "age kept%s",
-              orphansDeleted.count(), orphansDeleted.bytes(), workLocationsRemoved, youngOrphansKept, kept)
+              orphansDeleted.count(),
+              orphansDeleted.bytes(),
+              workLocationsRemoved,
+              youngOrphansKept,
+              kept)
           : String.format(
               "%d orphans deleted (%d bytes), %d younger than the minimum age kept, %d finished jobs' work locations "
                   + "removed%s",
-              orphansDeleted.count(), orphansDeleted.bytes(), youngOrphansKept, workLocationsRemoved, kept);
+              orphansDeleted.count(),
+              orphansDeleted.bytes(),
+              youngOrphansKept,
+              workLocationsRemoved,
+              kept);
     }
   }
 
@@ -160,7 +204,9 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     return removeOrphans(table, false);
   }
 
-  /** What {@link #run} would delete now, decided the same way (refusals included); deletes nothing. */
+  /**
+   * What {@link #run} would delete now, decided the same way (refusals included); deletes nothing.
+   */
   @Override
   public Report preview(Table table) {
     return removeOrphans(table, true);
@@ -169,7 +215,8 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
   private Report removeOrphans(Table table, boolean dryRun) {
     if (!(table.io() instanceof SupportsPrefixOperations io)) {
       throw new CareRefusedException(
-          "Refusing orphan removal: the table's FileIO " + table.io().getClass().getName()
+          "Refusing orphan removal: the table's FileIO "
+              + table.io().getClass().getName()
               + " cannot list files (it does not implement SupportsPrefixOperations)");
     }
     table.refresh();
@@ -227,8 +274,13 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
       } else if (unfinishedOutputs.contains(FileLocations.normalized(file.location()))) {
         unfinishedKept++;
       } else if (unseenJob != null && !jobs.containsKey(unseenJob)) {
-        unseenJobOutputs.add(file.location() + " (output of " + unseenJob + ", whose work location is not under "
-            + workRoot + ")");
+        unseenJobOutputs.add(
+            file.location()
+                + " (output of "
+                + unseenJob
+                + ", whose work location is not under "
+                + workRoot
+                + ")");
       } else if (!isOld(file, cutoff)) {
         young++;
       } else {
@@ -240,7 +292,9 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     beforeRecheck.accept(table);
     table.refresh();
     reachable.addNewSnapshots(table);
-    orphans.removeIf(file -> reachable.contains(file.location()) || reachable.samePathAs(file.location()) != null);
+    orphans.removeIf(
+        file ->
+            reachable.contains(file.location()) || reachable.samePathAs(file.location()) != null);
     sharing.refresh(catalog); // and the sharers' commits since
     orphans.removeIf(file -> sharing.reachedBy(file.location()) != null);
 
@@ -249,7 +303,8 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     RemovedFiles orphansDeleted = dryRun ? wouldDelete(orphans) : delete(table, orphans, problems);
     RemovedFiles workDeleted = dryRun ? wouldDelete(workFiles) : delete(table, workFiles, problems);
 
-    // 5. verify from metadata: nothing deleted is reachable now (what was read before did not reach it; only
+    // 5. verify from metadata: nothing deleted is reachable now (what was read before did not reach
+    // it; only
     // the snapshots committed since are read)
     if (!dryRun) {
       table.refresh();
@@ -261,15 +316,28 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
       }
     }
     return new Report(
-        listed.size(), reachable.size(), orphansDeleted, young, mismatches.size(),
-        mismatches.subList(0, Math.min(RemovedFiles.SAMPLE, mismatches.size())), unfinishedKept,
-        removableJobs.size(), jobs.size() - removableJobs.size(), workDeleted, RemovedFiles.of(shared, 0),
-        RemovedFiles.of(unseenJobOutputs, 0), sharing.describeSharers(), skipped, problems, dryRun);
+        listed.size(),
+        reachable.size(),
+        orphansDeleted,
+        young,
+        mismatches.size(),
+        mismatches.subList(0, Math.min(RemovedFiles.SAMPLE, mismatches.size())),
+        unfinishedKept,
+        removableJobs.size(),
+        jobs.size() - removableJobs.size(),
+        workDeleted,
+        RemovedFiles.of(shared, 0),
+        RemovedFiles.of(unseenJobOutputs, 0),
+        sharing.describeSharers(),
+        skipped,
+        problems,
+        dryRun);
   }
 
   /**
-   * The files under {@code prefix}; none when the folder does not exist. S3 lists an absent prefix as
-   * empty, HadoopFileIO throws FileNotFoundException (a Hadoop table that never ran a job has no work root).
+   * The files under {@code prefix}; none when the folder does not exist. S3 lists an absent prefix
+   * as empty, HadoopFileIO throws FileNotFoundException (a Hadoop table that never ran a job has no
+   * work root).
    */
   private static List<FileInfo> listOrNone(SupportsPrefixOperations io, String prefix) {
     List<FileInfo> files = new ArrayList<>();
@@ -284,7 +352,8 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
   }
 
   private static RemovedFiles wouldDelete(List<FileInfo> files) {
-    return RemovedFiles.of(files.stream().map(FileInfo::location).toList(),
+    return RemovedFiles.of(
+        files.stream().map(FileInfo::location).toList(),
         files.stream().mapToLong(FileInfo::size).sum());
   }
 
@@ -297,21 +366,32 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
   /** The data and metadata folders, each only when it is inside the table's location. */
   private static List<String> tableFolders(Table table, List<String> skipped) {
     Map<String, String> properties = table.properties();
-    String data = firstSet(properties, TableProperties.WRITE_DATA_LOCATION, TableProperties.OBJECT_STORE_PATH,
-        TableProperties.WRITE_FOLDER_STORAGE_LOCATION);
+    String data =
+        firstSet(
+            properties,
+            TableProperties.WRITE_DATA_LOCATION,
+            TableProperties.OBJECT_STORE_PATH,
+            TableProperties.WRITE_FOLDER_STORAGE_LOCATION);
     String metadata = properties.get(TableProperties.WRITE_METADATA_LOCATION);
     List<String> folders = new ArrayList<>();
-    for (String[] folder : new String[][] {
-        {"data", data == null ? FileLocations.child(table.location(), "data") : data},
-        {"metadata", metadata == null ? FileLocations.child(table.location(), "metadata") : metadata}}) {
+    for (String[] folder :
+        new String[][] {
+          {"data", data == null ? FileLocations.child(table.location(), "data") : data},
+          {
+            "metadata",
+            metadata == null ? FileLocations.child(table.location(), "metadata") : metadata
+          }
+        }) {
       String location = folder[1];
       if (FileLocations.isUnder(location, table.location())
-          && !FileLocations.normalized(location).equals(FileLocations.normalized(table.location()))) {
+          && !FileLocations.normalized(location)
+              .equals(FileLocations.normalized(table.location()))) {
         folders.add(location);
       } else {
-        skipped.add(String.format(
-            "%s folder %s is not inside the table location %s: it may hold other tables' files", folder[0],
-            location, table.location()));
+        skipped.add(
+            String.format(
+                "%s folder %s is not inside the table location %s: it may hold other tables' files",
+                folder[0], location, table.location()));
       }
     }
     return folders;
@@ -333,7 +413,8 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
   }
 
   /** Files under the work root by job id (the first folder below the root). */
-  private static Map<String, List<FileInfo>> jobDirectories(SupportsPrefixOperations io, String workRoot) {
+  private static Map<String, List<FileInfo>> jobDirectories(
+      SupportsPrefixOperations io, String workRoot) {
     Map<String, List<FileInfo>> jobs = new LinkedHashMap<>();
     String root = FileLocations.normalized(workRoot) + "/";
     for (FileInfo file : listOrNone(io, FileLocations.child(workRoot, ""))) {
@@ -351,7 +432,10 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     return jobs;
   }
 
-  /** The job's final status from its {@code result.json}; empty when there is none or it cannot be read. */
+  /**
+   * The job's final status from its {@code result.json}; empty when there is none or it cannot be
+   * read.
+   */
   private static Optional<JobStatus> finalStatus(Table table, WorkLocation work) {
     try (InputStream in = table.io().newInputFile(work.jobResult()).newStream()) {
       JobResult result = JobJson.fromBytes(in.readAllBytes(), JobResult.class, work.jobResult());
@@ -368,7 +452,9 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     Set<String> outputs = new HashSet<>();
     for (FileInfo file : jobFiles) {
       String name = file.location().substring(file.location().lastIndexOf('/') + 1);
-      if (!name.startsWith("group-") || !name.endsWith(".json") || name.endsWith(".failed.json")
+      if (!name.startsWith("group-")
+          || !name.endsWith(".json")
+          || name.endsWith(".failed.json")
           || !file.location().contains("/results/")) {
         continue;
       }

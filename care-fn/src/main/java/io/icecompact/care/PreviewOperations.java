@@ -7,10 +7,10 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 
 /**
- * A table's operations whose commits stay in memory: a care step's dry run applies Iceberg's own update
- * (its retention rules, its ref expiry) to a copy of the metadata and reads what it would leave, writing
- * nothing. Iceberg's {@code StaticTableOperations} refuses commits, and {@code ExpireSnapshots.apply()}
- * returns the remaining snapshots but not the refs, hence this.
+ * A table's operations whose commits stay in memory: a care step's dry run applies Iceberg's own
+ * update (its retention rules, its ref expiry) to a copy of the metadata and reads what it would
+ * leave, writing nothing. Iceberg's {@code StaticTableOperations} refuses commits, and {@code
+ * ExpireSnapshots.apply()} returns the remaining snapshots but not the refs, hence this.
  */
 final class PreviewOperations implements TableOperations {
   private final FileIO io;

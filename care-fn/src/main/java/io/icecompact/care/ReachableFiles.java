@@ -21,21 +21,25 @@ import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * Every file the table's metadata reaches: the metadata files (current and logged), the version hint,
- * statistics and partition statistics files, and for every snapshot in the metadata (every ref's
- * history is among them) its manifest list, its manifests and every data and delete file (Puffin
- * deletion vectors included) live in them. Manifests shared by snapshots are read once.
+ * Every file the table's metadata reaches: the metadata files (current and logged), the version
+ * hint, statistics and partition statistics files, and for every snapshot in the metadata (every
+ * ref's history is among them) its manifest list, its manifests and every data and delete file
+ * (Puffin deletion vectors included) live in them. Manifests shared by snapshots are read once.
  *
  * <p>Files are indexed by {@link FileLocations#normalized} location and by path alone, so a listing
- * that names an object differently from the writer (scheme, doubled slashes, escapes) is recognised as
- * possibly the same file and kept.
+ * that names an object differently from the writer (scheme, doubled slashes, escapes) is recognised
+ * as possibly the same file and kept.
  */
 final class ReachableFiles {
   /** The size of a file the metadata names without one (metadata files, manifest lists). */
   static final long UNKNOWN_SIZE = -1;
 
-  /** By normalized location: the location as the metadata first named it, and its largest recorded size. */
+  /**
+   * By normalized location: the location as the metadata first named it, and its largest recorded
+   * size.
+   */
   private final Map<String, Reached> normalized = new HashMap<>();
+
   private final Map<String, String> byPath = new HashMap<>();
   private final Set<Long> snapshotsRead = new HashSet<>();
   private final Set<String> manifestsRead = new HashSet<>();
@@ -48,9 +52,9 @@ final class ReachableFiles {
   }
 
   /**
-   * Adds what {@code table} (refreshed by the caller) reaches that was not read yet: the metadata files
-   * again, and only the snapshots not seen before. Called again just before deleting, so a commit that
-   * landed during the listing protects its files.
+   * Adds what {@code table} (refreshed by the caller) reaches that was not read yet: the metadata
+   * files again, and only the snapshots not seen before. Called again just before deleting, so a
+   * commit that landed during the listing protects its files.
    */
   void addNewSnapshots(Table table) {
     TableMetadata metadata = ((HasTableOperations) table).operations().current();
@@ -61,7 +65,9 @@ final class ReachableFiles {
     metadata.previousFiles().forEach(entry -> add(entry.file()));
     add(ReachableFileUtil.versionHintLocation(table));
     metadata.statisticsFiles().stream().map(StatisticsFile::path).forEach(this::add);
-    metadata.partitionStatisticsFiles().stream().map(PartitionStatisticsFile::path).forEach(this::add);
+    metadata.partitionStatisticsFiles().stream()
+        .map(PartitionStatisticsFile::path)
+        .forEach(this::add);
     for (Snapshot snapshot : table.snapshots()) {
       if (!snapshotsRead.add(snapshot.snapshotId())) {
         continue;
@@ -99,7 +105,9 @@ final class ReachableFiles {
     if (location == null) {
       return; // a preview's in-memory metadata has no file of its own
     }
-    normalized.merge(FileLocations.normalized(location), new Reached(location, size),
+    normalized.merge(
+        FileLocations.normalized(location),
+        new Reached(location, size),
         (first, again) -> new Reached(first.location(), Math.max(first.size(), again.size())));
     byPath.putIfAbsent(FileLocations.path(location), location);
     byPath.putIfAbsent(FileLocations.decodedPath(location), location);
@@ -116,7 +124,10 @@ final class ReachableFiles {
     return normalized.values().stream().map(Reached::location).toList();
   }
 
-  /** The file's size as the metadata records it (manifests, data and delete files), or {@value #UNKNOWN_SIZE}. */
+  /**
+   * The file's size as the metadata records it (manifests, data and delete files), or {@value
+   * #UNKNOWN_SIZE}.
+   */
   long size(String location) {
     Reached reached = normalized.get(FileLocations.normalized(location));
     return reached == null ? UNKNOWN_SIZE : reached.size();

@@ -11,14 +11,15 @@ import org.apache.iceberg.Table;
 
 /**
  * Runs a table's care steps after its rewrite, each on the table as the catalog has it then, in one
- * order whatever the policy's listing: the steps that commit first (delete cleanup, then the manifests'
- * rewrite), then snapshot expiry, which deletes what those commits left unreferenced, then orphan removal,
- * which so finds only what no expiry accounts for. A step that fails is reported and the next still
- * runs: each step is safe on its own (see docs/fleet.md, "Care steps"). The embedded sweep and the
- * {@code CareForTable} Lambda both run this.
+ * order whatever the policy's listing: the steps that commit first (delete cleanup, then the
+ * manifests' rewrite), then snapshot expiry, which deletes what those commits left unreferenced,
+ * then orphan removal, which so finds only what no expiry accounts for. A step that fails is
+ * reported and the next still runs: each step is safe on its own (see docs/fleet.md, "Care steps").
+ * The embedded sweep and the {@code CareForTable} Lambda both run this.
  *
- * <p>Before each step, {@code beforeEachStep} runs (the Lambda checks there that its execution still
- * holds the table's lease); when it throws, that step and the ones after it are reported as not run.
+ * <p>Before each step, {@code beforeEachStep} runs (the Lambda checks there that its execution
+ * still holds the table's lease); when it throws, that step and the ones after it are reported as
+ * not run.
  */
 public final class TableCare {
   /** How a step ended. */
@@ -28,11 +29,14 @@ public final class TableCare {
     /** It threw, or its read-back found problems. */
     FAILED,
     /**
-     * It refused before deleting anything ({@link CareRefusedException}): {@code gc.enabled=false}, a table
-     * of the catalog that may share files and cannot be read, a FileIO that cannot list. Counts as not done.
+     * It refused before deleting anything ({@link CareRefusedException}): {@code gc.enabled=false},
+     * a table of the catalog that may share files and cannot be read, a FileIO that cannot list.
+     * Counts as not done.
      */
     REFUSED,
-    /** A dry run: the step decided what it would do and did nothing ({@link TableCareStep#preview}). */
+    /**
+     * A dry run: the step decided what it would do and did nothing ({@link TableCareStep#preview}).
+     */
     PREVIEWED,
     /** It did not run: {@code beforeEachStep} refused (e.g. the lease was lost). */
     NOT_RUN
@@ -46,7 +50,8 @@ public final class TableCare {
    * @param report the step's whole report, read back from metadata and storage (null unless it ran)
    * @param error the exception's type and message, when it threw or did not run
    */
-  public record Outcome(String step, Status status, String summary, CareReport report, String error) {
+  public record Outcome(
+      String step, Status status, String summary, CareReport report, String error) {
     public boolean failed() {
       return status != Status.DONE && status != Status.PREVIEWED;
     }
@@ -54,7 +59,11 @@ public final class TableCare {
 
   /** The order steps run in. */
   static final List<CareStep> ORDER =
-      List.of(CareStep.DELETE_CLEANUP, CareStep.REWRITE_MANIFESTS, CareStep.EXPIRE_SNAPSHOTS, CareStep.REMOVE_ORPHANS);
+      List.of(
+          CareStep.DELETE_CLEANUP,
+          CareStep.REWRITE_MANIFESTS,
+          CareStep.EXPIRE_SNAPSHOTS,
+          CareStep.REMOVE_ORPHANS);
 
   private final TableAccess access;
   private final String tableName;
@@ -64,7 +73,8 @@ public final class TableCare {
   /**
    * @param access the catalog the table is loaded from before each step
    * @param tableName the table, as jobs name it
-   * @param workBase the jobs' work location base when they name one (null: {@code <table>/_icecompact})
+   * @param workBase the jobs' work location base when they name one (null: {@code
+   *     <table>/_icecompact})
    * @param beforeEachStep runs before each step; an exception stops this and the remaining steps
    */
   public TableCare(TableAccess access, String tableName, String workBase, Runnable beforeEachStep) {
@@ -74,14 +84,17 @@ public final class TableCare {
     this.beforeEachStep = beforeEachStep;
   }
 
-  /** The steps of {@code steps} in {@link #ORDER}, each reported; {@code progress} gets a line per step. */
+  /**
+   * The steps of {@code steps} in {@link #ORDER}, each reported; {@code progress} gets a line per
+   * step.
+   */
   public List<Outcome> run(List<CareStep> steps, Consumer<String> progress) {
     return run(steps, progress, false);
   }
 
   /**
-   * What each of {@code steps} would do now ({@link TableCareStep#preview}), committing and deleting
-   * nothing; a step that would refuse says so.
+   * What each of {@code steps} would do now ({@link TableCareStep#preview}), committing and
+   * deleting nothing; a step that would refuse says so.
    */
   public List<Outcome> preview(List<CareStep> steps, Consumer<String> progress) {
     return run(steps, progress, true);
@@ -115,10 +128,16 @@ public final class TableCare {
       Table table = access.loadTable(tableName);
       TableCareStep<?> careStep = step(step);
       CareReport report = preview ? careStep.preview(table) : careStep.run(table);
-      Status status = !report.problems().isEmpty() ? Status.FAILED : preview ? Status.PREVIEWED : Status.DONE;
-      String summary = status != Status.FAILED
-          ? report.summary()
-          : report.summary() + "; " + report.problems().size() + " problems, first: " + report.problems().get(0);
+      Status status =
+          !report.problems().isEmpty() ? Status.FAILED : preview ? Status.PREVIEWED : Status.DONE;
+      String summary =
+          status != Status.FAILED
+              ? report.summary()
+              : report.summary()
+                  + "; "
+                  + report.problems().size()
+                  + " problems, first: "
+                  + report.problems().get(0);
       progress.accept(tableName + ": " + name + ": " + summary);
       return new Outcome(name, status, summary, report, null);
     } catch (CareRefusedException e) {
@@ -133,7 +152,9 @@ public final class TableCare {
   }
 
   private static String describe(RuntimeException e) {
-    return e.getClass().getSimpleName() + ": " + Abbreviated.text(String.valueOf(e.getMessage()), 500);
+    return e.getClass().getSimpleName()
+        + ": "
+        + Abbreviated.text(String.valueOf(e.getMessage()), 500);
   }
 
   private TableCareStep<?> step(CareStep step) {
@@ -141,8 +162,13 @@ public final class TableCare {
       case EXPIRE_SNAPSHOTS -> new ExpireSnapshotsStep(access.catalog(), tableName);
       case REWRITE_MANIFESTS -> new RewriteManifestsStep();
       case REMOVE_ORPHANS ->
-          new OrphanFilesStep(access.catalog(), tableName, OrphanFilesStep.DEFAULT_MIN_AGE, workBase,
-              Clock.systemUTC(), table -> {});
+          new OrphanFilesStep(
+              access.catalog(),
+              tableName,
+              OrphanFilesStep.DEFAULT_MIN_AGE,
+              workBase,
+              Clock.systemUTC(),
+              table -> {});
       case DELETE_CLEANUP -> new DeleteCleanupStep();
     };
   }

@@ -13,7 +13,8 @@ class FileLocationsTest {
         .isEqualTo(FileLocations.normalized("s3n://bucket/wh/t/data/f.parquet/"));
     assertThat(FileLocations.normalized("s3://other/wh/t/data/f.parquet"))
         .isNotEqualTo(FileLocations.normalized("s3://bucket/wh/t/data/f.parquet"));
-    assertThat(FileLocations.path("s3://other/wh/t/data/f.parquet")).isEqualTo("/wh/t/data/f.parquet");
+    assertThat(FileLocations.path("s3://other/wh/t/data/f.parquet"))
+        .isEqualTo("/wh/t/data/f.parquet");
   }
 
   @Test
@@ -25,7 +26,8 @@ class FileLocationsTest {
 
   @Test
   void percentEscapesAreDecodedForThePathComparison() {
-    assertThat(FileLocations.decodedPath("s3://b/t/data/region=a%20b/f")).isEqualTo("/t/data/region=a b/f");
+    assertThat(FileLocations.decodedPath("s3://b/t/data/region=a%20b/f"))
+        .isEqualTo("/t/data/region=a b/f");
   }
 
   @Test
@@ -36,9 +38,12 @@ class FileLocationsTest {
 
   @Test
   void rootedSplitsTheNormalizedRootFromThePathAsWritten() {
-    assertThat(FileLocations.rooted("s3a://bucket/wh/t/f")).isEqualTo(new FileLocations.Rooted("s3://bucket", "/wh/t/f"));
-    assertThat(FileLocations.rooted("file:///w/t/f")).isEqualTo(FileLocations.rooted("file:/w/t/f"))
-        .isEqualTo(FileLocations.rooted("/w/t/f")).isEqualTo(new FileLocations.Rooted("", "/w/t/f"));
+    assertThat(FileLocations.rooted("s3a://bucket/wh/t/f"))
+        .isEqualTo(new FileLocations.Rooted("s3://bucket", "/wh/t/f"));
+    assertThat(FileLocations.rooted("file:///w/t/f"))
+        .isEqualTo(FileLocations.rooted("file:/w/t/f"))
+        .isEqualTo(FileLocations.rooted("/w/t/f"))
+        .isEqualTo(new FileLocations.Rooted("", "/w/t/f"));
     assertThat(FileLocations.rooted("s3://bucket/wh//t/f").regular()).isFalse();
     assertThat(FileLocations.rooted("s3://bucket/wh/t/").regular()).isFalse();
     assertThat(FileLocations.rooted("s3://bucket/wh/t/f").regular()).isTrue();

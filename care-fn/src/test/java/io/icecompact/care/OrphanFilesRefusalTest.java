@@ -22,8 +22,11 @@ class OrphanFilesRefusalTest {
     try (InMemoryCatalog catalog = new InMemoryCatalog()) {
       catalog.initialize("memory", Map.of());
       catalog.createNamespace(Namespace.of("db"));
-      Table table = catalog.createTable(TableIdentifier.of("db", "t"),
-          new Schema(Types.NestedField.optional(1, "id", Types.LongType.get())), PartitionSpec.unpartitioned());
+      Table table =
+          catalog.createTable(
+              TableIdentifier.of("db", "t"),
+              new Schema(Types.NestedField.optional(1, "id", Types.LongType.get())),
+              PartitionSpec.unpartitioned());
       assertThatThrownBy(() -> new OrphanFilesStep(catalog, "db.t").run(table))
           .isInstanceOf(CareRefusedException.class)
           .hasMessageContaining("cannot list files");
@@ -34,12 +37,24 @@ class OrphanFilesRefusalTest {
   void minimumAgesFromOneDayAreAccepted() throws Exception {
     try (InMemoryCatalog catalog = new InMemoryCatalog()) {
       catalog.initialize("memory", Map.of());
-      assertThat(new OrphanFilesStep(catalog, "db.t", Duration.ofDays(1), null, Clock.systemUTC(), t -> {})).isNotNull();
+      assertThat(
+              new OrphanFilesStep(
+                  catalog, "db.t", Duration.ofDays(1), null, Clock.systemUTC(), t -> {}))
+          .isNotNull();
       assertThatThrownBy(
-          () -> new OrphanFilesStep(catalog, "db.t", Duration.ofDays(1).minusMillis(1), null, Clock.systemUTC(), t -> {}))
+              () ->
+                  new OrphanFilesStep(
+                      catalog,
+                      "db.t",
+                      Duration.ofDays(1).minusMillis(1),
+                      null,
+                      Clock.systemUTC(),
+                      t -> {}))
           .isInstanceOf(CareRefusedException.class);
-      assertThatThrownBy(() -> new OrphanFilesStep(null, "db.t", Duration.ofDays(3), "s3://b/work", Clock.systemUTC(),
-          t -> {}))
+      assertThatThrownBy(
+              () ->
+                  new OrphanFilesStep(
+                      null, "db.t", Duration.ofDays(3), "s3://b/work", Clock.systemUTC(), t -> {}))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("the catalog and the table's name are required");
     }

@@ -5,7 +5,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-/** Prints rows as aligned columns: the last column unpadded (a reason, whole), the given ones right-aligned. */
+/**
+ * Prints rows as aligned columns: the last column unpadded (a reason, whole), the given ones
+ * right-aligned.
+ */
 final class AlignedTable {
   private AlignedTable() {}
 

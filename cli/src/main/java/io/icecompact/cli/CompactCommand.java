@@ -1,10 +1,10 @@
 package io.icecompact.cli;
 
 import io.icecompact.cli.flags.WholeNumber;
-import io.icecompact.engine.EmbeddedJobRunner;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.engine.EmbeddedJobRunner;
 import io.icecompact.worker.RewritePathChoice;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -15,13 +15,18 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code icecompact compact}: one job against any catalog Iceberg can load. */
-@Command(name = "compact", mixinStandardHelpOptions = true,
+@Command(
+    name = "compact",
+    mixinStandardHelpOptions = true,
     description = "Plan, rewrite and commit one compaction job on this machine.")
 final class CompactCommand implements Callable<Integer> {
-  @Mixin
-  JobOptions job;
+  @Mixin JobOptions job;
 
-  @Option(names = "--workers", defaultValue = "2", paramLabel = "N", converter = WholeNumber.Positive.class,
+  @Option(
+      names = "--workers",
+      defaultValue = "2",
+      paramLabel = "N",
+      converter = WholeNumber.Positive.class,
       description = "Groups rewritten in parallel, 1 or more (default: ${DEFAULT-VALUE})")
   int workers;
 
@@ -32,14 +37,17 @@ final class CompactCommand implements Callable<Integer> {
   @Option(names = "--rewrite-path", hidden = true, defaultValue = "AUTO")
   RewritePathChoice rewritePath;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
-    JobResult result = new EmbeddedJobRunner(
-                workers, new StderrProgress(err), EmbeddedJobRunner.GroupInterceptor.NONE, rewritePath)
+    JobResult result =
+        new EmbeddedJobRunner(
+                workers,
+                new StderrProgress(err),
+                EmbeddedJobRunner.GroupInterceptor.NONE,
+                rewritePath)
             .run(job.toSpec());
     return report(result, json, spec.commandLine().getOut());
   }

@@ -15,27 +15,29 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code icecompact health}: every table of the namespaces ranked by the health score ([fleet](docs/fleet.md#the-health-score)), with the
- * decision a sweep would take and why. Reads metadata and dry-runs the planner; writes nothing. Exit 1
- * when a table could not be read (its row says why), 2 for bad flags or an unknown namespace.
+ * {@code icecompact health}: every table of the namespaces ranked by the health score
+ * ([fleet](docs/fleet.md#the-health-score)), with the decision a sweep would take and why. Reads
+ * metadata and dry-runs the planner; writes nothing. Exit 1 when a table could not be read (its row
+ * says why), 2 for bad flags or an unknown namespace.
  */
-@Command(name = "health", mixinStandardHelpOptions = true,
-    description = "Rank the tables of one or more namespaces by health score, with the decision and its reason.")
+@Command(
+    name = "health",
+    mixinStandardHelpOptions = true,
+    description =
+        "Rank the tables of one or more namespaces by health score, with the decision and its reason.")
 final class HealthCommand implements Callable<Integer> {
-  @Mixin
-  NamespaceOptions fleet;
+  @Mixin NamespaceOptions fleet;
 
   @Option(names = "--json", description = "Print the ranked assessments as JSON")
   boolean json;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
@@ -59,7 +61,17 @@ final class HealthCommand implements Callable<Integer> {
   }
 
   static final String[] HEADER = {
-    "table", "files", "parts", "excess", "del files", "dels/file", "since", "score", "decision", "reason"};
+    "table",
+    "files",
+    "parts",
+    "excess",
+    "del files",
+    "dels/file",
+    "since",
+    "score",
+    "decision",
+    "reason"
+  };
 
   /** An aligned table: text columns left, numbers right; the reason last, whole. */
   static void print(PrintWriter out, List<TableAssessment> ranked) {
@@ -68,20 +80,25 @@ final class HealthCommand implements Callable<Integer> {
     for (TableAssessment a : ranked) {
       TableHealth h = a.health();
       if (h == null) {
-        rows.add(new String[] {a.table(), "-", "-", "-", "-", "-", "-", "-", a.decision().name(), a.reason()});
+        rows.add(
+            new String[] {
+              a.table(), "-", "-", "-", "-", "-", "-", "-", a.decision().name(), a.reason()
+            });
         continue;
       }
-      rows.add(new String[] {
-        a.table(),
-        Long.toString(h.dataFiles()),
-        Long.toString(h.partitions()),
-        Long.toString(h.excessFiles()),
-        Long.toString(h.deleteFiles()),
-        String.format(Locale.ROOT, "%.0f", h.deletesPerDataFile()),
-        Integer.toString(h.snapshotsSinceCompaction()),
-        String.format(Locale.ROOT, "%.0f", h.score()),
-        a.decision().name(),
-        a.reason()});
+      rows.add(
+          new String[] {
+            a.table(),
+            Long.toString(h.dataFiles()),
+            Long.toString(h.partitions()),
+            Long.toString(h.excessFiles()),
+            Long.toString(h.deleteFiles()),
+            String.format(Locale.ROOT, "%.0f", h.deletesPerDataFile()),
+            Integer.toString(h.snapshotsSinceCompaction()),
+            String.format(Locale.ROOT, "%.0f", h.score()),
+            a.decision().name(),
+            a.reason()
+          });
     }
     // text columns (table, decision) left, numbers right
     AlignedTable.print(out, rows, Set.of(1, 2, 3, 4, 5, 6, 7));

@@ -22,24 +22,30 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code icecompact history}: a table's most recent jobs, newest first, from the deployed job log or the jobs'
- * work locations. Writes nothing. Exit 0 (an empty history too), 2 for bad flags or an unknown table.
+ * {@code icecompact history}: a table's most recent jobs, newest first, from the deployed job log
+ * or the jobs' work locations. Writes nothing. Exit 0 (an empty history too), 2 for bad flags or an
+ * unknown table.
  */
-@Command(name = "history", mixinStandardHelpOptions = true,
-    description = "List a table's most recent compaction jobs, newest first, with status, counts and reason.")
+@Command(
+    name = "history",
+    mixinStandardHelpOptions = true,
+    description =
+        "List a table's most recent compaction jobs, newest first, with status, counts and reason.")
 final class HistoryCommand implements Callable<Integer> {
-  @Mixin
-  HistoryOptions source;
+  @Mixin HistoryOptions source;
 
-  @Option(names = "--limit", defaultValue = "20", paramLabel = "N", converter = WholeNumber.Positive.class,
+  @Option(
+      names = "--limit",
+      defaultValue = "20",
+      paramLabel = "N",
+      converter = WholeNumber.Positive.class,
       description = "Jobs listed, 1 or more (default: ${DEFAULT-VALUE})")
   int limit;
 
   @Option(names = "--json", description = "Print {\"table\", \"source\", \"jobs\": [...]} as JSON")
   boolean json;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Override
   public Integer call() {
@@ -63,22 +69,32 @@ final class HistoryCommand implements Callable<Integer> {
     }
   }
 
-  static final String[] HEADER = {"started (UTC)", "job", "status", "took", "data files", "groups", "reason"};
+  static final String[] HEADER = {
+    "started (UTC)", "job", "status", "took", "data files", "groups", "reason"
+  };
 
-  /** One aligned row per job: data files rewritten -> added, the groups' outcomes, the error or reason last. */
+  /**
+   * One aligned row per job: data files rewritten -> added, the groups' outcomes, the error or
+   * reason last.
+   */
   static void print(PrintWriter out, List<JobLogEntry> jobs) {
     List<String[]> rows = new ArrayList<>();
     rows.add(HEADER);
     for (JobLogEntry job : jobs) {
-      rows.add(new String[] {
-        startedAt(job),
-        job.jobId(),
-        job.status(),
-        seconds(job.durationMillis()),
-        job.counts().isEmpty() ? "-"
-            : count(job, "rewritten_data_files_count") + " -> " + count(job, "added_data_files_count"),
-        groups(job),
-        job.error() == null ? "" : job.error()});
+      rows.add(
+          new String[] {
+            startedAt(job),
+            job.jobId(),
+            job.status(),
+            seconds(job.durationMillis()),
+            job.counts().isEmpty()
+                ? "-"
+                : count(job, "rewritten_data_files_count")
+                    + " -> "
+                    + count(job, "added_data_files_count"),
+            groups(job),
+            job.error() == null ? "" : job.error()
+          });
     }
     AlignedTable.print(out, rows, Set.of(3));
   }

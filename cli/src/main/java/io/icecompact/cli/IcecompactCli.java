@@ -17,8 +17,19 @@ import picocli.CommandLine.UnmatchedArgumentException;
     name = "icecompact",
     mixinStandardHelpOptions = true,
     versionProvider = IcecompactCli.Version.class,
-    description = "Compacts Apache Iceberg tables: plan file groups, rewrite them, commit one snapshot.",
-    subcommands = {DemoCommand.class, CompactCommand.class, PlanCommand.class, HealthCommand.class, SweepCommand.class, HistoryCommand.class, StatusCommand.class, RecommitCommand.class, BenchCommand.class},
+    description =
+        "Compacts Apache Iceberg tables: plan file groups, rewrite them, commit one snapshot.",
+    subcommands = {
+      DemoCommand.class,
+      CompactCommand.class,
+      PlanCommand.class,
+      HealthCommand.class,
+      SweepCommand.class,
+      HistoryCommand.class,
+      StatusCommand.class,
+      RecommitCommand.class,
+      BenchCommand.class
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:the job committed, or had nothing to do; history and status: the history was read, the job found",
@@ -29,6 +40,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
 public final class IcecompactCli {
   public static final int EXIT_JOB_NOT_DONE = 1;
   public static final int EXIT_BAD_INPUT = 2;
+
   /** sysexits' EX_TEMPFAIL: try again later. */
   public static final int EXIT_TRY_AGAIN = 75;
 
@@ -45,7 +57,10 @@ public final class IcecompactCli {
             (e, cmd, parsed) -> {
               int code = exitCode(e);
               if (cmd.getParseResult() != null && cmd.getParseResult().hasMatchedOption("--json")) {
-                String type = e instanceof IcecompactException ? e.getClass().getSimpleName() : e.getClass().getName();
+                String type =
+                    e instanceof IcecompactException
+                        ? e.getClass().getSimpleName()
+                        : e.getClass().getName();
                 printJsonError(cmd, type, e.getMessage(), code);
               }
               cmd.getErr().println("error: " + e.getMessage());
@@ -54,8 +69,9 @@ public final class IcecompactCli {
   }
 
   /**
-   * 2 for bad input: the flags, or a job's stored document that cannot be parsed (the same every run, so a
-   * retry cannot help; the message names the file). 1 for the rest: a job not done, or an environment failing.
+   * 2 for bad input: the flags, or a job's stored document that cannot be parsed (the same every
+   * run, so a retry cannot help; the message names the file). 1 for the rest: a job not done, or an
+   * environment failing.
    */
   static int exitCode(Exception e) {
     return e instanceof InvalidJobInputException || e instanceof StoredDocumentUnreadableException
@@ -64,9 +80,9 @@ public final class IcecompactCli {
   }
 
   /**
-   * A flag picocli rejected (unknown, missing, malformed or out of range), or one a command rejected
-   * with a {@link ParameterException}: exit 2 with one line naming the flag, not the whole usage text;
-   * with {@code --json}, the JSON error object on stdout as for any other error.
+   * A flag picocli rejected (unknown, missing, malformed or out of range), or one a command
+   * rejected with a {@link ParameterException}: exit 2 with one line naming the flag, not the whole
+   * usage text; with {@code --json}, the JSON error object on stdout as for any other error.
    */
   static int usageError(ParameterException e, String[] args) {
     CommandLine cmd = e.getCommandLine();
@@ -86,11 +102,13 @@ public final class IcecompactCli {
    * result may not hold a later {@code --json}; the arguments do.
    */
   private static boolean asksForJson(CommandLine cmd, String[] args) {
-    return cmd.getCommandSpec().findOption("--json") != null && Arrays.asList(args).contains("--json");
+    return cmd.getCommandSpec().findOption("--json") != null
+        && Arrays.asList(args).contains("--json");
   }
 
   private static void printJsonError(CommandLine cmd, String type, String message, int code) {
-    cmd.getOut().println(JobJson.toPrettyJson(new ErrorResult(ErrorResult.ERROR, type, message, code)));
+    cmd.getOut()
+        .println(JobJson.toPrettyJson(new ErrorResult(ErrorResult.ERROR, type, message, code)));
     cmd.getOut().flush();
   }
 

@@ -14,8 +14,13 @@ final class ResultPrinter {
   private ResultPrinter() {}
 
   static void print(JobResult result, PrintWriter out) {
-    out.printf(Locale.ROOT, "%s %s: %s in %.2f s%n",
-        result.table(), result.jobId(), result.status(), result.durationMillis() / 1000.0);
+    out.printf(
+        Locale.ROOT,
+        "%s %s: %s in %.2f s%n",
+        result.table(),
+        result.jobId(),
+        result.status(),
+        result.durationMillis() / 1000.0);
     if (result.reason() != null) {
       out.println("  " + result.reason());
     }
@@ -25,11 +30,20 @@ final class ResultPrinter {
     if (result.groups().isEmpty()) {
       return;
     }
-    out.printf(Locale.ROOT, "  data files: %d rewritten -> %d added (%s read), %d delete files removed, %d failed%n",
-        result.rewrittenDataFilesCount(), result.addedDataFilesCount(),
-        bytes(result.rewrittenBytesCount()), result.removedDeleteFilesCount(), result.failedDataFilesCount());
-    out.printf(Locale.ROOT, "  groups: %d rewritten, %d failed, %d conflicted, %d lost the commit race, %d skipped%n",
-        result.rewrittenGroups(), result.failedGroups(), result.conflictedGroups(),
+    out.printf(
+        Locale.ROOT,
+        "  data files: %d rewritten -> %d added (%s read), %d delete files removed, %d failed%n",
+        result.rewrittenDataFilesCount(),
+        result.addedDataFilesCount(),
+        bytes(result.rewrittenBytesCount()),
+        result.removedDeleteFilesCount(),
+        result.failedDataFilesCount());
+    out.printf(
+        Locale.ROOT,
+        "  groups: %d rewritten, %d failed, %d conflicted, %d lost the commit race, %d skipped%n",
+        result.rewrittenGroups(),
+        result.failedGroups(),
+        result.conflictedGroups(),
         result.groups().stream().filter(g -> g.status() == GroupOutcome.Status.CONTENDED).count(),
         result.skippedGroups());
     if (result.commit() != null) {
@@ -38,13 +52,18 @@ final class ResultPrinter {
     printGroupOutcomes(result, out);
   }
 
-  /** The rewrite paths taken, each group that did not end rewritten and why, and a failed verification. */
+  /**
+   * The rewrite paths taken, each group that did not end rewritten and why, and a failed
+   * verification.
+   */
   static void printGroupOutcomes(JobResult result, PrintWriter out) {
     if (result.groups() != null) {
       printPaths(out, result);
       for (GroupOutcome group : result.groups()) {
         if (group.status() != GroupOutcome.Status.REWRITTEN) {
-          out.printf("  group %d %s: %s: %s%n", group.groupIndex(), group.partition(), group.status(), group.reason());
+          out.printf(
+              "  group %d %s: %s: %s%n",
+              group.groupIndex(), group.partition(), group.status(), group.reason());
         }
       }
     }
@@ -67,7 +86,10 @@ final class ResultPrinter {
       }
     }
     if (!paths.isEmpty()) {
-      out.printf(Locale.ROOT, "  rewrite paths: %s%s%n", paths,
+      out.printf(
+          Locale.ROOT,
+          "  rewrite paths: %s%s%n",
+          paths,
           genericReason == null ? "" : " (first generic " + genericReason + ")");
     }
   }

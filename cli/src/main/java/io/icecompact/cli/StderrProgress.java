@@ -1,9 +1,9 @@
 package io.icecompact.cli;
 
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupStatus;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.engine.ProgressListener;
 import java.io.PrintWriter;
 
 /** Progress lines on stderr, so stdout carries only the result. */
@@ -19,21 +19,32 @@ final class StderrProgress implements ProgressListener {
     if (!summary.planned()) {
       err.println("planned: nothing to do");
     } else {
-      err.printf("planned %s: %d groups, %d files, %s, pinned snapshot %d%n",
-          summary.jobId(), summary.groupCount(), summary.inputFiles(),
-          ResultPrinter.bytes(summary.inputBytes()), summary.pinned().snapshotId());
+      err.printf(
+          "planned %s: %d groups, %d files, %s, pinned snapshot %d%n",
+          summary.jobId(),
+          summary.groupCount(),
+          summary.inputFiles(),
+          ResultPrinter.bytes(summary.inputBytes()),
+          summary.pinned().snapshotId());
     }
   }
 
   @Override
   public void groupDone(GroupStatus status, int done, int total) {
-    err.printf("[%d/%d] group %d: %d rows (%d deleted) -> %d files%n",
-        done, total, status.groupIndex(), status.inputRows(), status.deletedRows(), status.outputFiles());
+    err.printf(
+        "[%d/%d] group %d: %d rows (%d deleted) -> %d files%n",
+        done,
+        total,
+        status.groupIndex(),
+        status.inputRows(),
+        status.deletedRows(),
+        status.outputFiles());
   }
 
   @Override
   public void groupFailed(GroupFailure failure, int done, int total) {
-    err.printf("[%d/%d] group %d FAILED: %s: %s%n",
+    err.printf(
+        "[%d/%d] group %d FAILED: %s: %s%n",
         done, total, failure.groupIndex(), failure.errorType(), failure.message());
   }
 

@@ -22,12 +22,15 @@ final class TableStats {
     for (Snapshot ignored : table.snapshots()) {
       snapshots++;
     }
-    out.printf(Locale.ROOT, "%s: %s data files, %s delete files, %s rows, %s, %d snapshots%n",
+    out.printf(
+        Locale.ROOT,
+        "%s: %s data files, %s delete files, %s rows, %s, %d snapshots%n",
         label,
         summary.getOrDefault(SnapshotSummary.TOTAL_DATA_FILES_PROP, "?"),
         summary.getOrDefault(SnapshotSummary.TOTAL_DELETE_FILES_PROP, "?"),
         summary.getOrDefault(SnapshotSummary.TOTAL_RECORDS_PROP, "?"),
-        ResultPrinter.bytes(Long.parseLong(summary.getOrDefault(SnapshotSummary.TOTAL_FILE_SIZE_PROP, "0"))),
+        ResultPrinter.bytes(
+            Long.parseLong(summary.getOrDefault(SnapshotSummary.TOTAL_FILE_SIZE_PROP, "0"))),
         snapshots);
   }
 }

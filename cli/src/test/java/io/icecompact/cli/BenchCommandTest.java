@@ -13,12 +13,34 @@ class BenchCommandTest {
   void reportsEachPathOnTheSameGroupsWithTheMedianOfItsRounds(@TempDir Path dir) {
     CliRun run =
         CliRun.of(
-            "bench", "--warehouse", dir.toString(), "--files", "12", "--partitions", "2", "--rows-per-file", "200",
-            "--delete-files", "2", "--equality-deletes", "20", "--shapes", "deletes,scattered-deletes",
-            "--threads", "1", "--warmups", "0", "--rounds", "2");
+            "bench",
+            "--warehouse",
+            dir.toString(),
+            "--files",
+            "12",
+            "--partitions",
+            "2",
+            "--rows-per-file",
+            "200",
+            "--delete-files",
+            "2",
+            "--equality-deletes",
+            "20",
+            "--shapes",
+            "deletes,scattered-deletes",
+            "--threads",
+            "1",
+            "--warmups",
+            "0",
+            "--rounds",
+            "2");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    List<String> rows = run.out().lines().filter(line -> line.startsWith("| deletes") || line.startsWith("| scattered")).toList();
+    List<String> rows =
+        run.out()
+            .lines()
+            .filter(line -> line.startsWith("| deletes") || line.startsWith("| scattered"))
+            .toList();
     assertThat(rows).hasSize(4);
     assertThat(rows)
         .filteredOn(row -> row.contains("| generic |"))
@@ -38,27 +60,65 @@ class BenchCommandTest {
   void aSortRowBeyondTheSortHeapSaysWhatWasSpilled(@TempDir Path dir) {
     CliRun run =
         CliRun.of(
-            "bench", "--warehouse", dir.toString(), "--files", "12", "--partitions", "2", "--rows-per-file", "200",
-            "--delete-files", "2", "--equality-deletes", "20", "--shapes", "deletes", "--paths", "GENERIC",
-            "--threads", "1", "--warmups", "0", "--rounds", "1", "--sort-orders", "customer_id",
-            "--sort-heap-bytes", "400000");
+            "bench",
+            "--warehouse",
+            dir.toString(),
+            "--files",
+            "12",
+            "--partitions",
+            "2",
+            "--rows-per-file",
+            "200",
+            "--delete-files",
+            "2",
+            "--equality-deletes",
+            "20",
+            "--shapes",
+            "deletes",
+            "--paths",
+            "GENERIC",
+            "--threads",
+            "1",
+            "--warmups",
+            "0",
+            "--rounds",
+            "1",
+            "--sort-orders",
+            "customer_id",
+            "--sort-heap-bytes",
+            "400000");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.out().lines().filter(line -> line.startsWith("| deletes, sort customer_id (sort heap 0 MB)")))
+    assertThat(
+            run.out()
+                .lines()
+                .filter(line -> line.startsWith("| deletes, sort customer_id (sort heap 0 MB)")))
         .singleElement()
-        .satisfies(row -> assertThat(row).containsPattern("; spilled \\d+ runs, \\d+\\.\\d MB \\|$"));
+        .satisfies(
+            row -> assertThat(row).containsPattern("; spilled \\d+ runs, \\d+\\.\\d MB \\|$"));
   }
 
   @Test
   void endToEndRunsTheWholeJobPerPathInThisJvmAndAFreshOneAndKeepsTheLiveRows(@TempDir Path dir) {
     CliRun run =
         CliRun.of(
-            "bench", "--e2e", "--warehouse", dir.toString(), "--sizes", "2x5x200", "--format-versions", "2,3",
-            "--threads", "1", "--warmups", "0");
+            "bench",
+            "--e2e",
+            "--warehouse",
+            dir.toString(),
+            "--sizes",
+            "2x5x200",
+            "--format-versions",
+            "2,3",
+            "--threads",
+            "1",
+            "--warmups",
+            "0");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out())
-        .contains("2x5x200 v2 (Spark 3.5 layout, 2 day partitions x 5 files x 200 rows): 10 data files")
+        .contains(
+            "2x5x200 v2 (Spark 3.5 layout, 2 day partitions x 5 files x 200 rows): 10 data files")
         .contains("10 position delete files deleting 20 rows; live: 1,980 rows")
         .contains("2x5x200 v3 (Spark 3.5 layout")
         .contains("10 deletion vectors deleting 20 rows; live: 1,980 rows");
@@ -74,22 +134,34 @@ class BenchCommandTest {
   }
 
   /**
-   * {@code bench --e2e} on the small Flink upsert table: the table line describes its files; both paths run
-   * in this JVM and in a fresh one, which reports its CPU seconds and peak RSS; the live rows are kept.
+   * {@code bench --e2e} on the small Flink upsert table: the table line describes its files; both
+   * paths run in this JVM and in a fresh one, which reports its CPU seconds and peak RSS; the live
+   * rows are kept.
    */
   @Test
   void endToEndOnAFlinkUpsertTablePrintsCpuAndPeakRssOfTheFreshProcess(@TempDir Path dir) {
     CliRun run =
         CliRun.of(
-            "bench", "--e2e", "--warehouse", dir.toString(), "--sizes", "upsert-s", "--format-versions", "2",
-            "--threads", "1", "--warmups", "0");
+            "bench",
+            "--e2e",
+            "--warehouse",
+            dir.toString(),
+            "--sizes",
+            "upsert-s",
+            "--format-versions",
+            "2",
+            "--threads",
+            "1",
+            "--warmups",
+            "0");
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
     assertThat(run.out())
-        .containsPattern("upsert-s v2 \\(Flink 1\\.20 upsert sink: 12 checkpoints x 2 writers into bucket\\(4, id\\),"
-            + " 200 changes per writer and checkpoint, id key; generated in [0-9.]+ s\\): 96 data files, [0-9.]+ MB,"
-            + " 4,[0-9]{3} rows; [1-9][0-9] equality delete files of [0-9,]+ keys; [1-9][0-9] position delete files of"
-            + " [0-9,]+ positions; live: [0-9,]+ rows");
+        .containsPattern(
+            "upsert-s v2 \\(Flink 1\\.20 upsert sink: 12 checkpoints x 2 writers into bucket\\(4, id\\),"
+                + " 200 changes per writer and checkpoint, id key; generated in [0-9.]+ s\\): 96 data files, [0-9.]+ MB,"
+                + " 4,[0-9]{3} rows; [1-9][0-9] equality delete files of [0-9,]+ keys; [1-9][0-9] position delete files of"
+                + " [0-9,]+ positions; live: [0-9,]+ rows");
     List<String> header = cells(row(run.out(), "| size |"));
     assertThat(header.subList(7, 10)).containsExactly("total s", "CPU s", "peak RSS MB");
     List<String> rows = run.out().lines().filter(line -> line.startsWith("| upsert-s ")).toList();
@@ -100,29 +172,44 @@ class BenchCommandTest {
     assertThat(rows)
         .filteredOn(row -> row.contains("| fresh JVM |"))
         .hasSize(2)
-        .allSatisfy(row -> {
-          List<String> cells = cells(row);
-          double total = Double.parseDouble(cells.get(7));
-          double cpu = Double.parseDouble(cells.get(8));
-          // a JVM's start alone takes a fraction of a CPU second; two cores bound it from above
-          assertThat(cpu).isGreaterThan(0.2).isLessThan(total * Runtime.getRuntime().availableProcessors() + 1);
-          // a JVM that loaded Iceberg and Parquet: tens of MB at least
-          assertThat(Double.parseDouble(cells.get(9))).isGreaterThan(30);
-        });
+        .allSatisfy(
+            row -> {
+              List<String> cells = cells(row);
+              double total = Double.parseDouble(cells.get(7));
+              double cpu = Double.parseDouble(cells.get(8));
+              // a JVM's start alone takes a fraction of a CPU second; two cores bound it from above
+              assertThat(cpu)
+                  .isGreaterThan(0.2)
+                  .isLessThan(total * Runtime.getRuntime().availableProcessors() + 1);
+              // a JVM that loaded Iceberg and Parquet: tens of MB at least
+              assertThat(Double.parseDouble(cells.get(9))).isGreaterThan(30);
+            });
     assertThat(rows)
         .filteredOn(row -> row.contains("| warm JVM |"))
         .hasSize(2)
-        .allSatisfy(row -> {
-          assertThat(Double.parseDouble(cells(row).get(8))).isPositive();
-          assertThat(cells(row).get(9)).isEqualTo("-");
-        });
+        .allSatisfy(
+            row -> {
+              assertThat(Double.parseDouble(cells(row).get(8))).isPositive();
+              assertThat(cells(row).get(9)).isEqualTo("-");
+            });
   }
 
   @Test
   void endToEndSaysSoWhenTheTableHasNothingToRewrite(@TempDir Path dir) {
     CliRun run =
-        CliRun.of("bench", "--e2e", "--warehouse", dir.toString(), "--sizes", "2x3x200", "--format-versions", "2",
-            "--processes", "warm", "--warmups", "0");
+        CliRun.of(
+            "bench",
+            "--e2e",
+            "--warehouse",
+            dir.toString(),
+            "--sizes",
+            "2x3x200",
+            "--format-versions",
+            "2",
+            "--processes",
+            "warm",
+            "--warmups",
+            "0");
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.err()).contains("give it at least 5 files per day");
   }
@@ -132,20 +219,43 @@ class BenchCommandTest {
     // two files per partition: under the planner's min-input-files
     CliRun run =
         CliRun.of(
-            "bench", "--warehouse", dir.toString(), "--files", "4", "--partitions", "2", "--rows-per-file", "50",
-            "--shapes", "no-deletes", "--rounds", "1", "--warmups", "0");
+            "bench",
+            "--warehouse",
+            dir.toString(),
+            "--files",
+            "4",
+            "--partitions",
+            "2",
+            "--rows-per-file",
+            "50",
+            "--shapes",
+            "no-deletes",
+            "--rounds",
+            "1",
+            "--warmups",
+            "0");
 
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.err()).contains("Nothing to rewrite in the generated 'no-deletes' table");
   }
 
   /**
-   * {@code bench --scale} on a tiny table: the figures are there and agree with the table's metadata
-   * (2,000 files in 20 days of 100: 20 groups, all replaced by the commit). Nothing is timed.
+   * {@code bench --scale} on a tiny table: the figures are there and agree with the table's
+   * metadata (2,000 files in 20 days of 100: 20 groups, all replaced by the commit). Nothing is
+   * timed.
    */
   @Test
   void scalePlansAndCommitsAMetadataOnlyTableInFreshJvms(@TempDir Path dir) {
-    CliRun run = CliRun.of("bench", "--scale", "--warehouse", dir.toString(), "--files", "2000", "--scale-heap", "512m");
+    CliRun run =
+        CliRun.of(
+            "bench",
+            "--scale",
+            "--warehouse",
+            dir.toString(),
+            "--files",
+            "2000",
+            "--scale-heap",
+            "512m");
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out())
@@ -154,9 +264,13 @@ class BenchCommandTest {
         .contains("Each step ran in a fresh JVM (-Xmx512m)");
     String plannerRow = row(run.out(), "| 2,000 | 20 | ");
     // groups (skipped), files per group
-    assertThat(plannerRow).contains("| 20 (0) | 100 | ").doesNotContain("failed").doesNotContain("nothing to do");
+    assertThat(plannerRow)
+        .contains("| 20 (0) | 100 | ")
+        .doesNotContain("failed")
+        .doesNotContain("nothing to do");
     List<String> cells = cells(plannerRow);
-    // heap after GC and the pools' peaks, RSS; the plan index, the group documents, a group's manifests
+    // heap after GC and the pools' peaks, RSS; the plan index, the group documents, a group's
+    // manifests
     // (small here: cross-checked), a worker's read (the index, its document and those manifests)
     assertThat(cells.get(3)).matches("[0-9.]+ (KB|MB)|\\(no GC\\)");
     assertThat(cells.subList(4, 6)).allSatisfy(cell -> assertThat(cell).matches("[0-9.]+ MB"));
@@ -165,7 +279,10 @@ class BenchCommandTest {
     assertThat(cells.get(10)).matches("[0-9.]+ KB \\(cross-checked\\)");
     assertThat(cells.get(11)).matches("[0-9.]+ KB");
     assertThat(kilobytes(cells.get(11)))
-        .isEqualTo(kilobytes(cells.get(8)) + kilobytes(cells.get(9).split(" / ")[0]) + kilobytes(cells.get(10)),
+        .isEqualTo(
+            kilobytes(cells.get(8))
+                + kilobytes(cells.get(9).split(" / ")[0])
+                + kilobytes(cells.get(10)),
             org.assertj.core.data.Offset.offset(0.2));
     String committerRow = row(run.out(), "| 2,000 | 20 | ", 1);
     assertThat(committerRow)
@@ -187,6 +304,8 @@ class BenchCommandTest {
   }
 
   private static List<String> cells(String row) {
-    return List.of(row.substring(1, row.length() - 1).split("\\|")).stream().map(String::trim).toList();
+    return List.of(row.substring(1, row.length() - 1).split("\\|")).stream()
+        .map(String::trim)
+        .toList();
   }
 }

@@ -2,11 +2,11 @@ package io.icecompact.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icecompact.core.io.LocalFileIO;
+import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
 import io.icecompact.fixtures.LocalWarehouse;
-import io.icecompact.core.io.LocalFileIO;
-import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.TestTables;
 import io.icecompact.testkit.LocalAwsCredentials;
 import io.icecompact.testkit.LocalDynamoDb;
@@ -27,11 +27,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Each catalog type the docs list, through {@code icecompact compact}: those that run on this machine
- * (JDBC on SQLite, Hadoop on a local warehouse, DynamoDB on local DynamoDB and S3, REST on the testkit's
- * {@link LocalRestCatalog} serving a JDBC catalog) compact a real fragmented table; Glue's client makes a
- * real request to a local endpoint that knows no table; Hive and Nessie, whose clients icecompact does
- * not ship, are refused up front naming what is missing.
+ * Each catalog type the docs list, through {@code icecompact compact}: those that run on this
+ * machine (JDBC on SQLite, Hadoop on a local warehouse, DynamoDB on local DynamoDB and S3, REST on
+ * the testkit's {@link LocalRestCatalog} serving a JDBC catalog) compact a real fragmented table;
+ * Glue's client makes a real request to a local endpoint that knows no table; Hive and Nessie,
+ * whose clients icecompact does not ship, are refused up front naming what is missing.
  */
 class CatalogTypesTest {
   static final String TABLE = "db.orders";
@@ -68,14 +68,26 @@ class CatalogTypesTest {
 
   @Test
   void hadoopPropertiesReachTheHadoopConfiguration() {
-    // a key of the Configuration, set through the catalog properties, that breaks local files if it is read
-    // (and past Hadoop's FileSystem cache, which another test of this JVM may have filled with file:'s)
-    Map<String, String> catalog = Map.of("type", "hadoop", "warehouse", warehouse.toString(),
-        "hadoop.fs.file.impl", "com.example.NoSuchFs", "hadoop.fs.file.impl.disable.cache", "true");
+    // a key of the Configuration, set through the catalog properties, that breaks local files if it
+    // is read
+    // (and past Hadoop's FileSystem cache, which another test of this JVM may have filled with
+    // file:'s)
+    Map<String, String> catalog =
+        Map.of(
+            "type",
+            "hadoop",
+            "warehouse",
+            warehouse.toString(),
+            "hadoop.fs.file.impl",
+            "com.example.NoSuchFs",
+            "hadoop.fs.file.impl.disable.cache",
+            "true");
     CliRun run = CliRun.of(compact(catalog));
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
-    assertThat(run.err()).startsWith("error: Cannot create the catalog: ").contains("com.example.NoSuchFs");
+    assertThat(run.err())
+        .startsWith("error: Cannot create the catalog: ")
+        .contains("com.example.NoSuchFs");
   }
 
   @Test
@@ -133,9 +145,9 @@ class CatalogTypesTest {
   }
 
   /**
-   * An endpoint that accepts connections and never answers held the CLI for 90 s (three attempts of the
-   * SDK's 30 s read timeout); the Glue client's calls are now bounded, and the failure is transient (exit 1)
-   * and names the endpoint.
+   * An endpoint that accepts connections and never answers held the CLI for 90 s (three attempts of
+   * the SDK's 30 s read timeout); the Glue client's calls are now bounded, and the failure is
+   * transient (exit 1) and names the endpoint.
    */
   @Test
   void glueEndpointThatNeverAnswersFailsFastNamingIt() throws Exception {
@@ -152,8 +164,12 @@ class CatalogTypesTest {
       assertThat(took).isLessThan(Duration.ofSeconds(25));
       assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
       assertThat(run.err())
-          .startsWith("error: Cannot load table " + TABLE + ": ApiCallTimeoutException: Glue endpoint http://127.0.0.1:"
-              + glue.port() + " did not answer within 15 s (5 s per attempt)");
+          .startsWith(
+              "error: Cannot load table "
+                  + TABLE
+                  + ": ApiCallTimeoutException: Glue endpoint http://127.0.0.1:"
+                  + glue.port()
+                  + " did not answer within 15 s (5 s per attempt)");
       assertThat(glue.connections()).as("the SDK retried before giving up").isGreaterThan(1);
     }
   }
@@ -161,11 +177,18 @@ class CatalogTypesTest {
   @Test
   void aClientFactoryOfTheUsersOwnIsKept() {
     Map<String, String> assumeRole =
-        Map.of("type", "glue", "client.factory", "org.apache.iceberg.aws.AssumeRoleAwsClientFactory");
-    assertThat(io.icecompact.cli.catalog.BoundedGlueClientFactory.withBoundedGlue(assumeRole)).isEqualTo(assumeRole);
-    assertThat(io.icecompact.cli.catalog.BoundedGlueClientFactory.withBoundedGlue(Map.of("type", "GLUE")))
-        .containsEntry("client.factory", io.icecompact.cli.catalog.BoundedGlueClientFactory.class.getName());
-    assertThat(io.icecompact.cli.catalog.BoundedGlueClientFactory.withBoundedGlue(Map.of("type", "jdbc")))
+        Map.of(
+            "type", "glue", "client.factory", "org.apache.iceberg.aws.AssumeRoleAwsClientFactory");
+    assertThat(io.icecompact.cli.catalog.BoundedGlueClientFactory.withBoundedGlue(assumeRole))
+        .isEqualTo(assumeRole);
+    assertThat(
+            io.icecompact.cli.catalog.BoundedGlueClientFactory.withBoundedGlue(
+                Map.of("type", "GLUE")))
+        .containsEntry(
+            "client.factory", io.icecompact.cli.catalog.BoundedGlueClientFactory.class.getName());
+    assertThat(
+            io.icecompact.cli.catalog.BoundedGlueClientFactory.withBoundedGlue(
+                Map.of("type", "jdbc")))
         .doesNotContainKey("client.factory");
   }
 
@@ -176,15 +199,18 @@ class CatalogTypesTest {
 
     SilentEndpoint() throws java.io.IOException {
       server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-      Thread acceptor = new Thread(() -> {
-        try {
-          while (!server.isClosed()) {
-            held.add(server.accept());
-          }
-        } catch (java.io.IOException closed) {
-          // close() ends the loop
-        }
-      }, "silent-endpoint");
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try {
+                  while (!server.isClosed()) {
+                    held.add(server.accept());
+                  }
+                } catch (java.io.IOException closed) {
+                  // close() ends the loop
+                }
+              },
+              "silent-endpoint");
       acceptor.setDaemon(true);
       acceptor.start();
     }
@@ -217,9 +243,11 @@ class CatalogTypesTest {
                 + " does not include them. Use type glue, rest, jdbc or hadoop, or add them to the class path"
                 + NL);
 
-    CliRun nessie = CliRun.of(compact(Map.of("type", "nessie", "uri", "http://127.0.0.1:19120/api/v2")));
+    CliRun nessie =
+        CliRun.of(compact(Map.of("type", "nessie", "uri", "http://127.0.0.1:19120/api/v2")));
     assertThat(nessie.exitCode()).isEqualTo(2);
-    assertThat(nessie.err()).startsWith("error: Catalog type 'nessie' needs Iceberg's NessieCatalog");
+    assertThat(nessie.err())
+        .startsWith("error: Catalog type 'nessie' needs Iceberg's NessieCatalog");
   }
 
   private void compactsThrough(Map<String, String> catalog) {
@@ -265,9 +293,12 @@ class CatalogTypesTest {
     return args;
   }
 
-  /** A RESTCatalog client of {@code rest}, with the FileIO for the local table files it points to. */
+  /**
+   * A RESTCatalog client of {@code rest}, with the FileIO for the local table files it points to.
+   */
   private static Map<String, String> restClient(LocalRestCatalog rest) {
-    return Map.of("type", "rest", "uri", rest.uri().toString(), "io-impl", LocalFileIO.class.getName());
+    return Map.of(
+        "type", "rest", "uri", rest.uri().toString(), "io-impl", LocalFileIO.class.getName());
   }
 
   /** S3FileIO on local S3, and the keys every AWS client Iceberg builds signs with. */

@@ -12,13 +12,14 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * docs/configuration.md's "CLI flags" section names every visible flag of each command, on a line that
- * also gives the flag's default, so the documented defaults follow the code.
+ * docs/configuration.md's "CLI flags" section names every visible flag of each command, on a line
+ * that also gives the flag's default, so the documented defaults follow the code.
  */
 class CliFlagsDocTest {
 
   @ParameterizedTest
-  @ValueSource(strings = {"compact", "plan", "health", "sweep", "history", "status", "demo", "bench"})
+  @ValueSource(
+      strings = {"compact", "plan", "health", "sweep", "history", "status", "demo", "bench"})
   void everyFlagIsDocumentedWithItsDefault(String command) throws Exception {
     String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
     int start = doc.indexOf("## CLI flags");

@@ -24,8 +24,10 @@ record CliRun(int exitCode, String out, String err, String systemOut) {
     PrintStream original = System.out;
     ByteArrayOutputStream stray = new ByteArrayOutputStream();
     int code;
-    // Swapped before the CommandLine exists: picocli's default execution strategy remembers System.out
-    // when it is created and, if System.out differs at execute(), replaces the writer set below with it.
+    // Swapped before the CommandLine exists: picocli's default execution strategy remembers
+    // System.out
+    // when it is created and, if System.out differs at execute(), replaces the writer set below
+    // with it.
     System.setOut(new PrintStream(stray, true, StandardCharsets.UTF_8));
     try {
       CommandLine cli = IcecompactCli.commandLine();

@@ -4,21 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.fixtures.TestTables;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code icecompact compact} on a small real table: exit codes, where output goes, what it says. */
+/**
+ * {@code icecompact compact} on a small real table: exit codes, where output goes, what it says.
+ */
 class CompactCommandTest {
   static final String TABLE = "db.orders";
 
@@ -60,8 +62,9 @@ class CompactCommandTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err())
-        .isEqualTo("error: Malformed filter \"region = 'eu\": unterminated quote at position 9"
-            + System.lineSeparator());
+        .isEqualTo(
+            "error: Malformed filter \"region = 'eu\": unterminated quote at position 9"
+                + System.lineSeparator());
     assertThat(run.out()).isEmpty();
     assertThat(TestTables.State.of(warehouse, TABLE)).isEqualTo(before);
   }
@@ -100,7 +103,8 @@ class CompactCommandTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
     List<String> lines = run.out().lines().toList();
     assertThat(lines).hasSize(2);
-    assertThat(lines.get(0)).matches("db\\.orders job-[0-9a-f]{12}: NOTHING_TO_DO in \\d+\\.\\d\\d s");
+    assertThat(lines.get(0))
+        .matches("db\\.orders job-[0-9a-f]{12}: NOTHING_TO_DO in \\d+\\.\\d\\d s");
     assertThat(lines.get(1)).startsWith("  ").isNotBlank();
     // progress went to stderr, none of it to stdout
     assertThat(run.err()).contains("planned: nothing to do");
@@ -122,7 +126,8 @@ class CompactCommandTest {
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     JsonNode result =
-        JobJson.mapper().readerFor(JsonNode.class)
+        JobJson.mapper()
+            .readerFor(JsonNode.class)
             .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .readValue(run.out());
     assertThat(result.get("status").asText()).isEqualTo("NOTHING_TO_DO");
@@ -139,14 +144,20 @@ class CompactCommandTest {
    */
   @Test
   void fullRewriteOfACdcTableIsVerifiedAndExitsZero() throws Exception {
-    TestTables.withTable(warehouse, TABLE, table -> {
-      for (int day = 0; day < 3; day++) {
-        table.newAppend()
-            .appendFile(FragmentedTable.dataFile(table, List.of(FragmentedTable.newOrder(9_000_000L + day, day))))
-            .commit();
-      }
-      return null;
-    });
+    TestTables.withTable(
+        warehouse,
+        TABLE,
+        table -> {
+          for (int day = 0; day < 3; day++) {
+            table
+                .newAppend()
+                .appendFile(
+                    FragmentedTable.dataFile(
+                        table, List.of(FragmentedTable.newOrder(9_000_000L + day, day))))
+                .commit();
+          }
+          return null;
+        });
     Map<String, Long> rowsBefore = TestTables.State.of(warehouse, TABLE).rows();
 
     CliRun run = CliRun.of(compact("-o", "rewrite-all=true", "--json"));
@@ -163,13 +174,16 @@ class CompactCommandTest {
   /** The documented filter on the partition column compacts only the partitions it selects. */
   @Test
   void whereOnTheTimestampColumnCompactsOnlyMatchingPartitions() throws Exception {
-    Map<String, String> filesBefore = TestTables.withTable(warehouse, TABLE, TestTables::liveDataFiles);
+    Map<String, String> filesBefore =
+        TestTables.withTable(warehouse, TABLE, TestTables::liveDataFiles);
 
-    CliRun run = CliRun.of(compact("--where", "ordered_at >= '2026-06-02' and region = 'eu'", "--json"));
+    CliRun run =
+        CliRun.of(compact("--where", "ordered_at >= '2026-06-02' and region = 'eu'", "--json"));
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
     JsonNode result =
-        JobJson.mapper().readerFor(JsonNode.class)
+        JobJson.mapper()
+            .readerFor(JsonNode.class)
             .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .readValue(run.out());
     assertThat(result.get("status").asText()).isEqualTo("COMMITTED");
@@ -177,7 +191,8 @@ class CompactCommandTest {
     assertThat(result.get("added_data_files_count").asInt()).isEqualTo(2);
     assertThat(result.get("verification").get("verified").asBoolean()).isTrue();
 
-    Map<String, String> filesAfter = TestTables.withTable(warehouse, TABLE, TestTables::liveDataFiles);
+    Map<String, String> filesAfter =
+        TestTables.withTable(warehouse, TABLE, TestTables::liveDataFiles);
     Map<String, Long> perPartition =
         filesAfter.values().stream().collect(Collectors.groupingBy(p -> p, Collectors.counting()));
     assertThat(perPartition)
@@ -187,22 +202,29 @@ class CompactCommandTest {
                 "ordered_at_day=2026-06-02", 1L,
                 "ordered_at_day=2026-06-03", 1L));
     // the first day's files are untouched
-    assertThat(filesAfter.entrySet().stream()
-            .filter(e -> e.getValue().equals("ordered_at_day=2026-06-01"))
-            .map(Map.Entry::getKey).toList())
+    assertThat(
+            filesAfter.entrySet().stream()
+                .filter(e -> e.getValue().equals("ordered_at_day=2026-06-01"))
+                .map(Map.Entry::getKey)
+                .toList())
         .containsExactlyInAnyOrderElementsOf(
             filesBefore.entrySet().stream()
                 .filter(e -> e.getValue().equals("ordered_at_day=2026-06-01"))
-                .map(Map.Entry::getKey).toList());
+                .map(Map.Entry::getKey)
+                .toList());
     // the filter selects files, never rows: every row is still there
     Map<String, Long> rowsAfter = TestTables.withTable(warehouse, TABLE, LiveRows::multiset);
     assertThat(rowsAfter).isEqualTo(before.rows());
   }
 
-  /** The acceptance command of issue 14: {@code compact -o strategy=sort -o sort-order=...}, embedded. */
+  /**
+   * The acceptance command of issue 14: {@code compact -o strategy=sort -o sort-order=...},
+   * embedded.
+   */
   @Test
   void sortStrategyWritesEachFileInTheGivenOrder() throws Exception {
-    CliRun run = CliRun.of(compact("-o", "strategy=sort", "-o", "sort-order=customer_id DESC", "--json"));
+    CliRun run =
+        CliRun.of(compact("-o", "strategy=sort", "-o", "sort-order=customer_id DESC", "--json"));
 
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
     JsonNode result = JobJson.mapper().readTree(run.out());
@@ -213,26 +235,38 @@ class CompactCommandTest {
           .startsWith("rows are written in sort order customer_id DESC NULLS LAST");
     }
     assertThat(TestTables.State.of(warehouse, TABLE).rows()).isEqualTo(before.rows());
-    List<List<Long>> customerIdsPerFile = TestTables.withTable(warehouse, TABLE, table -> {
-      List<List<Long>> files = new ArrayList<>();
-      for (org.apache.iceberg.FileScanTask task : table.newScan().planFiles()) {
-        List<Long> ids = new ArrayList<>();
-        try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> rows =
-            org.apache.iceberg.parquet.Parquet.read(table.io().newInputFile(task.file().location()))
-                .project(table.schema())
-                .createReaderFunc(fileSchema ->
-                    org.apache.iceberg.data.parquet.GenericParquetReaders.buildReader(table.schema(), fileSchema))
-                .build()) {
-          rows.forEach(row -> ids.add((Long) row.getField("customer_id")));
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-        files.add(ids);
-      }
-      return files;
-    });
-    assertThat(customerIdsPerFile).hasSize(3).allSatisfy(ids ->
-        assertThat(ids).hasSizeGreaterThan(100).isSortedAccordingTo(java.util.Comparator.reverseOrder()));
+    List<List<Long>> customerIdsPerFile =
+        TestTables.withTable(
+            warehouse,
+            TABLE,
+            table -> {
+              List<List<Long>> files = new ArrayList<>();
+              for (org.apache.iceberg.FileScanTask task : table.newScan().planFiles()) {
+                List<Long> ids = new ArrayList<>();
+                try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.data.Record> rows =
+                    org.apache.iceberg.parquet.Parquet.read(
+                            table.io().newInputFile(task.file().location()))
+                        .project(table.schema())
+                        .createReaderFunc(
+                            fileSchema ->
+                                org.apache.iceberg.data.parquet.GenericParquetReaders.buildReader(
+                                    table.schema(), fileSchema))
+                        .build()) {
+                  rows.forEach(row -> ids.add((Long) row.getField("customer_id")));
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+                files.add(ids);
+              }
+              return files;
+            });
+    assertThat(customerIdsPerFile)
+        .hasSize(3)
+        .allSatisfy(
+            ids ->
+                assertThat(ids)
+                    .hasSizeGreaterThan(100)
+                    .isSortedAccordingTo(java.util.Comparator.reverseOrder()));
   }
 
   @Test
@@ -241,8 +275,10 @@ class CompactCommandTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err())
-        .isEqualTo("error: 'sort-order' names column 'shipped_at', which the table does not have; its columns:"
-            + " order_id, customer_id, region, amount, ordered_at, note" + System.lineSeparator());
+        .isEqualTo(
+            "error: 'sort-order' names column 'shipped_at', which the table does not have; its columns:"
+                + " order_id, customer_id, region, amount, ordered_at, note"
+                + System.lineSeparator());
     assertThat(run.out()).isEmpty();
     assertThat(TestTables.State.of(warehouse, TABLE)).isEqualTo(before);
   }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.job.JobJson;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
-import io.icecompact.core.job.JobJson;
 import io.icecompact.fixtures.TestTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,14 +20,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code demo} and {@code plan} on the documented demo table. The rows the demo starts from are taken
- * from an identical table built here (generation is seeded), so the test checks the demo's claim that
- * the live rows are unchanged instead of trusting it.
+ * {@code demo} and {@code plan} on the documented demo table. The rows the demo starts from are
+ * taken from an identical table built here (generation is seeded), so the test checks the demo's
+ * claim that the live rows are unchanged instead of trusting it.
  */
 class DemoAndPlanCommandTest {
   static final String TABLE = "demo.orders";
 
   @TempDir static Path reference;
+
   /** Built in the background: it takes as long as the demo's own table, and the two overlap. */
   static CompletableFuture<TestTables.State> referenceBuild;
 
@@ -43,7 +44,8 @@ class DemoAndPlanCommandTest {
 
   static TestTables.State referenceState() {
     TestTables.State state = referenceBuild.join();
-    // 150 files, minus every 50th row of the position-deleted files and up to N equality-deleted ids
+    // 150 files, minus every 50th row of the position-deleted files and up to N equality-deleted
+    // ids
     FragmentedTable.Shape shape = FragmentedTable.Shape.demo(2);
     long written = 150L * shape.rowsPerFile();
     long byPosition = (long) shape.positionDeletedFiles() * ((shape.rowsPerFile() + 49) / 50);
@@ -53,7 +55,8 @@ class DemoAndPlanCommandTest {
   }
 
   static JsonNode parseWhole(String json) throws Exception {
-    return JobJson.mapper().readerFor(JsonNode.class)
+    return JobJson.mapper()
+        .readerFor(JsonNode.class)
         .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
         .readValue(json);
   }
@@ -99,15 +102,19 @@ class DemoAndPlanCommandTest {
     List<String> lines = run.out().lines().toList();
     assertThat(lines).hasSize(32);
     assertThat(lines.get(0))
-        .matches("demo\\.orders: 30 groups, 150 files, \\d+\\.\\d MB, pinned snapshot "
-            + referenceState.snapshotId());
+        .matches(
+            "demo\\.orders: 30 groups, 150 files, \\d+\\.\\d MB, pinned snapshot "
+                + referenceState.snapshotId());
     assertThat(lines.get(1)).isEqualTo("  strategy binpack");
     List<String> groups = lines.subList(2, 32);
     for (int i = 0; i < 30; i++) {
-      assertThat(groups.get(i)).matches(String.format("  group %3d  ordered_at_day=2026-06-\\d\\d +5 files .*", i));
+      assertThat(groups.get(i))
+          .matches(String.format("  group %3d  ordered_at_day=2026-06-\\d\\d +5 files .*", i));
     }
     List<String> expectedDays =
-        IntStream.rangeClosed(1, 30).mapToObj(d -> String.format("ordered_at_day=2026-06-%02d", d)).toList();
+        IntStream.rangeClosed(1, 30)
+            .mapToObj(d -> String.format("ordered_at_day=2026-06-%02d", d))
+            .toList();
     assertThat(groups.stream().map(l -> l.trim().split("\\s+")[2]).collect(Collectors.toList()))
         .containsExactlyInAnyOrderElementsOf(expectedDays);
     assertThat(run.systemOut()).isEmpty();
@@ -132,7 +139,8 @@ class DemoAndPlanCommandTest {
     assertThat(plan.get("skipped_groups").asInt()).isZero();
     assertThat(plan.get("strategy").asText()).isEqualTo("binpack");
     assertThat(plan.has("row_order")).isFalse();
-    assertThat(plan.get("pinned").get("snapshot_id").asLong()).isEqualTo(referenceState.snapshotId());
+    assertThat(plan.get("pinned").get("snapshot_id").asLong())
+        .isEqualTo(referenceState.snapshotId());
     assertThat(plan.get("groups")).hasSize(30);
     int files = 0;
     for (JsonNode group : plan.get("groups")) {

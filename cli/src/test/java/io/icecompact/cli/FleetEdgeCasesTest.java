@@ -2,9 +2,9 @@ package io.icecompact.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.TestTables;
 import io.icecompact.planner.fleet.Decision;
 import io.icecompact.planner.fleet.FleetAssessor;
@@ -22,19 +22,26 @@ import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Health of tables the lab does not shape: evolved specs, care snapshots, no snapshot, broken metadata. */
+/**
+ * Health of tables the lab does not shape: evolved specs, care snapshots, no snapshot, broken
+ * metadata.
+ */
 class FleetEdgeCasesTest {
   @TempDir Path warehouse;
 
   /**
-   * Partitions are counted per spec: compaction rewrites an older spec's files apart from the current
-   * spec's. And a {@code replace} that only rewrote manifests is table care, not a compaction.
+   * Partitions are counted per spec: compaction rewrites an older spec's files apart from the
+   * current spec's. And a {@code replace} that only rewrote manifests is table care, not a
+   * compaction.
    */
   @Test
   void partitionsArePerSpecAndRewritingManifestsIsNotACompaction() {
     try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
-      Table table = FragmentedTable.create(access.catalog(), TableIdentifier.parse("db.evolved"),
-          new FragmentedTable.Shape(2, 3, 100, 2, 0, 0, true));
+      Table table =
+          FragmentedTable.create(
+              access.catalog(),
+              TableIdentifier.parse("db.evolved"),
+              new FragmentedTable.Shape(2, 3, 100, 2, 0, 0, true));
       table.updateSpec().addField("region").commit();
       for (int file = 0; file < 2; file++) {
         List<Record> rows = new ArrayList<>();
@@ -65,43 +72,59 @@ class FleetEdgeCasesTest {
   void aTableWithoutSnapshotsIsHealthyAndHasNothingToDo() {
     try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
       ((SupportsNamespaces) access.catalog()).createNamespace(Namespace.of("db"));
-      access.catalog().createTable(TableIdentifier.parse("db.empty"), FragmentedTable.SCHEMA,
-          PartitionSpec.unpartitioned());
+      access
+          .catalog()
+          .createTable(
+              TableIdentifier.parse("db.empty"),
+              FragmentedTable.SCHEMA,
+              PartitionSpec.unpartitioned());
 
       TableAssessment empty = new FleetAssessor(access).assess("db.empty");
 
       assertThat(empty.health().score()).isZero();
       assertThat(empty.health().snapshotId()).isNull();
       assertThat(empty.decision()).isEqualTo(Decision.SKIP_NO_OP);
-      assertThat(empty.reason()).isEqualTo("The table has no snapshot yet: there is nothing to rewrite");
+      assertThat(empty.reason())
+          .isEqualTo("The table has no snapshot yet: there is nothing to rewrite");
     }
   }
 
-  /** A range rule only Iceberg's planner checks is still the table's property, named as the others are. */
+  /**
+   * A range rule only Iceberg's planner checks is still the table's property, named as the others
+   * are.
+   */
   @Test
   void anOptionThePlannerRejectsIsAnInvalidPolicyNamingIt() {
     TestTables.create(warehouse, "db.tiny", TestTables.SMALL);
-    TestTables.withTable(warehouse, "db.tiny", table -> {
-      table.updateProperties().set("icecompact.option.max-file-size-bytes", "1").commit();
-      return null;
-    });
+    TestTables.withTable(
+        warehouse,
+        "db.tiny",
+        table -> {
+          table.updateProperties().set("icecompact.option.max-file-size-bytes", "1").commit();
+          return null;
+        });
     try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
       TableAssessment tiny = new FleetAssessor(access).assess("db.tiny");
 
       assertThat(tiny.decision()).isEqualTo(Decision.SKIP_INVALID_POLICY);
-      assertThat(tiny.reason()).startsWith(
-          "Table db.tiny: property 'icecompact.option.max-file-size-bytes' is invalid: Invalid rewrite option:"
-              + " 'target-file-size-bytes' (536870912) must be < 'max-file-size-bytes' (1)");
+      assertThat(tiny.reason())
+          .startsWith(
+              "Table db.tiny: property 'icecompact.option.max-file-size-bytes' is invalid: Invalid rewrite option:"
+                  + " 'target-file-size-bytes' (536870912) must be < 'max-file-size-bytes' (1)");
     }
   }
 
-  /** One table whose manifest list is gone: its row says so, the others are assessed, health exits 1. */
+  /**
+   * One table whose manifest list is gone: its row says so, the others are assessed, health exits
+   * 1.
+   */
   @Test
   void anUnreadableTableDoesNotStopTheOthers() throws Exception {
     TestTables.create(warehouse, "db.fine", TestTables.SMALL);
     TestTables.create(warehouse, "db.broken", TestTables.SMALL);
-    String manifestList = TestTables.withTable(warehouse, "db.broken",
-        table -> table.currentSnapshot().manifestListLocation());
+    String manifestList =
+        TestTables.withTable(
+            warehouse, "db.broken", table -> table.currentSnapshot().manifestListLocation());
     Files.delete(TestTables.localPath(manifestList));
 
     List<TableAssessment> ranked;
@@ -117,6 +140,7 @@ class FleetEdgeCasesTest {
     args.addAll(TestTables.catalogArgs(warehouse));
     CliRun run = CliRun.of(args);
     assertThat(run.exitCode()).isEqualTo(IcecompactCli.EXIT_JOB_NOT_DONE);
-    assertThat(run.out().lines()).anyMatch(line -> line.matches("db\\.broken +- +- .* SKIP_UNREADABLE .*"));
+    assertThat(run.out().lines())
+        .anyMatch(line -> line.matches("db\\.broken +- +- .* SKIP_UNREADABLE .*"));
   }
 }

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code history} and {@code status} without the deployed pipeline: two jobs run by {@code compact} on one
- * table (one committed, one with nothing to do) and one stopped before its commit, read back from their work
- * locations through the catalog.
+ * {@code history} and {@code status} without the deployed pipeline: two jobs run by {@code compact}
+ * on one table (one committed, one with nothing to do) and one stopped before its commit, read back
+ * from their work locations through the catalog.
  */
 class HistoryCommandTest {
   static final String TABLE = "db.orders";
@@ -38,7 +38,8 @@ class HistoryCommandTest {
   }
 
   private static JsonNode compact(String jobId) throws Exception {
-    List<String> args = new ArrayList<>(List.of("compact", "--table", TABLE, "--job-id", jobId, "--json"));
+    List<String> args =
+        new ArrayList<>(List.of("compact", "--table", TABLE, "--job-id", jobId, "--json"));
     args.addAll(TestTables.catalogArgs(warehouse));
     CliRun run = CliRun.of(args);
     assertThat(run.exitCode()).as(run.err()).isZero();
@@ -53,7 +54,8 @@ class HistoryCommandTest {
   }
 
   static JsonNode json(CliRun run) throws Exception {
-    return JobJson.mapper().readerFor(JsonNode.class)
+    return JobJson.mapper()
+        .readerFor(JsonNode.class)
         .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
         .readValue(run.out());
   }
@@ -66,7 +68,8 @@ class HistoryCommandTest {
     assertThat(run.systemOut()).isEmpty();
     JsonNode history = json(run);
     assertThat(history.get("table").asText()).isEqualTo(TABLE);
-    assertThat(history.get("source").asText()).isEqualTo("the work locations under " + location + "/_icecompact");
+    assertThat(history.get("source").asText())
+        .isEqualTo("the work locations under " + location + "/_icecompact");
     JsonNode jobs = history.get("jobs");
     assertThat(jobs).hasSize(2);
     JsonNode newest = jobs.get(0);
@@ -76,36 +79,57 @@ class HistoryCommandTest {
     JsonNode older = jobs.get(1);
     assertThat(older.get("job_id").asText()).isEqualTo("job-a");
     assertThat(older.get("status").asText()).isEqualTo("COMMITTED");
-    for (String count : List.of("rewritten_data_files_count", "added_data_files_count", "rewritten_bytes_count",
-        "rewritten_groups", "failed_groups")) {
-      assertThat(older.get("counts").get(count).asLong()).as(count).isEqualTo(committed.get(count).asLong());
+    for (String count :
+        List.of(
+            "rewritten_data_files_count",
+            "added_data_files_count",
+            "rewritten_bytes_count",
+            "rewritten_groups",
+            "failed_groups")) {
+      assertThat(older.get("counts").get(count).asLong())
+          .as(count)
+          .isEqualTo(committed.get(count).asLong());
     }
     assertThat(older.get("snapshot_ids")).isEqualTo(committed.get("snapshot_ids"));
-    assertThat(older.get("result_location").asText()).isEqualTo(location + "/_icecompact/job-a/result.json");
-    assertThat(older.get("started_at_millis").asLong()).isLessThan(newest.get("started_at_millis").asLong());
+    assertThat(older.get("result_location").asText())
+        .isEqualTo(location + "/_icecompact/job-a/result.json");
+    assertThat(older.get("started_at_millis").asLong())
+        .isLessThan(newest.get("started_at_millis").asLong());
     assertThat(older.has("execution_arn")).as("no execution runs an embedded job").isFalse();
 
     CliRun limited = CliRun.of(args("history", "--limit", "1", "--json"));
-    assertThat(json(limited).get("jobs")).extracting(j -> j.get("job_id").asText()).containsExactly("job-b");
+    assertThat(json(limited).get("jobs"))
+        .extracting(j -> j.get("job_id").asText())
+        .containsExactly("job-b");
   }
 
   @Test
   void historyAsTextIsOneAlignedRowPerJob() throws Exception {
     CliRun run = CliRun.of(args("history"));
     // kept for the docs: what an operator sees
-    Files.writeString(Path.of("target", "history.txt"),
+    Files.writeString(
+        Path.of("target", "history.txt"),
         run.out() + "\n" + CliRun.of(args("status", "--job-id", "job-a")).out());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     List<String> lines = run.out().lines().toList();
     assertThat(lines).hasSize(3);
-    assertThat(lines.get(0)).matches("started \\(UTC\\) +job +status +took +data files +groups +reason");
-    assertThat(lines.get(1)).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ +job-b +NOTHING_TO_DO +\\d+\\.\\d s +0 -> 0 +-");
-    String files = committed.get("rewritten_data_files_count").asInt() + " -> "
-        + committed.get("added_data_files_count").asInt();
+    assertThat(lines.get(0))
+        .matches("started \\(UTC\\) +job +status +took +data files +groups +reason");
+    assertThat(lines.get(1))
+        .matches(
+            "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ +job-b +NOTHING_TO_DO +\\d+\\.\\d s +0 -> 0 +-");
+    String files =
+        committed.get("rewritten_data_files_count").asInt()
+            + " -> "
+            + committed.get("added_data_files_count").asInt();
     assertThat(lines.get(2))
-        .matches("\\S+ +job-a +COMMITTED +\\d+\\.\\d s +" + files + " +" + committed.get("rewritten_groups").asInt()
-            + " rewritten");
+        .matches(
+            "\\S+ +job-a +COMMITTED +\\d+\\.\\d s +"
+                + files
+                + " +"
+                + committed.get("rewritten_groups").asInt()
+                + " rewritten");
     assertThat(run.err()).isEmpty();
   }
 
@@ -119,8 +143,12 @@ class HistoryCommandTest {
     assertThat(lines.get(1)).matches("  started \\S+Z, took \\d+\\.\\d s");
     assertThat(run.out())
         .contains("  snapshot(s): [" + committed.get("snapshot_ids").get(0).asText() + "]")
-        .contains("  data files: " + committed.get("rewritten_data_files_count").asInt() + " rewritten -> "
-            + committed.get("added_data_files_count").asInt() + " added")
+        .contains(
+            "  data files: "
+                + committed.get("rewritten_data_files_count").asInt()
+                + " rewritten -> "
+                + committed.get("added_data_files_count").asInt()
+                + " added")
         .contains("  groups: " + committed.get("rewritten_groups").asInt() + " rewritten\n")
         .contains("  rewrite paths: ")
         .contains("  result: " + location + "/_icecompact/job-a/result.json")
@@ -134,10 +162,12 @@ class HistoryCommandTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
     JsonNode status = json(run);
     assertThat(status.get("job").get("status").asText()).isEqualTo("NOTHING_TO_DO");
-    assertThat(status.get("result").get("reason").asText()).isEqualTo(nothingToDo.get("reason").asText());
+    assertThat(status.get("result").get("reason").asText())
+        .isEqualTo(nothingToDo.get("reason").asText());
 
     CliRun text = CliRun.of(args("status", "--job-id", "job-b"));
-    assertThat(text.out().lines().toList().get(2)).isEqualTo("  " + nothingToDo.get("reason").asText());
+    assertThat(text.out().lines().toList().get(2))
+        .isEqualTo("  " + nothingToDo.get("reason").asText());
   }
 
   @Test
@@ -145,8 +175,12 @@ class HistoryCommandTest {
     CliRun run = CliRun.of(args("status", "--job-id", "job-nope"));
 
     assertThat(run.exitCode()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
-    assertThat(run.err()).isEqualTo("error: Job job-nope of db.orders not found in the work locations under "
-        + location + "/_icecompact" + System.lineSeparator());
+    assertThat(run.err())
+        .isEqualTo(
+            "error: Job job-nope of db.orders not found in the work locations under "
+                + location
+                + "/_icecompact"
+                + System.lineSeparator());
     assertThat(run.out()).isEmpty();
 
     CliRun asJson = CliRun.of(args("status", "--job-id", "job-nope", "--json"));
@@ -156,7 +190,9 @@ class HistoryCommandTest {
     assertThat(error.get("message").asText()).startsWith("Job job-nope of db.orders not found");
   }
 
-  /** A job folder without a result (a job running, or stopped before its commit) is listed as such. */
+  /**
+   * A job folder without a result (a job running, or stopped before its commit) is listed as such.
+   */
   @Test
   void aJobWithoutAResultIsListedAsNoResult() throws Exception {
     Path other = Files.createDirectories(warehouse.resolve("other"));
@@ -197,17 +233,22 @@ class HistoryCommandTest {
     assertThat(unknown.err()).startsWith("error: Table not found: db.nope");
   }
 
-  /** HadoopFileIO (a catalog without io-impl) refuses to list a folder that does not exist: no jobs, not an error. */
+  /**
+   * HadoopFileIO (a catalog without io-impl) refuses to list a folder that does not exist: no jobs,
+   * not an error.
+   */
   @Test
   void withHadoopFileIOATableNeverCompactedHasNoJobs() throws Exception {
     Path fresh = Files.createDirectories(warehouse.resolve("fresh"));
     TestTables.create(fresh, TABLE, TestTables.SMALL);
     List<String> hadoopIo = new ArrayList<>();
-    TestTables.catalog(fresh).forEach((key, value) -> {
-      if (!key.equals("io-impl")) {
-        hadoopIo.addAll(List.of("-c", key + "=" + value));
-      }
-    });
+    TestTables.catalog(fresh)
+        .forEach(
+            (key, value) -> {
+              if (!key.equals("io-impl")) {
+                hadoopIo.addAll(List.of("-c", key + "=" + value));
+              }
+            });
     List<String> history = new ArrayList<>(List.of("history", "--table", TABLE, "--json"));
     history.addAll(hadoopIo);
     List<String> status = new ArrayList<>(List.of("status", "--table", TABLE, "--job-id", "job-a"));
@@ -219,6 +260,7 @@ class HistoryCommandTest {
     assertThat(listed.exitCode()).as(listed.err()).isZero();
     assertThat(json(listed).get("jobs")).isEmpty();
     assertThat(shown.exitCode()).isEqualTo(2);
-    assertThat(shown.err()).startsWith("error: Job job-a of db.orders not found in the work locations under ");
+    assertThat(shown.err())
+        .startsWith("error: Job job-a of db.orders not found in the work locations under ");
   }
 }

@@ -3,14 +3,14 @@ package io.icecompact.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStore;
-import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.fixtures.TestTables;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code icecompact recommit} on a job whose run stopped after its workers and before its commit (as an
- * execution that failed in CommitSnapshot leaves it): the committer alone commits it, once.
+ * {@code icecompact recommit} on a job whose run stopped after its workers and before its commit
+ * (as an execution that failed in CommitSnapshot leaves it): the committer alone commits it, once.
  */
 class RecommitCommandTest {
   static final String TABLE = "db.orders";
@@ -46,7 +46,8 @@ class RecommitCommandTest {
       Table table = access.loadTable(TABLE);
       rowsBefore = LiveRows.multiset(table);
       filesBefore = TestTables.liveDataFiles(table).size();
-      JobSpec job = new JobSpec(JOB, TABLE, TestTables.catalog(warehouse), Map.of(), null, null, null);
+      JobSpec job =
+          new JobSpec(JOB, TABLE, TestTables.catalog(warehouse), Map.of(), null, null, null);
       PlanSummary plan = new RewritePlanner(access).plan(job);
       groups = plan.groupCount();
       for (int index : plan.groupIndexes()) {
@@ -69,18 +70,22 @@ class RecommitCommandTest {
     CliRun first = CliRun.of(recommit(JOB, "--json"));
 
     assertThat(first.exitCode()).as(first.err()).isZero();
-    assertThat(first.err()).contains("re-running the committer of " + JOB + " (" + groups + " groups");
+    assertThat(first.err())
+        .contains("re-running the committer of " + JOB + " (" + groups + " groups");
     JsonNode result = JobJson.mapper().readTree(first.out());
     assertThat(result.get("status").asText()).isEqualTo("COMMITTED");
     assertThat(result.get("rewritten_groups").asInt()).isEqualTo(groups);
     List<Snapshot> stamped = snapshotsStampedWith(JOB);
     assertThat(stamped).hasSize(1);
     assertThat(result.get("snapshot_ids").get(0).asLong()).isEqualTo(stamped.get(0).snapshotId());
-    TestTables.withTable(warehouse, TABLE, table -> {
-      assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
-      assertThat(TestTables.liveDataFiles(table).size()).isLessThan(filesBefore);
-      return null;
-    });
+    TestTables.withTable(
+        warehouse,
+        TABLE,
+        table -> {
+          assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
+          assertThat(TestTables.liveDataFiles(table).size()).isLessThan(filesBefore);
+          return null;
+        });
 
     CliRun second = CliRun.of(recommit(JOB, "--json"));
 
@@ -96,27 +101,46 @@ class RecommitCommandTest {
     CliRun run = CliRun.of(recommit("job-never-planned"));
 
     assertThat(run.exitCode()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
-    assertThat(run.err()).startsWith("error: Job job-never-planned of " + TABLE + " has no plan at ")
+    assertThat(run.err())
+        .startsWith("error: Job job-never-planned of " + TABLE + " has no plan at ")
         .contains("/_icecompact/job-never-planned/plan.json: nothing to re-commit");
     assertThat(snapshotsStampedWith(JOB)).isEmpty();
   }
 
-  /** LocalFileIO once answered 0 for the length of a missing file, and the committer said "has 0 bytes". */
+  /**
+   * LocalFileIO once answered 0 for the length of a missing file, and the committer said "has 0
+   * bytes".
+   */
   @Test
   void aMissingOutputIsCalledMissingAndNothingIsCommitted() throws Exception {
     String location = TestTables.withTable(warehouse, TABLE, Table::location);
     WorkLocation work = new WorkLocation(location + "/_icecompact/" + JOB);
-    String output = TestTables.withTable(warehouse, TABLE, table ->
-        new JobStore(table.io()).readGroupResult(work, 0).orElseThrow().outputFiles().get(0).get("file-path").asText());
+    String output =
+        TestTables.withTable(
+            warehouse,
+            TABLE,
+            table ->
+                new JobStore(table.io())
+                    .readGroupResult(work, 0)
+                    .orElseThrow()
+                    .outputFiles()
+                    .get(0)
+                    .get("file-path")
+                    .asText());
     Files.delete(TestTables.localPath(output));
     TestTables.State before = TestTables.State.of(warehouse, TABLE);
 
     CliRun run = CliRun.of(recommit(JOB));
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(IcecompactCli.EXIT_JOB_NOT_DONE);
-    assertThat(run.err().lines().toList()).last().isEqualTo(
-        "error: Job " + JOB + " not committed: group 0's output " + output
-            + " is missing (no object at that location)");
+    assertThat(run.err().lines().toList())
+        .last()
+        .isEqualTo(
+            "error: Job "
+                + JOB
+                + " not committed: group 0's output "
+                + output
+                + " is missing (no object at that location)");
     assertThat(snapshotsStampedWith(JOB)).isEmpty();
     TestTables.State after = TestTables.State.of(warehouse, TABLE);
     assertThat(after.snapshotId()).isEqualTo(before.snapshotId());
@@ -124,15 +148,17 @@ class RecommitCommandTest {
   }
 
   /**
-   * db.copy is registered on db.orders' metadata, so both tables share one location and its work locations:
-   * the job folder is found under db.copy too, but the job was planned for db.orders.
+   * db.copy is registered on db.orders' metadata, so both tables share one location and its work
+   * locations: the job folder is found under db.copy too, but the job was planned for db.orders.
    */
   @Test
   void aJobOfATableSharingTheLocationIsRefusedNamingBothTablesAndNothingIsCommitted() {
     String copy = "db.copy";
     try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
-      access.catalog().registerTable(
-          TableIdentifier.parse(copy), TableAccess.metadataLocation(access.loadTable(TABLE)));
+      access
+          .catalog()
+          .registerTable(
+              TableIdentifier.parse(copy), TableAccess.metadataLocation(access.loadTable(TABLE)));
     }
     TestTables.State source = TestTables.State.of(warehouse, TABLE);
     TestTables.State copied = TestTables.State.of(warehouse, copy);
@@ -143,23 +169,41 @@ class RecommitCommandTest {
     CliRun run = CliRun.of(args);
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
-    assertThat(run.err().lines().toList()).containsExactly(
-        "error: Job " + JOB + " belongs to " + TABLE + ", not " + copy + ": its plan at " + location
-            + "/_icecompact/" + JOB + "/plan.json names " + TABLE + " (the two tables share one location)");
+    assertThat(run.err().lines().toList())
+        .containsExactly(
+            "error: Job "
+                + JOB
+                + " belongs to "
+                + TABLE
+                + ", not "
+                + copy
+                + ": its plan at "
+                + location
+                + "/_icecompact/"
+                + JOB
+                + "/plan.json names "
+                + TABLE
+                + " (the two tables share one location)");
     assertThat(snapshotsStampedWith(JOB)).isEmpty();
     assertThat(TestTables.State.of(warehouse, TABLE)).isEqualTo(source);
     assertThat(TestTables.State.of(warehouse, copy)).isEqualTo(copied);
   }
 
   private List<Snapshot> snapshotsStampedWith(String jobId) {
-    return TestTables.withTable(warehouse, TABLE, table -> {
-      List<Snapshot> stamped = new ArrayList<>();
-      table.snapshots().forEach(s -> {
-        if (jobId.equals(s.summary().get("icecompact.job-id"))) {
-          stamped.add(s);
-        }
-      });
-      return stamped;
-    });
+    return TestTables.withTable(
+        warehouse,
+        TABLE,
+        table -> {
+          List<Snapshot> stamped = new ArrayList<>();
+          table
+              .snapshots()
+              .forEach(
+                  s -> {
+                    if (jobId.equals(s.summary().get("icecompact.job-id"))) {
+                      stamped.add(s);
+                    }
+                  });
+          return stamped;
+        });
   }
 }

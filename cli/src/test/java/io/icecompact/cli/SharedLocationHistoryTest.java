@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two tables on one location: db.copy is registered on db.src's metadata, so their jobs' default work
- * locations are one folder. {@code history} and {@code status} of each table show only its own jobs, told apart
- * by the table each job's stored result (or, before its commit, its plan) names.
+ * Two tables on one location: db.copy is registered on db.src's metadata, so their jobs' default
+ * work locations are one folder. {@code history} and {@code status} of each table show only its own
+ * jobs, told apart by the table each job's stored result (or, before its commit, its plan) names.
  */
 class SharedLocationHistoryTest {
   static final String SOURCE = "db.src";
@@ -34,11 +34,21 @@ class SharedLocationHistoryTest {
     location = TestTables.create(warehouse, SOURCE, TestTables.SMALL);
     assertThat(compact(SOURCE, "job-src").get("status").asText()).isEqualTo("COMMITTED");
     try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
-      access.catalog().registerTable(
-          TableIdentifier.parse(COPY), TableAccess.metadataLocation(access.loadTable(SOURCE)));
+      access
+          .catalog()
+          .registerTable(
+              TableIdentifier.parse(COPY), TableAccess.metadataLocation(access.loadTable(SOURCE)));
       // a job of db.src stopped after planning: only its plan names its table
-      new RewritePlanner(access).plan(new JobSpec(
-          "job-src-planned", SOURCE, TestTables.catalog(warehouse), Map.of("rewrite-all", "true"), null, null, null));
+      new RewritePlanner(access)
+          .plan(
+              new JobSpec(
+                  "job-src-planned",
+                  SOURCE,
+                  TestTables.catalog(warehouse),
+                  Map.of("rewrite-all", "true"),
+                  null,
+                  null,
+                  null));
     }
     assertThat(compact(COPY, "job-copy").get("status").asText()).isEqualTo("NOTHING_TO_DO");
   }
@@ -60,7 +70,10 @@ class SharedLocationHistoryTest {
     CliRun run = CliRun.of(args("history", table, "--json"));
     assertThat(run.exitCode()).as(run.err()).isZero();
     List<String> jobs = new ArrayList<>();
-    JobJson.mapper().readTree(run.out()).get("jobs").forEach(job -> jobs.add(job.get("job_id").asText()));
+    JobJson.mapper()
+        .readTree(run.out())
+        .get("jobs")
+        .forEach(job -> jobs.add(job.get("job_id").asText()));
     return jobs;
   }
 
@@ -86,14 +99,18 @@ class SharedLocationHistoryTest {
     CliRun planned = CliRun.of(args("status", COPY, "--job-id", "job-src-planned"));
 
     assertThat(committed.exitCode()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
-    assertThat(committed.err().lines().toList()).containsExactly(
-        "error: Job job-src belongs to db.src, not db.copy: its result at " + location
-            + "/_icecompact/job-src/result.json names db.src (the two tables share one location)");
+    assertThat(committed.err().lines().toList())
+        .containsExactly(
+            "error: Job job-src belongs to db.src, not db.copy: its result at "
+                + location
+                + "/_icecompact/job-src/result.json names db.src (the two tables share one location)");
     assertThat(committed.out()).isEmpty();
     assertThat(planned.exitCode()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
-    assertThat(planned.err().lines().toList()).containsExactly(
-        "error: Job job-src-planned belongs to db.src, not db.copy: its plan at " + location
-            + "/_icecompact/job-src-planned/plan.json names db.src (the two tables share one location)");
+    assertThat(planned.err().lines().toList())
+        .containsExactly(
+            "error: Job job-src-planned belongs to db.src, not db.copy: its plan at "
+                + location
+                + "/_icecompact/job-src-planned/plan.json names db.src (the two tables share one location)");
   }
 
   @Test

@@ -14,16 +14,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A job's stored document overwritten with garbage: {@code status}, {@code recommit} and {@code history} say in
- * one line which file cannot be parsed and why, where they printed Jackson's message over several lines.
+ * A job's stored document overwritten with garbage: {@code status}, {@code recommit} and {@code
+ * history} say in one line which file cannot be parsed and why, where they printed Jackson's
+ * message over several lines.
  */
 class UnreadableStoredDocumentTest {
   static final String TABLE = "db.orders";
   static final String JOB = "job-a";
   static final String GARBAGE = "not json {";
+
   /** Jackson's reason for {@link #GARBAGE}, on one line, with where the bad token starts. */
-  static final String REASON = "Unrecognized token 'not': was expecting (JSON String, Number, Array, Object or token"
-      + " 'null', 'true' or 'false') (line 1, column 1)";
+  static final String REASON =
+      "Unrecognized token 'not': was expecting (JSON String, Number, Array, Object or token"
+          + " 'null', 'true' or 'false') (line 1, column 1)";
 
   @TempDir Path warehouse;
   Path jobFolder;
@@ -50,7 +53,8 @@ class UnreadableStoredDocumentTest {
     CliRun run = CliRun.of(args("status", "--job-id", JOB));
 
     assertThat(run.exitCode()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
-    assertThat(run.err().lines().toList()).containsExactly("error: Cannot parse " + result + ": " + REASON);
+    assertThat(run.err().lines().toList())
+        .containsExactly("error: Cannot parse " + result + ": " + REASON);
     assertThat(run.out()).isEmpty();
   }
 
@@ -78,7 +82,8 @@ class UnreadableStoredDocumentTest {
     CliRun run = CliRun.of(args("recommit", "--job-id", JOB, "--json"));
 
     assertThat(run.exitCode()).isEqualTo(IcecompactCli.EXIT_BAD_INPUT);
-    assertThat(run.err().lines().toList()).containsExactly("error: Cannot parse plan " + plan + ": " + REASON);
+    assertThat(run.err().lines().toList())
+        .containsExactly("error: Cannot parse plan " + plan + ": " + REASON);
     JsonNode error = JobJson.mapper().readTree(run.out());
     assertThat(error.get("error_type").asText()).isEqualTo("StoredDocumentUnreadableException");
     assertThat(error.get("exit_code").asInt()).isEqualTo(2);

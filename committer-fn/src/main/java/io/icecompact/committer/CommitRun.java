@@ -35,8 +35,14 @@ final class CommitRun {
   private long prepareMillis;
   private boolean stopped;
 
-  CommitRun(JobPlan plan, RewriteOptions options, Table table, JobStore store, WorkLocation work,
-      ResultValidator.Validated validated, CommitDeadline deadline) {
+  CommitRun(
+      JobPlan plan,
+      RewriteOptions options,
+      Table table,
+      JobStore store,
+      WorkLocation work,
+      ResultValidator.Validated validated,
+      CommitDeadline deadline) {
     this.plan = plan;
     this.deadline = deadline;
     this.options = options;
@@ -102,7 +108,10 @@ final class CommitRun {
     return attempts;
   }
 
-  /** Time the commits spent before their first attempts ({@code RewriteFiles.apply}), in milliseconds. */
+  /**
+   * Time the commits spent before their first attempts ({@code RewriteFiles.apply}), in
+   * milliseconds.
+   */
   long prepareMillis() {
     return prepareMillis;
   }

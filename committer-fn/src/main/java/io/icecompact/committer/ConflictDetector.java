@@ -19,11 +19,11 @@ import org.apache.iceberg.expressions.ExpressionParser;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * After Iceberg refuses a commit, finds which groups the concurrent commits touched: an input file no
- * longer live (rewritten or deleted), or a new position delete / deletion vector on an input file.
- * New equality deletes are harmless while rewritten files keep the starting sequence number, so they
- * count only when {@code use-starting-sequence-number=false}. Uses Iceberg's own scan planning so
- * that "which deletes apply" is decided exactly as readers decide it.
+ * After Iceberg refuses a commit, finds which groups the concurrent commits touched: an input file
+ * no longer live (rewritten or deleted), or a new position delete / deletion vector on an input
+ * file. New equality deletes are harmless while rewritten files keep the starting sequence number,
+ * so they count only when {@code use-starting-sequence-number=false}. Uses Iceberg's own scan
+ * planning so that "which deletes apply" is decided exactly as readers decide it.
  */
 final class ConflictDetector {
   private ConflictDetector() {}

@@ -47,19 +47,26 @@ final class DanglingDeletes {
     }
     long lowest = lowestLiveSequenceNumber(sequenceNumber);
     boolean applies =
-        file.content() == FileContent.EQUALITY_DELETES ? lowest < sequenceNumber : lowest <= sequenceNumber;
+        file.content() == FileContent.EQUALITY_DELETES
+            ? lowest < sequenceNumber
+            : lowest <= sequenceNumber;
     if (!applies) {
       return null;
     }
     return String.format(
         "its data sequence number %d is not below the lowest live data sequence number %d%s",
-        sequenceNumber, lowest, file.content() == FileContent.EQUALITY_DELETES ? " (equality delete)" : "");
+        sequenceNumber,
+        lowest,
+        file.content() == FileContent.EQUALITY_DELETES ? " (equality delete)" : "");
   }
 
   private Set<String> removedDataFiles() {
     if (removedDataFiles == null) {
       removedDataFiles = new HashSet<>();
-      SnapshotChanges.builderFor(table).snapshot(snapshot).build().removedDataFiles()
+      SnapshotChanges.builderFor(table)
+          .snapshot(snapshot)
+          .build()
+          .removedDataFiles()
           .forEach(file -> removedDataFiles.add(file.location()));
     }
     return removedDataFiles;
@@ -67,11 +74,12 @@ final class DanglingDeletes {
 
   /**
    * The lowest data sequence number of the snapshot's live data files, exact when it is at most
-   * {@code upTo}; otherwise some value above {@code upTo}. Manifests whose lowest sequence number is
-   * above {@code upTo} are not opened: they cannot change the answer for that delete file.
+   * {@code upTo}; otherwise some value above {@code upTo}. Manifests whose lowest sequence number
+   * is above {@code upTo} are not opened: they cannot change the answer for that delete file.
    */
   private long lowestLiveSequenceNumber(long upTo) {
-    if (lowestLiveSequenceNumber != null && (lowestLiveSequenceNumber <= lowestLiveScannedUpTo || upTo <= lowestLiveScannedUpTo)) {
+    if (lowestLiveSequenceNumber != null
+        && (lowestLiveSequenceNumber <= lowestLiveScannedUpTo || upTo <= lowestLiveScannedUpTo)) {
       return lowestLiveSequenceNumber;
     }
     long lowest = Long.MAX_VALUE;
@@ -83,7 +91,8 @@ final class DanglingDeletes {
         lowest = Math.min(lowest, manifest.minSequenceNumber());
         continue;
       }
-      try (CloseableIterable<DataFile> files = ManifestFiles.read(manifest, table.io(), table.specs())) {
+      try (CloseableIterable<DataFile> files =
+          ManifestFiles.read(manifest, table.io(), table.specs())) {
         for (DataFile file : files) {
           if (file.dataSequenceNumber() != null) {
             lowest = Math.min(lowest, file.dataSequenceNumber());

@@ -98,7 +98,8 @@ final class GroupLedger {
     for (PlannedGroup group : plan.groups()) {
       Entry entry = entries.get(group.index());
       ReadyGroup done = ready.get(group.index());
-      boolean rewritten = entry != null && entry.status().equals(GroupOutcome.Status.REWRITTEN.name());
+      boolean rewritten =
+          entry != null && entry.status().equals(GroupOutcome.Status.REWRITTEN.name());
       GroupOutcome.Status status =
           entry == null || entry.status().equals(UNKNOWN)
               ? GroupOutcome.Status.NOT_COMMITTED
@@ -106,7 +107,9 @@ final class GroupLedger {
       String reason =
           entry == null
               ? "not decided"
-              : entry.status().equals(UNKNOWN) ? "commit state unknown: " + entry.reason() : entry.reason();
+              : entry.status().equals(UNKNOWN)
+                  ? "commit state unknown: " + entry.reason()
+                  : entry.reason();
       outcomes.add(
           new GroupOutcome(
               group.index(),

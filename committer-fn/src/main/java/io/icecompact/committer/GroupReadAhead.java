@@ -22,19 +22,19 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.ThreadPools;
 
 /**
- * Reads what the committer checks of each group (its plan document, its stored result, the length of
- * each output file) a few groups ahead of the check, in plan order. One group at a time would cost a
- * thousand groups thousands of sequential S3 requests; reading everything first would hold every
- * group's documents at once. At most {@link #WINDOW} groups are read ahead.
+ * Reads what the committer checks of each group (its plan document, its stored result, the length
+ * of each output file) a few groups ahead of the check, in plan order. One group at a time would
+ * cost a thousand groups thousands of sequential S3 requests; reading everything first would hold
+ * every group's documents at once. At most {@link #WINDOW} groups are read ahead.
  */
 final class GroupReadAhead implements Iterator<GroupReadAhead.Read>, AutoCloseable {
   static final int THREADS = 8;
   static final int WINDOW = 2 * THREADS;
 
   /**
-   * One group as read: {@code tasks} or {@code tasksError} (a document that cannot be read or does not
-   * match the index), {@code result} or {@code resultError} (stored but unparseable), and the length
-   * of each output the result names ({@code null} when the file does not exist).
+   * One group as read: {@code tasks} or {@code tasksError} (a document that cannot be read or does
+   * not match the index), {@code result} or {@code resultError} (stored but unparseable), and the
+   * length of each output the result names ({@code null} when the file does not exist).
    */
   record Read(
       PlannedGroup planned,
@@ -66,7 +66,10 @@ final class GroupReadAhead implements Iterator<GroupReadAhead.Read>, AutoCloseab
     return !ahead.isEmpty();
   }
 
-  /** The next group as read; an environmental failure (e.g. S3 throttling) is thrown as it was raised. */
+  /**
+   * The next group as read; an environmental failure (e.g. S3 throttling) is thrown as it was
+   * raised.
+   */
   @Override
   public Read next() {
     if (ahead.isEmpty()) {
@@ -108,12 +111,16 @@ final class GroupReadAhead implements Iterator<GroupReadAhead.Read>, AutoCloseab
     }
     Map<String, Long> lengths = new HashMap<>();
     if (tasks != null && result.isPresent()) {
-      result.get().outputFiles().forEach(file -> {
-        String location = file.path("file-path").asText(null);
-        if (location != null) {
-          lengths.put(location, length(location));
-        }
-      });
+      result
+          .get()
+          .outputFiles()
+          .forEach(
+              file -> {
+                String location = file.path("file-path").asText(null);
+                if (location != null) {
+                  lengths.put(location, length(location));
+                }
+              });
     }
     return new Read(group, tasks, tasksError, result, resultError, lengths);
   }

@@ -31,6 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 final class OutputCleanup {
   private static final Logger LOG = LoggerFactory.getLogger(OutputCleanup.class);
+
   /** An output entry's group and attempt ({@code WorkLocation#outputEntry}). */
   private static final Pattern ENTRY = Pattern.compile("/group-(\\d+)\\.attempt-(\\d+)/[^/]+$");
 
@@ -44,8 +45,8 @@ final class OutputCleanup {
 
   /**
    * Deletes the outputs of {@code groups} (group index to output locations); returns problems for
-   * outputs that a snapshot of the job holds and were kept, and for outputs that could not be deleted
-   * (so that the result lists every file of the job that is neither committed nor deleted).
+   * outputs that a snapshot of the job holds and were kept, and for outputs that could not be
+   * deleted (so that the result lists every file of the job that is neither committed nor deleted).
    */
   List<String> delete(Table table, Map<Integer, List<String>> groups) {
     List<String> problems = new ArrayList<>();
@@ -58,13 +59,20 @@ final class OutputCleanup {
         (index, outputs) -> {
           for (String location : outputs) {
             if (liveByThisJob.contains(location)) {
-              problems.add(String.format(
-                  "group %d was not committed by this run, but its output %s is in one of the job's"
-                      + " snapshots; it was kept", index, location));
+              problems.add(
+                  String.format(
+                      "group %d was not committed by this run, but its output %s is in one of the job's"
+                          + " snapshots; it was kept",
+                      index, location));
             } else if (location.contains(plan.jobId())) {
-              deleteQuietly(location).ifPresent(error -> problems.add(String.format(
-                  "group %d was not committed and its output %s could not be deleted (%s); no snapshot"
-                      + " holds it: remove-orphans deletes it", index, location, error)));
+              deleteQuietly(location)
+                  .ifPresent(
+                      error ->
+                          problems.add(
+                              String.format(
+                                  "group %d was not committed and its output %s could not be deleted (%s); no snapshot"
+                                      + " holds it: remove-orphans deletes it",
+                                  index, location, error)));
             }
           }
         });
@@ -78,8 +86,10 @@ final class OutputCleanup {
   void deleteAllStored(Table table, JobStore store, WorkLocation work) {
     table.refresh();
     if (anySnapshotOfThisJob(table)) {
-      LOG.warn("[{} {} committer] stopped, but a snapshot carries the job's stamp: outputs kept",
-          plan.table(), plan.jobId());
+      LOG.warn(
+          "[{} {} committer] stopped, but a snapshot carries the job's stamp: outputs kept",
+          plan.table(),
+          plan.jobId());
       return;
     }
     int deleted = 0;
@@ -91,19 +101,23 @@ final class OutputCleanup {
         }
       }
     }
-    LOG.info("[{} {} committer] stopped before any commit: {} output files deleted",
-        plan.table(), plan.jobId(), deleted);
+    LOG.info(
+        "[{} {} committer] stopped before any commit: {} output files deleted",
+        plan.table(),
+        plan.jobId(),
+        deleted);
   }
 
   /**
-   * Deletes what attempts that never reported wrote: each output a worker recorded before creating it
-   * ({@code JobStore#recordOutput}) whose attempt is not the one its group's stored result names. Such an
-   * attempt was killed (Lambda's timeout, a crash) or superseded by a retry: no commit can hold its files,
-   * whatever the table's history, since the committer commits only what a stored result names. A group
-   * whose stored result cannot be read is left alone. Returns how many files were deleted.
+   * Deletes what attempts that never reported wrote: each output a worker recorded before creating
+   * it ({@code JobStore#recordOutput}) whose attempt is not the one its group's stored result
+   * names. Such an attempt was killed (Lambda's timeout, a crash) or superseded by a retry: no
+   * commit can hold its files, whatever the table's history, since the committer commits only what
+   * a stored result names. A group whose stored result cannot be read is left alone. Returns how
+   * many files were deleted.
    *
-   * @param reportedAttempts the attempt each group's stored result names, where the caller knows it; the
-   *     others are read from the work location
+   * @param reportedAttempts the attempt each group's stored result names, where the caller knows
+   *     it; the others are read from the work location
    */
   int deleteUnreported(JobStore store, WorkLocation work, Map<Integer, Integer> reportedAttempts) {
     Map<Integer, Optional<Integer>> reported = new HashMap<>();
@@ -116,9 +130,11 @@ final class OutputCleanup {
       }
       int group = Integer.parseInt(name.group(1));
       int attempt = Integer.parseInt(name.group(2));
-      Optional<Integer> reportedAttempt = reported.computeIfAbsent(group, g -> storedAttempt(store, work, g));
+      Optional<Integer> reportedAttempt =
+          reported.computeIfAbsent(group, g -> storedAttempt(store, work, g));
       if (reportedAttempt == null || reportedAttempt.equals(Optional.of(attempt))) {
-        continue; // unreadable result, or the reported attempt: its outputs are decided by the commit
+        continue; // unreadable result, or the reported attempt: its outputs are decided by the
+        // commit
       }
       Optional<String> location = store.outputOfEntry(entry);
       if (location.isPresent() && location.get().contains(plan.jobId())) {
@@ -127,14 +143,20 @@ final class OutputCleanup {
       }
     }
     if (deleted > 0) {
-      LOG.info("[{} {} committer] {} output files of attempts that never reported (killed or retried) deleted",
-          plan.table(), plan.jobId(), deleted);
+      LOG.info(
+          "[{} {} committer] {} output files of attempts that never reported (killed or retried) deleted",
+          plan.table(),
+          plan.jobId(),
+          deleted);
     }
     return deleted;
   }
 
-  /** The attempt a group's stored result names; empty without a result, null when it cannot be read. */
-  private static Optional<Integer> storedAttempt(JobStore store, WorkLocation work, int groupIndex) {
+  /**
+   * The attempt a group's stored result names; empty without a result, null when it cannot be read.
+   */
+  private static Optional<Integer> storedAttempt(
+      JobStore store, WorkLocation work, int groupIndex) {
     try {
       return store.readGroupResult(work, groupIndex).map(GroupResult::attempt);
     } catch (PlanIntegrityException e) {
@@ -149,27 +171,32 @@ final class OutputCleanup {
     try {
       result = store.readGroupResult(work, groupIndex);
     } catch (PlanIntegrityException e) {
-      // an unparseable result names no outputs: they stay as orphan files, referenced by no snapshot
-      LOG.warn("group {}: its stored result cannot be read, its outputs are not deleted: {}",
-          groupIndex, e.getMessage());
+      // an unparseable result names no outputs: they stay as orphan files, referenced by no
+      // snapshot
+      LOG.warn(
+          "group {}: its stored result cannot be read, its outputs are not deleted: {}",
+          groupIndex,
+          e.getMessage());
       return locations;
     }
     result
         .map(GroupResult::outputFiles)
-        .ifPresent(files -> {
-          for (JsonNode file : files) {
-            JsonNode path = file.get("file-path");
-            if (path != null && path.isTextual()) {
-              locations.add(path.textValue());
-            }
-          }
-        });
+        .ifPresent(
+            files -> {
+              for (JsonNode file : files) {
+                JsonNode path = file.get("file-path");
+                if (path != null && path.isTextual()) {
+                  locations.add(path.textValue());
+                }
+              }
+            });
     return locations;
   }
 
   private boolean anySnapshotOfThisJob(Table table) {
     for (Snapshot snapshot : table.snapshots()) {
-      if (snapshot.summary() != null && plan.jobId().equals(snapshot.summary().get(SnapshotStamp.JOB_ID))) {
+      if (snapshot.summary() != null
+          && plan.jobId().equals(snapshot.summary().get(SnapshotStamp.JOB_ID))) {
         return true;
       }
     }
@@ -180,8 +207,12 @@ final class OutputCleanup {
   private Set<String> addedByThisJob(Table table) {
     Set<String> added = new HashSet<>();
     for (Snapshot snapshot : table.snapshots()) {
-      if (snapshot.summary() != null && plan.jobId().equals(snapshot.summary().get(SnapshotStamp.JOB_ID))) {
-        SnapshotChanges.builderFor(table).snapshot(snapshot).build().addedDataFiles()
+      if (snapshot.summary() != null
+          && plan.jobId().equals(snapshot.summary().get(SnapshotStamp.JOB_ID))) {
+        SnapshotChanges.builderFor(table)
+            .snapshot(snapshot)
+            .build()
+            .addedDataFiles()
             .forEach(file -> added.add(file.location()));
       }
     }

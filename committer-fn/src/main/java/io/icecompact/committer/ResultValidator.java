@@ -10,7 +10,6 @@ import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.text.Abbreviated;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,10 +25,11 @@ import org.apache.iceberg.io.FileIO;
 /**
  * Re-checks every worker result against the plan and the storage before anything is committed. The
  * committer trusts no worker: a result that breaks an invariant fails the whole job, because it
- * means a bug or tampering, not bad luck. Groups whose worker gave up are simply not ready, and so is a
- * group whose stored result cannot be read or parsed: nothing of it can be checked, so it fails alone.
- * Groups are checked one at a time, in plan order, their documents read a few groups ahead
- * ({@link GroupReadAhead}); a ready group keeps its tasks and outputs, not its result's file lists.
+ * means a bug or tampering, not bad luck. Groups whose worker gave up are simply not ready, and so
+ * is a group whose stored result cannot be read or parsed: nothing of it can be checked, so it
+ * fails alone. Groups are checked one at a time, in plan order, their documents read a few groups
+ * ahead ({@link GroupReadAhead}); a ready group keeps its tasks and outputs, not its result's file
+ * lists.
  */
 final class ResultValidator {
   private final JobPlan plan;
@@ -39,7 +39,11 @@ final class ResultValidator {
   private final Map<Integer, PartitionSpec> specs;
 
   ResultValidator(
-      JobPlan plan, JobStore store, WorkLocation work, FileIO io, Map<Integer, PartitionSpec> specs) {
+      JobPlan plan,
+      JobStore store,
+      WorkLocation work,
+      FileIO io,
+      Map<Integer, PartitionSpec> specs) {
     this.plan = plan;
     this.store = store;
     this.work = work;
@@ -62,19 +66,24 @@ final class ResultValidator {
         GroupReadAhead.Read read = reads.next();
         PlannedGroup group = read.planned();
         if (read.tasksError() != null) {
-          // a document that does not match the index, or values Iceberg's parsers reject: nothing of
+          // a document that does not match the index, or values Iceberg's parsers reject: nothing
+          // of
           // this group can be known, so it fails alone and none of its files is touched
-          failed.put(group.index(), "its planned files cannot be read: " + read.tasksError().getMessage());
+          failed.put(
+              group.index(), "its planned files cannot be read: " + read.tasksError().getMessage());
           continue;
         }
         for (FileScanTask task : read.tasks()) {
           if (!seenInputs.add(task.file().location())) {
-            throw violation("input file %s is planned in more than one group", task.file().location());
+            throw violation(
+                "input file %s is planned in more than one group", task.file().location());
           }
         }
         if (read.resultError() != null) {
           // stored but unparseable: this group's outputs cannot be known, the other groups' can
-          failed.put(group.index(), "its stored result cannot be read: " + read.resultError().getMessage());
+          failed.put(
+              group.index(),
+              "its stored result cannot be read: " + read.resultError().getMessage());
           continue;
         }
         if (read.result().isEmpty()) {
@@ -101,13 +110,17 @@ final class ResultValidator {
     }
     if (totalOut != totalIn - totalDeleted) {
       throw violation(
-          "rows out %d != rows in %d - rows deleted %d across the job", totalOut, totalIn, totalDeleted);
+          "rows out %d != rows in %d - rows deleted %d across the job",
+          totalOut, totalIn, totalDeleted);
     }
     return new Validated(ready, failed);
   }
 
   private ReadyGroup check(
-      PlannedGroup group, List<FileScanTask> tasks, GroupResult result, Map<String, Long> outputLengths) {
+      PlannedGroup group,
+      List<FileScanTask> tasks,
+      GroupResult result,
+      Map<String, Long> outputLengths) {
     int index = group.index();
     if (!plan.jobId().equals(result.jobId())) {
       throw violation("group %d's result belongs to job %s", index, result.jobId());
@@ -121,7 +134,10 @@ final class ResultValidator {
         || result.outputSpecId() != plan.pinned().outputSpecId()) {
       throw violation(
           "group %d used schema %d / spec %d, the plan pinned schema %d / spec %d",
-          index, result.schemaId(), result.outputSpecId(), plan.pinned().schemaId(),
+          index,
+          result.schemaId(),
+          result.outputSpecId(),
+          plan.pinned().schemaId(),
           plan.pinned().outputSpecId());
     }
     Set<String> planned = new TreeSet<>();
@@ -142,9 +158,11 @@ final class ResultValidator {
     long plannedRows = tasks.stream().mapToLong(task -> task.file().recordCount()).sum();
     if (result.inputRows() != plannedRows) {
       throw violation(
-          "group %d read %d rows but its input files hold %d", index, result.inputRows(), plannedRows);
+          "group %d read %d rows but its input files hold %d",
+          index, result.inputRows(), plannedRows);
     }
-    if (result.deletedRows() < 0 || result.outputRows() != result.inputRows() - result.deletedRows()) {
+    if (result.deletedRows() < 0
+        || result.outputRows() != result.inputRows() - result.deletedRows()) {
       throw violation(
           "group %d wrote %d rows, expected rows in %d - rows deleted %d",
           index, result.outputRows(), result.inputRows(), result.deletedRows());
@@ -165,11 +183,13 @@ final class ResultValidator {
       if (!file.location().contains(plan.jobId())) {
         throw violation("group %d's output %s is not named for this job", index, file.location());
       }
-      Long length = outputLengths.containsKey(file.location())
-          ? outputLengths.get(file.location())
-          : lengthOrNull(file.location());
+      Long length =
+          outputLengths.containsKey(file.location())
+              ? outputLengths.get(file.location())
+              : lengthOrNull(file.location());
       if (length == null) {
-        throw violation("group %d's output %s is missing (no object at that location)", index, file.location());
+        throw violation(
+            "group %d's output %s is missing (no object at that location)", index, file.location());
       }
       if (length != file.fileSizeInBytes()) {
         throw violation(

@@ -18,7 +18,9 @@ final class SnapshotStamp {
 
   private SnapshotStamp() {}
 
-  /** Commit index to snapshot, for every snapshot of {@code jobId} after {@code pinnedSnapshotId}. */
+  /**
+   * Commit index to snapshot, for every snapshot of {@code jobId} after {@code pinnedSnapshotId}.
+   */
   static Map<Integer, Snapshot> commitsOf(Table table, String jobId, long pinnedSnapshotId) {
     Map<Integer, Snapshot> commits = new TreeMap<>();
     Snapshot current = table.currentSnapshot();

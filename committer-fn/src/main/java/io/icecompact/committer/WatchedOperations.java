@@ -1,7 +1,6 @@
 package io.icecompact.committer;
 
 import io.icecompact.core.job.CommitAttempt;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.BaseTable;
@@ -18,27 +17,34 @@ import org.apache.iceberg.io.LocationProvider;
 import org.apache.iceberg.metrics.LoggingMetricsReporter;
 
 /**
- * The table's operations as Iceberg's {@code SnapshotProducer.commit} drives them, watched: each attempt
- * (Iceberg's retries included) reads the metadata ({@link #refresh}), recomputes the snapshot on it, and
- * swaps ({@link #commit}). Before each swap the job's own check runs on the exact metadata the attempt is
- * based on, so a concurrent commit that lands between two attempts is checked too, and only the
- * snapshots committed since the previous check need reading. Each attempt is timed in its parts.
+ * The table's operations as Iceberg's {@code SnapshotProducer.commit} drives them, watched: each
+ * attempt (Iceberg's retries included) reads the metadata ({@link #refresh}), recomputes the
+ * snapshot on it, and swaps ({@link #commit}). Before each swap the job's own check runs on the
+ * exact metadata the attempt is based on, so a concurrent commit that lands between two attempts is
+ * checked too, and only the snapshots committed since the previous check need reading. Each attempt
+ * is timed in its parts.
  *
  * <p>Wrapping the operations, rather than timing around {@code commit()}, is the only way to see
- * Iceberg's own retries: they happen inside it. Keeping the job's retries inside Iceberg's is what keeps them
- * cheap: between its attempts Iceberg keeps the manifests it wrote and filtered, and drops them when it
- * gives up.
+ * Iceberg's own retries: they happen inside it. Keeping the job's retries inside Iceberg's is what
+ * keeps them cheap: between its attempts Iceberg keeps the manifests it wrote and filtered, and
+ * drops them when it gives up.
  */
 final class WatchedOperations implements TableOperations {
 
-  /** Icecompact's check on the metadata an attempt is about to replace; throws to refuse the attempt. */
+  /**
+   * Icecompact's check on the metadata an attempt is about to replace; throws to refuse the
+   * attempt.
+   */
   @FunctionalInterface
   interface BeforeSwap {
     BeforeSwap NONE = base -> {};
 
     void check(TableMetadata base);
 
-    /** Reads ahead what {@link #check} will need on {@code metadata}, before the attempts; never refuses. */
+    /**
+     * Reads ahead what {@link #check} will need on {@code metadata}, before the attempts; never
+     * refuses.
+     */
     default void prime(TableMetadata metadata) {}
   }
 
@@ -57,10 +63,14 @@ final class WatchedOperations implements TableOperations {
   private Snapshot lastValidated;
 
   /**
-   * @param retrySettings {@code commit.retry.*} properties Iceberg's commit of this operation uses instead of
-   *     the table's (see {@link #current})
+   * @param retrySettings {@code commit.retry.*} properties Iceberg's commit of this operation uses
+   *     instead of the table's (see {@link #current})
    */
-  WatchedOperations(TableOperations delegate, int commitIndex, BeforeSwap beforeSwap, List<CommitAttempt> attempts,
+  WatchedOperations(
+      TableOperations delegate,
+      int commitIndex,
+      BeforeSwap beforeSwap,
+      List<CommitAttempt> attempts,
       Map<String, String> retrySettings) {
     this.delegate = delegate;
     this.commitIndex = commitIndex;
@@ -69,14 +79,21 @@ final class WatchedOperations implements TableOperations {
     this.retrySettings = Map.copyOf(retrySettings);
   }
 
-  /** Runs {@code hook} before each read of the metadata, which is how each of Iceberg's attempts starts. */
+  /**
+   * Runs {@code hook} before each read of the metadata, which is how each of Iceberg's attempts
+   * starts.
+   */
   void beforeEachRead(Runnable hook) {
     this.beforeEachRead = hook;
   }
 
-  /** {@code table} with its operations watched, reporting its metrics where the table reports them. */
+  /**
+   * {@code table} with its operations watched, reporting its metrics where the table reports them.
+   */
   static Table watched(Table table, WatchedOperations ops) {
-    return new BaseTable(ops, table.name(),
+    return new BaseTable(
+        ops,
+        table.name(),
         table instanceof BaseTable base ? base.reporter() : LoggingMetricsReporter.instance());
   }
 
@@ -85,26 +102,31 @@ final class WatchedOperations implements TableOperations {
   }
 
   /**
-   * The newest snapshot an attempt passed Iceberg's validation and the job's check on (the parent it
-   * tried to commit on), or null: a later commit may validate from it instead of from the pinned snapshot.
+   * The newest snapshot an attempt passed Iceberg's validation and the job's check on (the parent
+   * it tried to commit on), or null: a later commit may validate from it instead of from the pinned
+   * snapshot.
    */
   Snapshot lastValidated() {
     return lastValidated;
   }
 
   /**
-   * The current metadata with the job's {@code commit.retry.*} settings in place of the table's. Iceberg reads
-   * its retry settings once, from the metadata its operation was created on, and has no per-operation
-   * setting; this is how one commit of the job retries by its own policy without changing the table. Only
-   * those properties differ (same location, schemas, specs, snapshots), and every attempt works on, and
-   * swaps from, the metadata {@link #refresh} reads, which is the catalog's own.
+   * The current metadata with the job's {@code commit.retry.*} settings in place of the table's.
+   * Iceberg reads its retry settings once, from the metadata its operation was created on, and has
+   * no per-operation setting; this is how one commit of the job retries by its own policy without
+   * changing the table. Only those properties differ (same location, schemas, specs, snapshots),
+   * and every attempt works on, and swaps from, the metadata {@link #refresh} reads, which is the
+   * catalog's own.
    */
   /** The metadata read last. */
   TableMetadata lastRead() {
     return lastRead;
   }
 
-  /** Records that Iceberg validated the operation on the metadata read last ({@code apply()} returned). */
+  /**
+   * Records that Iceberg validated the operation on the metadata read last ({@code apply()}
+   * returned).
+   */
   void validatedOnLastRead() {
     if (lastRead != null && lastRead.currentSnapshot() != null) {
       lastValidated = lastRead.currentSnapshot();
@@ -119,11 +141,12 @@ final class WatchedOperations implements TableOperations {
     }
     if (metadata != currentAsRead) {
       currentAsRead = metadata;
-      currentWithRetrySettings = TableMetadata.buildFrom(metadata)
-          .setProperties(retrySettings)
-          .discardChanges()
-          .withMetadataLocation(metadata.metadataFileLocation())
-          .build();
+      currentWithRetrySettings =
+          TableMetadata.buildFrom(metadata)
+              .setProperties(retrySettings)
+              .discardChanges()
+              .withMetadataLocation(metadata.metadataFileLocation())
+              .build();
     }
     return currentWithRetrySettings;
   }
@@ -136,9 +159,16 @@ final class WatchedOperations implements TableOperations {
     if (lostAtSequenceNumber != null && metadata != null) {
       // what the previous attempt lost to: the commits between its metadata and this one
       CommitAttempt lost = attempts.remove(attempts.size() - 1);
-      attempts.add(new CommitAttempt(lost.commitIndex(), lost.attempt(), lost.refreshMillis(), lost.applyMillis(),
-          lost.checkMillis(), lost.swapMillis(),
-          (int) Math.max(0, metadata.lastSequenceNumber() - lostAtSequenceNumber), lost.outcome()));
+      attempts.add(
+          new CommitAttempt(
+              lost.commitIndex(),
+              lost.attempt(),
+              lost.refreshMillis(),
+              lost.applyMillis(),
+              lost.checkMillis(),
+              lost.swapMillis(),
+              (int) Math.max(0, metadata.lastSequenceNumber() - lostAtSequenceNumber),
+              lost.outcome()));
       lostAtSequenceNumber = null;
     }
     lastRead = metadata;
@@ -157,8 +187,16 @@ final class WatchedOperations implements TableOperations {
     try {
       beforeSwap.check(base);
     } catch (RuntimeException e) {
-      attempts.add(new CommitAttempt(commitIndex, attempt, millis(refreshNanos), millis(applyNanos),
-          millis(System.nanoTime() - applied), 0, 0, CommitAttempt.Outcome.REFUSED));
+      attempts.add(
+          new CommitAttempt(
+              commitIndex,
+              attempt,
+              millis(refreshNanos),
+              millis(applyNanos),
+              millis(System.nanoTime() - applied),
+              0,
+              0,
+              CommitAttempt.Outcome.REFUSED));
       throw e;
     }
     long checked = System.nanoTime();
@@ -175,8 +213,16 @@ final class WatchedOperations implements TableOperations {
       outcome = CommitAttempt.Outcome.UNKNOWN;
       throw e;
     } finally {
-      attempts.add(new CommitAttempt(commitIndex, attempt, millis(refreshNanos), millis(applyNanos),
-          millis(checked - applied), millis(System.nanoTime() - checked), 0, outcome));
+      attempts.add(
+          new CommitAttempt(
+              commitIndex,
+              attempt,
+              millis(refreshNanos),
+              millis(applyNanos),
+              millis(checked - applied),
+              millis(System.nanoTime() - checked),
+              0,
+              outcome));
     }
   }
 

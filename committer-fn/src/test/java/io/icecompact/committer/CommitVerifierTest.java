@@ -56,7 +56,9 @@ class CommitVerifierTest {
     DataFile newer = dataFile("newer", 5);
     table.newAppend().appendFile(newer).commit(); // seq 3
     DataFile compacted = dataFile("compacted", 14);
-    table.newRewrite().validateFromSnapshot(table.currentSnapshot().snapshotId())
+    table
+        .newRewrite()
+        .validateFromSnapshot(table.currentSnapshot().snapshotId())
         .deleteFile(old)
         .deleteFile(newer)
         .addFile(compacted)
@@ -78,7 +80,9 @@ class CommitVerifierTest {
     table.newRowDelta().addDeletes(equality).commit(); // seq 2, applies to both
     DataFile compacted = dataFile("compacted", 9);
     // a committer bug: it drops the equality delete although 'kept' (seq 1) stays live
-    table.newRewrite().validateFromSnapshot(table.currentSnapshot().snapshotId())
+    table
+        .newRewrite()
+        .validateFromSnapshot(table.currentSnapshot().snapshotId())
         .deleteFile(old)
         .deleteFile(equality)
         .addFile(compacted)
@@ -88,7 +92,9 @@ class CommitVerifierTest {
 
     assertThat(CommitVerifier.verify(table, replace, expected(1, 1, 10, 9, Set.of())))
         .containsExactly(
-            "snapshot " + replace.snapshotId() + " removed delete file memory-eq.parquet, which the job did"
+            "snapshot "
+                + replace.snapshotId()
+                + " removed delete file memory-eq.parquet, which the job did"
                 + " not remove and which is not dangling: its data sequence number 2 is not below the lowest"
                 + " live data sequence number 1 (equality delete)",
             "snapshot " + replace.snapshotId() + " summary removed-delete-files=1, expected 0");
@@ -104,12 +110,22 @@ class CommitVerifierTest {
     DataFile other = dataFile("other", 3);
     table.newAppend().appendFile(other).commit();
     // the snapshot rewrites 'other' only; the job claims it removed the position deletes of 'old'
-    table.newRewrite().validateFromSnapshot(table.currentSnapshot().snapshotId()).deleteFile(other).addFile(dataFile("compacted", 3)).dataSequenceNumber(3).commit();
+    table
+        .newRewrite()
+        .validateFromSnapshot(table.currentSnapshot().snapshotId())
+        .deleteFile(other)
+        .addFile(dataFile("compacted", 3))
+        .dataSequenceNumber(3)
+        .commit();
     Snapshot replace = table.currentSnapshot();
 
-    assertThat(CommitVerifier.verify(table, replace, expected(1, 1, 3, 3, Set.of(CommitVerifier.key(positions)))))
+    assertThat(
+            CommitVerifier.verify(
+                table, replace, expected(1, 1, 3, 3, Set.of(CommitVerifier.key(positions)))))
         .containsExactly(
-            "snapshot " + replace.snapshotId() + " did not remove delete file memory-pos.parquet, which the job"
+            "snapshot "
+                + replace.snapshotId()
+                + " did not remove delete file memory-pos.parquet, which the job"
                 + " removed",
             "snapshot " + replace.snapshotId() + " summary removed-delete-files=0, expected 1");
   }
@@ -123,8 +139,11 @@ class CommitVerifierTest {
     DeleteFile firstDv = deletionVector("dvs", first, 4);
     DeleteFile secondDv = deletionVector("dvs", second, 40);
     table.newRowDelta().addDeletes(firstDv).addDeletes(secondDv).commit();
-    // the job removes the DV of 'first' itself; Iceberg drops the DV of 'second', whose file goes too
-    table.newRewrite().validateFromSnapshot(table.currentSnapshot().snapshotId())
+    // the job removes the DV of 'first' itself; Iceberg drops the DV of 'second', whose file goes
+    // too
+    table
+        .newRewrite()
+        .validateFromSnapshot(table.currentSnapshot().snapshotId())
         .deleteFile(first)
         .deleteFile(second)
         .deleteFile(firstDv)
@@ -134,7 +153,9 @@ class CommitVerifierTest {
     Snapshot replace = table.currentSnapshot();
     assertThat(replace.summary()).containsEntry("removed-delete-files", "2");
 
-    assertThat(CommitVerifier.verify(table, replace, expected(2, 1, 20, 18, Set.of(CommitVerifier.key(firstDv)))))
+    assertThat(
+            CommitVerifier.verify(
+                table, replace, expected(2, 1, 20, 18, Set.of(CommitVerifier.key(firstDv)))))
         .isEmpty();
   }
 
@@ -147,8 +168,13 @@ class CommitVerifierTest {
   }
 
   private static CommitVerifier.Expected expected(
-      int removedData, int addedData, long removedRows, long addedRows, Set<String> removedDeletes) {
-    return new CommitVerifier.Expected(removedData, addedData, removedRows, addedRows, removedDeletes);
+      int removedData,
+      int addedData,
+      long removedRows,
+      long addedRows,
+      Set<String> removedDeletes) {
+    return new CommitVerifier.Expected(
+        removedData, addedData, removedRows, addedRows, removedDeletes);
   }
 
   private static DataFile dataFile(String name, long rows) {

@@ -13,8 +13,8 @@ import io.icecompact.core.job.GroupStatus;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStore;
-import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
@@ -31,8 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs a job on one machine with the same stages the serverless pipeline runs: the planner, one
- * worker call per group on a thread pool (transient errors retried with a new attempt number, as often as
- * the Map state's Retry: {@link GroupAttempts}), then the committer. Failures are recorded per group as the Map's Catch does.
+ * worker call per group on a thread pool (transient errors retried with a new attempt number, as
+ * often as the Map state's Retry: {@link GroupAttempts}), then the committer. Failures are recorded
+ * per group as the Map's Catch does.
  */
 public final class EmbeddedJobRunner {
 
@@ -50,9 +51,14 @@ public final class EmbeddedJobRunner {
     this(workers, progress, interceptor, RewritePathChoice.AUTO);
   }
 
-  /** With the rewrite path the workers may take (the bench and the equivalence tests compare them). */
+  /**
+   * With the rewrite path the workers may take (the bench and the equivalence tests compare them).
+   */
   public EmbeddedJobRunner(
-      int workers, ProgressListener progress, GroupInterceptor interceptor, RewritePathChoice pathChoice) {
+      int workers,
+      ProgressListener progress,
+      GroupInterceptor interceptor,
+      RewritePathChoice pathChoice) {
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be >= 1, got " + workers);
     }
@@ -95,7 +101,8 @@ public final class EmbeddedJobRunner {
     }
   }
 
-  private JobResult rewriteAndCommit(TableAccess access, JobSpec spec, PlanSummary summary, long started) {
+  private JobResult rewriteAndCommit(
+      TableAccess access, JobSpec spec, PlanSummary summary, long started) {
     rewriteAll(access, spec, summary);
     interceptor.beforeCommit(summary);
     progress.committing();
@@ -105,20 +112,25 @@ public final class EmbeddedJobRunner {
       if (e instanceof ApplicationException) {
         throw e; // a refusal the committer explains, with its outputs cleaned up
       }
-      // storage or the catalog failed mid-commit: the rewrite is done and nothing was deleted, so the
-      // operator's next step is a re-commit, which finds any commit of the job that landed (the committer
-      // names a failure of the environment a TransientException; the message describes what it wraps)
+      // storage or the catalog failed mid-commit: the rewrite is done and nothing was deleted, so
+      // the
+      // operator's next step is a re-commit, which finds any commit of the job that landed (the
+      // committer
+      // names a failure of the environment a TransientException; the message describes what it
+      // wraps)
       Throwable cause = e instanceof TransientException && e.getCause() != null ? e.getCause() : e;
-      throw new TransientException(String.format(
-          "The commit of job %s did not finish: %s. Nothing was deleted; once the cause is gone, run"
-              + " `icecompact recommit --job-id %s` with the same catalog and table",
-          summary.jobId(), FailureClassifier.describe(cause), summary.jobId()), e);
+      throw new TransientException(
+          String.format(
+              "The commit of job %s did not finish: %s. Nothing was deleted; once the cause is gone, run"
+                  + " `icecompact recommit --job-id %s` with the same catalog and table",
+              summary.jobId(), FailureClassifier.describe(cause), summary.jobId()),
+          e);
     }
   }
 
   /**
-   * Runs only the workers of a stored plan: every group's result is stored in its work location, and
-   * nothing is committed (the bench compares paths on the same groups this way).
+   * Runs only the workers of a stored plan: every group's result is stored in its work location,
+   * and nothing is committed (the bench compares paths on the same groups this way).
    */
   public List<GroupFailure> rewriteOnly(JobSpec spec, PlanSummary summary) {
     try (TableAccess access = new TableAccess(spec.catalogProperties())) {
@@ -149,11 +161,14 @@ public final class EmbeddedJobRunner {
                     GroupStatus status = rewriteWithRetries(rewriter, spec, summary, index);
                     progress.groupDone(status, done.incrementAndGet(), total);
                   } catch (RuntimeException | OutOfMemoryError e) {
-                    // out of memory: the group's buffers are garbage once its frames unwound, so the group
-                    // fails, named, and the others go on as separate Lambda workers would (before, the pool
+                    // out of memory: the group's buffers are garbage once its frames unwound, so
+                    // the group
+                    // fails, named, and the others go on as separate Lambda workers would (before,
+                    // the pool
                     // stopped and the job was never committed nor its result stored)
                     GroupFailure failure = GroupFailure.of(index, outOfMemoryNamed(index, e));
-                    // where the Map's Catch stores it (RecordGroupFailure): the committer, and a recommit,
+                    // where the Map's Catch stores it (RecordGroupFailure): the committer, and a
+                    // recommit,
                     // read failures only from the work location
                     try {
                       store.writeGroupFailure(work, failure);
@@ -173,7 +188,8 @@ public final class EmbeddedJobRunner {
       throw new IllegalStateException("Interrupted while groups were being rewritten", e);
     } catch (ExecutionException e) {
       throw new IllegalStateException(
-          "A worker thread failed unexpectedly: " + FailureClassifier.describe(e.getCause()), e.getCause());
+          "A worker thread failed unexpectedly: " + FailureClassifier.describe(e.getCause()),
+          e.getCause());
     } finally {
       pool.shutdownNow();
     }
@@ -183,12 +199,14 @@ public final class EmbeddedJobRunner {
   private GroupStatus rewriteWithRetries(
       GroupRewriter rewriter, JobSpec spec, PlanSummary summary, int index) {
     for (int tries = 1; ; tries++) {
-      // numbered as the deployed worker numbers it: a marker claimed in the work location (JobStore)
+      // numbered as the deployed worker numbers it: a marker claimed in the work location
+      // (JobStore)
       int attempt = rewriter.claimAttempt(summary.workLocation(), index);
       GroupRequest request = GroupRequest.of(spec, summary, index, attempt);
       try {
         beforeGroup(request);
-        return rewriter.rewrite(request); // its failures typed by the stage, as the deployed worker's are
+        return rewriter.rewrite(
+            request); // its failures typed by the stage, as the deployed worker's are
       } catch (RuntimeException classified) {
         if (!GroupAttempts.retried(classified, tries)) {
           throw classified;
@@ -200,7 +218,10 @@ public final class EmbeddedJobRunner {
     }
   }
 
-  /** A failure the interceptor injects stands for the worker's own: typed as the stage types its failures. */
+  /**
+   * A failure the interceptor injects stands for the worker's own: typed as the stage types its
+   * failures.
+   */
   private void beforeGroup(GroupRequest request) {
     try {
       interceptor.beforeGroup(request);
@@ -210,13 +231,18 @@ public final class EmbeddedJobRunner {
   }
 
   /**
-   * {@code failure} itself, unless it is or wraps an OutOfMemoryError: then the typed error that names it, the
-   * heap and the setting that raises it.
+   * {@code failure} itself, unless it is or wraps an OutOfMemoryError: then the typed error that
+   * names it, the heap and the setting that raises it.
    */
   private static RuntimeException outOfMemoryNamed(int index, Throwable failure) {
     return WorkerOutOfMemoryException.in(failure)
-        .<RuntimeException>map(error -> new WorkerOutOfMemoryException(
-            index, error, Runtime.getRuntime().maxMemory(), WorkerOutOfMemoryException.EMBEDDED_SETTING))
+        .<RuntimeException>map(
+            error ->
+                new WorkerOutOfMemoryException(
+                    index,
+                    error,
+                    Runtime.getRuntime().maxMemory(),
+                    WorkerOutOfMemoryException.EMBEDDED_SETTING))
         .orElseGet(() -> (RuntimeException) failure);
   }
 
@@ -229,8 +255,8 @@ public final class EmbeddedJobRunner {
   }
 
   /**
-   * The planner's result for a job that planned nothing, stored as its work location's only file, so that
-   * {@code history} lists it (the deployed pipeline records it in its job log instead).
+   * The planner's result for a job that planned nothing, stored as its work location's only file,
+   * so that {@code history} lists it (the deployed pipeline records it in its job log instead).
    */
   private static JobResult nothingToDo(TableAccess access, PlanSummary summary) {
     JobResult result = summary.nothingToDo();

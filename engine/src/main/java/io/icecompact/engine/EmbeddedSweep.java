@@ -19,14 +19,15 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * The sweep on one machine: assess every table of the namespaces ({@link FleetAssessor}), compact the
- * best {@code maxTables} whose decision is {@link Decision#COMPACT}, one after another, each with its
- * policy's options and partition filter as {@code compact} runs a job, then run the care steps its policy
- * lists ({@link TableCare}), and read each compacted table's health again from its metadata.
+ * The sweep on one machine: assess every table of the namespaces ({@link FleetAssessor}), compact
+ * the best {@code maxTables} whose decision is {@link Decision#COMPACT}, one after another, each
+ * with its policy's options and partition filter as {@code compact} runs a job, then run the care
+ * steps its policy lists ({@link TableCare}), and read each compacted table's health again from its
+ * metadata.
  *
- * <p>A table whose job fails or ends without committing is reported as such, and its care steps do not
- * run (orphan removal after an unknown commit could delete files that are live); the sweep goes on with
- * the next table.
+ * <p>A table whose job fails or ends without committing is reported as such, and its care steps do
+ * not run (orphan removal after an unknown commit could delete files that are live); the sweep goes
+ * on with the next table.
  */
 public final class EmbeddedSweep {
   /**
@@ -39,37 +40,52 @@ public final class EmbeddedSweep {
    * @param after the table's health read again after the sweep (null when not compacted)
    */
   public record TableSweep(
-      TableAssessment before, JobResult job, String error, List<TableCare.Outcome> care, TableHealth after) {}
+      TableAssessment before,
+      JobResult job,
+      String error,
+      List<TableCare.Outcome> care,
+      TableHealth after) {}
 
   /**
    * The whole sweep: every table assessed, in rank order, and the counts of the decisions.
    *
    * @param dryRun true: nothing was compacted, each chosen table's care steps were previewed
-   * @param compacted tables the sweep chose to compact (a job ran, or could not start: see {@code outcomes})
-   * @param outcomes how the chosen tables ended: COMMITTED, PARTIAL, FAILED, UNKNOWN, ... from each job's
-   *     result, ERROR when the job could not run, PREVIEWED on a dry run
+   * @param compacted tables the sweep chose to compact (a job ran, or could not start: see {@code
+   *     outcomes})
+   * @param outcomes how the chosen tables ended: COMMITTED, PARTIAL, FAILED, UNKNOWN, ... from each
+   *     job's result, ERROR when the job could not run, PREVIEWED on a dry run
    * @param notAssessed the tables the assessment had no time for (with a deadline only)
    */
   public record Result(
-      boolean dryRun, List<String> namespaces, int tablesAssessed, Map<Decision, Integer> decisions, int compacted,
-      Map<String, Integer> outcomes, List<TableSweep> tables, FleetAssessment.NotAssessed notAssessed) {}
+      boolean dryRun,
+      List<String> namespaces,
+      int tablesAssessed,
+      Map<Decision, Integer> decisions,
+      int compacted,
+      Map<String, Integer> outcomes,
+      List<TableSweep> tables,
+      FleetAssessment.NotAssessed notAssessed) {}
 
   private final int workers;
   private final Consumer<String> progress;
   private final List<CareStep> careSteps;
   private final boolean dryRun;
 
-  /** With {@code workers} groups rewritten at once per job; {@code progress} receives a line per step. */
+  /**
+   * With {@code workers} groups rewritten at once per job; {@code progress} receives a line per
+   * step.
+   */
   public EmbeddedSweep(int workers, Consumer<String> progress) {
     this(workers, progress, null, false);
   }
 
   /**
-   * @param careSteps the care steps of a table that does not set {@code icecompact.steps} (null: the
-   *     defaults, which delete nothing)
+   * @param careSteps the care steps of a table that does not set {@code icecompact.steps} (null:
+   *     the defaults, which delete nothing)
    * @param dryRun compact nothing; preview each chosen table's care steps instead
    */
-  public EmbeddedSweep(int workers, Consumer<String> progress, List<CareStep> careSteps, boolean dryRun) {
+  public EmbeddedSweep(
+      int workers, Consumer<String> progress, List<CareStep> careSteps, boolean dryRun) {
     this.workers = workers;
     this.progress = progress;
     this.careSteps = careSteps;
@@ -81,14 +97,16 @@ public final class EmbeddedSweep {
   }
 
   /**
-   * The sweep, its assessment stopping at {@code deadline} (the tables left are in the result); each run
-   * starts the assessment elsewhere in the table list, as the state machine's sweeps do.
+   * The sweep, its assessment stopping at {@code deadline} (the tables left are in the result);
+   * each run starts the assessment elsewhere in the table list, as the state machine's sweeps do.
    */
-  public Result run(Map<String, String> catalog, List<String> namespaces, int maxTables, Deadline deadline) {
+  public Result run(
+      Map<String, String> catalog, List<String> namespaces, int maxTables, Deadline deadline) {
     FleetAssessment assessed;
     try (TableAccess access = new TableAccess(catalog)) {
-      assessed = new FleetAssessor(access, careSteps)
-          .assess(namespaces, deadline, Long.toString(System.currentTimeMillis()));
+      assessed =
+          new FleetAssessor(access, careSteps)
+              .assess(namespaces, deadline, Long.toString(System.currentTimeMillis()));
     }
     List<TableAssessment> ranked = assessed.ranked();
     Map<Decision, Integer> decisions = new TreeMap<>();
@@ -105,9 +123,10 @@ public final class EmbeddedSweep {
     }
     Map<String, Integer> outcomes = new TreeMap<>();
     for (TableSweep table : tables) {
-      String outcome = table.job() != null ? table.job().status().name()
-          : table.error() != null ? "ERROR"
-          : null;
+      String outcome =
+          table.job() != null
+              ? table.job().status().name()
+              : table.error() != null ? "ERROR" : null;
       if (outcome != null) {
         outcomes.merge(outcome, 1, Integer::sum);
       }
@@ -115,18 +134,33 @@ public final class EmbeddedSweep {
     if (dryRun && compacted > 0) {
       outcomes.put("PREVIEWED", compacted);
     }
-    return new Result(dryRun, List.copyOf(namespaces), ranked.size(), decisions, compacted, outcomes, tables,
+    return new Result(
+        dryRun,
+        List.copyOf(namespaces),
+        ranked.size(),
+        decisions,
+        compacted,
+        outcomes,
+        tables,
         assessed.notAssessed());
   }
 
-  /** A dry run's table: its care steps previewed on the table as it is now (before any compaction). */
+  /**
+   * A dry run's table: its care steps previewed on the table as it is now (before any compaction).
+   */
   private TableSweep preview(Map<String, String> catalog, TableAssessment assessment) {
     String table = assessment.table();
-    progress.accept("would compact " + table + " (score " + Math.round(assessment.score()) + "): "
-        + assessment.reason());
+    progress.accept(
+        "would compact "
+            + table
+            + " (score "
+            + Math.round(assessment.score())
+            + "): "
+            + assessment.reason());
     try (TableAccess access = new TableAccess(catalog)) {
       List<TableCare.Outcome> care =
-          new TableCare(access, table, null, () -> {}).preview(assessment.policy().steps(), progress);
+          new TableCare(access, table, null, () -> {})
+              .preview(assessment.policy().steps(), progress);
       return new TableSweep(assessment, null, null, care, null);
     }
   }
@@ -137,15 +171,26 @@ public final class EmbeddedSweep {
     progress.accept("compacting " + table + " (score " + Math.round(assessment.score()) + ")");
     JobResult job;
     try {
-      job = new EmbeddedJobRunner(workers, ProgressListener.NONE)
-          .run(new JobSpec(null, table, catalog, policy.options(), null, policy.where(), null));
+      job =
+          new EmbeddedJobRunner(workers, ProgressListener.NONE)
+              .run(new JobSpec(null, table, catalog, policy.options(), null, policy.where(), null));
     } catch (RuntimeException e) {
       progress.accept(table + ": not compacted: " + e.getMessage());
-      return new TableSweep(assessment, null, e.getClass().getSimpleName() + ": " + e.getMessage(), List.of(),
+      return new TableSweep(
+          assessment,
+          null,
+          e.getClass().getSimpleName() + ": " + e.getMessage(),
+          List.of(),
           healthAfter(catalog, table));
     }
-    progress.accept(table + ": " + job.status() + ", " + job.rewrittenDataFilesCount() + " files -> "
-        + job.addedDataFilesCount());
+    progress.accept(
+        table
+            + ": "
+            + job.status()
+            + ", "
+            + job.rewrittenDataFilesCount()
+            + " files -> "
+            + job.addedDataFilesCount());
     List<TableCare.Outcome> care = List.of();
     if (job.status().careMayFollow()) {
       try (TableAccess access = new TableAccess(catalog)) {

@@ -1,21 +1,15 @@
 package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.core.job.GroupOutcome;
+
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupResult;
-import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
-import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
-import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
-import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
 import io.icecompact.worker.WorkerSettings;
 import java.io.IOException;
@@ -29,35 +23,30 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
-import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
-import org.apache.iceberg.types.Conversions;
-import org.apache.iceberg.types.Types;
-import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.io.LocalInputFile;
-import org.junit.jupiter.api.Test;
 
 /**
- * Runs the same groups of one plan through the generic path and the columnar one (AUTO) and compares
- * what they wrote: the live rows (lineage included), the counts and the DataFile metrics.
+ * Runs the same groups of one plan through the generic path and the columnar one (AUTO) and
+ * compares what they wrote: the live rows (lineage included), the counts and the DataFile metrics.
  */
 abstract class ColumnarComparisonBase extends EngineTestBase {
   static final Map<Integer, Object> RAW_LINEAGE =
       Map.of(
           // a stored null would read as this base plus its position: equal on both sides either way
-          MetadataColumns.ROW_ID.fieldId(), Long.MIN_VALUE / 2,
-          MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId(), -1L);
+          MetadataColumns.ROW_ID.fieldId(),
+          Long.MIN_VALUE / 2,
+          MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId(),
+          -1L);
 
-  /** Runs every group of a fresh plan through {@code choice}; results keyed by their input files. */
+  /**
+   * Runs every group of a fresh plan through {@code choice}; results keyed by their input files.
+   */
   Map<Set<String>, GroupResult> runGroups(
       Table table, RewritePathChoice choice, Map<String, String> options) {
     return runBoth(options, List.of(choice)).get(0);
@@ -74,7 +63,8 @@ abstract class ColumnarComparisonBase extends EngineTestBase {
     List<Map<Set<String>, GroupResult>> all = new ArrayList<>();
     int attempt = 1;
     for (RewritePathChoice choice : choices) {
-      GroupRewriter rewriter = new GroupRewriter(access, WorkerSettings.defaults().withPathChoice(choice));
+      GroupRewriter rewriter =
+          new GroupRewriter(access, WorkerSettings.defaults().withPathChoice(choice));
       Map<Set<String>, GroupResult> results = new HashMap<>();
       for (int index : summary.groupIndexes()) {
         rewriter.rewrite(GroupRequest.of(spec, summary, index, attempt));
@@ -139,7 +129,8 @@ abstract class ColumnarComparisonBase extends EngineTestBase {
       try (CloseableIterable<Record> records =
           Parquet.read(table.io().newInputFile(file.location()))
               .project(projection)
-              .createReaderFunc(type -> GenericParquetReaders.buildReader(projection, type, RAW_LINEAGE))
+              .createReaderFunc(
+                  type -> GenericParquetReaders.buildReader(projection, type, RAW_LINEAGE))
               .build()) {
         for (Record record : records) {
           rows.merge(text(record), 1L, Long::sum);
@@ -155,7 +146,10 @@ abstract class ColumnarComparisonBase extends EngineTestBase {
     StringBuilder text = new StringBuilder();
     for (int i = 0; i < record.size(); i++) {
       Object value = record.get(i);
-      text.append(value instanceof ByteBuffer buffer ? java.util.HexFormat.of().formatHex(buffer.array()) : value)
+      text.append(
+              value instanceof ByteBuffer buffer
+                  ? java.util.HexFormat.of().formatHex(buffer.array())
+                  : value)
           .append('|');
     }
     return text.toString();

@@ -2,8 +2,6 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupResult;
@@ -14,6 +12,8 @@ import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
 import io.icecompact.worker.PrefetchLimits;
@@ -21,14 +21,11 @@ import io.icecompact.worker.RewritePathChoice;
 import io.icecompact.worker.WorkerSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
@@ -38,9 +35,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -69,7 +64,8 @@ class ColumnarPathTest extends ColumnarComparisonBase {
 
     JobResult result = run(job(twoFilesPerGroup));
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
+    assertThat(result.groups())
+        .allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
     assertThat(LiveRows.multiset(load())).isEqualTo(before);
   }
 
@@ -80,9 +76,9 @@ class ColumnarPathTest extends ColumnarComparisonBase {
   }
 
   /**
-   * Files written with v2 data pages (another engine's writer settings): dictionary columns are copied
-   * by id from v2 pages, whose levels are stored apart from the values; the other columns (delta
-   * encodings) value by value.
+   * Files written with v2 data pages (another engine's writer settings): dictionary columns are
+   * copied by id from v2 pages, whose levels are stored apart from the values; the other columns
+   * (delta encodings) value by value.
    */
   @Test
   void filesWithV2DataPagesMatchTheGenericPath() throws IOException {
@@ -99,17 +95,28 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     TypedTable.deleteEvery(table, files.get(1), 5);
     TypedTable.deleteWhere(table, "category", "c5");
     try (ParquetFileReader reader =
-        ParquetFileReader.open(new LocalInputFile(java.nio.file.Path.of(files.get(0).location())))) {
-      var category = reader.getFooter().getBlocks().get(0).getColumns().stream()
-          .filter(c -> c.getPath().toDotString().equals("category")).findFirst().orElseThrow();
-      assertThat(category.getEncodings()).contains(org.apache.parquet.column.Encoding.RLE_DICTIONARY); // v2 pages
+        ParquetFileReader.open(
+            new LocalInputFile(java.nio.file.Path.of(files.get(0).location())))) {
+      var category =
+          reader.getFooter().getBlocks().get(0).getColumns().stream()
+              .filter(c -> c.getPath().toDotString().equals("category"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(category.getEncodings())
+          .contains(org.apache.parquet.column.Encoding.RLE_DICTIONARY); // v2 pages
     }
     assertSameAsGeneric(load(), options(RewriteOptions.REWRITE_ALL, "true"));
   }
 
-  private static DataFile v2PagesFile(Table table, List<org.apache.iceberg.data.Record> rows) throws IOException {
+  private static DataFile v2PagesFile(Table table, List<org.apache.iceberg.data.Record> rows)
+      throws IOException {
     org.apache.iceberg.io.OutputFile out =
-        table.io().newOutputFile(table.locationProvider().newDataLocation("v2-pages-" + System.nanoTime() + ".parquet"));
+        table
+            .io()
+            .newOutputFile(
+                table
+                    .locationProvider()
+                    .newDataLocation("v2-pages-" + System.nanoTime() + ".parquet"));
     org.apache.iceberg.io.FileAppender<org.apache.iceberg.data.Record> appender =
         org.apache.iceberg.parquet.Parquet.write(out)
             .forTable(table)
@@ -136,7 +143,8 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     JobResult result = run(job());
 
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
+    assertThat(result.groups())
+        .allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
     assertThat(LiveRows.multiset(load())).isEqualTo(before);
   }
 
@@ -171,7 +179,10 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     // the compacted file stores its lineage; delete a few of its rows with a deletion vector
     table = load();
     DataFile compacted = liveDataFiles(table).get(0);
-    table.newRowDelta().addDeletes(FragmentedTable.positionDelete(table, compacted, 0, 5, 6, 7, 100)).commit();
+    table
+        .newRowDelta()
+        .addDeletes(FragmentedTable.positionDelete(table, compacted, 0, 5, 6, 7, 100))
+        .commit();
     appendTyped(table, 5000, 800);
     table = load();
     Map<String, Long> beforeSecond = LiveRows.multiset(table, withLineage);
@@ -179,13 +190,15 @@ class ColumnarPathTest extends ColumnarComparisonBase {
 
     JobResult second = run(job(options(RewriteOptions.REWRITE_ALL, "true")));
     assertStatus(second, JobStatus.COMMITTED);
-    assertThat(second.groups()).allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
+    assertThat(second.groups())
+        .allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
     assertThat(LiveRows.multiset(load(), withLineage)).isEqualTo(beforeSecond);
   }
 
   /**
-   * Equality deletes whose ids fall outside most files' order_id bounds: those files' key columns are
-   * not read. An id on a file's upper bound (the only one within its bounds) must still be deleted.
+   * Equality deletes whose ids fall outside most files' order_id bounds: those files' key columns
+   * are not read. An id on a file's upper bound (the only one within its bounds) must still be
+   * deleted.
    */
   @Test
   void equalityDeletesSkippedByKeyBoundsGiveTheGenericPathsRows() {
@@ -196,7 +209,10 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     DataFile bounded = null;
     try (CloseableIterable<FileScanTask> tasks = table.newScan().includeColumnStats().planFiles()) {
       for (FileScanTask task : tasks) {
-        if (low == (Long) Conversions.fromByteBuffer(Types.LongType.get(), task.file().lowerBounds().get(1))) {
+        if (low
+            == (Long)
+                Conversions.fromByteBuffer(
+                    Types.LongType.get(), task.file().lowerBounds().get(1))) {
           bounded = task.file();
         }
       }
@@ -204,9 +220,14 @@ class ColumnarPathTest extends ColumnarComparisonBase {
       throw new UncheckedIOException(e);
     }
     assertThat(bounded).isNotNull();
-    assertThat((Long) Conversions.fromByteBuffer(Types.LongType.get(), bounded.upperBounds().get(1))).isEqualTo(high);
+    assertThat(
+            (Long) Conversions.fromByteBuffer(Types.LongType.get(), bounded.upperBounds().get(1)))
+        .isEqualTo(high);
     // low - 1 lives in another partition: within its partition the delete file matches only `high`
-    table.newRowDelta().addDeletes(FragmentedTable.equalityDelete(table, bounded, low - 1, high)).commit();
+    table
+        .newRowDelta()
+        .addDeletes(FragmentedTable.equalityDelete(table, bounded, low - 1, high))
+        .commit();
     table = load();
     Map<String, Long> before = LiveRows.multiset(table);
     assertThat(before.keySet()).noneMatch(row -> row.startsWith("(" + high + ", "));
@@ -214,13 +235,15 @@ class ColumnarPathTest extends ColumnarComparisonBase {
 
     JobResult result = run(job());
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(result.groups()).allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
+    assertThat(result.groups())
+        .allSatisfy(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
     assertThat(LiveRows.multiset(load())).isEqualTo(before);
   }
 
   /**
-   * Columns copied on several threads at once write the very files one thread writes: each column has
-   * its own reader, sink and codec state, and row groups close between slices, on the caller's thread.
+   * Columns copied on several threads at once write the very files one thread writes: each column
+   * has its own reader, sink and codec state, and row groups close between slices, on the caller's
+   * thread.
    */
   @Test
   void columnsCopiedOnSeveralThreadsWriteTheSameBytesAsOneThread() throws IOException {
@@ -230,8 +253,12 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     List<List<byte[]>> outputsByThreads = new ArrayList<>();
     int attempt = 1;
     for (int threads : List.of(1, 4)) {
-      GroupRewriter rewriter = new GroupRewriter(
-          access, WorkerSettings.defaults().withPrefetch(PrefetchLimits.DEFAULT).withColumnThreads(threads));
+      GroupRewriter rewriter =
+          new GroupRewriter(
+              access,
+              WorkerSettings.defaults()
+                  .withPrefetch(PrefetchLimits.DEFAULT)
+                  .withColumnThreads(threads));
       List<byte[]> bytes = new ArrayList<>();
       for (int index : summary.groupIndexes()) {
         rewriter.rewrite(GroupRequest.of(spec, summary, index, attempt));
@@ -247,7 +274,9 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     }
     assertThat(outputsByThreads.get(0)).isNotEmpty().hasSameSizeAs(outputsByThreads.get(1));
     for (int i = 0; i < outputsByThreads.get(0).size(); i++) {
-      assertThat(outputsByThreads.get(1).get(i)).as("output file %d", i).isEqualTo(outputsByThreads.get(0).get(i));
+      assertThat(outputsByThreads.get(1).get(i))
+          .as("output file %d", i)
+          .isEqualTo(outputsByThreads.get(0).get(i));
     }
   }
 
@@ -267,14 +296,21 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     assertSameAsGeneric(table, options(RewriteOptions.REWRITE_ALL, "true"));
 
     GroupResult result =
-        runGroups(table, RewritePathChoice.AUTO, options(RewriteOptions.REWRITE_ALL, "true")).values().iterator().next();
+        runGroups(table, RewritePathChoice.AUTO, options(RewriteOptions.REWRITE_ALL, "true"))
+            .values()
+            .iterator()
+            .next();
     DataFile output = outputs(table, result).get(0);
     try (ParquetFileReader reader =
         ParquetFileReader.open(new LocalInputFile(java.nio.file.Path.of(output.location())))) {
       var block = reader.getFooter().getBlocks().get(0);
       Map<String, Boolean> indexed = new TreeMap<>();
-      block.getColumns().forEach(c -> indexed.put(c.getPath().toDotString(), c.getColumnIndexReference() != null));
-      // order_id is unique: plain pages, copied from the 4 files without deletes; region is dictionary-encoded
+      block
+          .getColumns()
+          .forEach(
+              c -> indexed.put(c.getPath().toDotString(), c.getColumnIndexReference() != null));
+      // order_id is unique: plain pages, copied from the 4 files without deletes; region is
+      // dictionary-encoded
       assertThat(indexed).containsEntry("order_id", false).containsEntry("region", true);
     }
   }
@@ -287,8 +323,14 @@ class ColumnarPathTest extends ColumnarComparisonBase {
         new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
             Types.NestedField.optional(
-                2, "address", Types.StructType.of(Types.NestedField.optional(3, "city", Types.StringType.get()))));
-    Table table = access.catalog().createTable(TableIdentifier.parse(TABLE), schema, PartitionSpec.unpartitioned());
+                2,
+                "address",
+                Types.StructType.of(
+                    Types.NestedField.optional(3, "city", Types.StringType.get()))));
+    Table table =
+        access
+            .catalog()
+            .createTable(TableIdentifier.parse(TABLE), schema, PartitionSpec.unpartitioned());
     for (int f = 0; f < 3; f++) {
       GenericRecord row = GenericRecord.create(schema);
       row.setField("id", (long) f);
@@ -302,10 +344,13 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     JobResult result = run(job(options(RewriteOptions.REWRITE_ALL, "true")));
 
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(result.groups()).singleElement().satisfies(g -> {
-      assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
-      assertThat(g.rewritePathReason()).contains("nested").contains("address");
-    });
+    assertThat(result.groups())
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+              assertThat(g.rewritePathReason()).contains("nested").contains("address");
+            });
     assertThat(LiveRows.multiset(load())).isEqualTo(before);
   }
 
@@ -313,7 +358,10 @@ class ColumnarPathTest extends ColumnarComparisonBase {
   @Test
   void aColumnAddedAfterTheFilesWereWrittenIsWrittenAsNulls() {
     Table table = create(new FragmentedTable.Shape(0, 4, 100, 2, 1, 0, false));
-    table.updateSchema().addColumn("channel", Types.StringType.get()).addColumn("score", Types.DoubleType.get())
+    table
+        .updateSchema()
+        .addColumn("channel", Types.StringType.get())
+        .addColumn("score", Types.DoubleType.get())
         .commit();
     table = load();
     Map<String, Long> before = LiveRows.multiset(table);
@@ -322,35 +370,38 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     JobResult result = run(job(options(RewriteOptions.REWRITE_ALL, "true")));
 
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(result.groups()).singleElement()
+    assertThat(result.groups())
+        .singleElement()
         .satisfies(g -> assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR));
     assertThat(LiveRows.multiset(load())).isEqualTo(before);
   }
 
   /**
    * An equality delete on a column added after some data files were written: their rows read it as
-   * null, so a delete of "web" keeps them all and a delete of null removes them all. The columnar path
-   * reads delete keys from each file's own columns, so such a group goes generic, and the reason names
-   * the column and the file without it.
+   * null, so a delete of "web" keeps them all and a delete of null removes them all. The columnar
+   * path reads delete keys from each file's own columns, so such a group goes generic, and the
+   * reason names the column and the file without it.
    */
   @Test
   void anEqualityDeleteOnAColumnAnOlderFileLacksGoesGeneric() {
     Map<String, Long> before = equalityDeleteOnAddedColumn("web");
-    assertThat(LiveRows.count(before)).isEqualTo(2 * 100 + 100 - 33); // 33 rows of the new file are "web"
+    assertThat(LiveRows.count(before))
+        .isEqualTo(2 * 100 + 100 - 33); // 33 rows of the new file are "web"
     assertAddedColumnDeleteGoesGeneric(before);
   }
 
   @Test
   void anEqualityDeleteOfNullOnAColumnAnOlderFileLacksGoesGeneric() {
     Map<String, Long> before = equalityDeleteOnAddedColumn((Object) null);
-    assertThat(LiveRows.count(before)).isEqualTo(100 - 34); // all of the older files, 34 nulls of the new one
+    assertThat(LiveRows.count(before))
+        .isEqualTo(100 - 34); // all of the older files, 34 nulls of the new one
     assertAddedColumnDeleteGoesGeneric(before);
   }
 
   /**
-   * Two files of 100 rows written before {@code channel} was added, one of 100 after (channel cycling
-   * null, "web", "app"), then an equality delete on {@code channel}; returns the live rows as Iceberg's
-   * generic reader sees them.
+   * Two files of 100 rows written before {@code channel} was added, one of 100 after (channel
+   * cycling null, "web", "app"), then an equality delete on {@code channel}; returns the live rows
+   * as Iceberg's generic reader sees them.
    */
   private Map<String, Long> equalityDeleteOnAddedColumn(Object... deletedChannels) {
     Table table = create(new FragmentedTable.Shape(0, 2, 100, 2, 0, 0, false));
@@ -379,15 +430,23 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     JobResult result = run(job(options(RewriteOptions.REWRITE_ALL, "true")));
 
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(result.groups()).singleElement().satisfies(g -> {
-      assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
-      assertThat(g.rewritePathReason()).contains("equality delete on column channel").contains("does not contain");
-      assertThat(filesWithoutChannel).anyMatch(g.rewritePathReason()::contains);
-    });
+    assertThat(result.groups())
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+              assertThat(g.rewritePathReason())
+                  .contains("equality delete on column channel")
+                  .contains("does not contain");
+              assertThat(filesWithoutChannel).anyMatch(g.rewritePathReason()::contains);
+            });
     assertThat(LiveRows.multiset(load())).isEqualTo(before);
   }
 
-  /** A promoted type (int to long) needs Iceberg's projection: generic, and the reason says which column. */
+  /**
+   * A promoted type (int to long) needs Iceberg's projection: generic, and the reason says which
+   * column.
+   */
   @Test
   void aColumnPromotedAfterTheFilesWereWrittenGoesGeneric() {
     Table table = TypedTable.create(access.catalog(), TableIdentifier.parse(TABLE), 2, 3, 200);
@@ -397,10 +456,15 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     JobResult result = run(job(options(RewriteOptions.REWRITE_ALL, "true")));
 
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(result.groups()).singleElement().satisfies(g -> {
-      assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
-      assertThat(g.rewritePathReason()).contains("column i is written as").contains("another physical type");
-    });
+    assertThat(result.groups())
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+              assertThat(g.rewritePathReason())
+                  .contains("column i is written as")
+                  .contains("another physical type");
+            });
     assertThat(LiveRows.multiset(load())).isEqualTo(before);
   }
 
@@ -410,17 +474,21 @@ class ColumnarPathTest extends ColumnarComparisonBase {
     table.replaceSortOrder().asc("order_id").commit();
 
     RewritePlanner.PlannedJob planned = new RewritePlanner(access).dryRun(job());
-    assertThat(planned.plan().groups()).allSatisfy(g -> {
-      assertThat(g.expectedRewritePath()).isEqualTo(RewritePath.GENERIC);
-      assertThat(g.expectedRewritePathReason()).contains("sort order");
-    });
+    assertThat(planned.plan().groups())
+        .allSatisfy(
+            g -> {
+              assertThat(g.expectedRewritePath()).isEqualTo(RewritePath.GENERIC);
+              assertThat(g.expectedRewritePathReason()).contains("sort order");
+            });
     JobResult result = run(job());
 
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(result.groups()).allSatisfy(g -> {
-      assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
-      assertThat(g.rewritePathReason()).contains("sort order");
-    });
+    assertThat(result.groups())
+        .allSatisfy(
+            g -> {
+              assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+              assertThat(g.rewritePathReason()).contains("sort order");
+            });
   }
 
   @Test
@@ -432,17 +500,20 @@ class ColumnarPathTest extends ColumnarComparisonBase {
 
     JobResult result = run(job());
 
-    assertThat(result.groups()).allSatisfy(g -> {
-      assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
-      assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR);
-      assertThat(g.rewritePathReason()).isNotBlank();
-    });
+    assertThat(result.groups())
+        .allSatisfy(
+            g -> {
+              assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
+              assertThat(g.rewritePath()).isEqualTo(RewritePath.COLUMNAR);
+              assertThat(g.rewritePathReason()).isNotBlank();
+            });
   }
 
   // ---- helpers ----
 
   private Table typed(int formatVersion) {
-    Table table = TypedTable.create(access.catalog(), TableIdentifier.parse(TABLE), formatVersion, 6, 1000);
+    Table table =
+        TypedTable.create(access.catalog(), TableIdentifier.parse(TABLE), formatVersion, 6, 1000);
     List<DataFile> files = liveDataFiles(table);
     TypedTable.deleteEvery(table, files.get(0), 3);
     TypedTable.deleteEvery(table, files.get(3), 4);

@@ -2,13 +2,13 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.FragmentedTable.Shape;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.FragmentedTable.Shape;
+import io.icecompact.fixtures.LiveRows;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -41,8 +41,14 @@ class EngineCdcVerificationTest extends EngineTestBase {
     Table table = create(new Shape(4, 5, 200, formatVersion, 2, 10, true));
     appendMoreOrders(table);
     Map<String, DeleteFile> deletesBefore = liveDeletes(table);
-    long positionDeletes = deletesBefore.values().stream().filter(d -> d.content() == FileContent.POSITION_DELETES).count();
-    long equalityDeletes = deletesBefore.values().stream().filter(d -> d.content() == FileContent.EQUALITY_DELETES).count();
+    long positionDeletes =
+        deletesBefore.values().stream()
+            .filter(d -> d.content() == FileContent.POSITION_DELETES)
+            .count();
+    long equalityDeletes =
+        deletesBefore.values().stream()
+            .filter(d -> d.content() == FileContent.EQUALITY_DELETES)
+            .count();
     assertThat(positionDeletes).isEqualTo(2);
     assertThat(equalityDeletes).isPositive();
     Schema columns =
@@ -60,9 +66,12 @@ class EngineCdcVerificationTest extends EngineTestBase {
     assertThat(added).hasSize(1);
     Snapshot replace = added.get(0);
     assertThat(replace.operation()).isEqualTo(DataOperations.REPLACE);
-    // the position deletes went with their data files, the equality deletes as dangling: none is left
+    // the position deletes went with their data files, the equality deletes as dangling: none is
+    // left
     Set<String> removed = new HashSet<>();
-    replace.removedDeleteFiles(table.io()).forEach(d -> removed.add(d.location() + "@" + d.contentOffset()));
+    replace
+        .removedDeleteFiles(table.io())
+        .forEach(d -> removed.add(d.location() + "@" + d.contentOffset()));
     assertThat(removed).isEqualTo(deletesBefore.keySet());
     assertThat(result.removedDeleteFilesCount()).isEqualTo(positionDeletes + equalityDeletes);
     assertThat(summaryLong(replace, SnapshotSummary.REMOVED_DELETE_FILES_PROP))

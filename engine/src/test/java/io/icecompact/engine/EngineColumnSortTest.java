@@ -2,9 +2,9 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable.Shape;
 import io.icecompact.core.job.GroupResult;
 import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.fixtures.FragmentedTable.Shape;
 import io.icecompact.worker.GroupRoute;
 import io.icecompact.worker.RewritePathChoice;
 import java.io.IOException;
@@ -29,10 +29,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The column sort (AUTO) writes what the record sort (GENERIC) writes: the same row sequence file by file
- * (ties in input order, nulls first or last, descending keys, transforms, z-order), v3 row lineage as
- * stored, the same files with the same sort order id and metrics, on tables with position and equality
- * deletes (v2) and deletion vectors (v3).
+ * The column sort (AUTO) writes what the record sort (GENERIC) writes: the same row sequence file
+ * by file (ties in input order, nulls first or last, descending keys, transforms, z-order), v3 row
+ * lineage as stored, the same files with the same sort order id and metrics, on tables with
+ * position and equality deletes (v2) and deletion vectors (v3).
  */
 class EngineColumnSortTest extends ColumnarComparisonBase {
   /** 2 day partitions of 5 files of 1,000 rows, position and equality deletes. */
@@ -41,17 +41,19 @@ class EngineColumnSortTest extends ColumnarComparisonBase {
   }
 
   @ParameterizedTest(name = "v{0} {1}")
-  @CsvSource(delimiter = '|', value = {
-      "2|region",
-      "3|region",
-      "2|note DESC NULLS FIRST, customer_id",
-      "3|note ASC NULLS LAST, ordered_at DESC",
-      "2|days(ordered_at), amount DESC, region DESC NULLS FIRST",
-      "3|bucket(4, customer_id) DESC, truncate(3, note) NULLS LAST",
-      "2|zorder(customer_id, ordered_at)",
-      "3|zorder(region, customer_id, order_id)",
-      "3|table",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "2|region",
+        "3|region",
+        "2|note DESC NULLS FIRST, customer_id",
+        "3|note ASC NULLS LAST, ordered_at DESC",
+        "2|days(ordered_at), amount DESC, region DESC NULLS FIRST",
+        "3|bucket(4, customer_id) DESC, truncate(3, note) NULLS LAST",
+        "2|zorder(customer_id, ordered_at)",
+        "3|zorder(region, customer_id, order_id)",
+        "3|table",
+      })
   void columnSortWritesTheRecordSortsRowsAndFiles(int formatVersion, String sortOrder) {
     Table table = create(shape(formatVersion));
     boolean tableOrder = sortOrder.equals("table");
@@ -76,18 +78,24 @@ class EngineColumnSortTest extends ColumnarComparisonBase {
       assertThat(byColumns.rewritePathReason()).endsWith("; " + GroupRoute.SORTED_IN_COLUMNS);
       assertThat(byRecords.deletedRows()).as("the group has deletes").isPositive();
       assertThat(List.of(byColumns.inputRows(), byColumns.deletedRows(), byColumns.outputRows()))
-          .isEqualTo(List.of(byRecords.inputRows(), byRecords.deletedRows(), byRecords.outputRows()));
+          .isEqualTo(
+              List.of(byRecords.inputRows(), byRecords.deletedRows(), byRecords.outputRows()));
 
       List<DataFile> recordFiles = inWriteOrder(outputs(table, byRecords));
       List<DataFile> columnFiles = inWriteOrder(outputs(table, byColumns));
-      assertThat(recordFiles).as("several files a group, or file ranges prove nothing").hasSizeGreaterThan(2);
+      assertThat(recordFiles)
+          .as("several files a group, or file ranges prove nothing")
+          .hasSizeGreaterThan(2);
       List<Record> expected = rowSequence(table, recordFiles);
-      assertThat(rowSequence(table, columnFiles)).hasSize((int) byRecords.outputRows()).containsExactlyElementsOf(expected);
+      assertThat(rowSequence(table, columnFiles))
+          .hasSize((int) byRecords.outputRows())
+          .containsExactlyElementsOf(expected);
       assertThat(columnFiles).hasSameSizeAs(recordFiles);
       for (int i = 0; i < recordFiles.size(); i++) {
         DataFile byRecord = recordFiles.get(i);
         DataFile byColumn = columnFiles.get(i);
-        assertThat(byColumn.sortOrderId()).isEqualTo(byRecord.sortOrderId())
+        assertThat(byColumn.sortOrderId())
+            .isEqualTo(byRecord.sortOrderId())
             .isEqualTo(tableOrder ? table.sortOrder().orderId() : 0);
         assertThat(byColumn.recordCount()).isEqualTo(byRecord.recordCount());
         assertThat(byColumn.partition()).isEqualTo(byRecord.partition());
@@ -102,11 +110,13 @@ class EngineColumnSortTest extends ColumnarComparisonBase {
   private static List<DataFile> inWriteOrder(List<DataFile> files) {
     Pattern counter = Pattern.compile("-(\\d+)\\.parquet$");
     return files.stream()
-        .sorted(Comparator.comparingInt((DataFile file) -> {
-          Matcher matcher = counter.matcher(file.location());
-          assertThat(matcher.find()).as(file.location()).isTrue();
-          return Integer.parseInt(matcher.group(1));
-        }))
+        .sorted(
+            Comparator.comparingInt(
+                (DataFile file) -> {
+                  Matcher matcher = counter.matcher(file.location());
+                  assertThat(matcher.find()).as(file.location()).isTrue();
+                  return Integer.parseInt(matcher.group(1));
+                }))
         .toList();
   }
 
@@ -121,7 +131,9 @@ class EngineColumnSortTest extends ColumnarComparisonBase {
       try (CloseableIterable<Record> records =
           Parquet.read(table.io().newInputFile(file.location()))
               .project(projection)
-              .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(projection, fileSchema, RAW_LINEAGE))
+              .createReaderFunc(
+                  fileSchema ->
+                      GenericParquetReaders.buildReader(projection, fileSchema, RAW_LINEAGE))
               .build()) {
         records.forEach(rows::add);
       } catch (IOException e) {

@@ -2,12 +2,6 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.fixtures.LocalWarehouse;
-import io.icecompact.testkit.CommitFaultCatalog;
-import io.icecompact.testkit.CommitFaultCatalog.Fault;
-import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.committer.JobCommitter;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.GroupOutcome;
@@ -16,6 +10,12 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.LocalWarehouse;
+import io.icecompact.testkit.CommitFaultCatalog;
+import io.icecompact.testkit.CommitFaultCatalog.Fault;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +61,8 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
   }
 
   /** One job run by the embedded runner, the fault armed between the workers and the committer. */
-  private record Run(JobSpec spec, PlanSummary summary, JobResult result, int commitsBeforeCommitter) {
+  private record Run(
+      JobSpec spec, PlanSummary summary, JobResult result, int commitsBeforeCommitter) {
     CommitRequest commitRequest() {
       // what EmbeddedJobRunner hands the committer when no worker failed
       return CommitRequest.of(spec, summary);
@@ -116,8 +117,10 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
 
   /** The job's stamped snapshots among {@code snapshots}, checked to be replace snapshots. */
   private static List<Snapshot> stamped(List<Snapshot> snapshots, String jobId) {
-    List<Snapshot> stamped = snapshots.stream().filter(s -> jobId.equals(s.summary().get(JOB_ID))).toList();
-    assertThat(stamped).allSatisfy(s -> assertThat(s.operation()).isEqualTo(DataOperations.REPLACE));
+    List<Snapshot> stamped =
+        snapshots.stream().filter(s -> jobId.equals(s.summary().get(JOB_ID))).toList();
+    assertThat(stamped)
+        .allSatisfy(s -> assertThat(s.operation()).isEqualTo(DataOperations.REPLACE));
     return stamped;
   }
 
@@ -135,18 +138,24 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
 
     assertStatus(job.result(), JobStatus.COMMITTED);
     assertThat(CommitFaultCatalog.realCommits(warehouseKey()) - job.commitsBeforeCommitter())
-        .as("commits that reached the catalog").isEqualTo(1);
+        .as("commits that reached the catalog")
+        .isEqualTo(1);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);
     Snapshot replace = added.get(0);
     assertThat(replace.operation()).isEqualTo(DataOperations.REPLACE);
-    assertThat(replace.summary()).containsEntry(JOB_ID, job.spec().jobId()).containsEntry(COMMIT_INDEX, "0");
+    assertThat(replace.summary())
+        .containsEntry(JOB_ID, job.spec().jobId())
+        .containsEntry(COMMIT_INDEX, "0");
     assertThat(table.currentSnapshot().snapshotId()).isEqualTo(replace.snapshotId());
     assertThat(job.result().snapshotIds()).containsExactly(replace.snapshotId());
-    assertThat(job.result().groups()).hasSize(4).allSatisfy(g -> {
-      assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
-      assertThat(g.snapshotId()).isEqualTo(replace.snapshotId());
-    });
+    assertThat(job.result().groups())
+        .hasSize(4)
+        .allSatisfy(
+            g -> {
+              assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
+              assertThat(g.snapshotId()).isEqualTo(replace.snapshotId());
+            });
     assertThat(job.result().rewrittenDataFilesCount()).isEqualTo(20);
     assertThat(job.result().verification().verified()).isTrue();
     // outputs were not taken for uncommitted ones and deleted: they are the table now
@@ -167,15 +176,21 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
     Run job = runWithFault(Map.of(), Fault.DID_NOT_LAND, 0);
 
     assertStatus(job.result(), JobStatus.UNKNOWN);
-    assertThat(job.result().reason()).contains("Re-run the committer").contains("no file was deleted");
+    assertThat(job.result().reason())
+        .contains("Re-run the committer")
+        .contains("no file was deleted");
     assertThat(job.result().snapshotIds()).isEmpty();
     assertThat(job.result().rewrittenGroups()).isZero();
-    assertThat(job.result().groups()).hasSize(4).allSatisfy(g -> {
-      assertThat(g.status()).isEqualTo(GroupOutcome.Status.NOT_COMMITTED);
-      assertThat(g.reason()).startsWith("commit state unknown");
-      assertThat(g.snapshotId()).isNull();
-    });
-    assertThat(CommitFaultCatalog.realCommits(warehouseKey())).isEqualTo(job.commitsBeforeCommitter());
+    assertThat(job.result().groups())
+        .hasSize(4)
+        .allSatisfy(
+            g -> {
+              assertThat(g.status()).isEqualTo(GroupOutcome.Status.NOT_COMMITTED);
+              assertThat(g.reason()).startsWith("commit state unknown");
+              assertThat(g.snapshotId()).isNull();
+            });
+    assertThat(CommitFaultCatalog.realCommits(warehouseKey()))
+        .isEqualTo(job.commitsBeforeCommitter());
     // no file was deleted, and the table is as it was
     List<List<String>> outputsByGroup = outputsByGroup(job.summary());
     List<String> outputs = flat(outputsByGroup);
@@ -192,7 +207,8 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
     JobResult second = commitAgain(job.commitRequest());
 
     assertStatus(second, JobStatus.COMMITTED);
-    assertThat(CommitFaultCatalog.realCommits(warehouseKey()) - job.commitsBeforeCommitter()).isEqualTo(1);
+    assertThat(CommitFaultCatalog.realCommits(warehouseKey()) - job.commitsBeforeCommitter())
+        .isEqualTo(1);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);
     Snapshot replace = added.get(0);
@@ -201,10 +217,13 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
     // index 0 went to the attempt whose outcome was unknown; it is never reused
     assertThat(replace.summary()).containsEntry(COMMIT_INDEX, "1");
     assertThat(second.snapshotIds()).containsExactly(replace.snapshotId());
-    assertThat(second.groups()).hasSize(4).allSatisfy(g -> {
-      assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
-      assertThat(g.snapshotId()).isEqualTo(replace.snapshotId());
-    });
+    assertThat(second.groups())
+        .hasSize(4)
+        .allSatisfy(
+            g -> {
+              assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
+              assertThat(g.snapshotId()).isEqualTo(replace.snapshotId());
+            });
     assertThat(second.rewrittenDataFilesCount()).isEqualTo(20);
     assertThat(second.verification().verified()).isTrue();
     assertAllExist(outputs);
@@ -221,8 +240,9 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
 
   /**
    * Partial progress, max 3 commits: the second commit does not land. The first stays, the job is
-   * UNKNOWN, nothing is deleted; a re-run commits the rest under new commit indexes (the lost one is never reused), never
-   * the first batch again, and never more commits in all than max-commits allows.
+   * UNKNOWN, nothing is deleted; a re-run commits the rest under new commit indexes (the lost one
+   * is never reused), never the first batch again, and never more commits in all than max-commits
+   * allows.
    */
   @ParameterizedTest(name = "{0} groups")
   @ValueSource(ints = {6, 8})
@@ -233,14 +253,19 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
     int snapshotsBefore = snapshots(table).size();
     List<String> liveBefore = liveDataPaths(table);
     Map<String, String> options =
-        options("partial-progress.enabled", "true", "partial-progress.max-commits", Integer.toString(maxCommits));
+        options(
+            "partial-progress.enabled",
+            "true",
+            "partial-progress.max-commits",
+            Integer.toString(maxCommits));
 
     Run job = runWithFault(options, Fault.DID_NOT_LAND, 1);
 
     assertThat(job.summary().groupCount()).isEqualTo(groups);
     assertStatus(job.result(), JobStatus.UNKNOWN);
     assertThat(job.result().reason()).contains("Re-run the committer");
-    assertThat(CommitFaultCatalog.realCommits(warehouseKey()) - job.commitsBeforeCommitter()).isEqualTo(1);
+    assertThat(CommitFaultCatalog.realCommits(warehouseKey()) - job.commitsBeforeCommitter())
+        .isEqualTo(1);
     List<Snapshot> firstRun = stamped(newSnapshots(table, snapshotsBefore), job.spec().jobId());
     assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1);
     assertThat(firstRun).hasSize(1);
@@ -261,7 +286,8 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
     assertThat(firstBatch).hasSize(perBatch);
     assertThat(Integer.parseInt(first.summary().get(REWRITTEN_GROUPS))).isEqualTo(perBatch);
     assertThat(job.result().rewrittenGroups()).isEqualTo(perBatch);
-    // nothing was deleted: every group's outputs exist, the first batch's are live, the rest are not
+    // nothing was deleted: every group's outputs exist, the first batch's are live, the rest are
+    // not
     List<List<String>> outputsByGroup = outputsByGroup(job.summary());
     List<String> outputs = flat(outputsByGroup);
     assertAllExist(outputs);
@@ -289,19 +315,29 @@ class EngineCommitStateUnknownTest extends EngineTestBase {
     assertThat(indexes.get(0)).isZero();
     // the index of the attempt whose outcome was unknown is never reused
     assertThat(indexes).doesNotContain(1);
-    assertThat(jobSnapshots.get(0).snapshotId()).as("the first batch's snapshot").isEqualTo(first.snapshotId());
-    assertThat(jobSnapshots.stream().mapToInt(s -> Integer.parseInt(s.summary().get(REWRITTEN_GROUPS))).sum())
-        .as("groups over all the job's snapshots").isEqualTo(groups);
+    assertThat(jobSnapshots.get(0).snapshotId())
+        .as("the first batch's snapshot")
+        .isEqualTo(first.snapshotId());
+    assertThat(
+            jobSnapshots.stream()
+                .mapToInt(s -> Integer.parseInt(s.summary().get(REWRITTEN_GROUPS)))
+                .sum())
+        .as("groups over all the job's snapshots")
+        .isEqualTo(groups);
     assertThat(second.snapshotIds())
-        .containsExactlyInAnyOrderElementsOf(jobSnapshots.stream().map(Snapshot::snapshotId).toList());
-    assertThat(second.groups()).hasSize(groups).allSatisfy(g -> {
-      assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
-      if (firstBatch.contains(g.groupIndex())) {
-        assertThat(g.snapshotId()).isEqualTo(first.snapshotId());
-      } else {
-        assertThat(g.snapshotId()).isNotEqualTo(first.snapshotId());
-      }
-    });
+        .containsExactlyInAnyOrderElementsOf(
+            jobSnapshots.stream().map(Snapshot::snapshotId).toList());
+    assertThat(second.groups())
+        .hasSize(groups)
+        .allSatisfy(
+            g -> {
+              assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
+              if (firstBatch.contains(g.groupIndex())) {
+                assertThat(g.snapshotId()).isEqualTo(first.snapshotId());
+              } else {
+                assertThat(g.snapshotId()).isNotEqualTo(first.snapshotId());
+              }
+            });
     assertThat(second.rewrittenDataFilesCount()).isEqualTo(groups * 5);
     assertThat(second.verification().verified()).isTrue();
     assertAllExist(outputs);

@@ -2,8 +2,6 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.JobCommitter;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.GroupOutcome;
@@ -15,6 +13,8 @@ import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
 import java.nio.file.Files;
@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
 class EngineCommitterRerunTest extends EngineTestBase {
 
   /** The stages of one job, run directly as the serverless pipeline runs them. */
-  private record Staged(JobSpec spec, PlanSummary summary, CommitRequest request, JobResult first) {}
+  private record Staged(
+      JobSpec spec, PlanSummary summary, CommitRequest request, JobResult first) {}
 
   private Staged planRewriteCommit() {
     return planRewriteCommit(Map.of(), 4);
@@ -44,7 +45,8 @@ class EngineCommitterRerunTest extends EngineTestBase {
       assertThat(summary.planned()).isTrue();
       assertThat(summary.groupCount()).isEqualTo(groups);
       for (int index : summary.groupIndexes()) {
-        GroupStatus status = new GroupRewriter(stage).rewrite(GroupRequest.of(spec, summary, index, 1));
+        GroupStatus status =
+            new GroupRewriter(stage).rewrite(GroupRequest.of(spec, summary, index, 1));
         assertThat(status.outputFiles()).isEqualTo(1);
       }
       CommitRequest request = CommitRequest.of(spec, summary);
@@ -109,15 +111,20 @@ class EngineCommitterRerunTest extends EngineTestBase {
     assertThat(second.addedDataFilesCount()).isEqualTo(job.first().addedDataFilesCount());
     assertThat(second.removedDeleteFilesCount()).isEqualTo(job.first().removedDeleteFilesCount());
     assertThat(second.verification().verified()).isTrue();
-    assertThat(second.groups()).allSatisfy(g -> {
-      assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
-      assertThat(g.snapshotId()).isEqualTo(committed);
-    });
+    assertThat(second.groups())
+        .allSatisfy(
+            g -> {
+              assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
+              assertThat(g.snapshotId()).isEqualTo(committed);
+            });
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
-    assertThat(added).extracting(Snapshot::operation)
+    assertThat(added)
+        .extracting(Snapshot::operation)
         .containsExactly(DataOperations.REPLACE, DataOperations.APPEND);
     // the recovered commit's outputs were not mistaken for uncommitted ones and deleted
-    assertThat(liveDataPaths(table)).hasSize(5).allSatisfy(p -> assertThat(Path.of(p)).isRegularFile());
+    assertThat(liveDataPaths(table))
+        .hasSize(5)
+        .allSatisfy(p -> assertThat(Path.of(p)).isRegularFile());
     assertThat(LiveRows.multiset(table)).isEqualTo(expected);
     assertThat(stored).isRegularFile();
   }

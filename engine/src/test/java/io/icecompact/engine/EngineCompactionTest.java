@@ -2,12 +2,12 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.FragmentedTable.Shape;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.FragmentedTable.Shape;
+import io.icecompact.fixtures.LiveRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -21,11 +21,8 @@ import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.RowDelta;
-import org.apache.iceberg.deletes.BaseDVFileWriter;
-import org.apache.iceberg.deletes.DVFileWriter;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
@@ -33,12 +30,17 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.deletes.DVFileWriter;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.Test;
 
-/** Rewrites that must keep every live row: deletes applied, lineage kept, evolved specs and schemas. */
+/**
+ * Rewrites that must keep every live row: deletes applied, lineage kept, evolved specs and schemas.
+ */
 class EngineCompactionTest extends EngineTestBase {
 
   @Test
@@ -50,11 +52,14 @@ class EngineCompactionTest extends EngineTestBase {
     Map<String, DeleteFile> deletesBefore = liveDeletes(table);
     Set<String> fileScopedPositionDeletes =
         deletesBefore.values().stream()
-            .filter(d -> d.content() == FileContent.POSITION_DELETES && ContentFileUtil.isFileScoped(d))
+            .filter(
+                d -> d.content() == FileContent.POSITION_DELETES && ContentFileUtil.isFileScoped(d))
             .map(DeleteFile::location)
             .collect(Collectors.toSet());
     long equalityDeleteFiles =
-        deletesBefore.values().stream().filter(d -> d.content() == FileContent.EQUALITY_DELETES).count();
+        deletesBefore.values().stream()
+            .filter(d -> d.content() == FileContent.EQUALITY_DELETES)
+            .count();
     assertThat(inputs).hasSize(150);
     assertThat(fileScopedPositionDeletes).hasSize(6);
     assertThat(equalityDeleteFiles).isPositive();
@@ -83,7 +88,8 @@ class EngineCompactionTest extends EngineTestBase {
         .isEqualTo(result.removedDeleteFilesCount());
     assertThat(summaryLong(replace, SnapshotSummary.TOTAL_DATA_FILES_PROP)).isEqualTo(30);
     // only the equality deletes stay in the table; the position deletes went with their data files
-    assertThat(summaryLong(replace, SnapshotSummary.TOTAL_DELETE_FILES_PROP)).isEqualTo(equalityDeleteFiles);
+    assertThat(summaryLong(replace, SnapshotSummary.TOTAL_DELETE_FILES_PROP))
+        .isEqualTo(equalityDeleteFiles);
     Set<String> removedDeletes = new HashSet<>();
     replace.removedDeleteFiles(table.io()).forEach(d -> removedDeletes.add(d.location()));
     assertThat(removedDeletes).isEqualTo(fileScopedPositionDeletes);
@@ -95,7 +101,8 @@ class EngineCompactionTest extends EngineTestBase {
     assertThat(result.verification().verified()).isTrue();
     assertThat(result.verification().problems()).isEmpty();
     assertAllOutcomes(result, GroupOutcome.Status.REWRITTEN);
-    assertThat(result.groups()).allSatisfy(g -> assertThat(g.snapshotId()).isEqualTo(replace.snapshotId()));
+    assertThat(result.groups())
+        .allSatisfy(g -> assertThat(g.snapshotId()).isEqualTo(replace.snapshotId()));
 
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
   }
@@ -132,13 +139,17 @@ class EngineCompactionTest extends EngineTestBase {
     Map<String, Long> after = LiveRows.multiset(table, withLineage);
     assertThat(after).isEqualTo(before);
     List<Long> rowIds = rowIds(table);
-    assertThat(rowIds).doesNotContainNull().doesNotHaveDuplicates().hasSize((int) LiveRows.count(before));
+    assertThat(rowIds)
+        .doesNotContainNull()
+        .doesNotHaveDuplicates()
+        .hasSize((int) LiveRows.count(before));
   }
 
   @Test
   void v3DeletionVectorsSharingOnePuffinFileAreAllRemovedAndVerified() throws IOException {
     Table table = create(new Shape(4, 5, 200, 3, 0, 0, true));
-    // one Puffin file holding the DVs of two files of one partition, as a Spark or Flink task writes it
+    // one Puffin file holding the DVs of two files of one partition, as a Spark or Flink task
+    // writes it
     int firstDay = liveDataFiles(table).get(0).partition().get(0, Integer.class);
     List<DataFile> day0 =
         liveDataFiles(table).stream()
@@ -222,9 +233,7 @@ class EngineCompactionTest extends EngineTestBase {
       table.newAppend().appendFile(FragmentedTable.dataFile(table, rows)).commit();
     }
     table.refresh();
-    assertThat(liveDataFiles(table))
-        .filteredOn(f -> f.specId() == newSpecId)
-        .hasSize(5);
+    assertThat(liveDataFiles(table)).filteredOn(f -> f.specId() == newSpecId).hasSize(5);
     Map<String, Long> before = LiveRows.multiset(table);
     int snapshotsBefore = snapshots(table).size();
 
@@ -233,11 +242,15 @@ class EngineCompactionTest extends EngineTestBase {
     assertStatus(result, JobStatus.COMMITTED);
     assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1);
     // the old spec's 20 files form one group (Iceberg groups files of another spec together)
-    assertThat(result.groups()).extracting(GroupOutcome::inputFiles).containsExactlyInAnyOrder(20, 5);
+    assertThat(result.groups())
+        .extracting(GroupOutcome::inputFiles)
+        .containsExactlyInAnyOrder(20, 5);
     assertThat(result.groups())
         .extracting(GroupOutcome::partition)
         .containsExactlyInAnyOrder(
-            "4 partitions from ordered_at_day=2026-06-01 to ordered_at_day=2026-06-04 (spec " + oldSpecId + ")",
+            "4 partitions from ordered_at_day=2026-06-01 to ordered_at_day=2026-06-04 (spec "
+                + oldSpecId
+                + ")",
             "ordered_at_day=2026-06-01/region=eu");
     assertAllOutcomes(result, GroupOutcome.Status.REWRITTEN);
     List<DataFile> after = liveDataFiles(table);
@@ -289,7 +302,9 @@ class EngineCompactionTest extends EngineTestBase {
     table.refresh();
     List<Long> ids = new ArrayList<>();
     try (CloseableIterable<Record> rows =
-        IcebergGenerics.read(table).project(MetadataColumns.schemaWithRowLineage(table.schema())).build()) {
+        IcebergGenerics.read(table)
+            .project(MetadataColumns.schemaWithRowLineage(table.schema()))
+            .build()) {
       for (Record row : rows) {
         ids.add((Long) row.getField(MetadataColumns.ROW_ID.name()));
       }
@@ -305,7 +320,8 @@ class EngineCompactionTest extends EngineTestBase {
       List<Record> all = new ArrayList<>();
       rows.forEach(all::add);
       return all.stream()
-          .collect(Collectors.partitioningBy(r -> r.getField("channel") == null, Collectors.counting()));
+          .collect(
+              Collectors.partitioningBy(r -> r.getField("channel") == null, Collectors.counting()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

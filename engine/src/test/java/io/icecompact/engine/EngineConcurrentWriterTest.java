@@ -2,13 +2,13 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -68,9 +68,13 @@ class EngineConcurrentWriterTest extends EngineTestBase {
     assertStatus(result, JobStatus.COMMITTED);
     assertAllOutcomes(result, GroupOutcome.Status.REWRITTEN);
     // the appended file's partition (day 0) was one of the compacted ones
-    assertThat(result.groups()).hasSize(4).extracting(GroupOutcome::partition).contains("ordered_at_day=2026-06-01");
+    assertThat(result.groups())
+        .hasSize(4)
+        .extracting(GroupOutcome::partition)
+        .contains("ordered_at_day=2026-06-01");
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
-    assertThat(added).extracting(Snapshot::operation)
+    assertThat(added)
+        .extracting(Snapshot::operation)
         .containsExactly(DataOperations.APPEND, DataOperations.REPLACE);
     assertThat(result.snapshotIds()).containsExactly(added.get(1).snapshotId());
     assertThat(liveDataPaths(table)).contains(appended.get().location()).hasSize(4 + 1);
@@ -110,7 +114,9 @@ class EngineConcurrentWriterTest extends EngineTestBase {
     assertThat(result.failedGroups()).isZero();
     assertThat(result.rewrittenGroups()).isEqualTo(3);
     assertThat(result.failedDataFilesCount()).isEqualTo(conflicted.inputFiles());
-    assertThat(result.reason()).contains("group " + TARGET_GROUP).contains(delete.deleteFile.location());
+    assertThat(result.reason())
+        .contains("group " + TARGET_GROUP)
+        .contains(delete.deleteFile.location());
 
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(2);
@@ -132,9 +138,12 @@ class EngineConcurrentWriterTest extends EngineTestBase {
     // the conflicted group's inputs and the concurrent delete are still live; its outputs are gone
     Set<String> live = new HashSet<>(liveDataPaths(table));
     assertThat(live).containsAll(delete.inputs.stream().map(DataFile::location).toList());
-    assertThat(liveDeletes(table).values()).extracting(DeleteFile::location).contains(delete.deleteFile.location());
+    assertThat(liveDeletes(table).values())
+        .extracting(DeleteFile::location)
+        .contains(delete.deleteFile.location());
     assertThat(delete.conflictedOutputs).isNotEmpty();
-    assertThat(delete.conflictedOutputs).allSatisfy(p -> assertThat(Files.exists(Path.of(p))).isFalse());
+    assertThat(delete.conflictedOutputs)
+        .allSatisfy(p -> assertThat(Files.exists(Path.of(p))).isFalse());
 
     Map<String, Long> after = LiveRows.multiset(table);
     assertThat(after).isEqualTo(delete.afterDelete);
@@ -189,14 +198,18 @@ class EngineConcurrentWriterTest extends EngineTestBase {
                 Table writer = load();
                 List<DataFile> inputs = groupInputs(summary, TARGET_GROUP);
                 int day = inputs.get(0).partition().get(0, Integer.class);
-                assertThat(inputs).allSatisfy(f -> assertThat(f.partition().get(0, Integer.class)).isEqualTo(day));
+                assertThat(inputs)
+                    .allSatisfy(
+                        f -> assertThat(f.partition().get(0, Integer.class)).isEqualTo(day));
                 List<FileScanTask> partitionTasks =
                     liveTasks(writer).stream()
                         .filter(t -> t.file().partition().get(0, Integer.class) == day)
                         .toList();
                 // the group is the whole partition, so the partition's live rows are the group's
-                assertThat(partitionTasks).extracting(t -> t.file().location())
-                    .containsExactlyInAnyOrderElementsOf(inputs.stream().map(DataFile::location).toList());
+                assertThat(partitionTasks)
+                    .extracting(t -> t.file().location())
+                    .containsExactlyInAnyOrderElementsOf(
+                        inputs.stream().map(DataFile::location).toList());
                 List<Record> rows = liveRowsOfDay(writer, day);
                 DataFile file = FragmentedTable.dataFile(writer, rows);
                 RewriteFiles rewrite =
@@ -220,14 +233,16 @@ class EngineConcurrentWriterTest extends EngineTestBase {
     assertThat(result.conflictedGroups()).isEqualTo(1);
     assertThat(result.rewrittenGroups()).isEqualTo(3);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
-    assertThat(added).extracting(Snapshot::operation)
+    assertThat(added)
+        .extracting(Snapshot::operation)
         .containsExactly(DataOperations.REPLACE, DataOperations.REPLACE);
     assertThat(added.get(0).summary()).doesNotContainKey("icecompact.job-id");
     assertThat(added.get(1).summary()).containsEntry("icecompact.job-id", result.jobId());
     assertThat(result.snapshotIds()).containsExactly(added.get(1).snapshotId());
     List<String> live = liveDataPaths(table);
     assertThat(live).contains(replacement.get().location()).hasSize(4);
-    assertThat(live).doesNotContainAnyElementsOf(replaced.get().stream().map(DataFile::location).toList());
+    assertThat(live)
+        .doesNotContainAnyElementsOf(replaced.get().stream().map(DataFile::location).toList());
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
   }
 
@@ -251,7 +266,8 @@ class EngineConcurrentWriterTest extends EngineTestBase {
     assertStatus(competing.get(), JobStatus.COMMITTED);
     // the competing compaction did the work: not a failure, and the reason says to rerun
     assertStatus(result, JobStatus.CONTENDED);
-    assertThat(result.reason()).startsWith("No group was committed, none failed: 4 conflicted with concurrent commits");
+    assertThat(result.reason())
+        .startsWith("No group was committed, none failed: 4 conflicted with concurrent commits");
     assertAllOutcomes(result, GroupOutcome.Status.CONFLICTED);
     assertThat(result.conflictedGroups()).isEqualTo(4);
     assertThat(result.snapshotIds()).isEmpty();
@@ -274,7 +290,9 @@ class EngineConcurrentWriterTest extends EngineTestBase {
 
     JobResult result =
         run(
-            job(options("use-starting-sequence-number", Boolean.toString(useStartingSequenceNumber))),
+            job(
+                options(
+                    "use-starting-sequence-number", Boolean.toString(useStartingSequenceNumber))),
             new GroupInterceptor() {
               @Override
               public void beforeCommit(PlanSummary summary) {
@@ -291,7 +309,8 @@ class EngineConcurrentWriterTest extends EngineTestBase {
 
     assertThat(LiveRows.count(afterDelete.get())).isEqualTo(LiveRows.count(before) - 1);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
-    assertThat(added).extracting(Snapshot::operation)
+    assertThat(added)
+        .extracting(Snapshot::operation)
         .containsExactly(DataOperations.DELETE, DataOperations.REPLACE);
     assertThat(result.snapshotIds()).containsExactly(added.get(1).snapshotId());
     if (useStartingSequenceNumber) {
@@ -320,15 +339,21 @@ class EngineConcurrentWriterTest extends EngineTestBase {
     public void beforeCommit(PlanSummary summary) {
       Table writer = load();
       inputs = groupInputs(summary, TARGET_GROUP);
-      // a file without position deletes yet: on v3 a second DV for one file would have to merge the first
+      // a file without position deletes yet: on v3 a second DV for one file would have to merge the
+      // first
       target =
           groupTasks(summary, TARGET_GROUP).stream()
-              .filter(task -> task.deletes().stream().noneMatch(d -> d.content() == FileContent.POSITION_DELETES))
+              .filter(
+                  task ->
+                      task.deletes().stream()
+                          .noneMatch(d -> d.content() == FileContent.POSITION_DELETES))
               .map(task -> (DataFile) task.file())
               .findFirst()
               .orElseThrow();
       conflictedOutputs = outputLocations(summary, TARGET_GROUP);
-      assertThat(conflictedOutputs).isNotEmpty().allSatisfy(p -> assertThat(Path.of(p)).isRegularFile());
+      assertThat(conflictedOutputs)
+          .isNotEmpty()
+          .allSatisfy(p -> assertThat(Path.of(p)).isRegularFile());
       deleteFile = FragmentedTable.positionDelete(writer, target, DELETED_POSITION);
       writer.newRowDelta().addDeletes(deleteFile).commit();
       afterDelete = LiveRows.multiset(writer);

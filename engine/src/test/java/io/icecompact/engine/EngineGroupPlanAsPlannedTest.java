@@ -2,8 +2,6 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable.Shape;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.JobCommitter;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.GroupRequest;
@@ -12,11 +10,12 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.FragmentedTable.Shape;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.GroupRewriter;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.WorkerSettings;
-import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
@@ -27,8 +26,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Workers whose group's manifests are too large to cross-check against the pinned snapshot rewrite
  * the group document's tasks as they are (here: every group, with a budget of 0 bytes). Those tasks
- * carry everything the rewrite needs: the delete files (v2 position and equality deletes, v3 deletion
- * vectors) and, for v3 row lineage, each file's data sequence number, which Iceberg's JSON leaves out.
+ * carry everything the rewrite needs: the delete files (v2 position and equality deletes, v3
+ * deletion vectors) and, for v3 row lineage, each file's data sequence number, which Iceberg's JSON
+ * leaves out.
  */
 class EngineGroupPlanAsPlannedTest extends EngineTestBase {
 
@@ -45,8 +45,13 @@ class EngineGroupPlanAsPlannedTest extends EngineTestBase {
     try (TableAccess stage = new TableAccess(catalog)) {
       PlanSummary summary = new RewritePlanner(stage).plan(spec);
       assertThat(summary.groupCount()).isEqualTo(4);
-      GroupRewriter asPlanned = new GroupRewriter(stage, WorkerSettings.defaults()
-          .withPrefetch(PrefetchLimits.DEFAULT).withColumnThreads(1).withCrossCheckManifestBytes(0));
+      GroupRewriter asPlanned =
+          new GroupRewriter(
+              stage,
+              WorkerSettings.defaults()
+                  .withPrefetch(PrefetchLimits.DEFAULT)
+                  .withColumnThreads(1)
+                  .withCrossCheckManifestBytes(0));
       for (int index : summary.groupIndexes()) {
         asPlanned.rewrite(GroupRequest.of(spec, summary, index, 1));
       }
@@ -55,7 +60,9 @@ class EngineGroupPlanAsPlannedTest extends EngineTestBase {
 
     assertStatus(result, JobStatus.COMMITTED);
     assertThat(result.rewrittenGroups()).isEqualTo(4);
-    assertThat(result.verification().verified()).as(result.verification().problems().toString()).isTrue();
+    assertThat(result.verification().verified())
+        .as(result.verification().problems().toString())
+        .isTrue();
     table.refresh();
     assertThat(liveDataFiles(table)).hasSize(4);
     assertThat(LiveRows.multiset(table, columns)).isEqualTo(before);

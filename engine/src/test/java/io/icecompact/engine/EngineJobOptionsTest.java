@@ -2,13 +2,13 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable.Shape;
-import io.icecompact.fixtures.TestTables;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.fixtures.FragmentedTable.Shape;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -42,7 +42,10 @@ class EngineJobOptionsTest extends EngineTestBase {
     // the job's only file is its result, for `history`
     Path work = Path.of(table.location(), "_icecompact", result.jobId());
     assertThat(TestTables.filesUnder(work.toString())).containsOnlyKeys("result.json");
-    assertThat(JobJson.fromBytes(Files.readAllBytes(work.resolve("result.json")), JobResult.class, "result").status())
+    assertThat(
+            JobJson.fromBytes(
+                    Files.readAllBytes(work.resolve("result.json")), JobResult.class, "result")
+                .status())
         .isEqualTo(JobStatus.NOTHING_TO_DO);
   }
 
@@ -57,7 +60,9 @@ class EngineJobOptionsTest extends EngineTestBase {
     JobResult second = run(job());
 
     assertStatus(second, JobStatus.NOTHING_TO_DO);
-    assertThat(second.reason()).contains("min-input-files=5").contains("at most 1 in one partition");
+    assertThat(second.reason())
+        .contains("min-input-files=5")
+        .contains("at most 1 in one partition");
     assertThat(second.snapshotIds()).isEmpty();
     assertThat(snapshots(table)).hasSize(snapshotsAfterFirst);
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
@@ -77,7 +82,8 @@ class EngineJobOptionsTest extends EngineTestBase {
     assertAllOutcomes(result, GroupOutcome.Status.REWRITTEN);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(3);
-    assertThat(result.snapshotIds()).containsExactlyElementsOf(added.stream().map(Snapshot::snapshotId).toList());
+    assertThat(result.snapshotIds())
+        .containsExactlyElementsOf(added.stream().map(Snapshot::snapshotId).toList());
     for (int i = 0; i < 3; i++) {
       Snapshot snapshot = added.get(i);
       assertThat(snapshot.operation()).isEqualTo(DataOperations.REPLACE);

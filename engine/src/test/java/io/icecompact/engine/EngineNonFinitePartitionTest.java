@@ -2,11 +2,11 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.fixtures.LiveRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -75,7 +75,8 @@ class EngineNonFinitePartitionTest extends EngineTestBase {
     Map<List<Object>, Integer> filesByPartition = new HashMap<>();
     for (DataFile file : liveDataFiles(table)) {
       List<Object> partition =
-          Arrays.asList(file.partition().get(0, Double.class), file.partition().get(1, Float.class));
+          Arrays.asList(
+              file.partition().get(0, Double.class), file.partition().get(1, Float.class));
       filesByPartition.merge(partition, 1, Integer::sum);
     }
     Map<List<Object>, Integer> expected = new HashMap<>();
@@ -94,8 +95,13 @@ class EngineNonFinitePartitionTest extends EngineTestBase {
     }
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("d").identity("f").build();
     Table table =
-        access.catalog().createTable(
-            TableIdentifier.parse(TABLE), SCHEMA, spec, Map.of(TableProperties.FORMAT_VERSION, "2"));
+        access
+            .catalog()
+            .createTable(
+                TableIdentifier.parse(TABLE),
+                SCHEMA,
+                spec,
+                Map.of(TableProperties.FORMAT_VERSION, "2"));
     long id = 0;
     int task = 0;
     for (int file = 0; file < FILES_PER_PARTITION; file++) {
@@ -116,7 +122,8 @@ class EngineNonFinitePartitionTest extends EngineTestBase {
   }
 
   private static DataFile write(Table table, List<Record> rows, int taskId) {
-    OutputFileFactory files = OutputFileFactory.builderFor(table, 1, taskId).format(FileFormat.PARQUET).build();
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, 1, taskId).format(FileFormat.PARQUET).build();
     PartitionKey partition = new PartitionKey(table.spec(), table.schema());
     partition.partition(new InternalRecordWrapper(table.schema().asStruct()).wrap(rows.get(0)));
     DataWriter<Record> writer =

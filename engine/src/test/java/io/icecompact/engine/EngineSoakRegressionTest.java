@@ -2,13 +2,13 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.OffsetDateTime;
@@ -27,11 +27,11 @@ import org.junit.jupiter.api.Test;
 class EngineSoakRegressionTest extends EngineTestBase {
 
   /**
-   * Soak seed 2145095666346546973, job 233: a full rewrite while another writer commits an equality delete
-   * and then an append. Committed with the pinned sequence number, Iceberg's RewriteFiles dropped the
-   * delete (older than every data file it kept; it ignores the outputs it adds) and the deleted row came
-   * back. The committer now refuses that commit: the groups conflict, the delete stays, and the next job
-   * compacts.
+   * Soak seed 2145095666346546973, job 233: a full rewrite while another writer commits an equality
+   * delete and then an append. Committed with the pinned sequence number, Iceberg's RewriteFiles
+   * dropped the delete (older than every data file it kept; it ignores the outputs it adds) and the
+   * deleted row came back. The committer now refuses that commit: the groups conflict, the delete
+   * stays, and the next job compacts.
    */
   @Test
   void equalityDeleteThenAppendDuringAFullRewriteStaysApplied() {
@@ -47,7 +47,10 @@ class EngineSoakRegressionTest extends EngineTestBase {
                 Table writer = load();
                 DataFile input = groupInputs(summary, 0).get(0);
                 long orderId = firstLiveOrderOfDay(writer, input.partition().get(0, Integer.class));
-                writer.newRowDelta().addDeletes(FragmentedTable.equalityDelete(writer, input, orderId)).commit();
+                writer
+                    .newRowDelta()
+                    .addDeletes(FragmentedTable.equalityDelete(writer, input, orderId))
+                    .commit();
                 List<Record> rows = new ArrayList<>();
                 for (long id = 5_000_000; id < 5_000_010; id++) {
                   rows.add(FragmentedTable.newOrder(id, 2));
@@ -61,8 +64,12 @@ class EngineSoakRegressionTest extends EngineTestBase {
     // nothing failed: every group conflicted with the concurrent writes, and a rerun compacts
     assertStatus(result, JobStatus.CONTENDED);
     assertAllOutcomes(result, GroupOutcome.Status.CONFLICTED);
-    assertThat(result.groups()).allSatisfy(g -> assertThat(g.reason())
-        .contains("would be dropped by Iceberg's RewriteFiles").contains("run the job again"));
+    assertThat(result.groups())
+        .allSatisfy(
+            g ->
+                assertThat(g.reason())
+                    .contains("would be dropped by Iceberg's RewriteFiles")
+                    .contains("run the job again"));
     assertThat(filesNamedFor(table, result.jobId())).isEmpty();
 
     JobResult next = run(job(options("min-input-files", "2", "rewrite-all", "true")));

@@ -3,10 +3,10 @@ package io.icecompact.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.core.error.JobInvariantViolationException;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.fixtures.LiveRows;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +44,8 @@ class EngineStoppedJobCleanupTest extends EngineTestBase {
 
     assertThatThrownBy(() -> run(job(), rollback))
         .isInstanceOf(JobInvariantViolationException.class)
-        .hasMessageContaining("is no longer an ancestor of the current snapshot " + rolledBackTo.get());
+        .hasMessageContaining(
+            "is no longer an ancestor of the current snapshot " + rolledBackTo.get());
 
     String jobId = planned.get().jobId();
     assertThat(outputsBeforeCommit.get()).hasSize(4); // one output per day partition was written
@@ -52,8 +53,7 @@ class EngineStoppedJobCleanupTest extends EngineTestBase {
     assertThat(filesNamedFor(after, jobId)).isEmpty();
     // the table is as the rollback left it: no snapshot of the job, its rows unchanged
     assertThat(after.currentSnapshot().snapshotId()).isEqualTo(rolledBackTo.get());
-    assertThat(snapshots(after))
-        .noneMatch(s -> jobId.equals(s.summary().get("icecompact.job-id")));
+    assertThat(snapshots(after)).noneMatch(s -> jobId.equals(s.summary().get("icecompact.job-id")));
     Snapshot current = after.currentSnapshot();
     assertThat(current.snapshotId()).isEqualTo(rolledBackTo.get());
     Map<String, Long> rows = LiveRows.multiset(after);

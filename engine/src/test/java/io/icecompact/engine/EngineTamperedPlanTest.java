@@ -3,8 +3,6 @@ package io.icecompact.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupPlanDocument;
@@ -13,6 +11,8 @@ import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.fixtures.LiveRows;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -26,10 +26,10 @@ import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 
 /**
- * The plan is an index plus one document per group, each checked by digest. A group document changed
- * after planning (here: one of its files left out; a committer trusting it would replace a group whose
- * files it no longer knows) is refused by the worker and by the committer, and only that group fails,
- * its files untouched. A changed index refuses the whole job.
+ * The plan is an index plus one document per group, each checked by digest. A group document
+ * changed after planning (here: one of its files left out; a committer trusting it would replace a
+ * group whose files it no longer knows) is refused by the worker and by the committer, and only
+ * that group fails, its files untouched. A changed index refuses the whole job.
  */
 class EngineTamperedPlanTest extends EngineTestBase {
   private static final int TAMPERED_GROUP = 2;
@@ -44,7 +44,8 @@ class EngineTamperedPlanTest extends EngineTestBase {
           @Override
           public void beforeGroup(GroupRequest request) {
             if (request.groupIndex() == TAMPERED_GROUP && tamperedInputs.get() == null) {
-              tamperedInputs.set(leaveOutFirstFile(request.jobId(), new WorkLocation(request.workLocation())));
+              tamperedInputs.set(
+                  leaveOutFirstFile(request.jobId(), new WorkLocation(request.workLocation())));
             }
           }
         };
@@ -84,14 +85,16 @@ class EngineTamperedPlanTest extends EngineTestBase {
     GroupOutcome tampered = outcome(result, TAMPERED_GROUP);
     assertThat(tampered.status()).isEqualTo(GroupOutcome.Status.FAILED);
     assertThat(tampered.reason())
-        .startsWith("its planned files cannot be read: Group plan "
-            + new WorkLocation(summary.get().workLocation()).groupPlan(TAMPERED_GROUP))
+        .startsWith(
+            "its planned files cannot be read: Group plan "
+                + new WorkLocation(summary.get().workLocation()).groupPlan(TAMPERED_GROUP))
         .contains("refusing a changed plan");
     assertThat(result.rewrittenGroups()).isEqualTo(3);
     List<String> live = liveDataPaths(table);
     assertThat(outputs.get()).isNotEmpty();
     assertThat(live).containsAll(inputs.get()).doesNotContainAnyElementsOf(outputs.get());
-    assertThat(outputs.get()).allSatisfy(path -> assertThat(access.fileIO().newInputFile(path).exists()).isFalse());
+    assertThat(outputs.get())
+        .allSatisfy(path -> assertThat(access.fileIO().newInputFile(path).exists()).isFalse());
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
   }
 
@@ -104,7 +107,8 @@ class EngineTamperedPlanTest extends EngineTestBase {
         new GroupInterceptor() {
           @Override
           public void beforeCommit(PlanSummary plan) {
-            overwrite(plan.planLocation(), "{\"job_id\": \"" + plan.jobId() + "\", \"groups\": []}");
+            overwrite(
+                plan.planLocation(), "{\"job_id\": \"" + plan.jobId() + "\", \"groups\": []}");
           }
         };
 
@@ -115,7 +119,9 @@ class EngineTamperedPlanTest extends EngineTestBase {
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
   }
 
-  /** Stores the tampered group's document again without its first file; returns the group's files. */
+  /**
+   * Stores the tampered group's document again without its first file; returns the group's files.
+   */
   private List<String> leaveOutFirstFile(String jobId, WorkLocation work) {
     Table table = load();
     String location = work.groupPlan(TAMPERED_GROUP);
@@ -126,7 +132,9 @@ class EngineTamperedPlanTest extends EngineTestBase {
       throw new UncheckedIOException(e);
     }
     assertThat(tasks).hasSizeGreaterThan(1);
-    byte[] changed = GroupPlanDocument.toBytes(jobId, TAMPERED_GROUP, tasks.subList(1, tasks.size()), table.specs());
+    byte[] changed =
+        GroupPlanDocument.toBytes(
+            jobId, TAMPERED_GROUP, tasks.subList(1, tasks.size()), table.specs());
     overwrite(location, new String(changed, StandardCharsets.UTF_8));
     return tasks.stream().map(task -> task.file().location()).toList();
   }

@@ -2,9 +2,6 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.WarehouseTestBase;
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupResult;
 import io.icecompact.core.job.JobPlan;
@@ -14,6 +11,9 @@ import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.WarehouseTestBase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -34,13 +34,17 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
- * Shared setup of the engine tests: a warehouse (JDBC-on-SQLite catalog, local files) in a temporary
- * directory, a fragmented table, and helpers that read the table and the job's work location back.
- * Each test has its own warehouse, so tests run concurrently (see junit-platform.properties).
+ * Shared setup of the engine tests: a warehouse (JDBC-on-SQLite catalog, local files) in a
+ * temporary directory, a fragmented table, and helpers that read the table and the job's work
+ * location back. Each test has its own warehouse, so tests run concurrently (see
+ * junit-platform.properties).
  */
 @Execution(ExecutionMode.CONCURRENT)
 abstract class EngineTestBase extends WarehouseTestBase {
-  /** 4 day partitions of 5 files of 200 rows, 2 files with position deletes, 10 equality-deleted ids. */
+  /**
+   * 4 day partitions of 5 files of 200 rows, 2 files with position deletes, 10 equality-deleted
+   * ids.
+   */
   static final FragmentedTable.Shape SMALL = new FragmentedTable.Shape(4, 5, 200, 2, 2, 10, true);
 
   JobSpec job(Map<String, String> options) {
@@ -101,7 +105,9 @@ abstract class EngineTestBase extends WarehouseTestBase {
     return liveDataFiles(table).stream().map(DataFile::location).toList();
   }
 
-  /** Delete files that apply to at least one live data file, one per location (+ offset for DVs). */
+  /**
+   * Delete files that apply to at least one live data file, one per location (+ offset for DVs).
+   */
   static Map<String, DeleteFile> liveDeletes(Table table) {
     Map<String, DeleteFile> deletes = new LinkedHashMap<>();
     for (FileScanTask task : liveTasks(table)) {
@@ -124,7 +130,8 @@ abstract class EngineTestBase extends WarehouseTestBase {
   // ---- reading the job back ----
 
   JobPlan plan(PlanSummary summary) {
-    return new JobStore(access.fileIO()).readPlan(summary.jobId(), summary.planLocation(), summary.planSha256());
+    return new JobStore(access.fileIO())
+        .readPlan(summary.jobId(), summary.planLocation(), summary.planSha256());
   }
 
   List<FileScanTask> groupTasks(PlanSummary summary, int groupIndex) {
@@ -178,12 +185,15 @@ abstract class EngineTestBase extends WarehouseTestBase {
   /** The status, with the reason and the group outcomes in the failure message. */
   static void assertStatus(JobResult result, JobStatus status) {
     assertThat(result.status())
-        .as("job status; reason: %s; groups: %s; problems: %s",
+        .as(
+            "job status; reason: %s; groups: %s; problems: %s",
             result.reason(), result.groups(), result.verification().problems())
         .isEqualTo(status);
   }
 
   static void assertAllOutcomes(JobResult result, GroupOutcome.Status status) {
-    assertThat(result.groups()).isNotEmpty().allSatisfy(g -> assertThat(g.status()).isEqualTo(status));
+    assertThat(result.groups())
+        .isNotEmpty()
+        .allSatisfy(g -> assertThat(g.status()).isEqualTo(status));
   }
 }

@@ -2,8 +2,6 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.error.GroupAttempts;
 import io.icecompact.core.error.TransientException;
@@ -15,6 +13,8 @@ import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.fixtures.LiveRows;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +38,9 @@ class EngineWorkerFailureTest extends EngineTestBase {
 
     @Override
     public void beforeGroup(GroupRequest request) {
-      attempts.computeIfAbsent(request.groupIndex(), i -> new CopyOnWriteArrayList<>()).add(request.attempt());
+      attempts
+          .computeIfAbsent(request.groupIndex(), i -> new CopyOnWriteArrayList<>())
+          .add(request.attempt());
       fail(request);
     }
 
@@ -79,8 +81,10 @@ class EngineWorkerFailureTest extends EngineTestBase {
     assertThat(groupResult(summary, FAILING_GROUP).attempt()).isEqualTo(2);
     assertThat(outputLocations(summary, FAILING_GROUP))
         .isNotEmpty()
-        .allSatisfy(p -> assertThat(Path.of(p).getFileName().toString())
-            .startsWith(String.format("%05d-2-%s", FAILING_GROUP, result.jobId())));
+        .allSatisfy(
+            p ->
+                assertThat(Path.of(p).getFileName().toString())
+                    .startsWith(String.format("%05d-2-%s", FAILING_GROUP, result.jobId())));
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);
     assertThat(added.get(0).operation()).isEqualTo(DataOperations.REPLACE);
@@ -90,8 +94,9 @@ class EngineWorkerFailureTest extends EngineTestBase {
   }
 
   /**
-   * A failure of the environment the rewrite did not type (a read timing out) is retried as the deployed
-   * worker's handler has it retried; before, the embedded runner recorded it as the group's failure at once.
+   * A failure of the environment the rewrite did not type (a read timing out) is retried as the
+   * deployed worker's handler has it retried; before, the embedded runner recorded it as the
+   * group's failure at once.
    */
   @Test
   void anUntypedFailureOfTheEnvironmentIsRetriedAsOnAws() {
@@ -102,7 +107,8 @@ class EngineWorkerFailureTest extends EngineTestBase {
           @Override
           void fail(GroupRequest request) {
             if (request.groupIndex() == FAILING_GROUP && request.attempt() < 3) {
-              throw new java.io.UncheckedIOException(new java.net.SocketTimeoutException("Read timed out"));
+              throw new java.io.UncheckedIOException(
+                  new java.net.SocketTimeoutException("Read timed out"));
             }
           }
         };
@@ -145,10 +151,15 @@ class EngineWorkerFailureTest extends EngineTestBase {
     assertThat(result.rewrittenDataFilesCount()).isEqualTo(15);
     assertThat(result.reason()).contains("CorruptInputFileException");
     // stored where the Map's Catch stores it, the committer's only source of failures
-    assertThat(new JobStore(access.fileIO())
-            .readGroupFailure(new WorkLocation(interceptor.summary.get().workLocation()), FAILING_GROUP))
-        .contains(new GroupFailure(FAILING_GROUP, "CorruptInputFileException",
-            "injected: bad footer in group " + FAILING_GROUP));
+    assertThat(
+            new JobStore(access.fileIO())
+                .readGroupFailure(
+                    new WorkLocation(interceptor.summary.get().workLocation()), FAILING_GROUP))
+        .contains(
+            new GroupFailure(
+                FAILING_GROUP,
+                "CorruptInputFileException",
+                "injected: bad footer in group " + FAILING_GROUP));
 
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);
@@ -157,12 +168,15 @@ class EngineWorkerFailureTest extends EngineTestBase {
     assertThat(result.snapshotIds()).containsExactly(replace.snapshotId());
     assertThat(result.groups())
         .filteredOn(g -> g.groupIndex() != FAILING_GROUP)
-        .allSatisfy(g -> {
-          assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
-          assertThat(g.snapshotId()).isEqualTo(replace.snapshotId());
-        });
+        .allSatisfy(
+            g -> {
+              assertThat(g.status()).isEqualTo(GroupOutcome.Status.REWRITTEN);
+              assertThat(g.snapshotId()).isEqualTo(replace.snapshotId());
+            });
     List<String> failedInputs =
-        groupInputs(interceptor.summary.get(), FAILING_GROUP).stream().map(DataFile::location).toList();
+        groupInputs(interceptor.summary.get(), FAILING_GROUP).stream()
+            .map(DataFile::location)
+            .toList();
     assertThat(liveDataPaths(table)).containsAll(failedInputs).hasSize(3 + 5);
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
   }
@@ -189,10 +203,11 @@ class EngineWorkerFailureTest extends EngineTestBase {
     assertThat(result.groups())
         .filteredOn(g -> g.groupIndex() != FAILING_GROUP)
         .hasSize(3)
-        .allSatisfy(g -> {
-          assertThat(g.status()).isEqualTo(GroupOutcome.Status.NOT_COMMITTED);
-          assertThat(g.reason()).contains("allow-partial=false");
-        });
+        .allSatisfy(
+            g -> {
+              assertThat(g.status()).isEqualTo(GroupOutcome.Status.NOT_COMMITTED);
+              assertThat(g.reason()).contains("allow-partial=false");
+            });
     assertThat(result.snapshotIds()).isEmpty();
     assertThat(result.failedDataFilesCount()).isEqualTo(20);
     assertThat(newSnapshots(table, snapshotsBefore)).isEmpty();

@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.core.error.WorkerOutOfMemoryException;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupRequest;
@@ -18,6 +15,9 @@ import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.scope.DeploymentScope;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
 import java.io.ByteArrayInputStream;
@@ -34,19 +34,25 @@ import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 
 /**
- * A worker that runs out of heap. Before, the OutOfMemoryError stopped the embedded runner with "A worker thread
- * failed unexpectedly", nothing named it, and the job stayed without a result (NO_RESULT) for good.
+ * A worker that runs out of heap. Before, the OutOfMemoryError stopped the embedded runner with "A
+ * worker thread failed unexpectedly", nothing named it, and the job stayed without a result
+ * (NO_RESULT) for good.
  */
 class EngineWorkerOutOfMemoryTest extends EngineTestBase {
   /** One day partition, so one group. */
-  static final FragmentedTable.Shape ONE_GROUP = new FragmentedTable.Shape(1, 5, 200, 2, 2, 10, true);
+  static final FragmentedTable.Shape ONE_GROUP =
+      new FragmentedTable.Shape(1, 5, 200, 2, 2, 10, true);
 
-  static final String REASON = String.format(
-      "WorkerOutOfMemoryException: Group %%d ran out of memory (OutOfMemoryError: Java heap space) in a max heap"
-          + " of %d MB; raise it with ICECOMPACT_JAVA_OPTS=-Xmx..., or plan smaller groups (max-file-group-size-bytes)",
-      Runtime.getRuntime().maxMemory() / (1024 * 1024));
+  static final String REASON =
+      String.format(
+          "WorkerOutOfMemoryException: Group %%d ran out of memory (OutOfMemoryError: Java heap space) in a max heap"
+              + " of %d MB; raise it with ICECOMPACT_JAVA_OPTS=-Xmx..., or plan smaller groups (max-file-group-size-bytes)",
+          Runtime.getRuntime().maxMemory() / (1024 * 1024));
 
-  /** Throws an OutOfMemoryError from the worker of {@code group}, as a group too large for the heap would. */
+  /**
+   * Throws an OutOfMemoryError from the worker of {@code group}, as a group too large for the heap
+   * would.
+   */
   static final class OutOfHeap implements GroupInterceptor {
     final int group;
     final List<Integer> attempts = new CopyOnWriteArrayList<>();
@@ -84,15 +90,18 @@ class EngineWorkerOutOfMemoryTest extends EngineTestBase {
     GroupOutcome group = outcome(result, 0);
     assertThat(group.status()).isEqualTo(GroupOutcome.Status.FAILED);
     assertThat(group.reason()).isEqualTo(String.format(REASON, 0));
-    assertThat(outOfHeap.attempts).as("not retried: the same heap runs out the same way").containsExactly(1);
+    assertThat(outOfHeap.attempts)
+        .as("not retried: the same heap runs out the same way")
+        .containsExactly(1);
     assertThat(snapshots(table)).hasSize(snapshots);
     assertThat(LiveRows.multiset(table)).isEqualTo(rows);
     String stored = new WorkLocation(outOfHeap.summary.get().workLocation()).jobResult();
     assertThat(new JobStore(access.fileIO()).readDocument(stored, JobResult.class))
-        .hasValueSatisfying(r -> {
-          assertThat(r.status()).isEqualTo(JobStatus.FAILED);
-          assertThat(outcome(r, 0).reason()).isEqualTo(String.format(REASON, 0));
-        });
+        .hasValueSatisfying(
+            r -> {
+              assertThat(r.status()).isEqualTo(JobStatus.FAILED);
+              assertThat(outcome(r, 0).reason()).isEqualTo(String.format(REASON, 0));
+            });
   }
 
   /** As on AWS, where each group has its own worker: the others are committed. */
@@ -126,40 +135,50 @@ class EngineWorkerOutOfMemoryTest extends EngineTestBase {
     String warehouseKey = warehouse.toAbsolutePath().toString();
     OutOfHeapFileIO.arm(warehouseKey, path -> path.equals(last));
     try {
-      JobResult result = assertTimeoutPreemptively(Duration.ofMinutes(2), () -> run(outOfHeapJob()));
+      JobResult result =
+          assertTimeoutPreemptively(Duration.ofMinutes(2), () -> run(outOfHeapJob()));
 
       assertStatus(result, JobStatus.PARTIAL);
       List<GroupOutcome> failed =
           result.groups().stream().filter(g -> g.status() == GroupOutcome.Status.FAILED).toList();
       assertThat(failed).hasSize(1);
       assertThat(failed.get(0).partition()).isEqualTo(partition);
-      assertThat(failed.get(0).reason()).isEqualTo(String.format(REASON, failed.get(0).groupIndex()));
+      assertThat(failed.get(0).reason())
+          .isEqualTo(String.format(REASON, failed.get(0).groupIndex()));
       assertThat(LiveRows.multiset(table)).isEqualTo(rows);
     } finally {
       OutOfHeapFileIO.disarm(warehouseKey);
     }
   }
 
-  /** The deployed worker: the Map's Catch records the typed error, which names the Lambda's setting. */
+  /**
+   * The deployed worker: the Map's Catch records the typed error, which names the Lambda's setting.
+   */
   @Test
   void theLambdaWorkerOutOfHeapThrowsTheTypedErrorNamingTheMemorySize() throws Exception {
     Table table = create(SMALL);
     JobSpec job = outOfHeapJob().withJobIdIfAbsent();
-    PlanSummary plan = new RewritePlanner(access).plan(
-        new JobSpec(job.jobId(), TABLE, catalog, Map.of(), null, null, null));
+    PlanSummary plan =
+        new RewritePlanner(access)
+            .plan(new JobSpec(job.jobId(), TABLE, catalog, Map.of(), null, null, null));
     String partition = partitionPath(table, groupTasks(plan, 0).get(0));
     String warehouseKey = warehouse.toAbsolutePath().toString();
     OutOfHeapFileIO.arm(warehouseKey, path -> path.contains("/" + partition + "/"));
     byte[] input = JobJson.toBytes(Map.of("group", GroupRequest.of(job, plan, 0, 1)));
     try {
-      assertThatThrownBy(() -> new RewriteGroupHandler(DeploymentScope.unrestricted())
-              .handleRequest(new ByteArrayInputStream(input), new ByteArrayOutputStream(), null))
+      assertThatThrownBy(
+              () ->
+                  new RewriteGroupHandler(DeploymentScope.unrestricted())
+                      .handleRequest(
+                          new ByteArrayInputStream(input), new ByteArrayOutputStream(), null))
           .isExactlyInstanceOf(WorkerOutOfMemoryException.class)
-          .hasMessage(String.format(Locale.ROOT,
-              "Group 0 ran out of memory (OutOfMemoryError: Java heap space) in a max heap of %d MB; raise it with"
-                  + " the worker function's MemorySize (the WorkerMemorySize parameter), or plan smaller groups"
-                  + " (max-file-group-size-bytes)",
-              Runtime.getRuntime().maxMemory() / (1024 * 1024)));
+          .hasMessage(
+              String.format(
+                  Locale.ROOT,
+                  "Group 0 ran out of memory (OutOfMemoryError: Java heap space) in a max heap of %d MB; raise it with"
+                      + " the worker function's MemorySize (the WorkerMemorySize parameter), or plan smaller groups"
+                      + " (max-file-group-size-bytes)",
+                  Runtime.getRuntime().maxMemory() / (1024 * 1024)));
     } finally {
       OutOfHeapFileIO.disarm(warehouseKey);
     }

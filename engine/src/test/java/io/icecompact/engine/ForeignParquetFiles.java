@@ -64,13 +64,15 @@ final class ForeignParquetFiles {
           Types.NestedField.optional(3, "region", Types.StringType.get()),
           Types.NestedField.optional(4, "amount", Types.DecimalType.of(10, 2)), // INT64
           Types.NestedField.optional(5, "price", Types.DecimalType.of(7, 2)), // INT32
-          Types.NestedField.optional(6, "total", Types.DecimalType.of(22, 4)), // FIXED_LEN_BYTE_ARRAY(10)
+          Types.NestedField.optional(
+              6, "total", Types.DecimalType.of(22, 4)), // FIXED_LEN_BYTE_ARRAY(10)
           Types.NestedField.optional(7, "created_at", Types.TimestampType.withZone()),
           Types.NestedField.optional(8, "qty", Types.IntegerType.get()),
           Types.NestedField.optional(9, "score", Types.DoubleType.get()),
           Types.NestedField.optional(10, "note", Types.StringType.get()));
 
-  private static final OffsetDateTime FIRST = OffsetDateTime.of(2026, 6, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+  private static final OffsetDateTime FIRST =
+      OffsetDateTime.of(2026, 6, 1, 0, 0, 0, 0, ZoneOffset.UTC);
 
   /**
    * How an engine lays out a data file.
@@ -97,59 +99,104 @@ final class ForeignParquetFiles {
       boolean decimalsAsFixed) {}
 
   /**
-   * Spark 3.5.7 with Iceberg 1.10 (measured here, /work/shared/notes/other-writers.md): parquet-mr 1.16,
-   * a non-nullable DataFrame column written {@code required} under an optional field, ZSTD, v1 pages,
-   * numbers and unique strings PLAIN (parquet-java's dictionary falls back on the first page when it
-   * does not pay), low-cardinality strings dictionary-encoded, column and offset indexes, no bloom filter.
+   * Spark 3.5.7 with Iceberg 1.10 (measured here, /work/shared/notes/other-writers.md): parquet-mr
+   * 1.16, a non-nullable DataFrame column written {@code required} under an optional field, ZSTD,
+   * v1 pages, numbers and unique strings PLAIN (parquet-java's dictionary falls back on the first
+   * page when it does not pay), low-cardinality strings dictionary-encoded, column and offset
+   * indexes, no bloom filter.
    */
   static final Layout SPARK_3_5 =
       new Layout(
-          "parquet-mr version 1.16.0", Set.of(1), CompressionCodecName.ZSTD, WriterVersion.PARQUET_1_0,
-          1024 * 1024, 20_000, true, true, Set.of(), false);
+          "parquet-mr version 1.16.0",
+          Set.of(1),
+          CompressionCodecName.ZSTD,
+          WriterVersion.PARQUET_1_0,
+          1024 * 1024,
+          20_000,
+          true,
+          true,
+          Set.of(),
+          false);
 
   /**
-   * Spark with a bloom filter on the id ({@code write.parquet.bloom-filter-enabled.column.order_id} set
-   * by the writing job, not on the table) and a small dictionary page, so the note column's dictionary
-   * overflows mid-chunk: dictionary pages, then PLAIN ones, in one chunk.
+   * Spark with a bloom filter on the id ({@code write.parquet.bloom-filter-enabled.column.order_id}
+   * set by the writing job, not on the table) and a small dictionary page, so the note column's
+   * dictionary overflows mid-chunk: dictionary pages, then PLAIN ones, in one chunk.
    */
   static final Layout SPARK_BLOOM_AND_FALLBACK =
       new Layout(
-          "parquet-mr version 1.16.0", Set.of(1), CompressionCodecName.ZSTD, WriterVersion.PARQUET_1_0,
-          2048, 250, true, true, Set.of("order_id"), false);
+          "parquet-mr version 1.16.0",
+          Set.of(1),
+          CompressionCodecName.ZSTD,
+          WriterVersion.PARQUET_1_0,
+          2048,
+          250,
+          true,
+          true,
+          Set.of("order_id"),
+          false);
 
   /**
-   * Trino's own Parquet writer (io.trino.parquet.writer.ParquetWriter): {@code created_by} "parquet-mr-trino
-   * version N (build n/a)", v1 pages (PARQUET_1_0), parquet-java's value writers (dictionary with
-   * fallback), no column or offset index (its footer has none), bloom filters only for the columns of
-   * {@code parquet_bloom_filter_columns}; columns as optional as the Iceberg schema. Codec: its
-   * {@code iceberg.compression-codec}; SNAPPY here, a codec other than the table's ZSTD. Encoding
-   * statistics are left out, so only the chunk's encoding list tells dictionary chunks apart.
+   * Trino's own Parquet writer (io.trino.parquet.writer.ParquetWriter): {@code created_by}
+   * "parquet-mr-trino version N (build n/a)", v1 pages (PARQUET_1_0), parquet-java's value writers
+   * (dictionary with fallback), no column or offset index (its footer has none), bloom filters only
+   * for the columns of {@code parquet_bloom_filter_columns}; columns as optional as the Iceberg
+   * schema. Codec: its {@code iceberg.compression-codec}; SNAPPY here, a codec other than the
+   * table's ZSTD. Encoding statistics are left out, so only the chunk's encoding list tells
+   * dictionary chunks apart.
    */
   static final Layout TRINO =
       new Layout(
-          "parquet-mr-trino version 480 (build n/a)", Set.of(), CompressionCodecName.SNAPPY,
-          WriterVersion.PARQUET_1_0, 1024 * 1024, 20_000, false, false, Set.of("order_id"), false);
+          "parquet-mr-trino version 480 (build n/a)",
+          Set.of(),
+          CompressionCodecName.SNAPPY,
+          WriterVersion.PARQUET_1_0,
+          1024 * 1024,
+          20_000,
+          false,
+          false,
+          Set.of("order_id"),
+          false);
 
   /**
-   * PyIceberg on pyarrow ({@code pyiceberg.io.pyarrow._get_parquet_writer_kwargs}): {@code created_by}
-   * "parquet-cpp-arrow version N", the table's codec (ZSTD, PyIceberg's default), dictionary on with
-   * {@code write.parquet.dict-size-bytes}, pyarrow's default v1 data pages, chunk statistics, no page
-   * index ({@code write_page_index} defaults to false); nullability from the Iceberg schema; decimals
-   * in fixed bytes whatever their precision (pyarrow's {@code store_decimal_as_integer} defaults to
-   * false and PyIceberg's append does not set it, where Iceberg's writer uses INT32/INT64). (pyarrow
-   * keeps numbers dictionary-encoded up to the dictionary limit where parquet-java falls back: this
-   * fixture's unique ids are PLAIN.)
+   * PyIceberg on pyarrow ({@code pyiceberg.io.pyarrow._get_parquet_writer_kwargs}): {@code
+   * created_by} "parquet-cpp-arrow version N", the table's codec (ZSTD, PyIceberg's default),
+   * dictionary on with {@code write.parquet.dict-size-bytes}, pyarrow's default v1 data pages,
+   * chunk statistics, no page index ({@code write_page_index} defaults to false); nullability from
+   * the Iceberg schema; decimals in fixed bytes whatever their precision (pyarrow's {@code
+   * store_decimal_as_integer} defaults to false and PyIceberg's append does not set it, where
+   * Iceberg's writer uses INT32/INT64). (pyarrow keeps numbers dictionary-encoded up to the
+   * dictionary limit where parquet-java falls back: this fixture's unique ids are PLAIN.)
    */
   static final Layout PYICEBERG =
       new Layout(
-          "parquet-cpp-arrow version 18.1.0", Set.of(), CompressionCodecName.ZSTD, WriterVersion.PARQUET_1_0,
-          2 * 1024 * 1024, 20_000, false, true, Set.of(), true);
+          "parquet-cpp-arrow version 18.1.0",
+          Set.of(),
+          CompressionCodecName.ZSTD,
+          WriterVersion.PARQUET_1_0,
+          2 * 1024 * 1024,
+          20_000,
+          false,
+          true,
+          Set.of(),
+          true);
 
-  /** pyarrow with {@code data_page_version="2.0"} and GZIP: v2 data pages (levels outside the compressed values). */
+  /**
+   * pyarrow with {@code data_page_version="2.0"} and GZIP: v2 data pages (levels outside the
+   * compressed values).
+   */
   static final Layout PYARROW_V2_PAGES_GZIP =
       new Layout(
-          "parquet-cpp-arrow version 18.1.0", Set.of(), CompressionCodecName.GZIP, WriterVersion.PARQUET_2_0,
-          2 * 1024 * 1024, 500, false, true, Set.of(), false);
+          "parquet-cpp-arrow version 18.1.0",
+          Set.of(),
+          CompressionCodecName.GZIP,
+          WriterVersion.PARQUET_2_0,
+          2 * 1024 * 1024,
+          500,
+          false,
+          true,
+          Set.of(),
+          false);
 
   private ForeignParquetFiles() {}
 
@@ -162,23 +209,40 @@ final class ForeignParquetFiles {
       row.set(0, id);
       row.set(1, "customer-" + Long.toHexString(random.nextLong()));
       row.set(2, random.nextInt(20) == 0 ? null : "region-" + random.nextInt(8));
-      row.set(3, random.nextInt(30) == 0 ? null : BigDecimal.valueOf(random.nextInt(10_000_000) - 1_000_000, 2));
+      row.set(
+          3,
+          random.nextInt(30) == 0
+              ? null
+              : BigDecimal.valueOf(random.nextInt(10_000_000) - 1_000_000, 2));
       row.set(4, BigDecimal.valueOf(random.nextInt(1_000_000), 2));
-      row.set(5, new BigDecimal(new java.math.BigInteger(70, random).subtract(java.math.BigInteger.ONE.shiftLeft(69)), 4));
+      row.set(
+          5,
+          new BigDecimal(
+              new java.math.BigInteger(70, random).subtract(java.math.BigInteger.ONE.shiftLeft(69)),
+              4));
       row.set(6, FIRST.plus(id * 1500 + random.nextInt(1000), ChronoUnit.MILLIS));
       row.set(7, random.nextInt(10) == 0 ? null : random.nextInt(100));
-      row.set(8, random.nextInt(10) == 0 ? null : random.nextInt(50) == 0 ? Double.NaN : random.nextGaussian());
+      row.set(
+          8,
+          random.nextInt(10) == 0
+              ? null
+              : random.nextInt(50) == 0 ? Double.NaN : random.nextGaussian());
       row.set(9, random.nextInt(7) == 0 ? null : "note-" + (id / 3));
       rows.add(row);
     }
     return rows;
   }
 
-  /** Writes {@code rows} as {@code layout} lays them out and returns the file as add_files registers it. */
+  /**
+   * Writes {@code rows} as {@code layout} lays them out and returns the file as add_files registers
+   * it.
+   */
   static DataFile write(Table table, Layout layout, List<Record> rows) {
     MessageType type = parquetType(table.schema(), layout.requiredIds(), layout.decimalsAsFixed());
-    String location = table.locationProvider().newDataLocation("foreign-" + System.nanoTime() + ".parquet");
-    Path path = location.startsWith("file:") ? Path.of(java.net.URI.create(location)) : Path.of(location);
+    String location =
+        table.locationProvider().newDataLocation("foreign-" + System.nanoTime() + ".parquet");
+    Path path =
+        location.startsWith("file:") ? Path.of(java.net.URI.create(location)) : Path.of(location);
     try {
       Files.createDirectories(path.getParent());
       ExampleParquetWriter.Builder builder =
@@ -220,12 +284,16 @@ final class ForeignParquetFiles {
     for (Type field : converted.getFields()) {
       PrimitiveType primitive = field.asPrimitiveType();
       Type.Repetition repetition =
-          requiredIds.contains(primitive.getId().intValue()) ? Type.Repetition.REQUIRED : primitive.getRepetition();
+          requiredIds.contains(primitive.getId().intValue())
+              ? Type.Repetition.REQUIRED
+              : primitive.getRepetition();
       PrimitiveType.PrimitiveTypeName physical = primitive.getPrimitiveTypeName();
       int length = primitive.getTypeLength();
       if (decimalsAsFixed
           && primitive.getLogicalTypeAnnotation()
-              instanceof org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation decimal) {
+              instanceof
+              org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation
+                  decimal) {
         physical = PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
         length = org.apache.iceberg.types.TypeUtil.decimalRequiredBytes(decimal.getPrecision());
       }
@@ -234,8 +302,11 @@ final class ForeignParquetFiles {
       if (physical == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY) {
         builder = builder.length(length);
       }
-      fields.add(builder.as(primitive.getLogicalTypeAnnotation()).id(primitive.getId().intValue())
-          .named(primitive.getName()));
+      fields.add(
+          builder
+              .as(primitive.getLogicalTypeAnnotation())
+              .id(primitive.getId().intValue())
+              .named(primitive.getName()));
     }
     return new MessageType(converted.getName(), fields);
   }
@@ -248,21 +319,38 @@ final class ForeignParquetFiles {
       }
       PrimitiveType column = type.getType(i).asPrimitiveType();
       switch (column.getPrimitiveTypeName()) {
-        case INT64 -> group.add(i, value instanceof OffsetDateTime time
-            ? ChronoUnit.MICROS.between(OffsetDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC), time)
-            : value instanceof BigDecimal decimal ? decimal.unscaledValue().longValueExact() : (Long) value);
-        case INT32 -> group.add(i, value instanceof BigDecimal decimal
-            ? decimal.unscaledValue().intValueExact() : (Integer) value);
+        case INT64 ->
+            group.add(
+                i,
+                value instanceof OffsetDateTime time
+                    ? ChronoUnit.MICROS.between(
+                        OffsetDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC), time)
+                    : value instanceof BigDecimal decimal
+                        ? decimal.unscaledValue().longValueExact()
+                        : (Long) value);
+        case INT32 ->
+            group.add(
+                i,
+                value instanceof BigDecimal decimal
+                    ? decimal.unscaledValue().intValueExact()
+                    : (Integer) value);
         case DOUBLE -> group.add(i, (Double) value);
-        case FIXED_LEN_BYTE_ARRAY -> group.add(i, Binary.fromConstantByteArray(
-            fixed(((BigDecimal) value).unscaledValue().toByteArray(), column.getTypeLength())));
+        case FIXED_LEN_BYTE_ARRAY ->
+            group.add(
+                i,
+                Binary.fromConstantByteArray(
+                    fixed(
+                        ((BigDecimal) value).unscaledValue().toByteArray(),
+                        column.getTypeLength())));
         default -> group.add(i, Binary.fromString((String) value));
       }
     }
     return group;
   }
 
-  /** Two's complement bytes sign-extended to {@code length}, as decimals are stored in fixed bytes. */
+  /**
+   * Two's complement bytes sign-extended to {@code length}, as decimals are stored in fixed bytes.
+   */
   private static byte[] fixed(byte[] bytes, int length) {
     byte[] out = new byte[length];
     byte sign = bytes[0] < 0 ? (byte) -1 : 0;
@@ -274,7 +362,8 @@ final class ForeignParquetFiles {
   /** Rewrites the footer where the engine's writer differs from parquet-java's. */
   private static void editFooter(Path path, Layout layout) throws IOException {
     byte[] bytes = Files.readAllBytes(path);
-    int length = ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+    int length =
+        ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
     int start = bytes.length - 8 - length;
     FileMetaData footer = Util.readFileMetaData(new ByteArrayInputStream(bytes, start, length));
     footer.setCreated_by(layout.createdBy());

@@ -2,12 +2,12 @@ package io.icecompact.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.planner.RewritePlanner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,7 +41,8 @@ import org.junit.jupiter.api.parallel.Isolated;
  *
  * <p>Isolated: parquet-java's default values-writer factory is shared and re-initialized by every
  * writer built (Iceberg's included), so a concurrent test could change a fixture's dictionary size
- * between its writer's configuration and its columns' creation. Its own tests run one at a time too.
+ * between its writer's configuration and its columns' creation. Its own tests run one at a time
+ * too.
  */
 @Isolated
 @Execution(ExecutionMode.SAME_THREAD)
@@ -66,9 +67,17 @@ class OtherEnginesFilesTest extends ColumnarComparisonBase {
   @Test
   void renamedColumnsAreMatchedByFieldId() {
     Table table = tableOf(ForeignParquetFiles.SPARK_3_5);
-    table.updateSchema().renameColumn("customer_name", "customer").renameColumn("qty", "quantity").commit();
+    table
+        .updateSchema()
+        .renameColumn("customer_name", "customer")
+        .renameColumn("qty", "quantity")
+        .commit();
     table = load();
-    assertThat(footer(liveDataFiles(table).get(0)).getFileMetaData().getSchema().containsField("customer_name"))
+    assertThat(
+            footer(liveDataFiles(table).get(0))
+                .getFileMetaData()
+                .getSchema()
+                .containsField("customer_name"))
         .isTrue();
 
     assertSameAsGeneric(table, ALL);
@@ -131,8 +140,8 @@ class OtherEnginesFilesTest extends ColumnarComparisonBase {
   }
 
   /**
-   * Flink writes through Iceberg's own Parquet writer (FlinkParquetWriters under Iceberg's
-   * {@code Parquet.write}, the table's settings and schema): upserts leave equality deletes besides
+   * Flink writes through Iceberg's own Parquet writer (FlinkParquetWriters under Iceberg's {@code
+   * Parquet.write}, the table's settings and schema): upserts leave equality deletes besides
    * position deletes. Mixed here with Spark files of the same table.
    */
   @Test
@@ -141,8 +150,14 @@ class OtherEnginesFilesTest extends ColumnarComparisonBase {
     List<Record> flinkRows = ForeignParquetFiles.rows(table.schema(), 100_000, 1500);
     DataFile flink = FragmentedTable.dataFile(table, flinkRows);
     table.newAppend().appendFile(flink).commit();
-    table.newRowDelta().addDeletes(FragmentedTable.equalityDelete(table, flink, 100_010L, 100_011L, 5L)).commit();
-    table.newRowDelta().addDeletes(FragmentedTable.positionDelete(table, flink, 0, 7, 1499)).commit();
+    table
+        .newRowDelta()
+        .addDeletes(FragmentedTable.equalityDelete(table, flink, 100_010L, 100_011L, 5L))
+        .commit();
+    table
+        .newRowDelta()
+        .addDeletes(FragmentedTable.positionDelete(table, flink, 0, 7, 1499))
+        .commit();
     table = load();
 
     assertSameAsGeneric(table, ALL);
@@ -151,21 +166,36 @@ class OtherEnginesFilesTest extends ColumnarComparisonBase {
 
   // ---- helpers ----
 
-  /** An unpartitioned v2 table of 4 files laid out as {@code layout}, position deletes on two of them. */
+  /**
+   * An unpartitioned v2 table of 4 files laid out as {@code layout}, position deletes on two of
+   * them.
+   */
   private Table tableOf(ForeignParquetFiles.Layout layout) {
     Table table =
-        access.catalog().createTable(
-            TableIdentifier.parse(TABLE), ForeignParquetFiles.SCHEMA, PartitionSpec.unpartitioned(),
-            Map.of("format-version", "2"));
+        access
+            .catalog()
+            .createTable(
+                TableIdentifier.parse(TABLE),
+                ForeignParquetFiles.SCHEMA,
+                PartitionSpec.unpartitioned(),
+                Map.of("format-version", "2"));
     List<DataFile> files = new ArrayList<>();
     for (int f = 0; f < 4; f++) {
-      DataFile file = ForeignParquetFiles.write(table, layout, ForeignParquetFiles.rows(table.schema(), f * 2000L, 2000));
+      DataFile file =
+          ForeignParquetFiles.write(
+              table, layout, ForeignParquetFiles.rows(table.schema(), f * 2000L, 2000));
       table.newAppend().appendFile(file).commit();
       files.add(file);
     }
-    table.newRowDelta().addDeletes(FragmentedTable.positionDelete(table, files.get(0), 0, 1, 2, 999, 1999)).commit();
+    table
+        .newRowDelta()
+        .addDeletes(FragmentedTable.positionDelete(table, files.get(0), 0, 1, 2, 999, 1999))
+        .commit();
     long[] every7 = java.util.stream.LongStream.range(0, 2000).filter(p -> p % 7 == 3).toArray();
-    table.newRowDelta().addDeletes(FragmentedTable.positionDelete(table, files.get(2), every7)).commit();
+    table
+        .newRowDelta()
+        .addDeletes(FragmentedTable.positionDelete(table, files.get(2), every7))
+        .commit();
     return load();
   }
 
@@ -180,17 +210,21 @@ class OtherEnginesFilesTest extends ColumnarComparisonBase {
     JobResult result = run(job(ALL));
 
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(result.groups()).isNotEmpty().allSatisfy(g -> {
-      assertThat(g.rewritePath()).as(g.rewritePathReason()).isEqualTo(RewritePath.COLUMNAR);
-      assertThat(g.rewritePathReason()).isNotBlank();
-    });
+    assertThat(result.groups())
+        .isNotEmpty()
+        .allSatisfy(
+            g -> {
+              assertThat(g.rewritePath()).as(g.rewritePathReason()).isEqualTo(RewritePath.COLUMNAR);
+              assertThat(g.rewritePathReason()).isNotBlank();
+            });
     assertThat(LiveRows.multiset(load())).isEqualTo(before);
     assertThat(liveDeletes(load())).isEmpty();
   }
 
   private static ParquetMetadata footer(DataFile file) {
     String location = file.location();
-    Path path = location.startsWith("file:") ? Path.of(java.net.URI.create(location)) : Path.of(location);
+    Path path =
+        location.startsWith("file:") ? Path.of(java.net.URI.create(location)) : Path.of(location);
     try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(path))) {
       return reader.getFooter();
     } catch (IOException e) {

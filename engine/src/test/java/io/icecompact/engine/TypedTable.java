@@ -54,14 +54,17 @@ final class TypedTable {
 
   private TypedTable() {}
 
-  static Table create(Catalog catalog, TableIdentifier id, int formatVersion, int files, int rowsPerFile) {
-    if (catalog instanceof SupportsNamespaces namespaces && !namespaces.namespaceExists(id.namespace())) {
+  static Table create(
+      Catalog catalog, TableIdentifier id, int formatVersion, int files, int rowsPerFile) {
+    if (catalog instanceof SupportsNamespaces namespaces
+        && !namespaces.namespaceExists(id.namespace())) {
       namespaces.createNamespace(Namespace.of(id.namespace().levels()));
     }
     Map<String, String> properties = new HashMap<>();
     properties.put(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion));
     properties.put(TableProperties.PARQUET_COMPRESSION, "zstd");
-    // small dictionaries and pages: "note" falls back to plain pages, every column has several pages
+    // small dictionaries and pages: "note" falls back to plain pages, every column has several
+    // pages
     properties.put(TableProperties.PARQUET_DICT_SIZE_BYTES, "4096");
     properties.put(TableProperties.PARQUET_PAGE_ROW_LIMIT, "300");
     Table table = catalog.createTable(id, SCHEMA, PartitionSpec.unpartitioned(), properties);
@@ -81,22 +84,35 @@ final class TypedTable {
     GenericRecord row = GenericRecord.create(SCHEMA);
     row.setField("id", n);
     row.setField("i", n % 7 == 0 ? null : (int) (n * 3 - 500));
-    row.setField("f", n % 5 == 0 ? null : n % 11 == 0 ? Float.NaN : n % 13 == 0 ? -0.0f : n % 17 == 0 ? 0.0f : n * 0.5f - 100);
-    row.setField("d", n % 4 == 0 ? null : n % 9 == 0 ? Double.NaN : n % 19 == 0 ? -0.0 : n * 1.25 - 3000);
+    row.setField(
+        "f",
+        n % 5 == 0
+            ? null
+            : n % 11 == 0 ? Float.NaN : n % 13 == 0 ? -0.0f : n % 17 == 0 ? 0.0f : n * 0.5f - 100);
+    row.setField(
+        "d", n % 4 == 0 ? null : n % 9 == 0 ? Double.NaN : n % 19 == 0 ? -0.0 : n * 1.25 - 3000);
     row.setField("flag", n % 3 == 0 ? null : n % 2 == 0);
     row.setField("category", n % 2 == 0 ? null : "c" + (n % 8));
-    row.setField("note", n % 6 == 0 ? null : "note " + n + " " + Long.toHexString(random.nextLong()));
+    row.setField(
+        "note", n % 6 == 0 ? null : "note " + n + " " + Long.toHexString(random.nextLong()));
     row.setField("amount", n % 10 == 0 ? null : BigDecimal.valueOf(n * 12345L - 99999, 4));
     row.setField("day", n % 8 == 0 ? null : LocalDate.of(2026, 1, 1).plusDays(n % 400));
-    row.setField("payload", n % 5 == 1 ? null : ByteBuffer.wrap(new byte[] {(byte) n, (byte) (n >> 8), 7}));
+    row.setField(
+        "payload", n % 5 == 1 ? null : ByteBuffer.wrap(new byte[] {(byte) n, (byte) (n >> 8), 7}));
     row.setField("token", n % 9 == 2 ? null : new UUID(n, n * 31));
     return row;
   }
 
-  /** Deletes every {@code step}-th position of {@code target}: deleted values and nulls interleave. */
+  /**
+   * Deletes every {@code step}-th position of {@code target}: deleted values and nulls interleave.
+   */
   static void deleteEvery(Table table, DataFile target, int step) {
-    long[] positions = LongStream.iterate(1, p -> p < target.recordCount(), p -> p + step).toArray();
-    table.newRowDelta().addDeletes(FragmentedTable.positionDelete(table, target, positions)).commit();
+    long[] positions =
+        LongStream.iterate(1, p -> p < target.recordCount(), p -> p + step).toArray();
+    table
+        .newRowDelta()
+        .addDeletes(FragmentedTable.positionDelete(table, target, positions))
+        .commit();
   }
 
   /** Equality deletes on {@code column} for {@code values}. */
@@ -109,7 +125,9 @@ final class TypedTable {
             .equalityDeleteRowSchema(keySchema)
             .build();
     EncryptedOutputFile out =
-        OutputFileFactory.builderFor(table, 9, System.nanoTime() % 10000).format(FileFormat.PARQUET).build()
+        OutputFileFactory.builderFor(table, 9, System.nanoTime() % 10000)
+            .format(FileFormat.PARQUET)
+            .build()
             .newOutputFile();
     EqualityDeleteWriter<Record> writer = writers.newEqualityDeleteWriter(out, table.spec(), null);
     try (writer) {

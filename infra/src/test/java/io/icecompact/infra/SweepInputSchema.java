@@ -14,8 +14,10 @@ final class SweepInputSchema {
   /** The schema's complaints about a sweep input, empty when it is valid. */
   static Set<String> problems(JsonNode schema, JsonNode input) {
     Set<String> out = new TreeSet<>();
-    for (ValidationMessage m : JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(schema)
-        .validate(input)) {
+    for (ValidationMessage m :
+        JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+            .getSchema(schema)
+            .validate(input)) {
       out.add(m.getMessage());
     }
     return out;

@@ -22,7 +22,9 @@ class LambdaStepTest {
 
   record Output(String jobId, int groupIndex, String requestId) {}
 
-  /** A step like the handlers: two required fields, one optional, the job's keys in the log context. */
+  /**
+   * A step like the handlers: two required fields, one optional, the job's keys in the log context.
+   */
   static final class Probe extends LambdaStep<Input, Output> {
     final AtomicReference<Map<String, String>> mdcDuringRun = new AtomicReference<>();
 
@@ -36,12 +38,15 @@ class LambdaStepTest {
       log.job(jobId, require("table", input.table()));
       mdcDuringRun.set(MDC.getCopyOfContextMap());
       if ("transient".equals(input.failWith())) {
-        throw new TransientException("Cannot probe job " + jobId + ": SdkClientException: reset", null);
+        throw new TransientException(
+            "Cannot probe job " + jobId + ": SdkClientException: reset", null);
       }
       if ("untyped".equals(input.failWith())) {
         throw new IllegalStateException("not typed");
       }
-      return new Output(jobId, input.groupIndex() == null ? -1 : input.groupIndex(),
+      return new Output(
+          jobId,
+          input.groupIndex() == null ? -1 : input.groupIndex(),
           context == null ? null : context.getAwsRequestId());
     }
   }
@@ -50,9 +55,14 @@ class LambdaStepTest {
   void readsTheTypedInputRunsTheStepAndWritesItsOutputAsSnakeCaseJson() throws IOException {
     Probe probe = new Probe();
 
-    String output = handle(probe, "{\"job_id\": \"job-1\", \"table\": \"db.t\", \"group_index\": 7}", context("req-9"));
+    String output =
+        handle(
+            probe,
+            "{\"job_id\": \"job-1\", \"table\": \"db.t\", \"group_index\": 7}",
+            context("req-9"));
 
-    assertThat(output).isEqualTo("{\"job_id\":\"job-1\",\"group_index\":7,\"request_id\":\"req-9\"}");
+    assertThat(output)
+        .isEqualTo("{\"job_id\":\"job-1\",\"group_index\":7,\"request_id\":\"req-9\"}");
     assertThat(probe.mdcDuringRun.get())
         .containsEntry(InvocationLogContext.REQUEST_ID, "req-9")
         .containsEntry(InvocationLogContext.JOB_ID, "job-1")
@@ -68,7 +78,8 @@ class LambdaStepTest {
     assertThatThrownBy(() -> handle(new Probe(), "{\"table\": \"db.t\"}", null))
         .isExactlyInstanceOf(InvalidJobInputException.class)
         .hasMessage("Probe input has no 'job_id'");
-    assertThatThrownBy(() -> handle(new Probe(), "{\"job_id\": \"job-1\", \"table\": \"  \"}", null))
+    assertThatThrownBy(
+            () -> handle(new Probe(), "{\"job_id\": \"job-1\", \"table\": \"  \"}", null))
         .isExactlyInstanceOf(InvalidJobInputException.class)
         .hasMessage("Probe input has no 'table'");
     assertThatThrownBy(() -> handle(new Probe(), "null", null))
@@ -80,10 +91,20 @@ class LambdaStepTest {
   @Test
   void theStepsErrorsPassThroughAsThrownForTheStateMachinesRetryAndCatch() {
     // the Retry matches TransientException by class name: not wrapped, not reclassified
-    assertThatThrownBy(() -> handle(new Probe(), "{\"job_id\": \"job-1\", \"table\": \"db.t\", \"fail_with\": \"transient\"}", null))
+    assertThatThrownBy(
+            () ->
+                handle(
+                    new Probe(),
+                    "{\"job_id\": \"job-1\", \"table\": \"db.t\", \"fail_with\": \"transient\"}",
+                    null))
         .isExactlyInstanceOf(TransientException.class)
         .hasMessage("Cannot probe job job-1: SdkClientException: reset");
-    assertThatThrownBy(() -> handle(new Probe(), "{\"job_id\": \"job-1\", \"table\": \"db.t\", \"fail_with\": \"untyped\"}", null))
+    assertThatThrownBy(
+            () ->
+                handle(
+                    new Probe(),
+                    "{\"job_id\": \"job-1\", \"table\": \"db.t\", \"fail_with\": \"untyped\"}",
+                    null))
         .isExactlyInstanceOf(IllegalStateException.class)
         .hasMessage("not typed");
   }
@@ -91,8 +112,14 @@ class LambdaStepTest {
   @Test
   void nothingIsWrittenWhenTheStepFails() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    assertThatThrownBy(() -> new Probe().handleRequest(
-        stream("{\"job_id\": \"job-1\", \"table\": \"db.t\", \"fail_with\": \"untyped\"}"), out, null))
+    assertThatThrownBy(
+            () ->
+                new Probe()
+                    .handleRequest(
+                        stream(
+                            "{\"job_id\": \"job-1\", \"table\": \"db.t\", \"fail_with\": \"untyped\"}"),
+                        out,
+                        null))
         .isInstanceOf(IllegalStateException.class);
     assertThat(out.size()).isZero();
   }
@@ -109,7 +136,10 @@ class LambdaStepTest {
 
   /** A Lambda context whose request id is {@code requestId}; nothing else of it is read. */
   private static Context context(String requestId) {
-    return (Context) Proxy.newProxyInstance(Context.class.getClassLoader(), new Class<?>[] {Context.class},
-        (proxy, method, args) -> "getAwsRequestId".equals(method.getName()) ? requestId : null);
+    return (Context)
+        Proxy.newProxyInstance(
+            Context.class.getClassLoader(),
+            new Class<?>[] {Context.class},
+            (proxy, method, args) -> "getAwsRequestId".equals(method.getName()) ? requestId : null);
   }
 }

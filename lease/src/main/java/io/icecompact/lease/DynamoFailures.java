@@ -11,8 +11,9 @@ final class DynamoFailures {
   private DynamoFailures() {}
 
   /**
-   * A {@link TransientException} for throttling, 5xx answers, timeouts and connection failures (after the
-   * SDK's own retries), otherwise a {@link LeaseStoreException}; both name {@code context}.
+   * A {@link TransientException} for throttling, 5xx answers, timeouts and connection failures
+   * (after the SDK's own retries), otherwise a {@link LeaseStoreException}; both name {@code
+   * context}.
    */
   static IcecompactException classify(SdkException failure, String context) {
     if (isTransient(failure)) {

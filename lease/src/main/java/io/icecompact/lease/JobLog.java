@@ -12,21 +12,23 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * The history of compaction jobs per table, in the lease table: one item per job with
- * {@code pk=<table>}, {@code sk="job#<started_at millis, 15 digits>#<job id>"}, so that a Query on the
+ * The history of compaction jobs per table, in the lease table: one item per job with {@code
+ * pk=<table>}, {@code sk="job#<started_at millis, 15 digits>#<job id>"}, so that a Query on the
  * table's partition returns jobs in start order without an index. Attributes: {@code job_id},
- * {@code started_at}, {@code status}, {@code counts} (map of numbers), {@code snapshot_ids} (list of
- * numbers), {@code duration_millis}, and when known {@code error}, {@code execution_arn} and
+ * {@code started_at}, {@code status}, {@code counts} (map of numbers), {@code snapshot_ids} (list
+ * of numbers), {@code duration_millis}, and when known {@code error}, {@code execution_arn} and
  * {@code result_location}.
  *
- * <p>Every entry carries {@value #EXPIRES_AT} (epoch seconds): its end plus the retention, 90 days unless
- * set. DynamoDB deletes expired items only when the table's Time to Live is enabled on that attribute;
- * until then the log grows by one item per job.
+ * <p>Every entry carries {@value #EXPIRES_AT} (epoch seconds): its end plus the retention, 90 days
+ * unless set. DynamoDB deletes expired items only when the table's Time to Live is enabled on that
+ * attribute; until then the log grows by one item per job.
  */
 public final class JobLog {
   static final String JOB_PREFIX = "job#";
+
   /** The Time to Live attribute: when DynamoDB may delete the entry, in epoch seconds. */
   public static final String EXPIRES_AT = "expires_at_epoch_s";
+
   public static final Duration RETENTION_DEFAULT = Duration.ofDays(90);
 
   private static final String JOBS_OF_TABLE = "#pk = :table AND begins_with(#sk, :prefix)";
@@ -41,7 +43,9 @@ public final class JobLog {
     this(dynamo, tableName, RETENTION_DEFAULT);
   }
 
-  /** @param retention how long after a job ended its entry is kept (when the table's TTL is enabled) */
+  /**
+   * @param retention how long after a job ended its entry is kept (when the table's TTL is enabled)
+   */
   public JobLog(DynamoDbClient dynamo, String tableName, Duration retention) {
     this.dynamo = Objects.requireNonNull(dynamo, "dynamo");
     this.tableName = Objects.requireNonNull(tableName, "tableName");
@@ -60,7 +64,8 @@ public final class JobLog {
   public void record(JobLogEntry entry) {
     Map<String, AttributeValue> item = new HashMap<>();
     item.put(LeaseTableSchema.PK, AttributeValue.fromS(entry.table()));
-    item.put(LeaseTableSchema.SK, AttributeValue.fromS(sortKey(entry.startedAtMillis(), entry.jobId())));
+    item.put(
+        LeaseTableSchema.SK, AttributeValue.fromS(sortKey(entry.startedAtMillis(), entry.jobId())));
     item.put("job_id", AttributeValue.fromS(entry.jobId()));
     item.put("started_at", TableLease.number(entry.startedAtMillis()));
     item.put("status", AttributeValue.fromS(entry.status()));
@@ -118,9 +123,9 @@ public final class JobLog {
   }
 
   /**
-   * The entry of job {@code jobId} of {@code table}, if the log has it. The sort key starts with the start
-   * time, which the caller does not know: this reads the table's whole partition (bounded by the retention),
-   * page by page, keeping only the job's item.
+   * The entry of job {@code jobId} of {@code table}, if the log has it. The sort key starts with
+   * the start time, which the caller does not know: this reads the table's whole partition (bounded
+   * by the retention), page by page, keeping only the job's item.
    *
    * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
    */
@@ -145,13 +150,15 @@ public final class JobLog {
         return Optional.of(entry(table, item));
       }
     } catch (SdkException e) {
-      throw DynamoFailures.classify(e, "reading job " + jobId + " of " + table + " from the job log");
+      throw DynamoFailures.classify(
+          e, "reading job " + jobId + " of " + table + " from the job log");
     }
     return Optional.empty();
   }
 
   private static Map<String, AttributeValue> jobsOf(String table) {
-    return Map.of(":table", AttributeValue.fromS(table), ":prefix", AttributeValue.fromS(JOB_PREFIX));
+    return Map.of(
+        ":table", AttributeValue.fromS(table), ":prefix", AttributeValue.fromS(JOB_PREFIX));
   }
 
   private static void putIfPresent(Map<String, AttributeValue> item, String name, String value) {

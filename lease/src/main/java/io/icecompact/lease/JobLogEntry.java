@@ -15,12 +15,16 @@ import java.util.TreeMap;
  * @param table the Iceberg table identifier
  * @param jobId the job's id
  * @param startedAtMillis when the job started (epoch millis); orders the log
- * @param status how it ended ({@code COMMITTED}, {@code PARTIAL}, ... or a status of the pipeline's own)
+ * @param status how it ended ({@code COMMITTED}, {@code PARTIAL}, ... or a status of the pipeline's
+ *     own)
  * @param counts named counts, e.g. {@code rewritten_data_files_count} (see {@link #of})
- * @param snapshotIds the snapshots the job committed, in commit order (JSON strings, as in {@link JobResult})
+ * @param snapshotIds the snapshots the job committed, in commit order (JSON strings, as in {@link
+ *     JobResult})
  * @param durationMillis how long it ran
- * @param error what went wrong, or null; for a failed execution the error's name, {@code ": "} and its message
- * @param executionArn the Step Functions execution that ran the job (the lease owner), or null (embedded)
+ * @param error what went wrong, or null; for a failed execution the error's name, {@code ": "} and
+ *     its message
+ * @param executionArn the Step Functions execution that ran the job (the lease owner), or null
+ *     (embedded)
  * @param resultLocation where the job's whole result (every group's outcome) is stored, or null
  */
 public record JobLogEntry(
@@ -43,7 +47,8 @@ public record JobLogEntry(
     Objects.requireNonNull(jobId, "jobId");
     Objects.requireNonNull(status, "status");
     if (startedAtMillis < 0) {
-      throw new IllegalArgumentException("startedAtMillis must not be negative: " + startedAtMillis);
+      throw new IllegalArgumentException(
+          "startedAtMillis must not be negative: " + startedAtMillis);
     }
     // by name, so that JSON and text list them in one order whatever their source
     counts = counts == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(counts));
@@ -52,17 +57,32 @@ public record JobLogEntry(
 
   /** A failed execution: no result, the error of the step that failed. */
   public static JobLogEntry failed(
-      String table, String jobId, long startedAtMillis, long durationMillis, String error, String executionArn) {
-    return new JobLogEntry(table, jobId, startedAtMillis, FAILED, Map.of(), List.of(), durationMillis, error,
-        executionArn, null);
+      String table,
+      String jobId,
+      long startedAtMillis,
+      long durationMillis,
+      String error,
+      String executionArn) {
+    return new JobLogEntry(
+        table,
+        jobId,
+        startedAtMillis,
+        FAILED,
+        Map.of(),
+        List.of(),
+        durationMillis,
+        error,
+        executionArn,
+        null);
   }
 
   /**
-   * The entry for a job's result, with the result's counts under the names of its JSON form (Spark's
-   * {@code rewrite_data_files} names) and its reason as the error unless it committed. The duration is the
-   * caller's: the whole job's, which a result measured in one stage may not be.
+   * The entry for a job's result, with the result's counts under the names of its JSON form
+   * (Spark's {@code rewrite_data_files} names) and its reason as the error unless it committed. The
+   * duration is the caller's: the whole job's, which a result measured in one stage may not be.
    */
-  public static JobLogEntry of(JobResult result, long startedAtMillis, long durationMillis, String executionArn) {
+  public static JobLogEntry of(
+      JobResult result, long startedAtMillis, long durationMillis, String executionArn) {
     Map<String, Long> counts = new LinkedHashMap<>();
     counts.put("rewritten_data_files_count", (long) result.rewrittenDataFilesCount());
     counts.put("added_data_files_count", (long) result.addedDataFilesCount());

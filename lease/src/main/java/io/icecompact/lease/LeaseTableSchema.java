@@ -10,10 +10,10 @@ import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
 
 /**
- * The one DynamoDB table that holds the leases and the job log: string partition key {@code pk} (the
- * Iceberg table's identifier) and string sort key {@code sk} ({@code lease}, or {@code job#...} for a job
- * log entry). A deployment creates it with its infrastructure; tests and the embedded runner use
- * {@link #create}.
+ * The one DynamoDB table that holds the leases and the job log: string partition key {@code pk}
+ * (the Iceberg table's identifier) and string sort key {@code sk} ({@code lease}, or {@code
+ * job#...} for a job log entry). A deployment creates it with its infrastructure; tests and the
+ * embedded runner use {@link #create}.
  */
 public final class LeaseTableSchema {
   public static final String PK = "pk";
@@ -60,7 +60,12 @@ public final class LeaseTableSchema {
       }
       if (System.nanoTime() > deadline) {
         throw new LeaseStoreException(
-            "DynamoDB table " + tableName + " is " + status + ", not ACTIVE, after " + ACTIVE_TIMEOUT);
+            "DynamoDB table "
+                + tableName
+                + " is "
+                + status
+                + ", not ACTIVE, after "
+                + ACTIVE_TIMEOUT);
       }
       try {
         Thread.sleep(pauseMillis);

@@ -11,27 +11,27 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
-import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * At most one compaction job per Iceberg table at a time: a lease in DynamoDB with a fencing token.
  *
- * <p>The lease is the item {@code pk=<table>, sk="lease"} with attributes {@code owner}, {@code token}
- * (number), {@code expires_at} (epoch millis), {@code acquired_at} (epoch millis of the owner's latest
- * acquire) and {@code released_at} once released. Expiry is decided by comparing {@code expires_at} with
- * this instance's clock inside the condition of each write; DynamoDB's TTL deletion plays no part (it
- * may run days late, and deleting the item would reset the token).
+ * <p>The lease is the item {@code pk=<table>, sk="lease"} with attributes {@code owner}, {@code
+ * token} (number), {@code expires_at} (epoch millis), {@code acquired_at} (epoch millis of the
+ * owner's latest acquire) and {@code released_at} once released. Expiry is decided by comparing
+ * {@code expires_at} with this instance's clock inside the condition of each write; DynamoDB's TTL
+ * deletion plays no part (it may run days late, and deleting the item would reset the token).
  *
- * <p>{@link #acquire} is at most two conditional UpdateItems, each atomic: the recorded owner asking
- * again while its lease is not released renews it with the same token (an idempotent retry of the
- * acquire step); otherwise a lease that is absent, expired ({@code expires_at < now}) or released is
- * taken with {@code token + 1}. Two owners racing for a free lease cannot both win: the first take-over
- * makes the condition false for the second. The token never goes back (release keeps it).
+ * <p>{@link #acquire} is at most two conditional UpdateItems, each atomic: the recorded owner
+ * asking again while its lease is not released renews it with the same token (an idempotent retry
+ * of the acquire step); otherwise a lease that is absent, expired ({@code expires_at < now}) or
+ * released is taken with {@code token + 1}. Two owners racing for a free lease cannot both win: the
+ * first take-over makes the condition false for the second. The token never goes back (release
+ * keeps it).
  *
- * <p>The token fences stale holders: a job checks {@link #checkHeld} with its token right before it changes
- * the table (the Iceberg commit), and a job whose lease expired and was taken over fails that check even
- * if it still thinks it owns the table. A lease that expired under a long job and that nobody took over is
- * still the job's: the check extends it ({@link #holdFor}).
+ * <p>The token fences stale holders: a job checks {@link #checkHeld} with its token right before it
+ * changes the table (the Iceberg commit), and a job whose lease expired and was taken over fails
+ * that check even if it still thinks it owns the table. A lease that expired under a long job and
+ * that nobody took over is still the job's: the check extends it ({@link #holdFor}).
  */
 public final class TableLease {
   static final String LEASE_SK = "lease";
@@ -57,11 +57,12 @@ public final class TableLease {
   }
 
   /**
-   * Acquires the lease on {@code table} for {@code owner} until now + {@code ttl}, or tells who holds it.
+   * Acquires the lease on {@code table} for {@code owner} until now + {@code ttl}, or tells who
+   * holds it.
    *
    * @param table the Iceberg table identifier, e.g. {@code analytics.orders}
-   * @param owner who asks, e.g. the Step Functions execution id; the same owner asking again while it holds
-   *     the lease gets the same token and a renewed expiry
+   * @param owner who asks, e.g. the Step Functions execution id; the same owner asking again while
+   *     it holds the lease gets the same token and a renewed expiry
    * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
    * @throws LeaseStoreException when DynamoDB refuses the request otherwise
    */
@@ -82,8 +83,11 @@ public final class TableLease {
         throw DynamoFailures.classify(e, "acquiring the lease on " + table + " for " + owner);
       }
       // Our own concurrent retry may have won the take-over: then the lease is ours.
-      if (holder != null && isHeld(holder, clock.millis()) && owner.equals(stringOf(holder, OWNER))) {
-        return LeaseGrant.acquired(table, owner, longOf(holder, TOKEN), longOf(holder, EXPIRES_AT), null);
+      if (holder != null
+          && isHeld(holder, clock.millis())
+          && owner.equals(stringOf(holder, OWNER))) {
+        return LeaseGrant.acquired(
+            table, owner, longOf(holder, TOKEN), longOf(holder, EXPIRES_AT), null);
       }
       // A lease read after the refusal may have been released or expired meanwhile: then try again.
       if (holder != null && isHeld(holder, clock.millis()) || attempt == 3) {
@@ -97,10 +101,11 @@ public final class TableLease {
   }
 
   /**
-   * Two conditional writes, each atomic: the owner renewing its own unreleased lease keeps its token;
-   * otherwise a free (absent, expired or released) lease is taken with token + 1. Of several callers
-   * racing for a free lease, exactly one take-over condition holds. The take-over returns the item as it
-   * was before, to tell an expired lease (whose owner never released it) from an absent or released one.
+   * Two conditional writes, each atomic: the owner renewing its own unreleased lease keeps its
+   * token; otherwise a free (absent, expired or released) lease is taken with token + 1. Of several
+   * callers racing for a free lease, exactly one take-over condition holds. The take-over returns
+   * the item as it was before, to tell an expired lease (whose owner never released it) from an
+   * absent or released one.
    */
   private LeaseGrant tryAcquire(String table, String owner, long now, long expiresAt) {
     try {
@@ -109,10 +114,25 @@ public final class TableLease {
               table,
               "SET #expires = :expires, #acquired = :now",
               "#owner = :owner AND attribute_not_exists(#released)",
-              Map.of("#owner", OWNER, "#expires", EXPIRES_AT, "#acquired", ACQUIRED_AT, "#released", RELEASED_AT),
-              Map.of(":owner", AttributeValue.fromS(owner), ":expires", number(expiresAt), ":now", number(now)),
+              Map.of(
+                  "#owner",
+                  OWNER,
+                  "#expires",
+                  EXPIRES_AT,
+                  "#acquired",
+                  ACQUIRED_AT,
+                  "#released",
+                  RELEASED_AT),
+              Map.of(
+                  ":owner",
+                  AttributeValue.fromS(owner),
+                  ":expires",
+                  number(expiresAt),
+                  ":now",
+                  number(now)),
               ReturnValue.ALL_NEW);
-      return LeaseGrant.acquired(table, owner, longOf(renewed, TOKEN), longOf(renewed, EXPIRES_AT), null);
+      return LeaseGrant.acquired(
+          table, owner, longOf(renewed, TOKEN), longOf(renewed, EXPIRES_AT), null);
     } catch (ConditionalCheckFailedException notOurs) {
       Map<String, AttributeValue> before =
           update(
@@ -134,7 +154,8 @@ public final class TableLease {
                   ":zero", number(0),
                   ":one", number(1)),
               ReturnValue.ALL_OLD);
-      boolean expiredUnreleased = before != null && before.containsKey(OWNER) && !before.containsKey(RELEASED_AT);
+      boolean expiredUnreleased =
+          before != null && before.containsKey(OWNER) && !before.containsKey(RELEASED_AT);
       return LeaseGrant.acquired(
           table,
           owner,
@@ -161,24 +182,27 @@ public final class TableLease {
                     .expressionAttributeNames(names)
                     .expressionAttributeValues(values)
                     .returnValues(returnValue)
-                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD))
+                    .returnValuesOnConditionCheckFailure(
+                        ReturnValuesOnConditionCheckFailure.ALL_OLD))
         .attributes();
   }
 
   /** Whether the lease item is held by someone at {@code now}: not released, not expired. */
   private static boolean isHeld(Map<String, AttributeValue> item, long now) {
-    return item.containsKey(OWNER) && !item.containsKey(RELEASED_AT) && longOf(item, EXPIRES_AT) >= now;
+    return item.containsKey(OWNER)
+        && !item.containsKey(RELEASED_AT)
+        && longOf(item, EXPIRES_AT) >= now;
   }
 
   /**
-   * How long {@link #checkHeld} makes the lease last from the check on: a step that checks right before it
-   * changes the table runs in one Lambda invocation, which cannot outlast 15 minutes.
+   * How long {@link #checkHeld} makes the lease last from the check on: a step that checks right
+   * before it changes the table runs in one Lambda invocation, which cannot outlast 15 minutes.
    */
   public static final Duration CHANGE_WINDOW = Duration.ofMinutes(15);
 
   /**
-   * Returns normally when {@code owner} holds the lease on {@code table} with {@code token}, having made it
-   * last at least {@link #CHANGE_WINDOW} from now; see {@link #holdFor}.
+   * Returns normally when {@code owner} holds the lease on {@code table} with {@code token}, having
+   * made it last at least {@link #CHANGE_WINDOW} from now; see {@link #holdFor}.
    *
    * @throws LeaseLostException when the lease was released or taken over, saying who holds it now
    * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
@@ -188,14 +212,15 @@ public final class TableLease {
   }
 
   /**
-   * Makes {@code owner}'s lease on {@code table} with {@code token} last at least {@code duration} from now
-   * (one conditional write; nothing is written when it already does), or says it is lost.
+   * Makes {@code owner}'s lease on {@code table} with {@code token} last at least {@code duration}
+   * from now (one conditional write; nothing is written when it already does), or says it is lost.
    *
-   * <p>A lease that expired while its job ran, and that nobody took over, is still the job's: its item has
-   * the same owner and token, and it is not released. Taking an expired lease over, or releasing it, changes
-   * the token or marks it released, so no other job can have held the table in between, and the job keeps
-   * it. A job longer than its lease's TTL (thousands of groups in waves) must not fail at its commit for
-   * that alone; a job whose lease another took over does fail here, before it changes the table.
+   * <p>A lease that expired while its job ran, and that nobody took over, is still the job's: its
+   * item has the same owner and token, and it is not released. Taking an expired lease over, or
+   * releasing it, changes the token or marks it released, so no other job can have held the table
+   * in between, and the job keeps it. A job longer than its lease's TTL (thousands of groups in
+   * waves) must not fail at its commit for that alone; a job whose lease another took over does
+   * fail here, before it changes the table.
    *
    * @throws LeaseLostException when the lease was released or taken over, saying who holds it now
    * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
@@ -210,8 +235,15 @@ public final class TableLease {
           table,
           "SET #expires = :until",
           "#owner = :owner AND #token = :token AND attribute_not_exists(#released) AND #expires < :until",
-          Map.of("#owner", OWNER, "#token", TOKEN, "#expires", EXPIRES_AT, "#released", RELEASED_AT),
-          Map.of(":owner", AttributeValue.fromS(owner), ":token", number(token), ":until", number(until)),
+          Map.of(
+              "#owner", OWNER, "#token", TOKEN, "#expires", EXPIRES_AT, "#released", RELEASED_AT),
+          Map.of(
+              ":owner",
+              AttributeValue.fromS(owner),
+              ":token",
+              number(token),
+              ":until",
+              number(until)),
           ReturnValue.NONE);
       return;
     } catch (ConditionalCheckFailedException refused) {
@@ -234,27 +266,49 @@ public final class TableLease {
     String recorded = heldBy + " (token " + heldToken + ")";
     if (item.containsKey(RELEASED_AT)) {
       throw new LeaseLostException(
-          "lease on " + table + " lost: nobody holds it, " + recorded + " released it at "
-              + Instant.ofEpochMilli(longOf(item, RELEASED_AT)) + "; " + caller + " does not hold it");
+          "lease on "
+              + table
+              + " lost: nobody holds it, "
+              + recorded
+              + " released it at "
+              + Instant.ofEpochMilli(longOf(item, RELEASED_AT))
+              + "; "
+              + caller
+              + " does not hold it");
     }
     long now = clock.millis();
     if (expiresAt < now) {
       throw new LeaseLostException(
-          "lease on " + table + " lost: nobody holds it, the lease of " + recorded + " expired at "
-              + Instant.ofEpochMilli(expiresAt) + " (now " + Instant.ofEpochMilli(now) + "); " + caller
+          "lease on "
+              + table
+              + " lost: nobody holds it, the lease of "
+              + recorded
+              + " expired at "
+              + Instant.ofEpochMilli(expiresAt)
+              + " (now "
+              + Instant.ofEpochMilli(now)
+              + "); "
+              + caller
               + " does not hold it");
     }
     throw new LeaseLostException(
-        "lease on " + table + " lost: held by " + recorded + " until " + Instant.ofEpochMilli(expiresAt)
-            + "; " + caller + " does not hold it");
+        "lease on "
+            + table
+            + " lost: held by "
+            + recorded
+            + " until "
+            + Instant.ofEpochMilli(expiresAt)
+            + "; "
+            + caller
+            + " does not hold it");
   }
 
   /**
-   * Releases the lease on {@code table} if {@code owner} holds it with {@code token} (expired or not).
-   * The token is kept, so the next acquisition gets token + 1.
+   * Releases the lease on {@code table} if {@code owner} holds it with {@code token} (expired or
+   * not). The token is kept, so the next acquisition gets token + 1.
    *
-   * @return true when released; false, changing nothing, when the lease is someone else's, has another
-   *     token, or was already released
+   * @return true when released; false, changing nothing, when the lease is someone else's, has
+   *     another token, or was already released
    * @throws io.icecompact.core.error.TransientException on throttling, 5xx, timeouts
    */
   public boolean release(String table, String owner, long token) {
@@ -287,8 +341,8 @@ public final class TableLease {
   }
 
   /**
-   * The lease item that failed a write's condition: DynamoDB returns it (ALL_OLD), DynamoDB stand-ins may not,
-   * and then it is read; null when there is none.
+   * The lease item that failed a write's condition: DynamoDB returns it (ALL_OLD), DynamoDB
+   * stand-ins may not, and then it is read; null when there is none.
    */
   private Map<String, AttributeValue> itemThatRefused(
       ConditionalCheckFailedException refused, String table, String owner) {

@@ -1,6 +1,5 @@
 package io.icecompact.lease;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
@@ -22,8 +21,8 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * How DynamoDB failures surface. dynalite cannot throttle or fail with a 5xx, so those answers come from a
- * tiny HTTP endpoint that answers every request with one error in DynamoDB's wire format.
+ * How DynamoDB failures surface. dynalite cannot throttle or fail with a 5xx, so those answers come
+ * from a tiny HTTP endpoint that answers every request with one error in DynamoDB's wire format.
  */
 class DynamoFailuresTest {
 
@@ -37,16 +36,24 @@ class DynamoFailuresTest {
         .build();
   }
 
-  /** Runs {@code body} against an endpoint that answers every request with {@code status} and {@code type}. */
-  private static void withFailingEndpoint(int status, String type, java.util.function.Consumer<DynamoDbClient> body)
-      throws Exception {
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+  /**
+   * Runs {@code body} against an endpoint that answers every request with {@code status} and {@code
+   * type}.
+   */
+  private static void withFailingEndpoint(
+      int status, String type, java.util.function.Consumer<DynamoDbClient> body) throws Exception {
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext(
         "/",
         exchange -> {
           exchange.getRequestBody().readAllBytes();
           byte[] answer =
-              ("{\"__type\":\"com.amazonaws.dynamodb.v20120810#" + type + "\",\"message\":\"injected " + type + "\"}")
+              ("{\"__type\":\"com.amazonaws.dynamodb.v20120810#"
+                      + type
+                      + "\",\"message\":\"injected "
+                      + type
+                      + "\"}")
                   .getBytes(StandardCharsets.UTF_8);
           exchange.getResponseHeaders().set("Content-Type", "application/x-amz-json-1.0");
           exchange.sendResponseHeaders(status, answer.length);
@@ -69,9 +76,12 @@ class DynamoFailuresTest {
         "ProvisionedThroughputExceededException",
         client ->
             assertThatThrownBy(
-                    () -> new TableLease(client, "leases", Clock.systemUTC()).acquire("db.t", "o", Duration.ofMinutes(1)))
+                    () ->
+                        new TableLease(client, "leases", Clock.systemUTC())
+                            .acquire("db.t", "o", Duration.ofMinutes(1)))
                 .isInstanceOf(TransientException.class)
-                .hasMessageStartingWith("acquiring the lease on db.t for o: ProvisionedThroughputExceededException"));
+                .hasMessageStartingWith(
+                    "acquiring the lease on db.t for o: ProvisionedThroughputExceededException"));
   }
 
   @Test
@@ -80,7 +90,9 @@ class DynamoFailuresTest {
         500,
         "InternalServerError",
         client -> {
-          assertThatThrownBy(() -> new TableLease(client, "leases", Clock.systemUTC()).checkHeld("db.t", "o", 1))
+          assertThatThrownBy(
+                  () ->
+                      new TableLease(client, "leases", Clock.systemUTC()).checkHeld("db.t", "o", 1))
               .isInstanceOf(TransientException.class)
               .hasMessageStartingWith("holding the lease on db.t for o:");
           assertThatThrownBy(() -> new JobLog(client, "leases").recent("db.t", 1))
@@ -95,7 +107,8 @@ class DynamoFailuresTest {
       port = free.getLocalPort();
     }
     try (DynamoDbClient client = clientFor(URI.create("http://127.0.0.1:" + port))) {
-      assertThatThrownBy(() -> new TableLease(client, "leases", Clock.systemUTC()).release("db.t", "o", 1))
+      assertThatThrownBy(
+              () -> new TableLease(client, "leases", Clock.systemUTC()).release("db.t", "o", 1))
           .isInstanceOf(TransientException.class)
           .hasMessageStartingWith("releasing the lease on db.t for o:");
     }
@@ -105,7 +118,9 @@ class DynamoFailuresTest {
   void aMissingTableIsAnApplicationError() {
     try (LocalDynamoDb dynamo = new LocalDynamoDb()) {
       assertThatThrownBy(
-              () -> new TableLease(dynamo.client(), "no-such-table", Clock.systemUTC()).acquire("db.t", "o", Duration.ofMinutes(1)))
+              () ->
+                  new TableLease(dynamo.client(), "no-such-table", Clock.systemUTC())
+                      .acquire("db.t", "o", Duration.ofMinutes(1)))
           .isInstanceOf(LeaseStoreException.class)
           .hasMessageStartingWith("acquiring the lease on db.t for o: ResourceNotFoundException");
     }

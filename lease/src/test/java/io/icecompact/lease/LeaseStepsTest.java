@@ -15,8 +15,10 @@ class LeaseStepsTest {
     assertThat(LeaseSteps.retention(" 30 ")).isEqualTo(Duration.ofDays(30));
     for (String bad : List.of("0", "-1", "90d")) {
       assertThatThrownBy(() -> LeaseSteps.retention(bad))
-          .hasMessage("Environment variable JOB_LOG_RETENTION_DAYS is set to '" + bad
-              + "' but must be a whole number of days > 0");
+          .hasMessage(
+              "Environment variable JOB_LOG_RETENTION_DAYS is set to '"
+                  + bad
+                  + "' but must be a whole number of days > 0");
     }
   }
 }

@@ -1,5 +1,8 @@
 package io.icecompact.lease;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.MutableClock;
 import java.time.Duration;
@@ -16,8 +19,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Against dynalite (a real DynamoDB API implementation, in a child process). */
 class TableLeaseTest {
@@ -56,7 +57,9 @@ class TableLeaseTest {
         .getItem(
             b ->
                 b.tableName(LEASES)
-                    .key(Map.of("pk", AttributeValue.fromS(table), "sk", AttributeValue.fromS("lease")))
+                    .key(
+                        Map.of(
+                            "pk", AttributeValue.fromS(table), "sk", AttributeValue.fromS("lease")))
                     .consistentRead(true))
         .item();
   }
@@ -66,7 +69,8 @@ class TableLeaseTest {
     LeaseGrant grant = lease.acquire(table, "exec-a", TTL);
 
     long expires = T0.plus(TTL).toEpochMilli();
-    assertThat(grant).isEqualTo(new LeaseGrant(true, table, "exec-a", 1, expires, "exec-a", expires, null));
+    assertThat(grant)
+        .isEqualTo(new LeaseGrant(true, table, "exec-a", 1, expires, "exec-a", expires, null));
     Map<String, AttributeValue> item = leaseItem();
     assertThat(item.get("owner").s()).isEqualTo("exec-a");
     assertThat(item.get("token").n()).isEqualTo("1");
@@ -82,7 +86,9 @@ class TableLeaseTest {
     LeaseGrant refused = lease.acquire(table, "exec-b", TTL);
 
     assertThat(refused)
-        .isEqualTo(new LeaseGrant(false, table, "exec-b", 0, 0, "exec-a", T0.plus(TTL).toEpochMilli(), null));
+        .isEqualTo(
+            new LeaseGrant(
+                false, table, "exec-b", 0, 0, "exec-a", T0.plus(TTL).toEpochMilli(), null));
     assertThat(leaseItem().get("owner").s()).isEqualTo("exec-a");
     assertThat(leaseItem().get("token").n()).isEqualTo("1");
   }
@@ -96,7 +102,8 @@ class TableLeaseTest {
 
     assertThat(again.acquired()).isTrue();
     assertThat(again.token()).isEqualTo(first.token()).isEqualTo(1);
-    assertThat(again.expiresAtMillis()).isEqualTo(T0.plus(Duration.ofMinutes(5)).plus(TTL).toEpochMilli());
+    assertThat(again.expiresAtMillis())
+        .isEqualTo(T0.plus(Duration.ofMinutes(5)).plus(TTL).toEpochMilli());
     lease.checkHeld(table, "exec-a", 1);
   }
 
@@ -113,12 +120,16 @@ class TableLeaseTest {
 
     long expires = T0.plus(TTL).plusMillis(1).plus(TTL).toEpochMilli();
     // exec-a never released its lease: the take-over says whose it was.
-    assertThat(takeover).isEqualTo(new LeaseGrant(true, table, "exec-b", 2, expires, "exec-b", expires, "exec-a"));
+    assertThat(takeover)
+        .isEqualTo(new LeaseGrant(true, table, "exec-b", 2, expires, "exec-b", expires, "exec-a"));
     lease.checkHeld(table, "exec-b", 2);
     assertThatThrownBy(() -> lease.checkHeld(table, "exec-a", 1))
         .isInstanceOf(LeaseLostException.class)
         .hasMessage(
-            "lease on " + table + " lost: held by exec-b (token 2) until " + Instant.ofEpochMilli(expires)
+            "lease on "
+                + table
+                + " lost: held by exec-b (token 2) until "
+                + Instant.ofEpochMilli(expires)
                 + "; exec-a (token 1) does not hold it");
     // The old holder's idempotent retry of acquire is refused now, and told who took over.
     assertThat(lease.acquire(table, "exec-a", TTL))
@@ -137,21 +148,29 @@ class TableLeaseTest {
         .hasMessageContaining("held by exec-a (token 1)");
     assertThatThrownBy(() -> lease.checkHeld("analytics.never_leased", "exec-a", 1))
         .isInstanceOf(LeaseLostException.class)
-        .hasMessage("lease on analytics.never_leased lost: nobody holds it; exec-a (token 1) does not");
+        .hasMessage(
+            "lease on analytics.never_leased lost: nobody holds it; exec-a (token 1) does not");
 
-    // another owner's lease that expired is nobody's: a caller that never held it does not get it here
+    // another owner's lease that expired is nobody's: a caller that never held it does not get it
+    // here
     clock.advance(TTL.plusMillis(1));
     assertThatThrownBy(() -> lease.checkHeld(table, "exec-b", 1))
         .isInstanceOf(LeaseLostException.class)
         .hasMessage(
-            "lease on " + table + " lost: nobody holds it, the lease of exec-a (token 1) expired at "
-                + T0.plus(TTL) + " (now " + T0.plus(TTL).plusMillis(1) + "); exec-b (token 1) does not hold it");
+            "lease on "
+                + table
+                + " lost: nobody holds it, the lease of exec-a (token 1) expired at "
+                + T0.plus(TTL)
+                + " (now "
+                + T0.plus(TTL).plusMillis(1)
+                + "); exec-b (token 1) does not hold it");
   }
 
   @Test
   void aJobLongerThanItsLeaseKeepsItWhenNobodyTookItOverAndTheCheckExtendsIt() {
     lease.acquire(table, "exec-a", TTL);
-    // 1,000 groups in 25 waves: hours past the lease's expiry, and nobody asked for the table meanwhile
+    // 1,000 groups in 25 waves: hours past the lease's expiry, and nobody asked for the table
+    // meanwhile
     clock.advance(Duration.ofHours(3));
 
     lease.checkHeld(table, "exec-a", 1);
@@ -187,8 +206,11 @@ class TableLeaseTest {
     assertThatThrownBy(() -> lease.checkHeld(table, "exec-a", 1))
         .isInstanceOf(LeaseLostException.class)
         .hasMessage(
-            "lease on " + table + " lost: nobody holds it, exec-b (token 2) released it at "
-                + T0.plus(TTL).plusMillis(1).plus(Duration.ofMinutes(1)) + "; exec-a (token 1) does not hold it");
+            "lease on "
+                + table
+                + " lost: nobody holds it, exec-b (token 2) released it at "
+                + T0.plus(TTL).plusMillis(1).plus(Duration.ofMinutes(1))
+                + "; exec-a (token 1) does not hold it");
     assertThat(leaseItem()).containsKey("released_at");
   }
 
@@ -219,9 +241,13 @@ class TableLeaseTest {
     assertThatThrownBy(() -> lease.checkHeld(table, "exec-a", 1))
         .isInstanceOf(LeaseLostException.class)
         .hasMessage(
-            "lease on " + table + " lost: nobody holds it, exec-a (token 1) released it at "
-                + T0.plus(Duration.ofMinutes(1)) + "; exec-a (token 1) does not hold it");
-    LeaseGrant next = lease.acquire(table, "exec-b", TTL); // before the old expiry: the lease is free
+            "lease on "
+                + table
+                + " lost: nobody holds it, exec-a (token 1) released it at "
+                + T0.plus(Duration.ofMinutes(1))
+                + "; exec-a (token 1) does not hold it");
+    LeaseGrant next =
+        lease.acquire(table, "exec-b", TTL); // before the old expiry: the lease is free
     assertThat(next.acquired()).isTrue();
     assertThat(next.token()).isEqualTo(2);
     assertThat(next.tookOverFrom()).as("a released lease is free, not taken over").isNull();
@@ -267,8 +293,10 @@ class TableLeaseTest {
 
   @Test
   void rejectsBlankNamesAndNonPositiveTtls() {
-    assertThatThrownBy(() -> lease.acquire(" ", "exec-a", TTL)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> lease.acquire(table, "", TTL)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> lease.acquire(" ", "exec-a", TTL))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> lease.acquire(table, "", TTL))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> lease.acquire(table, "exec-a", Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class);
   }

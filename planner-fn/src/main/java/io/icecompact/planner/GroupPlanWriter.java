@@ -18,9 +18,9 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.util.ThreadPools;
 
 /**
- * Writes the plan's group documents a few at a time while the planner goes on: a thousand S3 PUTs one
- * after another would take the planner tens of seconds. At most {@link #IN_FLIGHT} documents are
- * being serialized or written at once, so the JSON held in memory stays a few groups' worth.
+ * Writes the plan's group documents a few at a time while the planner goes on: a thousand S3 PUTs
+ * one after another would take the planner tens of seconds. At most {@link #IN_FLIGHT} documents
+ * are being serialized or written at once, so the JSON held in memory stays a few groups' worth.
  */
 final class GroupPlanWriter implements AutoCloseable {
   static final int THREADS = 8;
@@ -34,7 +34,8 @@ final class GroupPlanWriter implements AutoCloseable {
   private final Semaphore inFlight = new Semaphore(IN_FLIGHT);
   private final List<Future<PlannedGroup>> entries = new ArrayList<>();
 
-  GroupPlanWriter(JobStore store, WorkLocation work, String jobId, Map<Integer, PartitionSpec> specs) {
+  GroupPlanWriter(
+      JobStore store, WorkLocation work, String jobId, Map<Integer, PartitionSpec> specs) {
     this.store = store;
     this.work = work;
     this.jobId = jobId;
@@ -45,13 +46,15 @@ final class GroupPlanWriter implements AutoCloseable {
   /** Stores group {@code index}'s document; {@code entry} makes its index entry from the digest. */
   void write(int index, List<FileScanTask> tasks, Function<String, PlannedGroup> entry) {
     inFlight.acquireUninterruptibly();
-    entries.add(pool.submit(() -> {
-      try {
-        return entry.apply(store.writeGroupPlan(work, jobId, index, tasks, specs));
-      } finally {
-        inFlight.release();
-      }
-    }));
+    entries.add(
+        pool.submit(
+            () -> {
+              try {
+                return entry.apply(store.writeGroupPlan(work, jobId, index, tasks, specs));
+              } finally {
+                inFlight.release();
+              }
+            }));
   }
 
   /** Every group's index entry, in the order written; waits for the writes. */
@@ -66,7 +69,9 @@ final class GroupPlanWriter implements AutoCloseable {
       } catch (ExecutionException e) {
         // keep the type (e.g. a TransientException for S3 throttling) for Step Functions' Retry
         throw FailureClassifier.classify(
-            e.getCause(), "Cannot store a group document of job " + jobId, PlanIntegrityException::new);
+            e.getCause(),
+            "Cannot store a group document of job " + jobId,
+            PlanIntegrityException::new);
       }
     }
     return done;

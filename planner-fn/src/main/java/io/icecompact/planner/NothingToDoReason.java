@@ -15,9 +15,9 @@ import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
- * Says which thresholds nothing met when Iceberg's planner returns no group. The planner only answers
- * "zero groups"; a scheduled job that ends green without a reason tells its operator nothing, so this
- * re-reads the candidate files and names the rule that kept each kind out.
+ * Says which thresholds nothing met when Iceberg's planner returns no group. The planner only
+ * answers "zero groups"; a scheduled job that ends green without a reason tells its operator
+ * nothing, so this re-reads the candidate files and names the rule that kept each kind out.
  */
 final class NothingToDoReason {
   private final Table table;

@@ -38,14 +38,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The planner stage: pins the table's current snapshot, plans file groups with Iceberg's
- * {@link BinPackRewriteFilePlanner}, stores the plan in the job's work location (an index and one
- * document per group, see {@link JobPlan}) and returns a summary whose size depends on the number of
- * groups only.
+ * The planner stage: pins the table's current snapshot, plans file groups with Iceberg's {@link
+ * BinPackRewriteFilePlanner}, stores the plan in the job's work location (an index and one document
+ * per group, see {@link JobPlan}) and returns a summary whose size depends on the number of groups
+ * only.
  *
- * <p>Memory: Iceberg's planner holds every planned file's scan task (without column statistics) until
- * it has grouped them; each group's document is then written and its tasks let go, so the planner
- * never holds the JSON of more than a few groups.
+ * <p>Memory: Iceberg's planner holds every planned file's scan task (without column statistics)
+ * until it has grouped them; each group's document is then written and its tasks let go, so the
+ * planner never holds the JSON of more than a few groups.
  *
  * <p>Checks everything a user can get wrong (options, filter, table) before writing anything.
  */
@@ -59,26 +59,30 @@ public final class RewritePlanner {
     this(access, DeploymentScope.unrestricted());
   }
 
-  /** A planner that refuses a table, or a table or work location, outside {@code scope} before writing. */
+  /**
+   * A planner that refuses a table, or a table or work location, outside {@code scope} before
+   * writing.
+   */
   public RewritePlanner(TableAccess access, DeploymentScope scope) {
     this.access = access;
     this.scope = scope;
   }
 
   /**
-   * Plans without storing anything: the dry run. The plan's entries have no digests, and the groups'
-   * tasks are kept in memory ({@link PlannedJob#tasks}).
+   * Plans without storing anything: the dry run. The plan's entries have no digests, and the
+   * groups' tasks are kept in memory ({@link PlannedJob#tasks}).
    */
   public PlannedJob dryRun(JobSpec spec) {
     return prepare(spec.withJobIdIfAbsent(), null);
   }
 
   /**
-   * Plans the job and stores it in its work location: one document per group, written while the next
-   * groups are described, then the index.
+   * Plans the job and stores it in its work location: one document per group, written while the
+   * next groups are described, then the index.
    *
-   * @throws io.icecompact.core.error.TransientException when the environment failed (S3 answering 503 while
-   *     the table's manifests are read, a reset connection), which is worth a retry; other errors as thrown
+   * @throws io.icecompact.core.error.TransientException when the environment failed (S3 answering
+   *     503 while the table's manifests are read, a reset connection), which is worth a retry;
+   *     other errors as thrown
    */
   public PlanSummary plan(JobSpec requested) {
     JobSpec spec = requested.withJobIdIfAbsent();
@@ -90,12 +94,14 @@ public final class RewritePlanner {
   }
 
   /**
-   * The planner's word on a failure, for both runners: an untyped failure of the environment becomes a
-   * {@link io.icecompact.core.error.TransientException} (the state machine's Retry matches it, the embedded
-   * runner reports it as such); a typed or application error is returned as it is.
+   * The planner's word on a failure, for both runners: an untyped failure of the environment
+   * becomes a {@link io.icecompact.core.error.TransientException} (the state machine's Retry
+   * matches it, the embedded runner reports it as such); a typed or application error is returned
+   * as it is.
    */
   static RuntimeException retryableIfTransient(RuntimeException failure, JobSpec job) {
-    return FailureClassifier.retryableIfTransient(failure, "Cannot plan job " + job.jobId() + " of " + job.table());
+    return FailureClassifier.retryableIfTransient(
+        failure, "Cannot plan job " + job.jobId() + " of " + job.table());
   }
 
   private PlanSummary planAndStore(JobSpec spec) {
@@ -119,7 +125,8 @@ public final class RewritePlanner {
   }
 
   /** The summary of a stored plan index whose SHA-256 is {@code sha256}. */
-  public static PlanSummary summary(JobPlan plan, WorkLocation work, String sha256, long planningMillis) {
+  public static PlanSummary summary(
+      JobPlan plan, WorkLocation work, String sha256, long planningMillis) {
     List<PlannedGroup> groups = plan.groups();
     return new PlanSummary(
         new PlanRef(plan.jobId(), plan.table(), work.jobDirectory(), sha256),
@@ -134,8 +141,8 @@ public final class RewritePlanner {
   }
 
   /**
-   * Where the job will write: its work location, and the table's data location (a table property such as
-   * {@code write.data.path} may put data files outside the table's location).
+   * Where the job will write: its work location, and the table's data location (a table property
+   * such as {@code write.data.path} may put data files outside the table's location).
    */
   private void checkLocations(Table table, WorkLocation work) {
     scope.checkTableLocations(table);
@@ -153,7 +160,8 @@ public final class RewritePlanner {
     checkLocations(table, work);
     Snapshot current = table.currentSnapshot();
     if (current == null) {
-      return new PlannedJob(null, work, "The table has no snapshot yet: there is nothing to rewrite", null);
+      return new PlannedJob(
+          null, work, "The table has no snapshot yet: there is nothing to rewrite", null);
     }
 
     BinPackRewriteFilePlanner planner =
@@ -161,9 +169,11 @@ public final class RewritePlanner {
     try {
       planner.init(options.plannerOptions());
     } catch (IllegalArgumentException e) {
-      // Iceberg's message may not name the option (e.g. a NumberFormatException): list what was given
+      // Iceberg's message may not name the option (e.g. a NumberFormatException): list what was
+      // given
       throw new InvalidJobInputException(
-          "Invalid rewrite option: " + e.getMessage() + " (options given: " + options.asMap() + ")", e);
+          "Invalid rewrite option: " + e.getMessage() + " (options given: " + options.asMap() + ")",
+          e);
     }
     PinnedSnapshot pinned =
         new PinnedSnapshot(
@@ -175,7 +185,8 @@ public final class RewritePlanner {
             outputSpecId(table, options),
             TableUtil.formatVersion(table));
 
-    // Spark's sort planner is the bin-pack planner (SparkShufflingDataRewritePlanner adds only an output
+    // Spark's sort planner is the bin-pack planner (SparkShufflingDataRewritePlanner adds only an
+    // output
     // size estimate): the same groups are sorted instead of concatenated
     RowOrder rowOrder = RowOrderChoice.of(options, table, pinned.outputSpecId());
     List<RewriteFileGroup> groups = new ArrayList<>();
@@ -185,8 +196,7 @@ public final class RewritePlanner {
       throw new UncheckedIOException(e);
     }
     if (groups.isEmpty()) {
-      String reason =
-          new NothingToDoReason(table, filter, current.snapshotId(), options).explain();
+      String reason = new NothingToDoReason(table, filter, current.snapshotId(), options).explain();
       return new PlannedJob(null, work, reason, null);
     }
 
@@ -227,15 +237,24 @@ public final class RewritePlanner {
     return entries;
   }
 
-  /** Stores each group's document and returns the index entries, letting each group go once written. */
+  /**
+   * Stores each group's document and returns the index entries, letting each group go once written.
+   */
   private static List<PlannedGroup> store(
-      List<RewriteFileGroup> groups, Table table, int outputSpecId, RowOrder rowOrder, JobStore store,
-      WorkLocation work, String jobId) {
+      List<RewriteFileGroup> groups,
+      Table table,
+      int outputSpecId,
+      RowOrder rowOrder,
+      JobStore store,
+      WorkLocation work,
+      String jobId) {
     try (GroupPlanWriter writer = new GroupPlanWriter(store, work, jobId, table.specs())) {
       for (int index = 0; index < groups.size(); index++) {
         RewriteFileGroup group = groups.get(index);
         int groupIndex = index;
-        writer.write(index, group.fileScanTasks(),
+        writer.write(
+            index,
+            group.fileScanTasks(),
             sha256 -> toPlannedGroup(groupIndex, group, table, outputSpecId, rowOrder, sha256));
         groups.set(index, null); // the writer holds it until written
       }
@@ -244,7 +263,12 @@ public final class RewritePlanner {
   }
 
   private static PlannedGroup toPlannedGroup(
-      int index, RewriteFileGroup group, Table table, int outputSpecId, RowOrder rowOrder, String sha256) {
+      int index,
+      RewriteFileGroup group,
+      Table table,
+      int outputSpecId,
+      RowOrder rowOrder,
+      String sha256) {
     List<FileScanTask> tasks = group.fileScanTasks();
     RewritePath expected = ColumnarEligibility.of(table, tasks, outputSpecId, rowOrder);
     return new PlannedGroup(
@@ -265,7 +289,9 @@ public final class RewritePlanner {
         sha256);
   }
 
-  /** The partition as a path (e.g. {@code ordered_at_day=2026-06-01}), readable in logs and results. */
+  /**
+   * The partition as a path (e.g. {@code ordered_at_day=2026-06-01}), readable in logs and results.
+   */
   static String describePartition(Table table, List<FileScanTask> tasks) {
     FileScanTask first = tasks.get(0);
     PartitionSpec spec = table.specs().get(first.file().specId());
@@ -274,7 +300,9 @@ public final class RewritePlanner {
       return "(files of several partition specs)";
     }
     if (spec.isUnpartitioned()) {
-      return spec.specId() == table.spec().specId() ? "(unpartitioned)" : "(unpartitioned, spec " + spec.specId() + ")";
+      return spec.specId() == table.spec().specId()
+          ? "(unpartitioned)"
+          : "(unpartitioned, spec " + spec.specId() + ")";
     }
     TreeSet<String> paths = new TreeSet<>();
     tasks.forEach(task -> paths.add(spec.partitionToPath(task.file().partition())));
@@ -303,25 +331,30 @@ public final class RewritePlanner {
       return specId;
     } catch (NumberFormatException e) {
       throw new InvalidJobInputException(
-          String.format("'%s' is set to %s but must be an integer", RewriteOptions.OUTPUT_SPEC_ID, value));
+          String.format(
+              "'%s' is set to %s but must be an integer", RewriteOptions.OUTPUT_SPEC_ID, value));
     }
   }
 
   private PlanSummary nothingToDo(JobSpec spec, PlannedJob planned, long planningMillis) {
     LOG.info("[{} {} planner] nothing to do: {}", spec.table(), spec.jobId(), planned.reason());
     return PlanSummary.nothingToDo(
-        new PlanRef(spec.jobId(), spec.table(), planned.work().jobDirectory(), null), planned.reason(), planningMillis);
+        new PlanRef(spec.jobId(), spec.table(), planned.work().jobDirectory(), null),
+        planned.reason(),
+        planningMillis);
   }
 
   /**
    * A plan; {@code plan} is null when there is nothing to do. A dry run keeps each group's tasks
    * ({@code groupTasks}, by group index); a stored plan does not (null).
    */
-  public record PlannedJob(JobPlan plan, WorkLocation work, String reason, List<List<FileScanTask>> groupTasks) {
+  public record PlannedJob(
+      JobPlan plan, WorkLocation work, String reason, List<List<FileScanTask>> groupTasks) {
     /** The tasks of group {@code index} of a dry run. */
     public List<FileScanTask> tasks(int index) {
       if (groupTasks == null) {
-        throw new IllegalStateException("A stored plan keeps no tasks: read them with JobStore.readGroupTasks");
+        throw new IllegalStateException(
+            "A stored plan keeps no tasks: read them with JobStore.readGroupTasks");
       }
       return groupTasks.get(index);
     }

@@ -3,7 +3,10 @@ package io.icecompact.statemachine;
 import java.io.File;
 import java.nio.file.Path;
 
-/** Jars of this JVM's class path, by Maven artifact, for tests that start another JVM with one of them. */
+/**
+ * Jars of this JVM's class path, by Maven artifact, for tests that start another JVM with one of
+ * them.
+ */
 public final class ClassPathJars {
   private ClassPathJars() {}
 
@@ -15,6 +18,7 @@ public final class ClassPathJars {
         return Path.of(candidate);
       }
     }
-    throw new IllegalStateException(artifactId + " is not on the class path (a dependency of this module or profile)");
+    throw new IllegalStateException(
+        artifactId + " is not on the class path (a dependency of this module or profile)");
   }
 }

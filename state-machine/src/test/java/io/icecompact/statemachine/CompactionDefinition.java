@@ -17,15 +17,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The state machine definition the deployment uses, {@code state-machine/compaction.asl.json}, with its
- * {@code ${...}} placeholders filled in as CloudFormation's {@code DefinitionSubstitutions} fills them:
- * every occurrence of {@code ${Name}} in the text is replaced by the value given for {@code Name}, and
- * nothing else is touched. Here the values are {@link LocalLambda#arn} of the functions the tests
- * register, so the definition's Task states reach the real handlers in the test JVM.
+ * The state machine definition the deployment uses, {@code state-machine/compaction.asl.json}, with
+ * its {@code ${...}} placeholders filled in as CloudFormation's {@code DefinitionSubstitutions}
+ * fills them: every occurrence of {@code ${Name}} in the text is replaced by the value given for
+ * {@code Name}, and nothing else is touched. Here the values are {@link LocalLambda#arn} of the
+ * functions the tests register, so the definition's Task states reach the real handlers in the test
+ * JVM.
  */
 final class CompactionDefinition {
   /** Lambda function names, as the tests register them on {@link LocalLambda}. */
   static final String ACQUIRE_LEASE = "AcquireLease";
+
   static final String PLAN_REWRITE = "PlanRewrite";
   static final String REWRITE_GROUP = "RewriteGroup";
   static final String RECORD_GROUP_FAILURE = "RecordGroupFailure";
@@ -33,7 +35,10 @@ final class CompactionDefinition {
   static final String RELEASE_LEASE = "ReleaseLease";
   static final String CARE_FOR_TABLE = "CareForTable";
 
-  /** Placeholder name → function name; the deployment maps the same placeholders to its functions' ARNs. */
+  /**
+   * Placeholder name → function name; the deployment maps the same placeholders to its functions'
+   * ARNs.
+   */
   static final Map<String, String> FUNCTIONS = functions();
 
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}]*)}");
@@ -53,15 +58,19 @@ final class CompactionDefinition {
   }
 
   /**
-   * The definition file itself: {@code compaction.asl.json} in the folder named by the system property
-   * {@code icecompact.state-machine.dir} (set by this module's build), else in the working directory.
+   * The definition file itself: {@code compaction.asl.json} in the folder named by the system
+   * property {@code icecompact.state-machine.dir} (set by this module's build), else in the working
+   * directory.
    */
   static Path source() {
     return source("compaction.asl.json");
   }
 
   /** A file of the {@code state-machine} folder (found as {@link #source()} is). */
-  /** The state named {@code name} in the definition {@code file}, at any depth (a Map's item processor). */
+  /**
+   * The state named {@code name} in the definition {@code file}, at any depth (a Map's item
+   * processor).
+   */
   static JsonNode state(File file, String name) throws IOException {
     JsonNode found = find(new ObjectMapper().readTree(file), name);
     if (found == null) {
@@ -88,7 +97,8 @@ final class CompactionDefinition {
     Path dir = Paths.get(System.getProperty("icecompact.state-machine.dir", ""));
     Path file = dir.resolve(fileName).toAbsolutePath().normalize();
     if (!Files.isRegularFile(file)) {
-      throw new IllegalStateException(file + " not found; set -Dicecompact.state-machine.dir=<repository>/state-machine");
+      throw new IllegalStateException(
+          file + " not found; set -Dicecompact.state-machine.dir=<repository>/state-machine");
     }
     return file;
   }
@@ -114,8 +124,9 @@ final class CompactionDefinition {
   /**
    * Replaces {@code ${Name}} by {@code substitutions.get(Name)}, as DefinitionSubstitutions does.
    *
-   * @throws IllegalStateException when a placeholder is left (the definition names a function nobody
-   *     provides), or a substitution is not used (the definition lost a placeholder it should have)
+   * @throws IllegalStateException when a placeholder is left (the definition names a function
+   *     nobody provides), or a substitution is not used (the definition lost a placeholder it
+   *     should have)
    */
   static String substitute(String text, Map<String, String> substitutions) {
     String result = text;
@@ -136,18 +147,20 @@ final class CompactionDefinition {
   /** The placeholders mapped to the {@link LocalLambda} ARNs of the functions. */
   static Map<String, String> localLambdaSubstitutions() {
     Map<String, String> substitutions = new LinkedHashMap<>();
-    FUNCTIONS.forEach((placeholder, function) -> substitutions.put(placeholder, LocalLambda.arn(function)));
+    FUNCTIONS.forEach(
+        (placeholder, function) -> substitutions.put(placeholder, LocalLambda.arn(function)));
     return substitutions;
   }
 
   /**
-   * Writes the substituted definition to {@code dir/compaction.asl.json} (the runner names the state
-   * machine after the file: {@code compaction}) and returns its path.
+   * Writes the substituted definition to {@code dir/compaction.asl.json} (the runner names the
+   * state machine after the file: {@code compaction}) and returns its path.
    */
   static Path writeForLocalLambda(Path dir) {
     Path file = dir.resolve("compaction.asl.json");
     try {
-      Files.writeString(file, substitute(sourceText(), localLambdaSubstitutions()), StandardCharsets.UTF_8);
+      Files.writeString(
+          file, substitute(sourceText(), localLambdaSubstitutions()), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

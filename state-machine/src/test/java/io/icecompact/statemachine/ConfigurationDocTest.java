@@ -15,17 +15,20 @@ import org.junit.jupiter.api.Test;
 
 /** docs/configuration.md lists exactly the options and input fields the code accepts. */
 class ConfigurationDocTest {
-  private static final Path ROOT = Path.of(System.getProperty("icecompact.state-machine.dir", ".")).getParent();
+  private static final Path ROOT =
+      Path.of(System.getProperty("icecompact.state-machine.dir", ".")).getParent();
 
   @Test
   void everyRewriteOptionIsDocumentedAndNothingElse() throws Exception {
-    assertThat(tableNames("## Rewrite options")).isEqualTo(new TreeSet<>(RewriteOptions.validOptionNames()));
+    assertThat(tableNames("## Rewrite options"))
+        .isEqualTo(new TreeSet<>(RewriteOptions.validOptionNames()));
   }
 
   @Test
   void everyExecutionInputFieldIsDocumentedAndNothingElse() throws Exception {
     JsonNode schema =
-        JobJson.mapper().readTree(ROOT.resolve("state-machine/execution-input.schema.json").toFile());
+        JobJson.mapper()
+            .readTree(ROOT.resolve("state-machine/execution-input.schema.json").toFile());
     Set<String> fields = new TreeSet<>();
     schema.get("properties").fieldNames().forEachRemaining(fields::add);
     assertThat(tableNames("## Execution input")).isEqualTo(fields);
@@ -33,7 +36,8 @@ class ConfigurationDocTest {
 
   @Test
   void everySweepInputFieldIsDocumentedAndNothingElse() throws Exception {
-    JsonNode schema = JobJson.mapper().readTree(ROOT.resolve("state-machine/sweep-input.schema.json").toFile());
+    JsonNode schema =
+        JobJson.mapper().readTree(ROOT.resolve("state-machine/sweep-input.schema.json").toFile());
     Set<String> fields = new TreeSet<>();
     schema.get("properties").fieldNames().forEachRemaining(fields::add);
     assertThat(tableNames("## Sweep input")).isEqualTo(fields);

@@ -19,7 +19,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericFileWriterFactory;
@@ -31,11 +30,11 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
 
 /**
- * An unpartitioned table of many tiny data files for the scale tests: one small Parquet file written by
- * Iceberg's generic writer, then byte copies of it at distinct paths, all added in one fast append (the
- * copies are identical files, so each carries the template's metrics). Writing thousands of real files
- * would take minutes on this machine; what the tests measure (payloads, group counts) only needs many
- * files that a worker can read.
+ * An unpartitioned table of many tiny data files for the scale tests: one small Parquet file
+ * written by Iceberg's generic writer, then byte copies of it at distinct paths, all added in one
+ * fast append (the copies are identical files, so each carries the template's metrics). Writing
+ * thousands of real files would take minutes on this machine; what the tests measure (payloads,
+ * group counts) only needs many files that a worker can read.
  */
 final class CopiedFileTable {
   static final Schema SCHEMA =
@@ -46,9 +45,12 @@ final class CopiedFileTable {
 
   private CopiedFileTable() {}
 
-  /** The table with {@code files} copies of one file; returns it with its template's size in bytes. */
+  /**
+   * The table with {@code files} copies of one file; returns it with its template's size in bytes.
+   */
   static Created create(Catalog catalog, TableIdentifier identifier, int files) {
-    if (catalog instanceof SupportsNamespaces namespaces && !namespaces.namespaceExists(identifier.namespace())) {
+    if (catalog instanceof SupportsNamespaces namespaces
+        && !namespaces.namespaceExists(identifier.namespace())) {
       namespaces.createNamespace(identifier.namespace());
     }
     Table table =
@@ -70,7 +72,8 @@ final class CopiedFileTable {
   record Created(Table table, long fileBytes) {}
 
   private static DataFile writeTemplate(Table table) {
-    OutputFileFactory outputs = OutputFileFactory.builderFor(table, 1, 1).format(FileFormat.PARQUET).build();
+    OutputFileFactory outputs =
+        OutputFileFactory.builderFor(table, 1, 1).format(FileFormat.PARQUET).build();
     DataWriter<Record> writer =
         new GenericFileWriterFactory.Builder(table)
             .dataFileFormat(FileFormat.PARQUET)

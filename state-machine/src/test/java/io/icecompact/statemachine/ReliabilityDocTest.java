@@ -13,14 +13,19 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/reliability.md's matrix names tests that exist, and every scenario of the fault test classes has
- * its row: the matrix is what the tests prove, no more, no less.
+ * docs/reliability.md's matrix names tests that exist, and every scenario of the fault test classes
+ * has its row: the matrix is what the tests prove, no more, no less.
  */
 class ReliabilityDocTest {
-  private static final Path ROOT = Path.of(System.getProperty("icecompact.state-machine.dir", ".")).getParent();
+  private static final Path ROOT =
+      Path.of(System.getProperty("icecompact.state-machine.dir", ".")).getParent();
+
   /** The classes whose every test is a cell of the matrix. */
   private static final Set<Class<?>> MATRIX_CLASSES =
-      Set.of(StateMachineS3FaultTest.class, StateMachineCommitUnknownTest.class, StateMachineWorkerTimeoutTest.class);
+      Set.of(
+          StateMachineS3FaultTest.class,
+          StateMachineCommitUnknownTest.class,
+          StateMachineWorkerTimeoutTest.class);
 
   @Test
   void everyCellNamesAnExistingTestAndEveryFaultScenarioHasACell() throws Exception {

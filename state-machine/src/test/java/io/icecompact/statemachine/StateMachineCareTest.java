@@ -5,10 +5,10 @@ import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.lease.LeaseTableSchema;
 import io.icecompact.testkit.EveryTableReaches;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
@@ -29,20 +29,33 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Care steps in the compaction state machine on the local stand-ins: after the job commits,
- * {@code CareForTable} runs the real handler on a v2 table with partition-scoped position deletes,
- * equality deletes, a history of snapshots and an orphan, and what each step removed is read back from
- * the table's metadata and from storage.
+ * Care steps in the compaction state machine on the local stand-ins: after the job commits, {@code
+ * CareForTable} runs the real handler on a v2 table with partition-scoped position deletes,
+ * equality deletes, a history of snapshots and an orphan, and what each step removed is read back
+ * from the table's metadata and from storage.
  */
 class StateMachineCareTest extends StateMachineTestBase {
   private static final List<String> ALL_STEPS =
       List.of("remove-orphans", "expire-snapshots", "rewrite-manifests", "delete-cleanup");
   private static final List<String> CARED_PATH =
-      List.of("AcquireLease", "LeaseAcquired?", "PlanRewrite", "AnythingToDo?", "RewriteFileGroups", "CommitSnapshot",
-          "CareRequested?", "CareForTable", "ReleaseLease", "Done");
+      List.of(
+          "AcquireLease",
+          "LeaseAcquired?",
+          "PlanRewrite",
+          "AnythingToDo?",
+          "RewriteFileGroups",
+          "CommitSnapshot",
+          "CareRequested?",
+          "CareForTable",
+          "ReleaseLease",
+          "Done");
 
-  /** 4 day partitions of 5 files of 300 rows, v2, no deletes of its own: the test adds partition-scoped ones. */
-  private static final FragmentedTable.Shape CDC = new FragmentedTable.Shape(4, 5, 300, 2, 0, 0, true);
+  /**
+   * 4 day partitions of 5 files of 300 rows, v2, no deletes of its own: the test adds
+   * partition-scoped ones.
+   */
+  private static final FragmentedTable.Shape CDC =
+      new FragmentedTable.Shape(4, 5, 300, 2, 0, 0, true);
 
   @Test
   void everyStepRunsAfterTheCommitAndRemovesOnlyWhatNothingReaches() throws IOException {
@@ -54,9 +67,12 @@ class StateMachineCareTest extends StateMachineTestBase {
     table.updateProperties().set(TableProperties.MAX_SNAPSHOT_AGE_MS, "1").commit();
     table = table();
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
-    List<String> replacedFiles = liveTasks(table).stream().map(task -> task.file().location()).toList();
+    List<String> replacedFiles =
+        liveTasks(table).stream().map(task -> task.file().location()).toList();
     int snapshotsBefore = snapshots(table).size();
-    String youngOrphan = table.location() + "/data/ordered_at_day=2026-06-01/written-by-a-writer-not-yet-committed.parquet";
+    String youngOrphan =
+        table.location()
+            + "/data/ordered_at_day=2026-06-01/written-by-a-writer-not-yet-committed.parquet";
     write(youngOrphan);
 
     Map<String, Object> input = input(catalog);
@@ -70,12 +86,16 @@ class StateMachineCareTest extends StateMachineTestBase {
     JsonNode care = output.get("care");
     assertThat(care.get("failed").asInt()).as("%s", care).isZero();
     List<String> steps = new ArrayList<>();
-    care.get("steps").forEach(step -> {
-      steps.add(step.get("step").asText());
-      assertThat(step.get("status").asText()).as("%s", step).isEqualTo("DONE");
-    });
-    assertThat(steps).as("the fixed order").containsExactly(
-        "delete-cleanup", "rewrite-manifests", "expire-snapshots", "remove-orphans");
+    care.get("steps")
+        .forEach(
+            step -> {
+              steps.add(step.get("step").asText());
+              assertThat(step.get("status").asText()).as("%s", step).isEqualTo("DONE");
+            });
+    assertThat(steps)
+        .as("the fixed order")
+        .containsExactly(
+            "delete-cleanup", "rewrite-manifests", "expire-snapshots", "remove-orphans");
 
     table = table();
     assertThat(LiveRows.multiset(table)).as("live rows").isEqualTo(rowsBefore);
@@ -85,8 +105,10 @@ class StateMachineCareTest extends StateMachineTestBase {
     // expiry: only the current snapshot is left, and the replaced data files are gone from storage
     assertThat(snapshotsBefore).isGreaterThan(3);
     assertThat(snapshots(table)).hasSize(1);
-    assertThat(replacedFiles).allSatisfy(location -> assertThat(exists(location)).as(location).isFalse());
-    assertThat(liveTasks(table)).allSatisfy(task -> assertThat(exists(task.file().location())).isTrue());
+    assertThat(replacedFiles)
+        .allSatisfy(location -> assertThat(exists(location)).as(location).isFalse());
+    assertThat(liveTasks(table))
+        .allSatisfy(task -> assertThat(exists(task.file().location())).isTrue());
     // orphans: the young one survives (a writer's commit may still be in flight)
     assertThat(exists(youngOrphan)).isTrue();
     assertNothingReachedIsGone();
@@ -100,7 +122,8 @@ class StateMachineCareTest extends StateMachineTestBase {
     assertThat(byStep.get("expire-snapshots").get("snapshots_after").asInt()).isEqualTo(1);
     assertThat(byStep.get("expire-snapshots").get("files_deleted").get("count").asInt())
         .isGreaterThanOrEqualTo(replacedFiles.size());
-    assertThat(byStep.get("remove-orphans").get("young_orphans_kept").asInt()).isGreaterThanOrEqualTo(1);
+    assertThat(byStep.get("remove-orphans").get("young_orphans_kept").asInt())
+        .isGreaterThanOrEqualTo(1);
     assertThat(byStep.get("remove-orphans").get("orphans_deleted").get("count").asInt()).isZero();
     System.err.printf("care in the state machine: %s%n", care);
   }
@@ -121,9 +144,9 @@ class StateMachineCareTest extends StateMachineTestBase {
   }
 
   /**
-   * The lease is lost after the commit (another execution took the table over): no step runs, each is
-   * reported as not run with the lease error, the job's commit stands, and the execution still ends with
-   * the job's result.
+   * The lease is lost after the commit (another execution took the table over): no step runs, each
+   * is reported as not run with the lease error, the job's commit stands, and the execution still
+   * ends with the job's result.
    */
   @Test
   void aLostLeaseStopsEveryStepAndEachIsReportedNotRun() {
@@ -132,15 +155,27 @@ class StateMachineCareTest extends StateMachineTestBase {
     table.updateProperties().set(TableProperties.MAX_SNAPSHOT_AGE_MS, "1").commit();
     int snapshotsBefore = snapshots(table).size();
     CommitSnapshotHandler commit = new CommitSnapshotHandler(leaseSteps.lease());
-    lambda.register(COMMIT_SNAPSHOT, (in, out, context) -> {
-      commit.handleRequest(in, out, context);
-      // another execution takes the table over right after the commit
-      dynamo.client().updateItem(b -> b.tableName(leaseTable)
-          .key(Map.of(LeaseTableSchema.PK, AttributeValue.fromS(TABLE), LeaseTableSchema.SK, AttributeValue.fromS("lease")))
-          .updateExpression("SET #owner = :other")
-          .expressionAttributeNames(Map.of("#owner", "owner"))
-          .expressionAttributeValues(Map.of(":other", AttributeValue.fromS("arn:another-execution"))));
-    });
+    lambda.register(
+        COMMIT_SNAPSHOT,
+        (in, out, context) -> {
+          commit.handleRequest(in, out, context);
+          // another execution takes the table over right after the commit
+          dynamo
+              .client()
+              .updateItem(
+                  b ->
+                      b.tableName(leaseTable)
+                          .key(
+                              Map.of(
+                                  LeaseTableSchema.PK,
+                                  AttributeValue.fromS(TABLE),
+                                  LeaseTableSchema.SK,
+                                  AttributeValue.fromS("lease")))
+                          .updateExpression("SET #owner = :other")
+                          .expressionAttributeNames(Map.of("#owner", "owner"))
+                          .expressionAttributeValues(
+                              Map.of(":other", AttributeValue.fromS("arn:another-execution"))));
+        });
 
     Map<String, Object> input = input(catalog);
     input.put("care", List.of("expire-snapshots"));
@@ -150,15 +185,21 @@ class StateMachineCareTest extends StateMachineTestBase {
     JsonNode care = result.outputJson().get("care");
     assertThat(care.get("failed").asInt()).isEqualTo(1);
     assertThat(care.get("steps").get(0).get("status").asText()).isEqualTo("NOT_RUN");
-    assertThat(care.get("steps").get(0).get("summary").asText()).contains("LeaseLostException", "held by arn:another-execution");
+    assertThat(care.get("steps").get(0).get("summary").asText())
+        .contains("LeaseLostException", "held by arn:another-execution");
     assertJobStatus(result.outputJson(), "COMMITTED");
     assertThat(snapshots(table)).as("nothing expired").hasSize(snapshotsBefore + 1);
     assertNothingReachedIsGone();
   }
 
-  /** Issue 24's promise, checked apart from the care code: every file any table of the catalog reaches is there. */
+  /**
+   * Issue 24's promise, checked apart from the care code: every file any table of the catalog
+   * reaches is there.
+   */
   private void assertNothingReachedIsGone() {
-    assertThat(EveryTableReaches.missingFiles(access.catalog())).as("files some table reaches that are gone").isEmpty();
+    assertThat(EveryTableReaches.missingFiles(access.catalog()))
+        .as("files some table reaches that are gone")
+        .isEmpty();
   }
 
   private long deleteManifestEntries(Table table) {

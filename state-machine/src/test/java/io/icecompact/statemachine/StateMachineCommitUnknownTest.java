@@ -4,9 +4,9 @@ import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
-import io.icecompact.core.table.TableAccess;
 import io.icecompact.testkit.CommitFaultCatalog;
 import io.icecompact.testkit.CommitFaultCatalog.Fault;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
@@ -30,19 +30,22 @@ import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * The catalog fails the committer's commit on the real definition, with Iceberg's JDBC catalog and its
- * DynamoDbCatalog (on local DynamoDB), on v2 and v3 tables: once after writing the new metadata (the commit
- * landed, its answer was lost) and once before (nothing landed, and the committer cannot know). In both the
- * table keeps every live row and every file any snapshot references; a landed commit is found by its stamp
- * and reported COMMITTED; one that did not land is reported UNKNOWN with the job's output kept, and a
- * re-commit execution commits it exactly once.
+ * The catalog fails the committer's commit on the real definition, with Iceberg's JDBC catalog and
+ * its DynamoDbCatalog (on local DynamoDB), on v2 and v3 tables: once after writing the new metadata
+ * (the commit landed, its answer was lost) and once before (nothing landed, and the committer
+ * cannot know). In both the table keeps every live row and every file any snapshot references; a
+ * landed commit is found by its stamp and reported COMMITTED; one that did not land is reported
+ * UNKNOWN with the job's output kept, and a re-commit execution commits it exactly once.
  */
 class StateMachineCommitUnknownTest extends StateMachineTestBase {
   private String warehouse;
 
   static Stream<Arguments> catalogsAndVersions() {
     return Stream.of(
-        Arguments.of("jdbc", 2), Arguments.of("jdbc", 3), Arguments.of("dynamodb", 2), Arguments.of("dynamodb", 3));
+        Arguments.of("jdbc", 2),
+        Arguments.of("jdbc", 3),
+        Arguments.of("dynamodb", 2),
+        Arguments.of("dynamodb", 3));
   }
 
   @AfterEach
@@ -52,11 +55,14 @@ class StateMachineCommitUnknownTest extends StateMachineTestBase {
     }
   }
 
-  /** The table, created through the plain catalog; the functions reach it through the faulty one. */
+  /**
+   * The table, created through the plain catalog; the functions reach it through the faulty one.
+   */
   private Map<String, String> faultyCatalogOfANewTable(String kind, int formatVersion) {
     Map<String, String> plain = "jdbc".equals(kind) ? jdbcCatalog() : dynamoDbCatalog();
     try (TableAccess creator = new TableAccess(plain)) {
-      FragmentedTable.Shape shape = new FragmentedTable.Shape(4, 5, 300, formatVersion, 2, 10, true);
+      FragmentedTable.Shape shape =
+          new FragmentedTable.Shape(4, 5, 300, formatVersion, 2, 10, true);
       FragmentedTable.create(creator.catalog(), TableIdentifier.parse(TABLE), shape);
     }
     Map<String, String> catalog = CommitFaultCatalog.wrap(plain);
@@ -73,7 +79,8 @@ class StateMachineCommitUnknownTest extends StateMachineTestBase {
 
   @ParameterizedTest(name = "{0} catalog, v{1}")
   @MethodSource("twoCatalogsAndVersions")
-  void aCommitThatLandedButLostItsAnswerIsFoundByItsStampAndReportedCommitted(String kind, int version) {
+  void aCommitThatLandedButLostItsAnswerIsFoundByItsStampAndReportedCommitted(
+      String kind, int version) {
     Map<String, String> catalog = faultyCatalogOfANewTable(kind, version);
     Table table = table();
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
@@ -89,7 +96,8 @@ class StateMachineCommitUnknownTest extends StateMachineTestBase {
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).as("one snapshot, committed once").hasSize(1);
     assertReplaceStampedWith(added.get(0), output.get("job_id").asText());
-    assertThat(output.get("snapshot_ids").get(0).asText()).isEqualTo(Long.toString(added.get(0).snapshotId()));
+    assertThat(output.get("snapshot_ids").get(0).asText())
+        .isEqualTo(Long.toString(added.get(0).snapshotId()));
     assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
     assertEverySnapshotsFilesExist(table);
     assertThat(jobLog().get(0).status()).isEqualTo("COMMITTED");
@@ -98,7 +106,8 @@ class StateMachineCommitUnknownTest extends StateMachineTestBase {
 
   @ParameterizedTest(name = "{0} catalog, v{1}")
   @MethodSource("catalogsAndVersions")
-  void aCommitThatDidNotLandIsUnknownKeepsEveryFileAndARecommitCommitsItOnce(String kind, int version) {
+  void aCommitThatDidNotLandIsUnknownKeepsEveryFileAndARecommitCommitsItOnce(
+      String kind, int version) {
     Map<String, String> catalog = faultyCatalogOfANewTable(kind, version);
     Table table = table();
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
@@ -126,7 +135,9 @@ class StateMachineCommitUnknownTest extends StateMachineTestBase {
     recommit.put("recommit", true);
     ExecutionResult committed = run(recommit);
 
-    assertThat(committed.status()).as("%s %s", committed.error(), committed.cause()).isEqualTo("SUCCEEDED");
+    assertThat(committed.status())
+        .as("%s %s", committed.error(), committed.cause())
+        .isEqualTo("SUCCEEDED");
     assertJobStatus(committed.outputJson(), "COMMITTED");
     assertThat(lambda.invocations(REWRITE_GROUP)).as("nothing rewritten again").isEqualTo(rewrites);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
@@ -143,7 +154,9 @@ class StateMachineCommitUnknownTest extends StateMachineTestBase {
   private List<String> jobOutputs(String jobId) {
     List<String> outputs = new ArrayList<>();
     for (S3Object object : s3.client().listObjectsV2Paginator(b -> b.bucket(bucket)).contents()) {
-      if (object.key().contains("/data/") && object.key().contains(jobId) && object.key().endsWith(".parquet")) {
+      if (object.key().contains("/data/")
+          && object.key().contains(jobId)
+          && object.key().endsWith(".parquet")) {
         outputs.add("s3://" + bucket + "/" + object.key());
       }
     }
@@ -154,7 +167,8 @@ class StateMachineCommitUnknownTest extends StateMachineTestBase {
   private void assertEverySnapshotsFilesExist(Table table) {
     Set<String> referenced = new TreeSet<>();
     for (Snapshot snapshot : snapshots(table)) {
-      try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+      try (CloseableIterable<FileScanTask> tasks =
+          table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
         for (FileScanTask task : tasks) {
           referenced.add(task.file().location());
           task.deletes().forEach(delete -> referenced.add(delete.location()));
@@ -164,7 +178,9 @@ class StateMachineCommitUnknownTest extends StateMachineTestBase {
       }
     }
     assertThat(referenced).isNotEmpty();
-    assertThat(referenced).allSatisfy(location ->
-        assertThat(table.io().newInputFile(location).exists()).as(location).isTrue());
+    assertThat(referenced)
+        .allSatisfy(
+            location ->
+                assertThat(table.io().newInputFile(location).exists()).as(location).isTrue());
   }
 }

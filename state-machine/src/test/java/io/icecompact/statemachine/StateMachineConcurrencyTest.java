@@ -6,14 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanRef;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
@@ -36,13 +36,14 @@ import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 
 /**
- * Scenarios 5 and 6: another writer commits a position delete while the workers run; the committer runs
- * twice for one job.
+ * Scenarios 5 and 6: another writer commits a position delete while the workers run; the committer
+ * runs twice for one job.
  */
 class StateMachineConcurrencyTest extends StateMachineTestBase {
 
   /** What the concurrent writer did. */
-  private record ConcurrentDelete(String dataFile, DeleteFile deleteFile, long snapshotId, Map<String, Long> rows) {}
+  private record ConcurrentDelete(
+      String dataFile, DeleteFile deleteFile, long snapshotId, Map<String, Long> rows) {}
 
   @Test
   void aPositionDeleteCommittedWhileWorkersRunConflictsOnlyItsGroupAndSurvives() {
@@ -81,16 +82,19 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
     assertThat(output.get("failed_groups").asInt()).isZero();
     assertThat(output.get("snapshot_ids")).hasSize(1);
     long replaceId = output.get("snapshot_ids").get(0).asLong();
-    wholeResult(output).get("groups").forEach(g -> {
-      if (g.get("group_index").asInt() == conflicted) {
-        assertJobStatus(g, "CONFLICTED");
-        assertThat(g.get("reason").asText()).isNotBlank();
-        assertThat(g.has("snapshot_id")).isFalse();
-      } else {
-        assertJobStatus(g, "REWRITTEN");
-        assertThat(g.get("snapshot_id").asLong()).isEqualTo(replaceId);
-      }
-    });
+    wholeResult(output)
+        .get("groups")
+        .forEach(
+            g -> {
+              if (g.get("group_index").asInt() == conflicted) {
+                assertJobStatus(g, "CONFLICTED");
+                assertThat(g.get("reason").asText()).isNotBlank();
+                assertThat(g.has("snapshot_id")).isFalse();
+              } else {
+                assertJobStatus(g, "REWRITTEN");
+                assertThat(g.get("snapshot_id").asLong()).isEqualTo(replaceId);
+              }
+            });
 
     // the writer's snapshot, then the job's one replace snapshot on top of it
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
@@ -99,7 +103,8 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
     assertThat(added.get(0).operation()).isEqualTo(DataOperations.DELETE);
     assertReplaceStampedWith(added.get(1), jobId);
     assertThat(added.get(1).snapshotId()).isEqualTo(replaceId);
-    assertThat(added.get(1).summary()).containsEntry("deleted-data-files", Integer.toString(INPUT_FILES - 5));
+    assertThat(added.get(1).summary())
+        .containsEntry("deleted-data-files", Integer.toString(INPUT_FILES - 5));
 
     // the delete survives: the data file it points at is still live, with the delete applied
     FileScanTask target =
@@ -107,7 +112,9 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
             .filter(t -> t.file().location().equals(concurrent.dataFile()))
             .findFirst()
             .orElseThrow(() -> new AssertionError("the deleted-from file is no longer live"));
-    assertThat(target.deletes()).extracting(DeleteFile::location).contains(concurrent.deleteFile().location());
+    assertThat(target.deletes())
+        .extracting(DeleteFile::location)
+        .contains(concurrent.deleteFile().location());
     assertThat(LiveRows.count(concurrent.rows())).isEqualTo(LiveRows.count(rowsBefore) - 1);
     assertThat(LiveRows.multiset(table)).isEqualTo(concurrent.rows());
 
@@ -127,7 +134,10 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
     // a file without position deletes, so that its row 0 is live
     DataFile target =
         tasks.stream()
-            .filter(t -> t.deletes().stream().noneMatch(d -> d.content() == FileContent.POSITION_DELETES))
+            .filter(
+                t ->
+                    t.deletes().stream()
+                        .noneMatch(d -> d.content() == FileContent.POSITION_DELETES))
             .map(t -> (DataFile) t.file())
             .findFirst()
             .orElseThrow();
@@ -135,7 +145,10 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
     DeleteFile deleteFile = FragmentedTable.positionDelete(writer, target, 0);
     writer.newRowDelta().addDeletes(deleteFile).commit();
     return new ConcurrentDelete(
-        target.location(), deleteFile, writer.currentSnapshot().snapshotId(), LiveRows.multiset(writer));
+        target.location(),
+        deleteFile,
+        writer.currentSnapshot().snapshotId(),
+        LiveRows.multiset(writer));
   }
 
   @Test
@@ -156,7 +169,8 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
             ByteArrayOutputStream answer = new ByteArrayOutputStream();
             real.handleRequest(in, answer, context);
             lostAnswer.set(answer.toString(StandardCharsets.UTF_8));
-            throw new TransientException("injected: the committer's answer was lost (Lambda timed out)", null);
+            throw new TransientException(
+                "injected: the committer's answer was lost (Lambda timed out)", null);
           }
           real.handleRequest(in, out, context);
         });
@@ -167,7 +181,8 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
     assertThat(lostAnswer.get()).isNotNull();
     JsonNode committed = tree(lostAnswer.get());
     JsonNode output = result.outputJson();
-    // the execution's output is the committer's answer, plus what the care states add (none listed here)
+    // the execution's output is the committer's answer, plus what the care states add (none listed
+    // here)
     assertThat((JsonNode) ((ObjectNode) output.deepCopy()).without("care")).isEqualTo(committed);
     assertThat(output.get("care").get("steps")).isEmpty();
     assertJobStatus(output, "COMMITTED");
@@ -181,11 +196,13 @@ class StateMachineConcurrencyTest extends StateMachineTestBase {
     assertReplaceStampedWith(added.get(0), jobId);
     assertThat(added.get(0).snapshotId()).isEqualTo(snapshotId);
     List<Snapshot> stamped = new ArrayList<>();
-    snapshots(table).forEach(s -> {
-      if (jobId.equals(s.summary().get("icecompact.job-id"))) {
-        stamped.add(s);
-      }
-    });
+    snapshots(table)
+        .forEach(
+            s -> {
+              if (jobId.equals(s.summary().get("icecompact.job-id"))) {
+                stamped.add(s);
+              }
+            });
     assertThat(stamped).hasSize(1);
     assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
     List<JobLogEntry> log = jobLog();

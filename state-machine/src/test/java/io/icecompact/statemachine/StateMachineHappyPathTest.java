@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
@@ -49,12 +49,20 @@ class StateMachineHappyPathTest extends StateMachineTestBase {
 
     assertSucceeded(
         result,
-        List.of("AcquireLease", "LeaseAcquired?", "PlanRewrite", "AnythingToDo?", "NothingToDo", "ReleaseLease", "Done"));
+        List.of(
+            "AcquireLease",
+            "LeaseAcquired?",
+            "PlanRewrite",
+            "AnythingToDo?",
+            "NothingToDo",
+            "ReleaseLease",
+            "Done"));
     JsonNode output = result.outputJson();
     assertJobStatus(output, "NOTHING_TO_DO");
     assertThat(output.get("table").asText()).isEqualTo(TABLE);
     assertThat(output.get("reason").asText()).isNotBlank();
-    assertThat(output.get("job_id").asText()).isEqualTo(payloads(PLAN_REWRITE).get(0).get("job").get("job_id").asText());
+    assertThat(output.get("job_id").asText())
+        .isEqualTo(payloads(PLAN_REWRITE).get(0).get("job").get("job_id").asText());
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
     assertInvocations(1, 1, 0, 0, 0, 1);
     List<JobLogEntry> log = jobLog(); // newest first
@@ -67,14 +75,16 @@ class StateMachineHappyPathTest extends StateMachineTestBase {
   }
 
   /**
-   * The NothingToDo state passes on the planner's result: the embedded runner, planning the same table,
-   * returns the same fields with the same values (only its job id and duration differ).
+   * The NothingToDo state passes on the planner's result: the embedded runner, planning the same
+   * table, returns the same fields with the same values (only its job id and duration differ).
    */
-  private static void assertTheEmbeddedRunnerSaysTheSame(JsonNode output, Map<String, String> catalog)
-      throws IOException {
-    JobResult embedded = new EmbeddedJobRunner(1, ProgressListener.NONE)
-        .run(new JobSpec(null, TABLE, catalog, Map.of(), null, null, null));
-    // read back from its JSON text, as the execution's output is, so that numbers compare as numbers
+  private static void assertTheEmbeddedRunnerSaysTheSame(
+      JsonNode output, Map<String, String> catalog) throws IOException {
+    JobResult embedded =
+        new EmbeddedJobRunner(1, ProgressListener.NONE)
+            .run(new JobSpec(null, TABLE, catalog, Map.of(), null, null, null));
+    // read back from its JSON text, as the execution's output is, so that numbers compare as
+    // numbers
     ObjectNode expected = (ObjectNode) JobJson.mapper().readTree(JobJson.toJson(embedded));
     ObjectNode actual = output.deepCopy();
     for (ObjectNode result : List.of(expected, actual)) {
@@ -108,10 +118,13 @@ class StateMachineHappyPathTest extends StateMachineTestBase {
     assertThat(output.get("verification").get("verified").asBoolean()).isTrue();
     assertThat(output.get("verification").get("problems")).isEmpty();
     assertThat(wholeResult(output).get("groups")).hasSize(GROUPS);
-    wholeResult(output).get("groups").forEach(group -> {
-      assertJobStatus(group, "REWRITTEN");
-      assertThat(group.get("snapshot_id").asLong()).isEqualTo(snapshotId);
-    });
+    wholeResult(output)
+        .get("groups")
+        .forEach(
+            group -> {
+              assertJobStatus(group, "REWRITTEN");
+              assertThat(group.get("snapshot_id").asLong()).isEqualTo(snapshotId);
+            });
 
     // exactly one new snapshot: the job's replace, now current
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
@@ -140,7 +153,8 @@ class StateMachineHappyPathTest extends StateMachineTestBase {
 
     List<String> executions = executionIds();
     assertThat(executions).hasSize(1);
-    assertThat(executions.get(0)).matches("arn:aws:states:us-east-1:123456789012:execution:[^:]+:[0-9a-f-]{36}");
+    assertThat(executions.get(0))
+        .matches("arn:aws:states:us-east-1:123456789012:execution:[^:]+:[0-9a-f-]{36}");
     Map<String, AttributeValue> lease = leaseItem();
     assertThat(lease.get("owner").s()).isEqualTo(executions.get(0));
     assertThat(number(lease, "token")).isEqualTo(1);
@@ -150,6 +164,8 @@ class StateMachineHappyPathTest extends StateMachineTestBase {
     assertThat(next.token()).isEqualTo(2);
 
     assertInvocations(1, 1, GROUPS, 0, 1, 1);
-    assertThat(rewriteInvocationsByGroup()).hasSize(GROUPS).allSatisfy((group, calls) -> assertThat(calls).isEqualTo(1));
+    assertThat(rewriteInvocationsByGroup())
+        .hasSize(GROUPS)
+        .allSatisfy((group, calls) -> assertThat(calls).isEqualTo(1));
   }
 }

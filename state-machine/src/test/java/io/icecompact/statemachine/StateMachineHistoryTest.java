@@ -18,24 +18,35 @@ import picocli.CommandLine;
 
 /**
  * {@code icecompact history} and {@code status} read what the state machine's ReleaseLease and
- * ReleaseLeaseAfterFailure wrote: three executions (a compaction, one with nothing to do, one whose planner
- * failed) listed newest first, each with its execution ARN; the committed job's whole result read through the
- * catalog from the location its entry names.
+ * ReleaseLeaseAfterFailure wrote: three executions (a compaction, one with nothing to do, one whose
+ * planner failed) listed newest first, each with its execution ARN; the committed job's whole
+ * result read through the catalog from the location its entry names.
  */
 class StateMachineHistoryTest extends StateMachineTestBase {
-  /** The AWS SDK's default chains read these (the CLI's DynamoDB client); local DynamoDB takes any keys. */
+  /**
+   * The AWS SDK's default chains read these (the CLI's DynamoDB client); local DynamoDB takes any
+   * keys.
+   */
   private static final Map<String, String> AWS_PROPERTIES =
-      Map.of("aws.region", LocalDynamoDb.REGION, "aws.accessKeyId", "local", "aws.secretAccessKey", "local");
+      Map.of(
+          "aws.region",
+          LocalDynamoDb.REGION,
+          "aws.accessKeyId",
+          "local",
+          "aws.secretAccessKey",
+          "local");
+
   private static final List<String> propertiesSet = new ArrayList<>();
 
   @BeforeAll
   static void awsDefaults() {
-    AWS_PROPERTIES.forEach((key, value) -> {
-      if (System.getProperty(key) == null) {
-        System.setProperty(key, value);
-        propertiesSet.add(key);
-      }
-    });
+    AWS_PROPERTIES.forEach(
+        (key, value) -> {
+          if (System.getProperty(key) == null) {
+            System.setProperty(key, value);
+            propertiesSet.add(key);
+          }
+        });
   }
 
   @AfterAll
@@ -46,8 +57,16 @@ class StateMachineHistoryTest extends StateMachineTestBase {
   record Cli(int exitCode, String out, String err) {}
 
   private Cli cli(String command, List<String> more) {
-    List<String> args = new ArrayList<>(List.of(command, "--table", TABLE, "--lease-table", leaseTable,
-        "--dynamodb-endpoint", dynamo.endpoint().toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                command,
+                "--table",
+                TABLE,
+                "--lease-table",
+                leaseTable,
+                "--dynamodb-endpoint",
+                dynamo.endpoint().toString()));
     args.addAll(more);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
@@ -59,7 +78,8 @@ class StateMachineHistoryTest extends StateMachineTestBase {
   }
 
   @Test
-  void historyListsEveryExecutionNewestFirstWithItsArnAndStatusReadsTheWholeResult() throws Exception {
+  void historyListsEveryExecutionNewestFirstWithItsArnAndStatusReadsTheWholeResult()
+      throws Exception {
     Map<String, String> catalog = jdbcCatalog();
     createTable(catalog);
     assertSucceeded(run(input(catalog)), COMPACTED_PATH);
@@ -75,13 +95,19 @@ class StateMachineHistoryTest extends StateMachineTestBase {
 
     assertThat(history.exitCode()).as(history.err()).isZero();
     JsonNode jobs = tree(history.out()).get("jobs");
-    assertThat(jobs).extracting(j -> j.get("status").asText()).containsExactly("FAILED", "NOTHING_TO_DO", "COMMITTED");
-    assertThat(jobs).extracting(j -> j.get("execution_arn").asText())
+    assertThat(jobs)
+        .extracting(j -> j.get("status").asText())
+        .containsExactly("FAILED", "NOTHING_TO_DO", "COMMITTED");
+    assertThat(jobs)
+        .extracting(j -> j.get("execution_arn").asText())
         .containsExactly(executions.get(2), executions.get(1), executions.get(0));
     assertThat(jobs.get(0).get("error").asText())
-        .startsWith(InvalidJobInputException.class.getName() + ": Unknown rewrite option 'min-input-filez'");
+        .startsWith(
+            InvalidJobInputException.class.getName()
+                + ": Unknown rewrite option 'min-input-filez'");
     assertThat(jobs.get(2).get("job_id").asText()).isEqualTo(committedJob);
-    assertThat(jobs.get(2).get("counts").get("rewritten_data_files_count").asLong()).isEqualTo(INPUT_FILES);
+    assertThat(jobs.get(2).get("counts").get("rewritten_data_files_count").asLong())
+        .isEqualTo(INPUT_FILES);
     assertThat(jobs.get(2).get("counts").get("rewritten_groups").asLong()).isEqualTo(GROUPS);
 
     List<String> withCatalog = new ArrayList<>(List.of("--job-id", committedJob, "--json"));

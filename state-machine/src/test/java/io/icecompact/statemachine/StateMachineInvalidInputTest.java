@@ -19,9 +19,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Scenario 7: a malformed execution input fails in the first state, naming the field; nothing is written.
- * And a bad option, which only the planner can tell, fails the job after the lease was taken: the failure
- * path releases the lease and logs the job.
+ * Scenario 7: a malformed execution input fails in the first state, naming the field; nothing is
+ * written. And a bad option, which only the planner can tell, fails the job after the lease was
+ * taken: the failure path releases the lease and logs the job.
  */
 class StateMachineInvalidInputTest extends StateMachineTestBase {
 
@@ -64,11 +64,17 @@ class StateMachineInvalidInputTest extends StateMachineTestBase {
 
     assertThat(result.status()).isEqualTo("FAILED");
     assertThat(result.states())
-        .containsExactly("AcquireLease", "LeaseAcquired?", "PlanRewrite", "ReleaseLeaseAfterFailure", "JobFailed");
+        .containsExactly(
+            "AcquireLease",
+            "LeaseAcquired?",
+            "PlanRewrite",
+            "ReleaseLeaseAfterFailure",
+            "JobFailed");
     assertThat(result.error()).isEqualTo(InvalidJobInputException.class.getName());
     JsonNode cause = tree(result.cause());
     assertThat(cause.get("errorType").asText()).isEqualTo(InvalidJobInputException.class.getName());
-    assertThat(cause.get("errorMessage").asText()).startsWith("Unknown rewrite option 'min-input-filez'");
+    assertThat(cause.get("errorMessage").asText())
+        .startsWith("Unknown rewrite option 'min-input-filez'");
 
     assertInvocations(1, 1, 0, 0, 0, 1);
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
@@ -99,7 +105,8 @@ class StateMachineInvalidInputTest extends StateMachineTestBase {
     assertThat(result.error()).isEqualTo(InvalidJobInputException.class.getName());
     JsonNode cause = tree(result.cause());
     assertThat(cause.get("errorType").asText()).isEqualTo(InvalidJobInputException.class.getName());
-    assertThat(cause.get("errorMessage").asText()).isEqualTo("Execution input is invalid: " + message);
+    assertThat(cause.get("errorMessage").asText())
+        .isEqualTo("Execution input is invalid: " + message);
 
     // nothing written: no lease, no job log record, no snapshot; nothing after the first state ran
     assertThat(leaseTableItemCount()).isZero();

@@ -8,9 +8,9 @@ import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.care.lambda.CareForTableHandler;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.scope.DeploymentScope;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.LeaseSteps;
 import io.icecompact.lease.lambda.AcquireLeaseHandler;
@@ -30,10 +30,11 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * A job that runs longer than its lease's TTL (issue 28, finding 1): each group's worker extends the lease,
- * so nobody takes the table over while groups run and the commit finds the lease still its own; a job whose
- * lease another execution did take over stops rewriting at its next group. Time is a clock the lease steps
- * share and each group advances by 20 minutes (a wave), against a TTL of one minute.
+ * A job that runs longer than its lease's TTL (issue 28, finding 1): each group's worker extends
+ * the lease, so nobody takes the table over while groups run and the commit finds the lease still
+ * its own; a job whose lease another execution did take over stops rewriting at its next group.
+ * Time is a clock the lease steps share and each group advances by 20 minutes (a wave), against a
+ * TTL of one minute.
  */
 class StateMachineLeaseHeartbeatTest extends StateMachineTestBase {
   static final Duration WAVE = Duration.ofMinutes(20);
@@ -64,14 +65,17 @@ class StateMachineLeaseHeartbeatTest extends StateMachineTestBase {
     Table table = createTable(catalog);
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
     int snapshotsBefore = snapshots(table).size();
-    RewriteGroupHandler worker = new RewriteGroupHandler(DeploymentScope.unrestricted(), new LeaseHeartbeat(steps.lease()));
+    RewriteGroupHandler worker =
+        new RewriteGroupHandler(DeploymentScope.unrestricted(), new LeaseHeartbeat(steps.lease()));
     List<LeaseGrant> rivals = new CopyOnWriteArrayList<>();
-    lambda.register(REWRITE_GROUP, (in, out, context) -> {
-      clock.advance(WAVE); // the lease's 60 s TTL lapsed long ago
-      worker.handleRequest(in, out, context);
-      // another execution (a schedule) asks for the table between two waves
-      rivals.add(steps.lease().acquire(TABLE, "rival-execution", Duration.ofHours(1)));
-    });
+    lambda.register(
+        REWRITE_GROUP,
+        (in, out, context) -> {
+          clock.advance(WAVE); // the lease's 60 s TTL lapsed long ago
+          worker.handleRequest(in, out, context);
+          // another execution (a schedule) asks for the table between two waves
+          rivals.add(steps.lease().acquire(TABLE, "rival-execution", Duration.ofHours(1)));
+        });
 
     ExecutionResult result = run(longJobInput(catalog));
 
@@ -79,10 +83,12 @@ class StateMachineLeaseHeartbeatTest extends StateMachineTestBase {
     assertJobStatus(result.outputJson(), "COMMITTED");
     String owner = executionIds().get(0);
     assertThat(rivals).hasSize(GROUPS);
-    assertThat(rivals).allSatisfy(rival -> {
-      assertThat(rival.acquired()).as("a rival between waves").isFalse();
-      assertThat(rival.heldBy()).isEqualTo(owner);
-    });
+    assertThat(rivals)
+        .allSatisfy(
+            rival -> {
+              assertThat(rival.acquired()).as("a rival between waves").isFalse();
+              assertThat(rival.heldBy()).isEqualTo(owner);
+            });
     assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1);
     assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
     Map<String, AttributeValue> lease = leaseItem();
@@ -96,16 +102,20 @@ class StateMachineLeaseHeartbeatTest extends StateMachineTestBase {
     Map<String, String> catalog = jdbcCatalog();
     Table table = createTable(catalog);
     int snapshotsBefore = snapshots(table).size();
-    RewriteGroupHandler worker = new RewriteGroupHandler(DeploymentScope.unrestricted(), new LeaseHeartbeat(steps.lease()));
+    RewriteGroupHandler worker =
+        new RewriteGroupHandler(DeploymentScope.unrestricted(), new LeaseHeartbeat(steps.lease()));
     List<LeaseGrant> takeovers = new CopyOnWriteArrayList<>();
-    lambda.register(REWRITE_GROUP, (in, out, context) -> {
-      if (lambda.invocations(REWRITE_GROUP) == 2) {
-        // the execution paused (throttled, or its Map waited) past its lease, and a rival took the table
-        clock.advance(LeaseHeartbeat.HOLD.plus(WAVE));
-        takeovers.add(steps.lease().acquire(TABLE, "rival-execution", Duration.ofHours(1)));
-      }
-      worker.handleRequest(in, out, context);
-    });
+    lambda.register(
+        REWRITE_GROUP,
+        (in, out, context) -> {
+          if (lambda.invocations(REWRITE_GROUP) == 2) {
+            // the execution paused (throttled, or its Map waited) past its lease, and a rival took
+            // the table
+            clock.advance(LeaseHeartbeat.HOLD.plus(WAVE));
+            takeovers.add(steps.lease().acquire(TABLE, "rival-execution", Duration.ofHours(1)));
+          }
+          worker.handleRequest(in, out, context);
+        });
 
     ExecutionResult result = run(longJobInput(catalog));
 
@@ -115,7 +125,9 @@ class StateMachineLeaseHeartbeatTest extends StateMachineTestBase {
         .isEqualTo(GROUPS - 1);
     assertThat(String.join("\n", lambda.payloads(CompactionDefinition.RECORD_GROUP_FAILURE)))
         .contains("LeaseLostException");
-    assertThat(newSnapshots(table, snapshotsBefore)).as("nothing committed: %s", result.states()).isEmpty();
+    assertThat(newSnapshots(table, snapshotsBefore))
+        .as("nothing committed: %s", result.states())
+        .isEmpty();
     Map<String, AttributeValue> lease = leaseItem();
     assertThat(lease.get("owner").s()).as("the rival keeps the table").isEqualTo("rival-execution");
     assertThat(number(lease, "token")).isEqualTo(2);

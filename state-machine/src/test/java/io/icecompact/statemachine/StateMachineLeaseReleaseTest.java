@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.error.TransientException;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseSteps;
 import io.icecompact.lease.lambda.ReleaseLeaseHandler;
@@ -34,11 +34,12 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * DynamoDB browns out after the commit: the real ReleaseLease handler meets a lease table that answers every
- * request with a 500 (InternalServerError), and raises TransientException as it does on AWS. ReleaseLease
- * retries it on the throttling schedule (12 retries, about 10 minutes on AWS): a brownout shorter than that
- * is absorbed. A longer one no longer fails a committed job: the execution succeeds with the job's result,
- * which says the lease was not released (it expires by its TTL).
+ * DynamoDB browns out after the commit: the real ReleaseLease handler meets a lease table that
+ * answers every request with a 500 (InternalServerError), and raises TransientException as it does
+ * on AWS. ReleaseLease retries it on the throttling schedule (12 retries, about 10 minutes on AWS):
+ * a brownout shorter than that is absorbed. A longer one no longer fails a committed job: the
+ * execution succeeds with the job's result, which says the lease was not released (it expires by
+ * its TTL).
  */
 class StateMachineLeaseReleaseTest extends StateMachineTestBase {
   /** ReleaseLease's retries of TransientException in the definition (the throttling schedule's). */
@@ -51,24 +52,29 @@ class StateMachineLeaseReleaseTest extends StateMachineTestBase {
   @BeforeEach
   void startBrownout() throws IOException {
     brownout = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    brownout.createContext("/", exchange -> {
-      exchange.getRequestBody().readAllBytes();
-      byte[] answer = "{\"__type\":\"com.amazonaws.dynamodb.v20120810#InternalServerError\",\"message\":\"injected brownout\"}"
-          .getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/x-amz-json-1.0");
-      exchange.sendResponseHeaders(500, answer.length);
-      exchange.getResponseBody().write(answer);
-      exchange.close();
-    });
+    brownout.createContext(
+        "/",
+        exchange -> {
+          exchange.getRequestBody().readAllBytes();
+          byte[] answer =
+              "{\"__type\":\"com.amazonaws.dynamodb.v20120810#InternalServerError\",\"message\":\"injected brownout\"}"
+                  .getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().set("Content-Type", "application/x-amz-json-1.0");
+          exchange.sendResponseHeaders(500, answer.length);
+          exchange.getResponseBody().write(answer);
+          exchange.close();
+        });
     brownout.start();
-    brownoutClient = DynamoDbClient.builder()
-        .endpointOverride(URI.create("http://127.0.0.1:" + brownout.getAddress().getPort()))
-        .region(Region.US_EAST_1)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("k", "s")))
-        .httpClient(UrlConnectionHttpClient.create())
-        // the SDK's own retries are spent: each invocation fails at once, as after them on AWS
-        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
-        .build();
+    brownoutClient =
+        DynamoDbClient.builder()
+            .endpointOverride(URI.create("http://127.0.0.1:" + brownout.getAddress().getPort()))
+            .region(Region.US_EAST_1)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("k", "s")))
+            .httpClient(UrlConnectionHttpClient.create())
+            // the SDK's own retries are spent: each invocation fails at once, as after them on AWS
+            .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+            .build();
   }
 
   @AfterEach
@@ -77,18 +83,24 @@ class StateMachineLeaseReleaseTest extends StateMachineTestBase {
     brownout.stop(0);
   }
 
-  /** ReleaseLease runs the real handler on the browned-out lease table for its first {@code failing} invocations. */
+  /**
+   * ReleaseLease runs the real handler on the browned-out lease table for its first {@code failing}
+   * invocations.
+   */
   private AtomicInteger releaseInBrownoutFor(int failing) {
-    ReleaseLeaseHandler down = new ReleaseLeaseHandler(LeaseSteps.of(brownoutClient, leaseTable, Clock.systemUTC()));
+    ReleaseLeaseHandler down =
+        new ReleaseLeaseHandler(LeaseSteps.of(brownoutClient, leaseTable, Clock.systemUTC()));
     ReleaseLeaseHandler up = new ReleaseLeaseHandler(leaseSteps);
     AtomicInteger calls = new AtomicInteger();
-    lambda.register(RELEASE_LEASE, (in, out, context) -> {
-      if (calls.incrementAndGet() <= failing) {
-        down.handleRequest(in, out, context);
-      } else {
-        up.handleRequest(in, out, context);
-      }
-    });
+    lambda.register(
+        RELEASE_LEASE,
+        (in, out, context) -> {
+          if (calls.incrementAndGet() <= failing) {
+            down.handleRequest(in, out, context);
+          } else {
+            up.handleRequest(in, out, context);
+          }
+        });
     return calls;
   }
 
@@ -142,7 +154,8 @@ class StateMachineLeaseReleaseTest extends StateMachineTestBase {
     Map<String, AttributeValue> lease = leaseItem();
     assertThat(lease.get("owner").s()).isEqualTo(executionIds().get(0));
     assertThat(lease).doesNotContainKey("released_at");
-    assertThat(number(lease, "expires_at")).isEqualTo(release.get("lease_expires_at_millis").asLong())
+    assertThat(number(lease, "expires_at"))
+        .isEqualTo(release.get("lease_expires_at_millis").asLong())
         .isGreaterThan(System.currentTimeMillis());
     // nothing reached the lease table
     assertThat(jobLog()).isEmpty();

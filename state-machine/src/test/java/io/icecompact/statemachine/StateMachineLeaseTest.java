@@ -5,8 +5,8 @@ import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.error.TransientException;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.lambda.AcquireLeaseHandler;
@@ -29,11 +29,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-/** Scenario 4: one execution per table at a time, and the lease of a crashed execution is taken over. */
+/**
+ * Scenario 4: one execution per table at a time, and the lease of a crashed execution is taken
+ * over.
+ */
 class StateMachineLeaseTest extends StateMachineTestBase {
 
   @Test
-  void ofTwoExecutionsStartedTogetherOneCompactsAndTheOtherEndsLeaseHeldWithoutPlanning() throws Exception {
+  void ofTwoExecutionsStartedTogetherOneCompactsAndTheOtherEndsLeaseHeldWithoutPlanning()
+      throws Exception {
     Map<String, String> catalog = jdbcCatalog();
     Table table = createTable(catalog);
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
@@ -77,8 +81,10 @@ class StateMachineLeaseTest extends StateMachineTestBase {
       executions.shutdownNow();
     }
 
-    List<ExecutionResult> compacted = results.stream().filter(r -> "Done".equals(r.lastState())).toList();
-    List<ExecutionResult> held = results.stream().filter(r -> "LeaseHeld".equals(r.lastState())).toList();
+    List<ExecutionResult> compacted =
+        results.stream().filter(r -> "Done".equals(r.lastState())).toList();
+    List<ExecutionResult> held =
+        results.stream().filter(r -> "LeaseHeld".equals(r.lastState())).toList();
     assertThat(compacted).as("%s", results).hasSize(1);
     assertThat(held).as("%s", results).hasSize(1);
     assertSucceeded(compacted.get(0), COMPACTED_PATH);
@@ -93,7 +99,8 @@ class StateMachineLeaseTest extends StateMachineTestBase {
     assertThat(heldOutput.get("acquired").asBoolean()).isFalse();
     assertThat(heldOutput.get("table").asText()).isEqualTo(TABLE);
     assertThat(heldOutput.get("token").asLong()).isZero();
-    assertThat(heldOutput.get("held_until_millis").asLong()).isGreaterThan(System.currentTimeMillis());
+    assertThat(heldOutput.get("held_until_millis").asLong())
+        .isGreaterThan(System.currentTimeMillis());
 
     JsonNode output = compacted.get(0).outputJson();
     assertJobStatus(output, "COMMITTED");
@@ -130,7 +137,8 @@ class StateMachineLeaseTest extends StateMachineTestBase {
     JsonNode grant = payloads(CompactionDefinition.COMMIT_SNAPSHOT).get(0).get("lease");
     assertThat(grant.get("acquired").asBoolean()).isTrue();
     assertThat(grant.get("owner").asText()).isEqualTo(executionIds().get(0));
-    assertThat(grant.get("token").asLong()).isEqualTo(2); // a new acquisition fences the crashed one
+    assertThat(grant.get("token").asLong())
+        .isEqualTo(2); // a new acquisition fences the crashed one
     assertInvocations(1, 1, GROUPS, 0, 1, 1);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);
@@ -144,9 +152,10 @@ class StateMachineLeaseTest extends StateMachineTestBase {
   }
 
   /**
-   * AcquireLease writes the lease, then its answer is lost (a timeout, or an error after the write): the
-   * retry by the same execution gets the same lease back (same owner, same token) instead of finding it
-   * held and ending LeaseHeld, or failing in CouldNotStart with the lease held until its TTL.
+   * AcquireLease writes the lease, then its answer is lost (a timeout, or an error after the
+   * write): the retry by the same execution gets the same lease back (same owner, same token)
+   * instead of finding it held and ending LeaseHeld, or failing in CouldNotStart with the lease
+   * held until its TTL.
    */
   @Test
   void anAcquisitionWhoseAnswerWasLostIsRetriedAndGetsTheSameLease() {
@@ -154,13 +163,15 @@ class StateMachineLeaseTest extends StateMachineTestBase {
     createTable(catalog);
     AcquireLeaseHandler real = new AcquireLeaseHandler(leaseSteps);
     AtomicInteger calls = new AtomicInteger();
-    lambda.register(ACQUIRE_LEASE, (in, out, context) -> {
-      if (calls.incrementAndGet() == 1) {
-        real.handleRequest(in, new ByteArrayOutputStream(), context);
-        throw new TransientException("injected: the answer was lost after the write", null);
-      }
-      real.handleRequest(in, out, context);
-    });
+    lambda.register(
+        ACQUIRE_LEASE,
+        (in, out, context) -> {
+          if (calls.incrementAndGet() == 1) {
+            real.handleRequest(in, new ByteArrayOutputStream(), context);
+            throw new TransientException("injected: the answer was lost after the write", null);
+          }
+          real.handleRequest(in, out, context);
+        });
 
     ExecutionResult result = run(input(catalog));
 
@@ -174,10 +185,10 @@ class StateMachineLeaseTest extends StateMachineTestBase {
   }
 
   /**
-   * The lease function's timeout equals the state's TimeoutSeconds (60 s), so Lambda may report the timeout
-   * before Step Functions does: as {@code Sandbox.Timedout}, or as {@code Lambda.Unknown}. The write had
-   * landed; the retry by the same execution gets the same lease back and the job runs, where the execution
-   * used to end in CouldNotStart with the lease held until its TTL.
+   * The lease function's timeout equals the state's TimeoutSeconds (60 s), so Lambda may report the
+   * timeout before Step Functions does: as {@code Sandbox.Timedout}, or as {@code Lambda.Unknown}.
+   * The write had landed; the retry by the same execution gets the same lease back and the job
+   * runs, where the execution used to end in CouldNotStart with the lease held until its TTL.
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"Sandbox.Timedout", "Lambda.Unknown"})
@@ -185,7 +196,8 @@ class StateMachineLeaseTest extends StateMachineTestBase {
     Map<String, String> catalog = jdbcCatalog();
     Table table = createTable(catalog);
     int snapshotsBefore = snapshots(table).size();
-    // the handler runs (the lease is written), then Lambda answers with the timeout instead of the grant
+    // the handler runs (the lease is written), then Lambda answers with the timeout instead of the
+    // grant
     if (error.equals("Sandbox.Timedout")) {
       lambda.timeOut(ACQUIRE_LEASE, 1);
     } else {

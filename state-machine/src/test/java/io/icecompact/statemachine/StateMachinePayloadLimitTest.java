@@ -14,10 +14,10 @@ import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 
 /**
- * Why every payload must stay bounded, as the tests now see it: a CommitSnapshot result over 256 KiB (what
- * the whole job result was past ~750 groups) fails the execution after the snapshot is committed, and,
- * since {@code States.ALL} does not catch {@code States.DataLimitExceeded}, nothing releases the lease or
- * logs the job.
+ * Why every payload must stay bounded, as the tests now see it: a CommitSnapshot result over 256
+ * KiB (what the whole job result was past ~750 groups) fails the execution after the snapshot is
+ * committed, and, since {@code States.ALL} does not catch {@code States.DataLimitExceeded}, nothing
+ * releases the lease or logs the job.
  */
 class StateMachinePayloadLimitTest extends StateMachineTestBase {
 
@@ -47,7 +47,10 @@ class StateMachinePayloadLimitTest extends StateMachineTestBase {
     assertThat(newSnapshots(table, snapshotsBefore)).hasSize(1); // committed all the same
     assertThat(leaseItem()).doesNotContainKey("released_at");
     assertThat(jobLog()).isEmpty();
-    assertThat(lambda.limitViolations()).singleElement().asString().startsWith(COMMIT_SNAPSHOT + ": ");
+    assertThat(lambda.limitViolations())
+        .singleElement()
+        .asString()
+        .startsWith(COMMIT_SNAPSHOT + ": ");
 
     // this test's point was the violation: do not fail it afterwards
     lambda.resetCounts();

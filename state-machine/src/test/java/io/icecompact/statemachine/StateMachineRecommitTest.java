@@ -6,9 +6,9 @@ import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.error.TransientException;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.util.List;
 import java.util.Map;
@@ -17,14 +17,21 @@ import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 
 /**
- * A re-commit on the local stand-ins: an execution whose committer kept failing ends in JobFailed with
- * every group rewritten and nothing committed; an execution with {@code recommit: true} and that job's id
- * loads the stored plan, rewrites nothing and commits the job once.
+ * A re-commit on the local stand-ins: an execution whose committer kept failing ends in JobFailed
+ * with every group rewritten and nothing committed; an execution with {@code recommit: true} and
+ * that job's id loads the stored plan, rewrites nothing and commits the job once.
  */
 class StateMachineRecommitTest extends StateMachineTestBase {
   private static final List<String> RECOMMIT_PATH =
-      List.of("AcquireLease", "LeaseAcquired?", "LoadStoredPlan", "CommitSnapshot", "CareRequested?", "NoCare",
-          "ReleaseLease", "Done");
+      List.of(
+          "AcquireLease",
+          "LeaseAcquired?",
+          "LoadStoredPlan",
+          "CommitSnapshot",
+          "CareRequested?",
+          "NoCare",
+          "ReleaseLease",
+          "Done");
 
   @Test
   void aJobWhoseCommitterFailedIsCommittedByARecommitExecutionAndOnlyOnce() {
@@ -32,9 +39,11 @@ class StateMachineRecommitTest extends StateMachineTestBase {
     Table table = createTable(catalog);
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
     int snapshotsBefore = snapshots(table).size();
-    lambda.register(COMMIT_SNAPSHOT, (in, out, context) -> {
-      throw new TransientException("injected: the catalog is unreachable", null);
-    });
+    lambda.register(
+        COMMIT_SNAPSHOT,
+        (in, out, context) -> {
+          throw new TransientException("injected: the catalog is unreachable", null);
+        });
 
     ExecutionResult failed = run(input(catalog));
 
@@ -82,7 +91,8 @@ class StateMachineRecommitTest extends StateMachineTestBase {
     assertThat(result.status()).isEqualTo("FAILED");
     assertThat(result.states()).containsExactly("AcquireLease", "InvalidInput");
     assertThat(tree(result.cause()).get("errorMessage").asText())
-        .isEqualTo("Execution input is invalid: recommit needs job_id, the id of the job whose committer to run again");
+        .isEqualTo(
+            "Execution input is invalid: recommit needs job_id, the id of the job whose committer to run again");
     assertThat(leaseTableItemCount()).isZero();
   }
 

@@ -3,8 +3,8 @@ package io.icecompact.statemachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,14 +14,17 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 
 /**
- * The real definition with many groups: every Step Functions payload stays bounded (AWS refuses any over
- * 256 KiB, after the commit for CommitSnapshot's output; these tests hold them to a quarter of that),
- * whatever the number of groups. Each group is two tiny files (byte copies of one Parquet file in an
- * unpartitioned table, packed in twos by {@code max-file-group-size-bytes}).
+ * The real definition with many groups: every Step Functions payload stays bounded (AWS refuses any
+ * over 256 KiB, after the commit for CommitSnapshot's output; these tests hold them to a quarter of
+ * that), whatever the number of groups. Each group is two tiny files (byte copies of one Parquet
+ * file in an unpartitioned table, packed in twos by {@code max-file-group-size-bytes}).
  */
 class StateMachineScaleTest extends StateMachineTestBase {
-  /** The bound the issue sets for every state's payload at 1,000 groups: a quarter of AWS's limit. */
+  /**
+   * The bound the issue sets for every state's payload at 1,000 groups: a quarter of AWS's limit.
+   */
   static final long PAYLOAD_BOUND_BYTES = 64 * 1024;
+
   static final int CONCURRENCY = 8;
 
   @Test
@@ -86,13 +89,18 @@ class StateMachineScaleTest extends StateMachineTestBase {
   private CopiedFileTable.Created createCopiedTable(int files) {
     access = new TableAccess(jdbcCatalog());
     long started = System.nanoTime();
-    CopiedFileTable.Created created = CopiedFileTable.create(access.catalog(), TableIdentifier.parse(TABLE), files);
-    System.out.printf("%d files of %d bytes written in %d ms%n", files, created.fileBytes(),
-        (System.nanoTime() - started) / 1_000_000L);
+    CopiedFileTable.Created created =
+        CopiedFileTable.create(access.catalog(), TableIdentifier.parse(TABLE), files);
+    System.out.printf(
+        "%d files of %d bytes written in %d ms%n",
+        files, created.fileBytes(), (System.nanoTime() - started) / 1_000_000L);
     return created;
   }
 
-  /** Groups of exactly two files: tiny files are all candidates, and a group holds at most 2.5 files' bytes. */
+  /**
+   * Groups of exactly two files: tiny files are all candidates, and a group holds at most 2.5
+   * files' bytes.
+   */
   private Map<String, Object> input(CopiedFileTable.Created created, int maxGroups) {
     Map<String, Object> input = input(jdbcCatalog());
     Map<String, String> options = new LinkedHashMap<>();
@@ -110,16 +118,26 @@ class StateMachineScaleTest extends StateMachineTestBase {
   }
 
   private static void assertPayloadsBounded(ExecutionResult result) {
-    assertThat(result.largestPayloads()).containsKeys("PlanRewrite", "RewriteFileGroups",
-        "RewriteFileGroups/RewriteGroup", "CommitSnapshot", "ReleaseLease", "Done", "(execution)");
+    assertThat(result.largestPayloads())
+        .containsKeys(
+            "PlanRewrite",
+            "RewriteFileGroups",
+            "RewriteFileGroups/RewriteGroup",
+            "CommitSnapshot",
+            "ReleaseLease",
+            "Done",
+            "(execution)");
     assertThat(result.largestPayloads())
         .as("every state's largest payload (bytes) at most %d", PAYLOAD_BOUND_BYTES)
-        .allSatisfy((state, bytes) -> assertThat(bytes).as(state).isLessThanOrEqualTo(PAYLOAD_BOUND_BYTES));
+        .allSatisfy(
+            (state, bytes) -> assertThat(bytes).as(state).isLessThanOrEqualTo(PAYLOAD_BOUND_BYTES));
   }
 
   /** The measured payloads, for docs/state-machine.md. */
   private static void report(String run, ExecutionResult result, long seconds) {
-    System.out.printf("== %s: %s in %d s; largest payload of each state (bytes) ==%n", run, result.status(), seconds);
+    System.out.printf(
+        "== %s: %s in %d s; largest payload of each state (bytes) ==%n",
+        run, result.status(), seconds);
     result.payloads().forEach((state, kinds) -> System.out.printf("%-40s %s%n", state, kinds));
   }
 }

@@ -33,9 +33,10 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * Abuse of the execution input, on the real definition: a table or location outside what the deployment
- * allows ({@code ALLOWED_TABLES}, {@code ALLOWED_LOCATIONS}) is refused before anything is written, and a
- * job that runs leaves its credentials out of every payload, log line and document it writes.
+ * Abuse of the execution input, on the real definition: a table or location outside what the
+ * deployment allows ({@code ALLOWED_TABLES}, {@code ALLOWED_LOCATIONS}) is refused before anything
+ * is written, and a job that runs leaves its credentials out of every payload, log line and
+ * document it writes.
  */
 class StateMachineSecurityTest extends StateMachineTestBase {
 
@@ -43,7 +44,8 @@ class StateMachineSecurityTest extends StateMachineTestBase {
   private void registerScopedHandlers(DeploymentScope scope) {
     lambda.register(ACQUIRE_LEASE, new AcquireLeaseHandler(leaseSteps, scope));
     lambda.register(PLAN_REWRITE, new PlanRewriteHandler(scope));
-    lambda.register(REWRITE_GROUP, new RewriteGroupHandler(scope, new LeaseHeartbeat(leaseSteps.lease())));
+    lambda.register(
+        REWRITE_GROUP, new RewriteGroupHandler(scope, new LeaseHeartbeat(leaseSteps.lease())));
     lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease(), scope));
     lambda.register(CARE_FOR_TABLE, new CareForTableHandler(leaseSteps.lease(), scope));
   }
@@ -61,7 +63,8 @@ class StateMachineSecurityTest extends StateMachineTestBase {
 
     ExecutionResult result = run(input(catalog));
 
-    assertRefusedInTheFirstState(result,
+    assertRefusedInTheFirstState(
+        result,
         "Table 'db.orders' is outside this deployment's allowed tables [analytics.*] (ALLOWED_TABLES);"
             + " nothing was written");
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
@@ -78,9 +81,14 @@ class StateMachineSecurityTest extends StateMachineTestBase {
 
     ExecutionResult result = run(input);
 
-    assertRefusedInTheFirstState(result,
-        "The work_location 's3://" + bucket + "/warehouse/../elsewhere' is outside this deployment's allowed"
-            + " locations [s3://" + bucket + "/warehouse/] (ALLOWED_LOCATIONS): it has a '.' or '..' segment;"
+    assertRefusedInTheFirstState(
+        result,
+        "The work_location 's3://"
+            + bucket
+            + "/warehouse/../elsewhere' is outside this deployment's allowed"
+            + " locations [s3://"
+            + bucket
+            + "/warehouse/] (ALLOWED_LOCATIONS): it has a '.' or '..' segment;"
             + " nothing was written");
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
   }
@@ -98,11 +106,19 @@ class StateMachineSecurityTest extends StateMachineTestBase {
 
     assertThat(result.status()).isEqualTo("FAILED");
     assertThat(result.states())
-        .containsExactly("AcquireLease", "LeaseAcquired?", "PlanRewrite", "ReleaseLeaseAfterFailure", "JobFailed");
+        .containsExactly(
+            "AcquireLease",
+            "LeaseAcquired?",
+            "PlanRewrite",
+            "ReleaseLeaseAfterFailure",
+            "JobFailed");
     assertThat(result.error()).isEqualTo(OutsideDeploymentScopeException.class.getName());
     assertThat(tree(result.cause()).get("errorMessage").asText())
-        .isEqualTo("The table location 's3://" + bucket + "/warehouse/db/orders' is outside this deployment's"
-            + " allowed locations [s3://another-bucket/warehouse/] (ALLOWED_LOCATIONS); nothing was written");
+        .isEqualTo(
+            "The table location 's3://"
+                + bucket
+                + "/warehouse/db/orders' is outside this deployment's"
+                + " allowed locations [s3://another-bucket/warehouse/] (ALLOWED_LOCATIONS); nothing was written");
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
     assertThat(objects()).as("no plan or other object written").hasSize(objectsBefore);
     assertThat(leaseItem()).containsKey("released_at");
@@ -124,11 +140,19 @@ class StateMachineSecurityTest extends StateMachineTestBase {
 
     assertThat(result.status()).isEqualTo("FAILED");
     assertThat(result.states())
-        .containsExactly("AcquireLease", "LeaseAcquired?", "LoadStoredPlan", "ReleaseLeaseAfterFailure", "JobFailed");
+        .containsExactly(
+            "AcquireLease",
+            "LeaseAcquired?",
+            "LoadStoredPlan",
+            "ReleaseLeaseAfterFailure",
+            "JobFailed");
     assertThat(result.error()).isEqualTo(OutsideDeploymentScopeException.class.getName());
     assertThat(tree(result.cause()).get("errorMessage").asText())
-        .isEqualTo("The table location 's3://" + bucket + "/warehouse/db/orders' is outside this deployment's"
-            + " allowed locations [s3://another-bucket/warehouse/] (ALLOWED_LOCATIONS); nothing was written");
+        .isEqualTo(
+            "The table location 's3://"
+                + bucket
+                + "/warehouse/db/orders' is outside this deployment's"
+                + " allowed locations [s3://another-bucket/warehouse/] (ALLOWED_LOCATIONS); nothing was written");
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
     assertThat(objects()).hasSize(objectsBefore);
   }
@@ -138,9 +162,12 @@ class StateMachineSecurityTest extends StateMachineTestBase {
     Map<String, String> catalog = jdbcCatalog();
     Table table = createTable(catalog);
     int snapshotsBefore = snapshots(table).size();
-    // the compaction is in scope; only care is given a scope without this warehouse, to reach its own check
-    lambda.register(CARE_FOR_TABLE,
-        new CareForTableHandler(leaseSteps.lease(), DeploymentScope.parse("db.*", "s3://another-bucket/warehouse/")));
+    // the compaction is in scope; only care is given a scope without this warehouse, to reach its
+    // own check
+    lambda.register(
+        CARE_FOR_TABLE,
+        new CareForTableHandler(
+            leaseSteps.lease(), DeploymentScope.parse("db.*", "s3://another-bucket/warehouse/")));
     Map<String, Object> input = input(catalog);
     input.put("care", List.of("expire-snapshots"));
 
@@ -151,14 +178,16 @@ class StateMachineSecurityTest extends StateMachineTestBase {
     JsonNode care = result.outputJson().get("care");
     assertThat(care.get("failed").asInt()).as("%s", care).isEqualTo(1);
     assertThat(care.get("steps")).as("no step ran").isEmpty();
-    assertThat(care.get("error").asText()).isEqualTo(OutsideDeploymentScopeException.class.getName());
+    assertThat(care.get("error").asText())
+        .isEqualTo(OutsideDeploymentScopeException.class.getName());
     assertThat(lambda.invocations(CARE_FOR_TABLE)).as("refused, not retried").isEqualTo(1);
     assertThat(snapshots(table)).as("nothing expired").hasSize(snapshotsBefore + 1);
   }
 
   @Test
   void aJobLeavesItsCredentialsOutOfPayloadsLogsAndDocuments() throws Exception {
-    // Credentials come from the default chain (system properties here, the role in AWS), never from the
+    // Credentials come from the default chain (system properties here, the role in AWS), never from
+    // the
     // input: then no payload carries them, and nothing the functions log or store may either.
     Map<String, String> previous = new TreeMap<>();
     for (String key : List.of("aws.accessKeyId", "aws.secretAccessKey")) {
@@ -184,42 +213,60 @@ class StateMachineSecurityTest extends StateMachineTestBase {
 
       System.setOut(out);
       System.setErr(err);
-      assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
+      assertThat(result.status())
+          .as("%s %s", result.error(), result.cause())
+          .isEqualTo("SUCCEEDED");
       assertJobStatus(tree(result.output()), "COMMITTED");
       assertThat(table().currentSnapshot().operation()).isEqualTo("replace");
       // the care steps ran on the table: nothing any table reaches is gone
-      assertThat(EveryTableReaches.missingFiles(access.catalog())).as("files some table reaches that are gone").isEmpty();
+      assertThat(EveryTableReaches.missingFiles(access.catalog()))
+          .as("files some table reaches that are gone")
+          .isEmpty();
 
       List<String> places = new ArrayList<>();
-      for (String function : List.of(ACQUIRE_LEASE, PLAN_REWRITE, REWRITE_GROUP, COMMIT_SNAPSHOT, CARE_FOR_TABLE,
-          RELEASE_LEASE)) {
+      for (String function :
+          List.of(
+              ACQUIRE_LEASE,
+              PLAN_REWRITE,
+              REWRITE_GROUP,
+              COMMIT_SNAPSHOT,
+              CARE_FOR_TABLE,
+              RELEASE_LEASE)) {
         lambda.payloads(function).forEach(p -> places.add(function + " payload: " + p));
       }
       places.add("execution output: " + result.output());
       places.add("logs: " + logs.toString(StandardCharsets.UTF_8));
-      for (Map<String, AttributeValue> item : dynamo.client().scan(b -> b.tableName(leaseTable)).items()) {
+      for (Map<String, AttributeValue> item :
+          dynamo.client().scan(b -> b.tableName(leaseTable)).items()) {
         places.add("lease table item: " + item);
       }
       for (S3Object object : objects()) {
         if (object.key().endsWith(".json")) {
-          places.add(object.key() + ": " + s3.client().getObjectAsBytes(b -> b.bucket(bucket).key(object.key()))
-              .asUtf8String());
+          places.add(
+              object.key()
+                  + ": "
+                  + s3.client()
+                      .getObjectAsBytes(b -> b.bucket(bucket).key(object.key()))
+                      .asUtf8String());
         }
       }
       assertThat(places).as("places checked").hasSizeGreaterThan(20);
       assertThat(logs.size()).as("the functions logged").isPositive();
-      assertThat(places).noneMatch(p -> p.contains(LocalS3.SECRET_ACCESS_KEY) || p.contains(LocalS3.ACCESS_KEY_ID))
+      assertThat(places)
+          .noneMatch(
+              p -> p.contains(LocalS3.SECRET_ACCESS_KEY) || p.contains(LocalS3.ACCESS_KEY_ID))
           .noneMatch(p -> p.contains("X-Amz-Signature") || p.contains("X-Amz-Credential"));
     } finally {
       System.setOut(out);
       System.setErr(err);
-      previous.forEach((key, value) -> {
-        if (value == null) {
-          System.clearProperty(key);
-        } else {
-          System.setProperty(key, value);
-        }
-      });
+      previous.forEach(
+          (key, value) -> {
+            if (value == null) {
+              System.clearProperty(key);
+            } else {
+              System.setProperty(key, value);
+            }
+          });
     }
   }
 

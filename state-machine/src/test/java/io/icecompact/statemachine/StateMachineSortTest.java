@@ -3,9 +3,9 @@ package io.icecompact.statemachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
-import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,9 +24,10 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code strategy=sort} through the state machine on the local stand-ins, as {@code compact -o strategy=sort}
- * runs embedded: the planner records the order, each worker Lambda sorts its group, the files read back
- * sorted with disjoint key ranges per partition; a malformed order fails in PlanRewrite and writes nothing.
+ * {@code strategy=sort} through the state machine on the local stand-ins, as {@code compact -o
+ * strategy=sort} runs embedded: the planner records the order, each worker Lambda sorts its group,
+ * the files read back sorted with disjoint key ranges per partition; a malformed order fails in
+ * PlanRewrite and writes nothing.
  */
 class StateMachineSortTest extends StateMachineTestBase {
 
@@ -37,14 +38,24 @@ class StateMachineSortTest extends StateMachineTestBase {
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
 
     Map<String, Object> input = input(catalog);
-    input.put("options", Map.of("strategy", "sort", "sort-order", "order_id DESC", "rewrite-all", "true",
-        "target-file-size-bytes", "4096"));
+    input.put(
+        "options",
+        Map.of(
+            "strategy",
+            "sort",
+            "sort-order",
+            "order_id DESC",
+            "rewrite-all",
+            "true",
+            "target-file-size-bytes",
+            "4096"));
     ExecutionResult result = run(input);
 
     assertSucceeded(result, COMPACTED_PATH);
     assertJobStatus(result.outputJson(), "COMMITTED");
     JsonNode group = wholeResult(result.outputJson()).get("groups").get(0);
-    assertThat(group.get("rewrite_path_reason").asText()).startsWith("rows are written in sort order order_id DESC");
+    assertThat(group.get("rewrite_path_reason").asText())
+        .startsWith("rows are written in sort order order_id DESC");
     Table after = table();
     assertThat(LiveRows.multiset(after)).isEqualTo(rowsBefore);
     List<DataFile> live = new ArrayList<>();
@@ -54,18 +65,26 @@ class StateMachineSortTest extends StateMachineTestBase {
       throw new UncheckedIOException(e);
     }
     Map<String, List<DataFile>> byPartition =
-        live.stream().collect(Collectors.groupingBy(file -> after.spec().partitionToPath(file.partition())));
+        live.stream()
+            .collect(Collectors.groupingBy(file -> after.spec().partitionToPath(file.partition())));
     assertThat(byPartition).hasSize(GROUPS);
-    Comparator<Record> descending = Comparator.comparing((Record r) -> (Long) r.getField("order_id")).reversed();
+    Comparator<Record> descending =
+        Comparator.comparing((Record r) -> (Long) r.getField("order_id")).reversed();
     int orderId = FragmentedTable.SCHEMA.findField("order_id").fieldId();
     for (List<DataFile> files : byPartition.values()) {
-      assertThat(files).as("several files per partition, or ranges prove nothing").hasSizeGreaterThan(1);
+      assertThat(files)
+          .as("several files per partition, or ranges prove nothing")
+          .hasSizeGreaterThan(1);
       List<long[]> ranges = new ArrayList<>();
       for (DataFile file : files) {
         assertThat(LiveRows.storedOrder(after, file)).isSortedAccordingTo(descending);
-        ranges.add(new long[] {
-            Conversions.<Long>fromByteBuffer(Types.LongType.get(), file.lowerBounds().get(orderId)),
-            Conversions.<Long>fromByteBuffer(Types.LongType.get(), file.upperBounds().get(orderId))});
+        ranges.add(
+            new long[] {
+              Conversions.<Long>fromByteBuffer(
+                  Types.LongType.get(), file.lowerBounds().get(orderId)),
+              Conversions.<Long>fromByteBuffer(
+                  Types.LongType.get(), file.upperBounds().get(orderId))
+            });
       }
       ranges.sort(Comparator.comparingLong(range -> range[0]));
       for (int i = 1; i < ranges.size(); i++) {
@@ -85,10 +104,12 @@ class StateMachineSortTest extends StateMachineTestBase {
     ExecutionResult result = run(input);
 
     assertThat(result.status()).isEqualTo("FAILED");
-    assertThat(result.states()).contains("PlanRewrite", "ReleaseLeaseAfterFailure").doesNotContain("RewriteFileGroups");
+    assertThat(result.states())
+        .contains("PlanRewrite", "ReleaseLeaseAfterFailure")
+        .doesNotContain("RewriteFileGroups");
     assertThat(result.error()).isEqualTo(InvalidJobInputException.class.getName());
-    assertThat(result.cause()).contains("'sort-order' names column 'shipped_at', which the table does not have");
+    assertThat(result.cause())
+        .contains("'sort-order' names column 'shipped_at', which the table does not have");
     assertThat(snapshots(table)).hasSize(snapshotsBefore);
   }
-
 }

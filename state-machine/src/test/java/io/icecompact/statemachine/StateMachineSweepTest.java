@@ -4,26 +4,26 @@ import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.table.TableAccess;
-import io.icecompact.testkit.EveryTableReaches;
-import io.icecompact.testkit.LocalLambda;
-import io.icecompact.testkit.LocalStateMachine;
-import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
-import io.icecompact.core.health.TableHealth;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.planner.fleet.Decision;
 import io.icecompact.planner.fleet.SweepInput;
 import io.icecompact.planner.fleet.SweepPlan;
 import io.icecompact.planner.fleet.TableAssessment;
-import java.time.Duration;
+import io.icecompact.testkit.EveryTableReaches;
+import io.icecompact.testkit.LocalLambda;
+import io.icecompact.testkit.LocalStateMachine;
+import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,8 +34,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The sweep ({@code sweep.asl.json}) on the local stand-ins: AssessTables runs the real handler, and each
- * table to compact is a child execution of the real compaction definition with the real handlers.
+ * The sweep ({@code sweep.asl.json}) on the local stand-ins: AssessTables runs the real handler,
+ * and each table to compact is a child execution of the real compaction definition with the real
+ * handlers.
  */
 class StateMachineSweepTest extends StateMachineTestBase {
   private static final String ORDERS = TABLE;
@@ -71,7 +72,8 @@ class StateMachineSweepTest extends StateMachineTestBase {
 
     assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
     assertThat(result.states())
-        .containsExactly("AssessTables", "AnythingToCompact?", "CompactTables", "Summarize", "Done");
+        .containsExactly(
+            "AssessTables", "AnythingToCompact?", "CompactTables", "Summarize", "Done");
     JsonNode output = result.outputJson();
     assertThat(output.get("tables_assessed").asInt()).isEqualTo(3);
     assertThat(output.get("compact_count").asInt()).isEqualTo(2);
@@ -84,7 +86,9 @@ class StateMachineSweepTest extends StateMachineTestBase {
       assertJobStatus(compaction, "COMMITTED");
       String table = compaction.get("table").asText();
       compacted.add(table);
-      assertThat(compaction.get("name").asText()).startsWith(table + "-").hasSizeLessThanOrEqualTo(80);
+      assertThat(compaction.get("name").asText())
+          .startsWith(table + "-")
+          .hasSizeLessThanOrEqualTo(80);
       assertThat(compaction.get("job_id").asText()).matches("job-[0-9a-f]{12}");
       assertThat(compaction.get("rewritten_data_files_count").asInt()).isEqualTo(INPUT_FILES);
       assertThat(compaction.get("added_data_files_count").asInt()).isEqualTo(GROUPS);
@@ -95,24 +99,31 @@ class StateMachineSweepTest extends StateMachineTestBase {
     assertThat(compacted).containsExactlyInAnyOrder(ORDERS, EVENTS);
     for (String name : List.of(ORDERS, EVENTS)) {
       Table table = access.loadTable(name);
-      assertThat(liveTasks(table).size()).as("live files of %s", name).isLessThan(filesBefore.get(name));
-      assertThat(LiveRows.multiset(table)).as("live rows of %s", name).isEqualTo(rowsBefore.get(name));
+      assertThat(liveTasks(table).size())
+          .as("live files of %s", name)
+          .isLessThan(filesBefore.get(name));
+      assertThat(LiveRows.multiset(table))
+          .as("live rows of %s", name)
+          .isEqualTo(rowsBefore.get(name));
     }
     assertThat(access.loadTable(AUDIT).currentSnapshot().snapshotId()).isEqualTo(auditSnapshot);
-    assertThat(EveryTableReaches.missingFiles(access.catalog())).as("files some table reaches that are gone").isEmpty();
+    assertThat(EveryTableReaches.missingFiles(access.catalog()))
+        .as("files some table reaches that are gone")
+        .isEmpty();
     assertThat(payloads(ACQUIRE_LEASE))
         .extracting(p -> p.get("input").get("table").asText())
         .containsExactlyInAnyOrder(ORDERS, EVENTS);
     JsonNode assessTables = payloads(SweepDefinition.ASSESS_TABLES).get(0);
     assertThat(assessTables.get("execution_name").asText()).isNotBlank();
     // what grows with a sweep grows with max_tables (100 at most), not with the tables assessed
-    assertThat(result.largestPayloads()).as("%s", result.payloads()).allSatisfy((state, bytes) ->
-        assertThat(bytes).as(state).isLessThan(8 * 1024L));
+    assertThat(result.largestPayloads())
+        .as("%s", result.payloads())
+        .allSatisfy((state, bytes) -> assertThat(bytes).as(state).isLessThan(8 * 1024L));
   }
 
   /**
-   * Issue 24: a sweep that names no care steps gives no compaction a step that deletes files (expiry,
-   * orphan removal), whatever the tables are.
+   * Issue 24: a sweep that names no care steps gives no compaction a step that deletes files
+   * (expiry, orphan removal), whatever the tables are.
    */
   @Test
   void withoutCareStepsNoCompactionIsGivenExpiryOrOrphanRemoval() {
@@ -121,32 +132,41 @@ class StateMachineSweepTest extends StateMachineTestBase {
     assertThat(care).containsOnlyKeys(ORDERS, EVENTS);
     // the defaults: manifests, and delete-cleanup since orders is v2 with delete files
     assertThat(care.get(ORDERS)).containsExactlyInAnyOrder("rewrite-manifests", "delete-cleanup");
-    assertThat(care.get(EVENTS)).as("the table's own icecompact.steps").containsExactly("rewrite-manifests");
+    assertThat(care.get(EVENTS))
+        .as("the table's own icecompact.steps")
+        .containsExactly("rewrite-manifests");
   }
 
   /**
-   * The sweep's care_steps are the steps of every table that names none; a table's own icecompact.steps
-   * still wins. The steps then run in each compaction, and nothing any table reaches is gone.
+   * The sweep's care_steps are the steps of every table that names none; a table's own
+   * icecompact.steps still wins. The steps then run in each compaction, and nothing any table
+   * reaches is gone.
    */
   @Test
   void careStepsOfTheSweepReachEveryTableThatNamesNoneOfItsOwn() {
-    Map<String, List<String>> care = sweepWithCareSteps(List.of("expire-snapshots", "remove-orphans"));
+    Map<String, List<String>> care =
+        sweepWithCareSteps(List.of("expire-snapshots", "remove-orphans"));
 
     assertThat(care).containsOnlyKeys(ORDERS, EVENTS);
     assertThat(care.get(ORDERS)).containsExactly("expire-snapshots", "remove-orphans");
-    assertThat(care.get(EVENTS)).as("the table's own icecompact.steps").containsExactly("rewrite-manifests");
+    assertThat(care.get(EVENTS))
+        .as("the table's own icecompact.steps")
+        .containsExactly("rewrite-manifests");
   }
 
   /**
-   * Sweeps orders (no icecompact.steps) and events ({@code icecompact.steps=rewrite-manifests}) with the
-   * given care_steps ({@code null}: left out), checks each compaction's care ran without a failure, and
-   * returns, per table, the care its compaction's input listed; the steps CareForTable ran must be the same.
+   * Sweeps orders (no icecompact.steps) and events ({@code icecompact.steps=rewrite-manifests})
+   * with the given care_steps ({@code null}: left out), checks each compaction's care ran without a
+   * failure, and returns, per table, the care its compaction's input listed; the steps CareForTable
+   * ran must be the same.
    */
   private Map<String, List<String>> sweepWithCareSteps(List<String> careSteps) {
     Map<String, String> catalog = jdbcCatalog();
     createTable(catalog);
     FragmentedTable.create(access.catalog(), TableIdentifier.parse(EVENTS), SHAPE)
-        .updateProperties().set(TablePolicy.STEPS, "rewrite-manifests").commit();
+        .updateProperties()
+        .set(TablePolicy.STEPS, "rewrite-manifests")
+        .commit();
     Map<String, Object> input = sweepInput(catalog, List.of("db"));
     if (careSteps != null) {
       input.put("care_steps", careSteps);
@@ -160,12 +180,18 @@ class StateMachineSweepTest extends StateMachineTestBase {
       assertThat(compaction.get("care_failed").asInt()).as("%s", compaction).isZero();
     }
     Map<String, List<String>> listed = new LinkedHashMap<>();
-    payloads(ACQUIRE_LEASE).forEach(p -> listed.put(p.get("input").get("table").asText(), texts(p.get("input").get("care"))));
+    payloads(ACQUIRE_LEASE)
+        .forEach(
+            p ->
+                listed.put(
+                    p.get("input").get("table").asText(), texts(p.get("input").get("care"))));
     Map<String, List<String>> ran = new LinkedHashMap<>();
     payloads(CompactionDefinition.CARE_FOR_TABLE)
         .forEach(p -> ran.put(p.get("job").get("table").asText(), texts(p.get("steps"))));
     assertThat(ran).as("the steps CareForTable ran").isEqualTo(listed);
-    assertThat(EveryTableReaches.missingFiles(access.catalog())).as("files some table reaches that are gone").isEmpty();
+    assertThat(EveryTableReaches.missingFiles(access.catalog()))
+        .as("files some table reaches that are gone")
+        .isEmpty();
     return listed;
   }
 
@@ -194,10 +220,10 @@ class StateMachineSweepTest extends StateMachineTestBase {
   }
 
   /**
-   * Whatever a compaction returns (job results whose reasons are 150,000 characters each, NOTHING_TO_DO,
-   * the lease holder) or however it fails, the sweep keeps a few hundred bytes per table: kept whole, the
-   * two long results alone would put the Map's result over 256 KiB. The compactions here are a stub
-   * definition answering each of those by table name.
+   * Whatever a compaction returns (job results whose reasons are 150,000 characters each,
+   * NOTHING_TO_DO, the lease holder) or however it fails, the sweep keeps a few hundred bytes per
+   * table: kept whole, the two long results alone would put the Map's result over 256 KiB. The
+   * compactions here are a stub definition answering each of those by table name.
    */
   @Test
   void eachCompactionsOutcomeIsKeptInAFewHundredBytes() throws Exception {
@@ -205,7 +231,8 @@ class StateMachineSweepTest extends StateMachineTestBase {
     access = new TableAccess(catalog);
     FragmentedTable.Shape small = new FragmentedTable.Shape(1, 5, 10, 2, 0, 0, true);
     List<String> tables = List.of("db.failed", "db.partial", "db.nothing", "db.held", "db.broken");
-    tables.forEach(name -> FragmentedTable.create(access.catalog(), TableIdentifier.parse(name), small));
+    tables.forEach(
+        name -> FragmentedTable.create(access.catalog(), TableIdentifier.parse(name), small));
     stepFunctions.childDefinition(SweepDefinition.COMPACTION_STATE_MACHINE_ARN, compactionStub());
 
     ExecutionResult result = runSweep(sweepInput(catalog, List.of("db")));
@@ -217,7 +244,8 @@ class StateMachineSweepTest extends StateMachineTestBase {
     output.get("compactions").forEach(c -> byTable.put(c.get("table").asText(), c));
     assertThat(byTable).containsOnlyKeys(tables);
     assertThat(byTable.get("db.failed").get("status").asText()).isEqualTo("FAILED");
-    assertThat(byTable.get("db.failed").get("result_location").asText()).isEqualTo("s3://work/db.failed/result.json");
+    assertThat(byTable.get("db.failed").get("result_location").asText())
+        .isEqualTo("s3://work/db.failed/result.json");
     assertThat(byTable.get("db.failed").has("reason")).isFalse();
     assertThat(byTable.get("db.partial").get("status").asText()).isEqualTo("PARTIAL");
     assertThat(byTable.get("db.partial").get("failed_groups").asInt()).isEqualTo(1);
@@ -232,16 +260,18 @@ class StateMachineSweepTest extends StateMachineTestBase {
   }
 
   /**
-   * Issue 28: 100 tables to compact and 2.5 KB of catalog properties. With a copy of the catalog per
-   * entry the plan was over 256 KiB (States.DataLimitExceeded, which no Catch takes, so every such sweep
-   * failed); with one copy, merged into each child's input by the Map's ItemSelector, every payload stays
-   * far below, and each compaction still receives the whole catalog. AssessTables parses the real input
-   * and plans with the real SweepPlan over 100 assessments made up here (real tables would take minutes);
-   * each compaction is a stub Lambda that records its input.
+   * Issue 28: 100 tables to compact and 2.5 KB of catalog properties. With a copy of the catalog
+   * per entry the plan was over 256 KiB (States.DataLimitExceeded, which no Catch takes, so every
+   * such sweep failed); with one copy, merged into each child's input by the Map's ItemSelector,
+   * every payload stays far below, and each compaction still receives the whole catalog.
+   * AssessTables parses the real input and plans with the real SweepPlan over 100 assessments made
+   * up here (real tables would take minutes); each compaction is a stub Lambda that records its
+   * input.
    */
   @Test
-  void aHundredTablesWithLargeCatalogPropertiesStayUnderThePayloadLimitAndEachChildGetsTheWholeCatalog()
-      throws Exception {
+  void
+      aHundredTablesWithLargeCatalogPropertiesStayUnderThePayloadLimitAndEachChildGetsTheWholeCatalog()
+          throws Exception {
     Map<String, String> catalog = new LinkedHashMap<>();
     catalog.put("type", "rest");
     catalog.put("uri", "https://catalog.example.com/iceberg");
@@ -249,26 +279,44 @@ class StateMachineSweepTest extends StateMachineTestBase {
       catalog.put("header.x-setting-" + i, "v".repeat(250));
     }
     assertThat(json(catalog).length()).isGreaterThan(2_500);
-    lambda.register(SweepDefinition.ASSESS_TABLES, (in, out, context) -> {
-      JsonNode request = JSON.readTree(in);
-      SweepInput sweepInput = SweepInput.parse(request.get("sweep"));
-      List<TableAssessment> ranked = new ArrayList<>();
-      for (int i = 0; i < 100; i++) {
-        String table = String.format("db.table_%03d", i);
-        TableHealth health = new TableHealth(table, 2, 1L, 10, 1000, 100, 2, 8, 0, 0, 0, 2, null, 1000 - i);
-        TablePolicy policy = new TablePolicy(true, Duration.ZERO, "day >= '2026-12-01'",
-            Map.of("min-input-files", "5", "partial-progress.enabled", "true"), TablePolicy.DEFAULT_STEPS);
-        ranked.add(new TableAssessment(table, health, policy, Decision.COMPACT, "because", null));
-      }
-      JobJson.mapper().writeValue(out, SweepPlan.of(ranked, sweepInput, request.get("execution_name").asText()));
-    });
+    lambda.register(
+        SweepDefinition.ASSESS_TABLES,
+        (in, out, context) -> {
+          JsonNode request = JSON.readTree(in);
+          SweepInput sweepInput = SweepInput.parse(request.get("sweep"));
+          List<TableAssessment> ranked = new ArrayList<>();
+          for (int i = 0; i < 100; i++) {
+            String table = String.format("db.table_%03d", i);
+            TableHealth health =
+                new TableHealth(table, 2, 1L, 10, 1000, 100, 2, 8, 0, 0, 0, 2, null, 1000 - i);
+            TablePolicy policy =
+                new TablePolicy(
+                    true,
+                    Duration.ZERO,
+                    "day >= '2026-12-01'",
+                    Map.of("min-input-files", "5", "partial-progress.enabled", "true"),
+                    TablePolicy.DEFAULT_STEPS);
+            ranked.add(
+                new TableAssessment(table, health, policy, Decision.COMPACT, "because", null));
+          }
+          JobJson.mapper()
+              .writeValue(
+                  out, SweepPlan.of(ranked, sweepInput, request.get("execution_name").asText()));
+        });
     String stub = "CompactionStub";
-    lambda.register(stub, (in, out, context) -> {
-      JsonNode child = JSON.readTree(in);
-      JSON.writeValue(out, Map.of("table", child.get("table").asText(), "status", "NOTHING_TO_DO"));
-    });
+    lambda.register(
+        stub,
+        (in, out, context) -> {
+          JsonNode child = JSON.readTree(in);
+          JSON.writeValue(
+              out, Map.of("table", child.get("table").asText(), "status", "NOTHING_TO_DO"));
+        });
     ObjectNode child = JSON.createObjectNode().put("StartAt", "Record");
-    child.putObject("States").putObject("Record").put("Type", "Task").put("Resource", LocalLambda.arn(stub))
+    child
+        .putObject("States")
+        .putObject("Record")
+        .put("Type", "Task")
+        .put("Resource", LocalLambda.arn(stub))
         .put("End", true);
     Path childFile = testDir.resolve("compaction-recorder.asl.json");
     JSON.writeValue(childFile.toFile(), child);
@@ -284,40 +332,90 @@ class StateMachineSweepTest extends StateMachineTestBase {
     assertThat(result.limitViolations()).isEmpty();
     assertThat(result.outputJson().get("compact_count").asInt()).isEqualTo(100);
     assertThat(result.payloads().get("AssessTables").get("task_result"))
-        .as("the plan: one copy of the catalog, not 100").isLessThan(64 * 1024L);
-    assertThat(result.largestPayloads()).allSatisfy((state, bytes) ->
-        assertThat(bytes).as(state).isLessThan(LocalStateMachine.PAYLOAD_LIMIT_BYTES / 2));
+        .as("the plan: one copy of the catalog, not 100")
+        .isLessThan(64 * 1024L);
+    assertThat(result.largestPayloads())
+        .allSatisfy(
+            (state, bytes) ->
+                assertThat(bytes).as(state).isLessThan(LocalStateMachine.PAYLOAD_LIMIT_BYTES / 2));
     List<JsonNode> children = payloads(stub);
     assertThat(children).hasSize(100);
     for (JsonNode received : children) {
-      assertThat(JSON.convertValue(received.get("catalog_properties"), Map.class)).isEqualTo(catalog);
+      assertThat(JSON.convertValue(received.get("catalog_properties"), Map.class))
+          .isEqualTo(catalog);
       assertThat(received.get("table").asText()).startsWith("db.table_");
       assertThat(received.get("where").asText()).isEqualTo("day >= '2026-12-01'");
       assertThat(received.get("options").get("min-input-files").asText()).isEqualTo("5");
       assertThat(received.get("work_location").asText()).isEqualTo("s3://work/sweeps");
-      assertThat(received.has("max_concurrency")).as("absent from the sweep: absent, not null").isFalse();
+      assertThat(received.has("max_concurrency"))
+          .as("absent from the sweep: absent, not null")
+          .isFalse();
     }
     assertThat(children).extracting(c -> c.get("table").asText()).doesNotHaveDuplicates();
   }
 
-  /** A compaction state machine that answers each of the stub's tables with one of the real outputs. */
+  /**
+   * A compaction state machine that answers each of the stub's tables with one of the real outputs.
+   */
   private Path compactionStub() throws java.io.IOException {
     ObjectNode states = JSON.createObjectNode();
     ArrayNode choices = JSON.createArrayNode();
     Map<String, Object> outputs = new LinkedHashMap<>();
     outputs.put("db.failed", summary("db.failed", JobStatus.FAILED, 0));
     outputs.put("db.partial", summary("db.partial", JobStatus.PARTIAL, 1));
-    outputs.put("db.nothing", Map.of("job_id", "job-nothing", "table", "db.nothing", "status", "NOTHING_TO_DO",
-        "reason", "No file group met a rewrite threshold"));
-    outputs.put("db.held", Map.of("acquired", false, "table", "db.held", "owner", "sweep", "token", 0,
-        "held_by", "arn:aws:states:us-east-1:123456789012:execution:compaction:nightly", "held_until_millis", 1));
-    outputs.forEach((table, answer) -> {
-      String state = "Answer" + table.substring(3);
-      choices.add(JSON.createObjectNode().put("Variable", "$.table").put("StringEquals", table).put("Next", state));
-      states.set(state, JSON.createObjectNode().put("Type", "Pass").put("End", true).set("Result", JSON.valueToTree(answer)));
-    });
-    states.set("Which", JSON.createObjectNode().put("Type", "Choice").put("Default", "Broken").set("Choices", choices));
-    states.set("Broken", JSON.createObjectNode().put("Type", "Fail").put("Error", "Boom").put("Cause", "x".repeat(10_000)));
+    outputs.put(
+        "db.nothing",
+        Map.of(
+            "job_id",
+            "job-nothing",
+            "table",
+            "db.nothing",
+            "status",
+            "NOTHING_TO_DO",
+            "reason",
+            "No file group met a rewrite threshold"));
+    outputs.put(
+        "db.held",
+        Map.of(
+            "acquired",
+            false,
+            "table",
+            "db.held",
+            "owner",
+            "sweep",
+            "token",
+            0,
+            "held_by",
+            "arn:aws:states:us-east-1:123456789012:execution:compaction:nightly",
+            "held_until_millis",
+            1));
+    outputs.forEach(
+        (table, answer) -> {
+          String state = "Answer" + table.substring(3);
+          choices.add(
+              JSON.createObjectNode()
+                  .put("Variable", "$.table")
+                  .put("StringEquals", table)
+                  .put("Next", state));
+          states.set(
+              state,
+              JSON.createObjectNode()
+                  .put("Type", "Pass")
+                  .put("End", true)
+                  .set("Result", JSON.valueToTree(answer)));
+        });
+    states.set(
+        "Which",
+        JSON.createObjectNode()
+            .put("Type", "Choice")
+            .put("Default", "Broken")
+            .set("Choices", choices));
+    states.set(
+        "Broken",
+        JSON.createObjectNode()
+            .put("Type", "Fail")
+            .put("Error", "Boom")
+            .put("Cause", "x".repeat(10_000)));
     ObjectNode definition = JSON.createObjectNode().put("StartAt", "Which");
     definition.set("States", states);
     Path file = testDir.resolve("compaction-stub.asl.json");
@@ -326,25 +424,33 @@ class StateMachineSweepTest extends StateMachineTestBase {
   }
 
   /**
-   * A job result summary as CommitSnapshot returns it, its reason then made 150,000 characters long (a
-   * summary cuts it at 2,000): larger than any real output, which the sweep must not carry whole.
+   * A job result summary as CommitSnapshot returns it, its reason then made 150,000 characters long
+   * (a summary cuts it at 2,000): larger than any real output, which the sweep must not carry
+   * whole.
    */
   private static JsonNode summary(String table, JobStatus status, int failedGroups) {
-    JobResult whole = JobResult.builder("job-" + table.substring(3), table, status)
-        .reason("why")
-        .failedDataFilesCount(5)
-        .failedGroups(failedGroups)
-        .durationMillis(10)
-        .groups(List.of())
-        .build();
-    ObjectNode summary = JobJson.mapper().valueToTree(whole.summary("s3://work/" + table + "/result.json"));
+    JobResult whole =
+        JobResult.builder("job-" + table.substring(3), table, status)
+            .reason("why")
+            .failedDataFilesCount(5)
+            .failedGroups(failedGroups)
+            .durationMillis(10)
+            .groups(List.of())
+            .build();
+    ObjectNode summary =
+        JobJson.mapper().valueToTree(whole.summary("s3://work/" + table + "/result.json"));
     // as CareForTable (or NoCare) leaves it: one line per step, the whole reports in care.json
     ObjectNode care = summary.putObject("care").put("failed", failedGroups * 2);
-    care.putArray("steps").addObject().put("step", "expire-snapshots").put("status", "FAILED").put("summary", "s".repeat(50_000));
+    care.putArray("steps")
+        .addObject()
+        .put("step", "expire-snapshots")
+        .put("status", "FAILED")
+        .put("summary", "s".repeat(50_000));
     return summary.put("reason", "r".repeat(150_000));
   }
 
-  private static Map<String, Object> sweepInput(Map<String, String> catalog, List<String> namespaces) {
+  private static Map<String, Object> sweepInput(
+      Map<String, String> catalog, List<String> namespaces) {
     Map<String, Object> input = new LinkedHashMap<>();
     input.put("catalog_properties", catalog);
     input.put("namespaces", namespaces);

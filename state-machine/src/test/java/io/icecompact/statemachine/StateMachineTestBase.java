@@ -1,11 +1,21 @@
 package io.icecompact.statemachine;
 
+import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
+import static io.icecompact.statemachine.CompactionDefinition.CARE_FOR_TABLE;
+import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
+import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
+import static io.icecompact.statemachine.CompactionDefinition.RECORD_GROUP_FAILURE;
+import static io.icecompact.statemachine.CompactionDefinition.RELEASE_LEASE;
+import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icecompact.care.lambda.CareForTableHandler;
-import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.lease.JobLog;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.lease.LeaseSteps;
@@ -19,9 +29,8 @@ import io.icecompact.testkit.LocalAwsCredentials;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalLambda;
 import io.icecompact.testkit.LocalS3;
-import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.testkit.LocalStateMachine;
-import io.icecompact.core.scope.DeploymentScope;
+import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.worker.lambda.LeaseHeartbeat;
 import io.icecompact.worker.lambda.RecordGroupFailureHandler;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
@@ -49,27 +58,25 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
-import static io.icecompact.statemachine.CompactionDefinition.CARE_FOR_TABLE;
-import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
-import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
-import static io.icecompact.statemachine.CompactionDefinition.RECORD_GROUP_FAILURE;
-import static io.icecompact.statemachine.CompactionDefinition.RELEASE_LEASE;
-import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the real definition ({@code compaction.asl.json}, placeholders filled with {@link LocalLambda} ARNs)
- * with aws-local-stepfunctions, each Task state invoking the project's real Lambda handlers in this JVM.
- * One local S3, DynamoDB, Lambda endpoint and interpreter per test class; each test gets its own bucket
- * (the warehouse), lease table, SQLite catalog file and freshly registered handlers.
+ * Runs the real definition ({@code compaction.asl.json}, placeholders filled with {@link
+ * LocalLambda} ARNs) with aws-local-stepfunctions, each Task state invoking the project's real
+ * Lambda handlers in this JVM. One local S3, DynamoDB, Lambda endpoint and interpreter per test
+ * class; each test gets its own bucket (the warehouse), lease table, SQLite catalog file and
+ * freshly registered handlers.
  */
 abstract class StateMachineTestBase {
   static final String TABLE = "db.orders";
-  /** 4 day partitions of 5 files of 300 rows, position deletes on 2 files, 10 equality-deleted ids. */
+
+  /**
+   * 4 day partitions of 5 files of 300 rows, position deletes on 2 files, 10 equality-deleted ids.
+   */
   static final FragmentedTable.Shape SHAPE = new FragmentedTable.Shape(4, 5, 300, 2, 2, 10, true);
+
   /** One group per day partition. */
   static final int GROUPS = 4;
+
   static final int INPUT_FILES = 20;
 
   /** The seed of {@link #faults}' probability draws. */
@@ -79,8 +86,10 @@ abstract class StateMachineTestBase {
   private static final AtomicInteger NAMES = new AtomicInteger();
 
   static LocalS3 s3;
+
   /** A fault proxy in front of {@link #s3}, for the executions of tests that inject S3 faults. */
   static FaultyS3 faults;
+
   static LocalDynamoDb dynamo;
   static LocalLambda lambda;
   static LocalStateMachine stepFunctions;
@@ -91,9 +100,11 @@ abstract class StateMachineTestBase {
 
   /** The executions this test ran, whose payloads are checked after it. */
   final List<ExecutionResult> executions = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   String bucket;
   String leaseTable;
   LeaseSteps leaseSteps;
+
   /** The test's own view of the table, through the same catalog properties the execution gets. */
   TableAccess access;
 
@@ -161,18 +172,23 @@ abstract class StateMachineTestBase {
 
   /** The worker as deployed: it keeps the execution's lease alive in this test's lease table. */
   RewriteGroupHandler rewriteGroupHandler() {
-    return new RewriteGroupHandler(DeploymentScope.unrestricted(), new LeaseHeartbeat(leaseSteps.lease()));
+    return new RewriteGroupHandler(
+        DeploymentScope.unrestricted(), new LeaseHeartbeat(leaseSteps.lease()));
   }
 
   // ---- catalogs ----
 
-  /** A JDBC catalog on SQLite (a file of this test) over a warehouse on local S3, read with S3FileIO. */
+  /**
+   * A JDBC catalog on SQLite (a file of this test) over a warehouse on local S3, read with
+   * S3FileIO.
+   */
   Map<String, String> jdbcCatalog() {
     return jdbcCatalog(S3FileIO.class.getName());
   }
 
   Map<String, String> jdbcCatalog(String fileIoImpl) {
-    Map<String, String> properties = s3.jdbcCatalogProperties(bucket, testDir.resolve("catalog.db"));
+    Map<String, String> properties =
+        s3.jdbcCatalogProperties(bucket, testDir.resolve("catalog.db"));
     properties.put("io-impl", fileIoImpl);
     return properties;
   }
@@ -186,9 +202,10 @@ abstract class StateMachineTestBase {
   }
 
   /**
-   * Iceberg's DynamoDbCatalog on local DynamoDB (its own catalog table) over a warehouse on local S3.
-   * iceberg-aws 1.12 names: {@code dynamodb.endpoint}, {@code dynamodb.table-name}, {@code client.region}
-   * (also S3FileIO's), {@code client.credentials-provider} (+ {@code client.credentials-provider.*}).
+   * Iceberg's DynamoDbCatalog on local DynamoDB (its own catalog table) over a warehouse on local
+   * S3. iceberg-aws 1.12 names: {@code dynamodb.endpoint}, {@code dynamodb.table-name}, {@code
+   * client.region} (also S3FileIO's), {@code client.credentials-provider} (+ {@code
+   * client.credentials-provider.*}).
    */
   Map<String, String> dynamoDbCatalog() {
     Map<String, String> properties = new TreeMap<>(s3.icebergProperties());
@@ -205,7 +222,10 @@ abstract class StateMachineTestBase {
     return properties;
   }
 
-  /** Creates the fragmented table through {@code catalog} (the catalog name is the one handlers use). */
+  /**
+   * Creates the fragmented table through {@code catalog} (the catalog name is the one handlers
+   * use).
+   */
   Table createTable(Map<String, String> catalog) {
     access = new TableAccess(catalog);
     return FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), SHAPE);
@@ -246,8 +266,8 @@ abstract class StateMachineTestBase {
   }
 
   /**
-   * Runs one execution of the definition; every execution of a test is checked against Step Functions'
-   * payload limits after the test ({@link #noPayloadOverStepFunctionsLimits}).
+   * Runs one execution of the definition; every execution of a test is checked against Step
+   * Functions' payload limits after the test ({@link #noPayloadOverStepFunctionsLimits}).
    */
   ExecutionResult run(String inputJson) {
     ExecutionResult result = stepFunctions.run(definition, inputJson);
@@ -256,9 +276,9 @@ abstract class StateMachineTestBase {
   }
 
   /**
-   * Fails the test when any of its executions had a state input or output, a Task result or a Map's items
-   * or result over 256 KiB, or a function answered more than that: AWS would have failed the execution
-   * with {@code States.DataLimitExceeded}, which the local interpreter does not enforce.
+   * Fails the test when any of its executions had a state input or output, a Task result or a Map's
+   * items or result over 256 KiB, or a function answered more than that: AWS would have failed the
+   * execution with {@code States.DataLimitExceeded}, which the local interpreter does not enforce.
    */
   @AfterEach
   void noPayloadOverStepFunctionsLimits() {
@@ -283,7 +303,9 @@ abstract class StateMachineTestBase {
 
   static void assertSucceeded(ExecutionResult result, List<String> path) {
     assertThat(result.status())
-        .as("execution: %s %s %s, states %s", result.status(), result.error(), result.cause(), result.states())
+        .as(
+            "execution: %s %s %s, states %s",
+            result.status(), result.error(), result.cause(), result.states())
         .isEqualTo("SUCCEEDED");
     assertThat(result.states()).containsExactlyElementsOf(path);
   }
@@ -304,7 +326,9 @@ abstract class StateMachineTestBase {
 
   /** The job result's status, with the whole result in the failure message. */
   static void assertJobStatus(JsonNode output, String status) {
-    assertThat(output.get("status").asText()).as("job result %s", output.toPrettyString()).isEqualTo(status);
+    assertThat(output.get("status").asText())
+        .as("job result %s", output.toPrettyString())
+        .isEqualTo(status);
   }
 
   // ---- what the functions received ----
@@ -319,7 +343,8 @@ abstract class StateMachineTestBase {
   /** RewriteGroup invocations per group index. */
   static Map<Integer, Integer> rewriteInvocationsByGroup() {
     Map<Integer, Integer> counts = new TreeMap<>();
-    payloads(REWRITE_GROUP).forEach(p -> counts.merge(p.get("group").get("group_index").asInt(), 1, Integer::sum));
+    payloads(REWRITE_GROUP)
+        .forEach(p -> counts.merge(p.get("group").get("group_index").asInt(), 1, Integer::sum));
     return counts;
   }
 
@@ -335,12 +360,22 @@ abstract class StateMachineTestBase {
     return commits.get(0).get("plan");
   }
 
-  /** Invocations of AcquireLease, PlanRewrite, RewriteGroup, RecordGroupFailure, CommitSnapshot, ReleaseLease. */
+  /**
+   * Invocations of AcquireLease, PlanRewrite, RewriteGroup, RecordGroupFailure, CommitSnapshot,
+   * ReleaseLease.
+   */
   static void assertInvocations(
       int acquire, int plan, int rewrite, int recordFailure, int commit, int release) {
     Map<String, Integer> actual = new LinkedHashMap<>();
     Map<String, Integer> expected = new LinkedHashMap<>();
-    String[] functions = {ACQUIRE_LEASE, PLAN_REWRITE, REWRITE_GROUP, RECORD_GROUP_FAILURE, COMMIT_SNAPSHOT, RELEASE_LEASE};
+    String[] functions = {
+      ACQUIRE_LEASE,
+      PLAN_REWRITE,
+      REWRITE_GROUP,
+      RECORD_GROUP_FAILURE,
+      COMMIT_SNAPSHOT,
+      RELEASE_LEASE
+    };
     int[] counts = {acquire, plan, rewrite, recordFailure, commit, release};
     for (int i = 0; i < functions.length; i++) {
       actual.put(functions[i], lambda.invocations(functions[i]));

@@ -9,8 +9,8 @@ import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.error.CorruptInputFileException;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import java.util.List;
 import java.util.Map;
@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.sync.RequestBody;
 
 /**
- * Lambda refuses invocations above the function's or the account's free concurrency with
- * {@code TooManyRequestsException}; a burst of workers meets it first. Step Functions reports it as
- * {@code Lambda.TooManyRequestsException}, which the definition retries on its own, longer schedule (12
- * attempts) before any other retrier: with the shared one (3 attempts) a group throttled 4 times in a
- * row ended FAILED, and a throttled {@code RecordGroupFailure} failed the whole Map.
+ * Lambda refuses invocations above the function's or the account's free concurrency with {@code
+ * TooManyRequestsException}; a burst of workers meets it first. Step Functions reports it as {@code
+ * Lambda.TooManyRequestsException}, which the definition retries on its own, longer schedule (12
+ * attempts) before any other retrier: with the shared one (3 attempts) a group throttled 4 times in
+ * a row ended FAILED, and a throttled {@code RecordGroupFailure} failed the whole Map.
  */
 class StateMachineThrottlingTest extends StateMachineTestBase {
 
@@ -33,8 +33,10 @@ class StateMachineThrottlingTest extends StateMachineTestBase {
     Map<String, String> catalog = jdbcCatalog();
     Table table = createTable(catalog);
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
-    // 13 over 4 groups: one group is refused at least 4 times, all the attempts the shared retrier gives
-    // (the old definition failed that group); the throttling retrier gives 13, and the Map starts the 4
+    // 13 over 4 groups: one group is refused at least 4 times, all the attempts the shared retrier
+    // gives
+    // (the old definition failed that group); the throttling retrier gives 13, and the Map starts
+    // the 4
     // groups at once, so none meets all 13
     int throttles = 3 * GROUPS + 1;
     lambda.throttle(REWRITE_GROUP, throttles);
@@ -71,18 +73,23 @@ class StateMachineThrottlingTest extends StateMachineTestBase {
     assertJobStatus(output, "PARTIAL");
     assertThat(output.get("rewritten_groups").asInt()).isEqualTo(GROUPS - 1);
     assertThat(output.get("failed_groups").asInt()).isEqualTo(1);
-    assertThat(output.get("reason").asText()).contains(CorruptInputFileException.class.getSimpleName());
+    assertThat(output.get("reason").asText())
+        .contains(CorruptInputFileException.class.getSimpleName());
     assertThat(lambda.throttles(RECORD_GROUP_FAILURE)).isEqualTo(6);
     assertThat(lambda.invocations(RECORD_GROUP_FAILURE)).isEqualTo(1);
   }
 
-  /** Lambda's own 500 (ServiceException) in every Task state: AWS's recommended Lambda retry covers each. */
+  /**
+   * Lambda's own 500 (ServiceException) in every Task state: AWS's recommended Lambda retry covers
+   * each.
+   */
   @Test
   void lambdaServiceErrorsInEveryStateAreRetriedAndTheJobCommits() {
     Map<String, String> catalog = jdbcCatalog();
     Table table = createTable(catalog);
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
-    for (String function : List.of(ACQUIRE_LEASE, PLAN_REWRITE, REWRITE_GROUP, COMMIT_SNAPSHOT, RELEASE_LEASE)) {
+    for (String function :
+        List.of(ACQUIRE_LEASE, PLAN_REWRITE, REWRITE_GROUP, COMMIT_SNAPSHOT, RELEASE_LEASE)) {
       lambda.serviceError(function, 2);
     }
 

@@ -5,9 +5,9 @@ import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.error.TransientException;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.lease.JobLogEntry;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
@@ -20,10 +20,10 @@ import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code TransientException} (S3 SlowDown or 5xx, Glue or DynamoDB throttling, after the SDK's own retries)
- * met more often than the old three retries within ~14 s allowed, as under a sweep of many jobs on one
- * catalog: the idempotent steps retry it on the throttling schedule (12 retries, 5 s doubling to 120 s,
- * full jitter), so a finished rewrite still commits.
+ * {@code TransientException} (S3 SlowDown or 5xx, Glue or DynamoDB throttling, after the SDK's own
+ * retries) met more often than the old three retries within ~14 s allowed, as under a sweep of many
+ * jobs on one catalog: the idempotent steps retry it on the throttling schedule (12 retries, 5 s
+ * doubling to 120 s, full jitter), so a finished rewrite still commits.
  */
 class StateMachineTransientRetryTest extends StateMachineTestBase {
 
@@ -33,21 +33,25 @@ class StateMachineTransientRetryTest extends StateMachineTestBase {
     Table table = createTable(catalog);
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
     int snapshotsBefore = snapshots(table).size();
-    // the first attempt commits and then loses its answer (the result write throttled); the next four meet
+    // the first attempt commits and then loses its answer (the result write throttled); the next
+    // four meet
     // throttling before they get anywhere; the sixth finds the job's snapshot by its stamp
     int failing = 5;
     CommitSnapshotHandler real = new CommitSnapshotHandler(leaseSteps.lease());
     AtomicInteger calls = new AtomicInteger();
-    lambda.register(COMMIT_SNAPSHOT, (in, out, context) -> {
-      int call = calls.incrementAndGet();
-      if (call == 1) {
-        real.handleRequest(in, new ByteArrayOutputStream(), context);
-      }
-      if (call <= failing) {
-        throw new TransientException("injected: 503 Slow Down after the SDK's retries (attempt " + call + ")", null);
-      }
-      real.handleRequest(in, out, context);
-    });
+    lambda.register(
+        COMMIT_SNAPSHOT,
+        (in, out, context) -> {
+          int call = calls.incrementAndGet();
+          if (call == 1) {
+            real.handleRequest(in, new ByteArrayOutputStream(), context);
+          }
+          if (call <= failing) {
+            throw new TransientException(
+                "injected: 503 Slow Down after the SDK's retries (attempt " + call + ")", null);
+          }
+          real.handleRequest(in, out, context);
+        });
 
     ExecutionResult result = run(input(catalog));
 
@@ -74,13 +78,17 @@ class StateMachineTransientRetryTest extends StateMachineTestBase {
     int failing = 5;
     PlanRewriteHandler real = new PlanRewriteHandler();
     AtomicInteger calls = new AtomicInteger();
-    lambda.register(PLAN_REWRITE, (in, out, context) -> {
-      int call = calls.incrementAndGet();
-      if (call <= failing) {
-        throw new TransientException("injected: Glue ThrottlingException after the SDK's retries (attempt " + call + ")", null);
-      }
-      real.handleRequest(in, out, context);
-    });
+    lambda.register(
+        PLAN_REWRITE,
+        (in, out, context) -> {
+          int call = calls.incrementAndGet();
+          if (call <= failing) {
+            throw new TransientException(
+                "injected: Glue ThrottlingException after the SDK's retries (attempt " + call + ")",
+                null);
+          }
+          real.handleRequest(in, out, context);
+        });
 
     ExecutionResult result = run(input(catalog));
 

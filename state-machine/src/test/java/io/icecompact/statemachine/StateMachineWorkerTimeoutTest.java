@@ -22,12 +22,12 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * A worker Lambda that hits its 15-minute timeout, on the real definition: Lambda answers
- * {@code Sandbox.Timedout} (not retried: the same group would time out again), the Map records the group's
- * failure and the job goes on. What the worker wrote before it was stopped decides the rest: a stored result
- * is validated and committed like any other; without one, the group fails and the files its attempt wrote,
- * which it never reported, are deleted by the committer, found through the entries the worker recorded
- * before creating each file.
+ * A worker Lambda that hits its 15-minute timeout, on the real definition: Lambda answers {@code
+ * Sandbox.Timedout} (not retried: the same group would time out again), the Map records the group's
+ * failure and the job goes on. What the worker wrote before it was stopped decides the rest: a
+ * stored result is validated and committed like any other; without one, the group fails and the
+ * files its attempt wrote, which it never reported, are deleted by the committer, found through the
+ * entries the worker recorded before creating each file.
  */
 class StateMachineWorkerTimeoutTest extends StateMachineTestBase {
   private static final int SLOW = 1;
@@ -38,33 +38,42 @@ class StateMachineWorkerTimeoutTest extends StateMachineTestBase {
   }
 
   @Test
-  void aWorkerStoppedBeforeStoringItsResultFailsItsGroupAndTheCommitterDeletesItsOutputs() throws Exception {
+  void aWorkerStoppedBeforeStoringItsResultFailsItsGroupAndTheCommitterDeletesItsOutputs()
+      throws Exception {
     Map<String, String> catalog = jdbcCatalog();
     Table table = createTable(catalog);
     Map<String, Long> rowsBefore = LiveRows.multiset(table);
     int snapshotsBefore = snapshots(table).size();
-    // The slow group's worker writes its output files and then is stopped, as a Lambda past its timeout is:
-    // here S3 refuses its result and the deletes of its outputs while it runs (it cannot clean up, as a
+    // The slow group's worker writes its output files and then is stopped, as a Lambda past its
+    // timeout is:
+    // here S3 refuses its result and the deletes of its outputs while it runs (it cannot clean up,
+    // as a
     // killed one cannot), and Lambda answers Sandbox.Timedout for it.
-    S3FaultRule noResult = S3FaultRule.of(S3Fault.internalError()).onMethod("PUT")
-        .onKeys(String.format("/results/group-%05d\\.json$", SLOW));
-    S3FaultRule noCleanup = S3FaultRule.of(S3Fault.internalError()).onMethod("DELETE")
-        .onKeys(String.format("/data/.*/%05d-1-job-[^/]*\\.parquet$", SLOW));
+    S3FaultRule noResult =
+        S3FaultRule.of(S3Fault.internalError())
+            .onMethod("PUT")
+            .onKeys(String.format("/results/group-%05d\\.json$", SLOW));
+    S3FaultRule noCleanup =
+        S3FaultRule.of(S3Fault.internalError())
+            .onMethod("DELETE")
+            .onKeys(String.format("/data/.*/%05d-1-job-[^/]*\\.parquet$", SLOW));
     RewriteGroupHandler real = rewriteGroupHandler();
-    lambda.register(REWRITE_GROUP, (in, out, context) -> {
-      byte[] payload = in.readAllBytes();
-      boolean slow = slowGroup(new String(payload, StandardCharsets.UTF_8));
-      if (slow) {
-        faults.inject(noResult).inject(noCleanup);
-      }
-      try {
-        real.handleRequest(new ByteArrayInputStream(payload), out, context);
-      } finally {
-        if (slow) {
-          faults.remove(noResult).remove(noCleanup);
-        }
-      }
-    });
+    lambda.register(
+        REWRITE_GROUP,
+        (in, out, context) -> {
+          byte[] payload = in.readAllBytes();
+          boolean slow = slowGroup(new String(payload, StandardCharsets.UTF_8));
+          if (slow) {
+            faults.inject(noResult).inject(noCleanup);
+          }
+          try {
+            real.handleRequest(new ByteArrayInputStream(payload), out, context);
+          } finally {
+            if (slow) {
+              faults.remove(noResult).remove(noCleanup);
+            }
+          }
+        });
     lambda.timeOut(REWRITE_GROUP, StateMachineWorkerTimeoutTest::slowGroup, 1);
 
     ExecutionResult result = run(input(faultyJdbcCatalog()));
@@ -78,14 +87,19 @@ class StateMachineWorkerTimeoutTest extends StateMachineTestBase {
     JsonNode slow = group(wholeResult(output), SLOW);
     assertJobStatus(slow, "FAILED");
     assertThat(slow.get("reason").asText())
-        .isEqualTo("Sandbox.Timedout: RequestId: " + requestIdOf(SLOW) + " Error: Task timed out after 900.00 seconds");
+        .isEqualTo(
+            "Sandbox.Timedout: RequestId: "
+                + requestIdOf(SLOW)
+                + " Error: Task timed out after 900.00 seconds");
     assertInvocations(1, 1, GROUPS, 1, 1, 1);
 
-    // the stopped attempt did write, and could not delete: it recorded its outputs, the committer deleted them
+    // the stopped attempt did write, and could not delete: it recorded its outputs, the committer
+    // deleted them
     assertThat(faults.injected()).anyMatch(f -> f.method().equals("DELETE"));
     String attemptFiles = String.format("%05d-1-%s-", SLOW, jobId);
     assertThat(keys("/outputs/group-" + String.format("%05d", SLOW) + ".attempt-1/"))
-        .as("outputs the stopped attempt recorded").isNotEmpty()
+        .as("outputs the stopped attempt recorded")
+        .isNotEmpty()
         .allSatisfy(entry -> assertThat(fileName(entry)).startsWith("output-" + attemptFiles));
     assertThat(keys("/" + attemptFiles)).as("its files left in the table's data folder").isEmpty();
 
@@ -107,17 +121,20 @@ class StateMachineWorkerTimeoutTest extends StateMachineTestBase {
 
     ExecutionResult result = run(input(catalog));
 
-    // the Map recorded a failure, but the result the worker stored is complete and checks out: committed
+    // the Map recorded a failure, but the result the worker stored is complete and checks out:
+    // committed
     assertSucceeded(result, COMPACTED_PATH);
     JsonNode output = result.outputJson();
     assertJobStatus(output, "COMMITTED");
     assertThat(output.get("rewritten_groups").asInt()).isEqualTo(GROUPS);
     assertThat(output.get("failed_groups").asInt()).isZero();
     assertThat(payloads(RECORD_GROUP_FAILURE)).hasSize(1);
-    assertThat(payloads(RECORD_GROUP_FAILURE).get(0).get("error").get("Error").asText()).isEqualTo("Sandbox.Timedout");
+    assertThat(payloads(RECORD_GROUP_FAILURE).get(0).get("error").get("Error").asText())
+        .isEqualTo("Sandbox.Timedout");
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);
-    assertThat(added.get(0).summary().get("deleted-data-files")).isEqualTo(Integer.toString(INPUT_FILES));
+    assertThat(added.get(0).summary().get("deleted-data-files"))
+        .isEqualTo(Integer.toString(INPUT_FILES));
     assertThat(LiveRows.multiset(table)).isEqualTo(rowsBefore);
   }
 

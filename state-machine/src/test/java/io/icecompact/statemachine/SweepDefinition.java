@@ -11,13 +11,15 @@ import java.util.Map;
 
 /**
  * The sweep's definition, {@code state-machine/sweep.asl.json}, with its placeholders filled in as
- * {@code DefinitionSubstitutions} fills them ({@link CompactionDefinition#substitute}): the AssessTables
- * function's {@link LocalLambda} ARN and the ARN the tests give the compaction state machine, whose
- * definition the runner executes for each child ({@code LocalStateMachine#childDefinition}).
+ * {@code DefinitionSubstitutions} fills them ({@link CompactionDefinition#substitute}): the
+ * AssessTables function's {@link LocalLambda} ARN and the ARN the tests give the compaction state
+ * machine, whose definition the runner executes for each child ({@code
+ * LocalStateMachine#childDefinition}).
  */
 final class SweepDefinition {
   /** The Lambda function name the tests register AssessTablesHandler under. */
   static final String ASSESS_TABLES = "AssessTables";
+
   /** The compaction state machine's ARN as the sweep names it in the tests. */
   static final String COMPACTION_STATE_MACHINE_ARN =
       "arn:aws:states:us-east-1:123456789012:stateMachine:compaction";
@@ -35,8 +37,12 @@ final class SweepDefinition {
   static Path writeForLocalLambda(Path dir) {
     Path file = dir.resolve("sweep.asl.json");
     try {
-      String text = Files.readString(CompactionDefinition.source("sweep.asl.json"), StandardCharsets.UTF_8);
-      Files.writeString(file, CompactionDefinition.substitute(text, localSubstitutions()), StandardCharsets.UTF_8);
+      String text =
+          Files.readString(CompactionDefinition.source("sweep.asl.json"), StandardCharsets.UTF_8);
+      Files.writeString(
+          file,
+          CompactionDefinition.substitute(text, localSubstitutions()),
+          StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

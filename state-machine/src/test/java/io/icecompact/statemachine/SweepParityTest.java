@@ -3,11 +3,11 @@ package io.icecompact.statemachine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LocalWarehouse;
-import io.icecompact.engine.EmbeddedSweep;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.EmbeddedSweep;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LocalWarehouse;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,39 +23,56 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The two runners of the sweep treat a table alike: the sweep state machine (read from its definition) and
- * {@link EmbeddedSweep} run a table's compaction once, record its failure by table and go on with the others,
- * and run its care steps after the same job statuses (the compaction definition's {@code CareRequested?}).
+ * The two runners of the sweep treat a table alike: the sweep state machine (read from its
+ * definition) and {@link EmbeddedSweep} run a table's compaction once, record its failure by table
+ * and go on with the others, and run its care steps after the same job statuses (the compaction
+ * definition's {@code CareRequested?}).
  */
 class SweepParityTest {
   private static final Set<String> START_REFUSED =
-      Set.of("StepFunctions.ExecutionLimitExceeded", "StepFunctions.ExecutionLimitExceededException");
+      Set.of(
+          "StepFunctions.ExecutionLimitExceeded", "StepFunctions.ExecutionLimitExceededException");
 
   @Test
   void careFollowsTheSameJobStatusesInBothRunners() throws IOException {
-    JsonNode careRequested = CompactionDefinition.state(CompactionDefinition.source().toFile(), "CareRequested?");
+    JsonNode careRequested =
+        CompactionDefinition.state(CompactionDefinition.source().toFile(), "CareRequested?");
     Set<String> listed = new TreeSet<>();
     collectStatuses(careRequested, listed);
 
-    Set<String> embedded = Arrays.stream(JobStatus.values())
-        .filter(JobStatus::careMayFollow).map(Enum::name).collect(Collectors.toCollection(TreeSet::new));
+    Set<String> embedded =
+        Arrays.stream(JobStatus.values())
+            .filter(JobStatus::careMayFollow)
+            .map(Enum::name)
+            .collect(Collectors.toCollection(TreeSet::new));
     assertThat(listed).as("statuses CareRequested? sends to CareForTable").isEqualTo(embedded);
   }
 
   @Test
-  void aTableWhoseJobFailsIsTriedOnceAndRecordedWhileTheOthersGoOn(@TempDir Path warehouse) throws IOException {
-    JsonNode compactTable = CompactionDefinition.state(CompactionDefinition.source("sweep.asl.json").toFile(),
-        "CompactTable");
+  void aTableWhoseJobFailsIsTriedOnceAndRecordedWhileTheOthersGoOn(@TempDir Path warehouse)
+      throws IOException {
+    JsonNode compactTable =
+        CompactionDefinition.state(
+            CompactionDefinition.source("sweep.asl.json").toFile(), "CompactTable");
     List<String> retried = new ArrayList<>();
-    compactTable.get("Retry").forEach(r -> r.get("ErrorEquals").forEach(e -> retried.add(e.asText())));
-    assertThat(retried).as("only a refused start (nothing ran) is tried again").isSubsetOf(START_REFUSED);
+    compactTable
+        .get("Retry")
+        .forEach(r -> r.get("ErrorEquals").forEach(e -> retried.add(e.asText())));
+    assertThat(retried)
+        .as("only a refused start (nothing ran) is tried again")
+        .isSubsetOf(START_REFUSED);
     JsonNode catchAll = compactTable.get("Catch").get(0);
     assertThat(catchAll.get("ErrorEquals").get(0).asText()).isEqualTo("States.ALL");
-    JsonNode recorded = CompactionDefinition.state(CompactionDefinition.source("sweep.asl.json").toFile(),
-        catchAll.get("Next").asText());
-    assertThat(recorded.get("Type").asText()).as("a failed table ends its iteration, not the sweep").isEqualTo("Pass");
+    JsonNode recorded =
+        CompactionDefinition.state(
+            CompactionDefinition.source("sweep.asl.json").toFile(), catchAll.get("Next").asText());
+    assertThat(recorded.get("Type").asText())
+        .as("a failed table ends its iteration, not the sweep")
+        .isEqualTo("Pass");
     assertThat(recorded.get("End").asBoolean()).isTrue();
-    assertThat(recorded.get("Parameters").has("table.$")).as("the failure is recorded by table").isTrue();
+    assertThat(recorded.get("Parameters").has("table.$"))
+        .as("the failure is recorded by table")
+        .isTrue();
 
     Map<String, String> catalog = new LinkedHashMap<>(LocalWarehouse.catalogProperties(warehouse));
     catalog.put("io-impl", WorkLocationRefusingFileIO.class.getName());
@@ -69,7 +86,9 @@ class SweepParityTest {
     EmbeddedSweep.Result result = new EmbeddedSweep(1, line -> {}).run(catalog, List.of("db"), 10);
 
     assertThat(result.compacted()).isEqualTo(2);
-    assertThat(WorkLocationRefusingFileIO.REFUSED_JOBS).as("jobs started on the refusing table").hasSize(1);
+    assertThat(WorkLocationRefusingFileIO.REFUSED_JOBS)
+        .as("jobs started on the refusing table")
+        .hasSize(1);
     EmbeddedSweep.TableSweep broken = table(result, "db.broken");
     assertThat(broken.job()).isNull();
     assertThat(broken.error()).contains("Access Denied");
@@ -79,12 +98,17 @@ class SweepParityTest {
   }
 
   private static EmbeddedSweep.TableSweep table(EmbeddedSweep.Result result, String name) {
-    return result.tables().stream().filter(t -> t.before().table().equals(name)).findFirst().orElseThrow();
+    return result.tables().stream()
+        .filter(t -> t.before().table().equals(name))
+        .findFirst()
+        .orElseThrow();
   }
 
   /** The job statuses a choice compares {@code $.result.status} to, at any depth of And/Or. */
   private static void collectStatuses(JsonNode node, Set<String> statuses) {
-    if (node.isObject() && "$.result.status".equals(node.path("Variable").asText()) && node.has("StringEquals")) {
+    if (node.isObject()
+        && "$.result.status".equals(node.path("Variable").asText())
+        && node.has("StringEquals")) {
       statuses.add(node.get("StringEquals").asText());
     }
     node.forEach(child -> collectStatuses(child, statuses));

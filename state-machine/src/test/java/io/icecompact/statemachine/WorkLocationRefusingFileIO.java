@@ -8,9 +8,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.io.OutputFile;
 
 /**
- * A local disk on which the work location of one table ({@link #REFUSED_TABLE_FOLDER}) cannot be written, as a
- * bucket policy would refuse it: that table's jobs fail in their planner, the other tables' run. Named by
- * {@code io-impl}, so it is built by Iceberg; the job directories it refused are kept here for the test.
+ * A local disk on which the work location of one table ({@link #REFUSED_TABLE_FOLDER}) cannot be
+ * written, as a bucket policy would refuse it: that table's jobs fail in their planner, the other
+ * tables' run. Named by {@code io-impl}, so it is built by Iceberg; the job directories it refused
+ * are kept here for the test.
  */
 public final class WorkLocationRefusingFileIO extends LocalFileIO {
   static final String REFUSED_TABLE_FOLDER = "/db/broken/";

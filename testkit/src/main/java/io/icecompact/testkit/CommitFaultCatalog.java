@@ -26,16 +26,20 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 
 /**
- * Any real Iceberg catalog (JDBC, Iceberg's DynamoDbCatalog, ...) whose table commits can be made to end in
- * {@link CommitStateUnknownException}, as when the catalog times out after it wrote the new metadata. Loaded
- * by Iceberg through {@code catalog-impl} ({@link #wrap}), so the code under test builds it exactly as it
- * builds any catalog; everything is the wrapped catalog's own, and only an armed table commit is altered.
+ * Any real Iceberg catalog (JDBC, Iceberg's DynamoDbCatalog, ...) whose table commits can be made
+ * to end in {@link CommitStateUnknownException}, as when the catalog times out after it wrote the
+ * new metadata. Loaded by Iceberg through {@code catalog-impl} ({@link #wrap}), so the code under
+ * test builds it exactly as it builds any catalog; everything is the wrapped catalog's own, and
+ * only an armed table commit is altered.
  *
  * <p>The switch is static, because every function builds its own catalog instance, and keyed by the
  * warehouse location, because tests run concurrently, each on its own warehouse.
  */
 public class CommitFaultCatalog implements Catalog, Closeable {
-  /** Catalog properties under this prefix name the wrapped catalog ({@code type} or {@code catalog-impl}). */
+  /**
+   * Catalog properties under this prefix name the wrapped catalog ({@code type} or {@code
+   * catalog-impl}).
+   */
   public static final String DELEGATE_PREFIX = "commit-fault.";
 
   /** What the armed commit does. */
@@ -45,15 +49,16 @@ public class CommitFaultCatalog implements Catalog, Closeable {
     /** Throws without committing: it did not land, and the caller cannot know that. */
     DID_NOT_LAND,
     /**
-     * Refuses the swap without committing, as a catalog does when another writer's commit landed first
-     * ({@code CommitFailedException}): the caller knows it did not land.
+     * Refuses the swap without committing, as a catalog does when another writer's commit landed
+     * first ({@code CommitFailedException}): the caller knows it did not land.
      */
     LOST_RACE
   }
 
   /**
-   * One armed fault: lets {@code pass} commits through untouched, then fires {@code times} times, each firing
-   * of {@link Fault#LOST_RACE} after running {@code competitor} (another writer's commit that lands first).
+   * One armed fault: lets {@code pass} commits through untouched, then fires {@code times} times,
+   * each firing of {@link Fault#LOST_RACE} after running {@code competitor} (another writer's
+   * commit that lands first).
    */
   private record Armed(Fault fault, AtomicInteger pass, AtomicInteger times, Runnable competitor) {}
 
@@ -64,7 +69,10 @@ public class CommitFaultCatalog implements Catalog, Closeable {
   private Catalog delegate;
   private String warehouse;
 
-  /** {@code catalogProperties} with this catalog in place of their {@code type} or {@code catalog-impl}. */
+  /**
+   * {@code catalogProperties} with this catalog in place of their {@code type} or {@code
+   * catalog-impl}.
+   */
   public static Map<String, String> wrap(Map<String, String> catalogProperties) {
     Map<String, String> properties = new LinkedHashMap<>(catalogProperties);
     for (String key : List.of(CatalogUtil.ICEBERG_CATALOG_TYPE, CatalogProperties.CATALOG_IMPL)) {
@@ -82,22 +90,32 @@ public class CommitFaultCatalog implements Catalog, Closeable {
     arm(warehouse, fault, 0);
   }
 
-  /** Lets {@code passing} commits through, then makes the one after them fail with {@code fault}. */
+  /**
+   * Lets {@code passing} commits through, then makes the one after them fail with {@code fault}.
+   */
   public static void arm(String warehouse, Fault fault, int passing) {
     arm(warehouse, fault, passing, 1);
   }
 
-  /** Lets {@code passing} commits through, then makes the {@code times} commits after them fail with {@code fault}. */
+  /**
+   * Lets {@code passing} commits through, then makes the {@code times} commits after them fail with
+   * {@code fault}.
+   */
   public static void arm(String warehouse, Fault fault, int passing, int times) {
-    ARMED.put(warehouse, new Armed(fault, new AtomicInteger(passing), new AtomicInteger(times), () -> {}));
+    ARMED.put(
+        warehouse,
+        new Armed(fault, new AtomicInteger(passing), new AtomicInteger(times), () -> {}));
   }
 
   /**
-   * Makes the next {@code times} commits lose the race: each runs {@code competitor} first (a commit through
-   * another catalog, not this one), then is refused as a catalog refuses a swap from stale metadata.
+   * Makes the next {@code times} commits lose the race: each runs {@code competitor} first (a
+   * commit through another catalog, not this one), then is refused as a catalog refuses a swap from
+   * stale metadata.
    */
   public static void armLostRaces(String warehouse, int times, Runnable competitor) {
-    ARMED.put(warehouse, new Armed(Fault.LOST_RACE, new AtomicInteger(0), new AtomicInteger(times), competitor));
+    ARMED.put(
+        warehouse,
+        new Armed(Fault.LOST_RACE, new AtomicInteger(0), new AtomicInteger(times), competitor));
   }
 
   public static boolean armed(String warehouse) {
@@ -125,12 +143,13 @@ public class CommitFaultCatalog implements Catalog, Closeable {
   public void initialize(String name, Map<String, String> properties) {
     Map<String, String> delegateProperties = new LinkedHashMap<>(properties);
     delegateProperties.remove(CatalogProperties.CATALOG_IMPL);
-    properties.forEach((key, value) -> {
-      if (key.startsWith(DELEGATE_PREFIX)) {
-        delegateProperties.remove(key);
-        delegateProperties.put(key.substring(DELEGATE_PREFIX.length()), value);
-      }
-    });
+    properties.forEach(
+        (key, value) -> {
+          if (key.startsWith(DELEGATE_PREFIX)) {
+            delegateProperties.remove(key);
+            delegateProperties.put(key.substring(DELEGATE_PREFIX.length()), value);
+          }
+        });
     this.delegate = CatalogUtil.buildIcebergCatalog(name, delegateProperties, null);
     this.warehouse = properties.get(CatalogProperties.WAREHOUSE_LOCATION);
   }
@@ -146,7 +165,8 @@ public class CommitFaultCatalog implements Catalog, Closeable {
     if (!(table instanceof HasTableOperations tableWithOps)) {
       return table;
     }
-    return new BaseTable(new FaultingOperations(tableWithOps.operations(), warehouse), table.name());
+    return new BaseTable(
+        new FaultingOperations(tableWithOps.operations(), warehouse), table.name());
   }
 
   @Override
@@ -155,7 +175,11 @@ public class CommitFaultCatalog implements Catalog, Closeable {
   }
 
   @Override
-  public Table createTable(TableIdentifier identifier, Schema schema, PartitionSpec spec, String location,
+  public Table createTable(
+      TableIdentifier identifier,
+      Schema schema,
+      PartitionSpec spec,
+      String location,
       Map<String, String> properties) {
     return delegate.createTable(identifier, schema, spec, location, properties);
   }
@@ -198,20 +222,25 @@ public class CommitFaultCatalog implements Catalog, Closeable {
       return null;
     }
     Armed[] taken = new Armed[1];
-    ARMED.computeIfPresent(warehouse, (k, armed) -> {
-      if (armed.pass().getAndDecrement() > 0) {
-        return armed;
-      }
-      taken[0] = armed;
-      return armed.times().decrementAndGet() > 0 ? armed : null;
-    });
+    ARMED.computeIfPresent(
+        warehouse,
+        (k, armed) -> {
+          if (armed.pass().getAndDecrement() > 0) {
+            return armed;
+          }
+          taken[0] = armed;
+          return armed.times().decrementAndGet() > 0 ? armed : null;
+        });
     if (taken[0] != null) {
       FIRED.computeIfAbsent(warehouse, k -> new AtomicInteger()).incrementAndGet();
     }
     return taken[0];
   }
 
-  /** The wrapped catalog's table operations, delegated one by one; only {@link #commit} can be faulted. */
+  /**
+   * The wrapped catalog's table operations, delegated one by one; only {@link #commit} can be
+   * faulted.
+   */
   private static final class FaultingOperations implements TableOperations {
     private final TableOperations delegate;
     private final String warehouse;
@@ -231,7 +260,8 @@ public class CommitFaultCatalog implements Catalog, Closeable {
       }
       if (fault == Fault.DID_NOT_LAND) {
         throw new CommitStateUnknownException(
-            new RuntimeException("injected: the catalog's answer was lost and nothing was committed"));
+            new RuntimeException(
+                "injected: the catalog's answer was lost and nothing was committed"));
       }
       delegate.commit(base, metadata);
       if (warehouse != null) {

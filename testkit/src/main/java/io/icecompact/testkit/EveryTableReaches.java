@@ -24,16 +24,19 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * The test of issue 24's promise, "nothing any table reaches is gone": every table of a catalog (every
- * namespace, nested ones too), and for each every file its metadata reaches (the current and logged
- * metadata files, statistics and partition statistics, and for every snapshot any ref keeps its manifest
- * list, manifests, data and delete files), checked present in storage. Written apart from the care code it
- * checks, on purpose: a bug in {@code ReachableFiles} must not hide itself.
+ * The test of issue 24's promise, "nothing any table reaches is gone": every table of a catalog
+ * (every namespace, nested ones too), and for each every file its metadata reaches (the current and
+ * logged metadata files, statistics and partition statistics, and for every snapshot any ref keeps
+ * its manifest list, manifests, data and delete files), checked present in storage. Written apart
+ * from the care code it checks, on purpose: a bug in {@code ReachableFiles} must not hide itself.
  */
 public final class EveryTableReaches {
   private EveryTableReaches() {}
 
-  /** Each file some table reaches that storage no longer has, as {@code table: location (what it is)}. */
+  /**
+   * Each file some table reaches that storage no longer has, as {@code table: location (what it
+   * is)}.
+   */
   public static List<String> missingFiles(Catalog catalog) {
     List<String> missing = new ArrayList<>();
     for (TableIdentifier id : tables(catalog)) {
@@ -41,14 +44,22 @@ public final class EveryTableReaches {
       try {
         table = catalog.loadTable(id);
       } catch (RuntimeException e) {
-        missing.add(id + ": cannot be loaded (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+        missing.add(
+            id
+                + ": cannot be loaded ("
+                + e.getClass().getSimpleName()
+                + ": "
+                + e.getMessage()
+                + ")");
         continue;
       }
-      reached(table).forEach((location, what) -> {
-        if (!exists(table, location)) {
-          missing.add(id + ": " + location + " (" + what + ")");
-        }
-      });
+      reached(table)
+          .forEach(
+              (location, what) -> {
+                if (!exists(table, location)) {
+                  missing.add(id + ": " + location + " (" + what + ")");
+                }
+              });
     }
     return missing;
   }
@@ -79,8 +90,11 @@ public final class EveryTableReaches {
     TableMetadata metadata = ((HasTableOperations) table).operations().current();
     files.put(metadata.metadataFileLocation(), "current metadata");
     metadata.previousFiles().forEach(entry -> files.putIfAbsent(entry.file(), "metadata log"));
-    metadata.statisticsFiles().stream().map(StatisticsFile::path).forEach(p -> files.putIfAbsent(p, "statistics"));
-    metadata.partitionStatisticsFiles().stream().map(PartitionStatisticsFile::path)
+    metadata.statisticsFiles().stream()
+        .map(StatisticsFile::path)
+        .forEach(p -> files.putIfAbsent(p, "statistics"));
+    metadata.partitionStatisticsFiles().stream()
+        .map(PartitionStatisticsFile::path)
         .forEach(p -> files.putIfAbsent(p, "partition statistics"));
     for (Snapshot snapshot : metadata.snapshots()) {
       String of = "snapshot " + snapshot.snapshotId() + "'s ";
@@ -95,9 +109,10 @@ public final class EveryTableReaches {
       }
       for (ManifestFile manifest : manifests) {
         files.putIfAbsent(manifest.path(), of + "manifest");
-        try (CloseableIterable<? extends ContentFile<?>> entries = manifest.content() == ManifestContent.DATA
-            ? ManifestFiles.read(manifest, table.io(), table.specs())
-            : ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+        try (CloseableIterable<? extends ContentFile<?>> entries =
+            manifest.content() == ManifestContent.DATA
+                ? ManifestFiles.read(manifest, table.io(), table.specs())
+                : ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
           for (ContentFile<?> file : entries) {
             files.putIfAbsent(file.location(), of + file.content().name().toLowerCase() + " file");
           }

@@ -32,16 +32,18 @@ import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * A TCP proxy in front of a {@link LocalS3} that answers chosen requests the way a struggling S3 does
- * ({@link S3Fault}: 503 SlowDown, 500 InternalError, a reset connection, a reset mid-answer, a delay) and
- * forwards every other request unchanged. Clients point at {@link #endpoint()} (path-style); since the
- * request's head, {@code Host} included, reaches s3proxy as the client signed it, SigV4 checks pass.
+ * A TCP proxy in front of a {@link LocalS3} that answers chosen requests the way a struggling S3
+ * does ({@link S3Fault}: 503 SlowDown, 500 InternalError, a reset connection, a reset mid-answer, a
+ * delay) and forwards every other request unchanged. Clients point at {@link #endpoint()}
+ * (path-style); since the request's head, {@code Host} included, reaches s3proxy as the client
+ * signed it, SigV4 checks pass.
  *
- * <p>Rules ({@link S3FaultRule}) are matched in the order added; the first that matches and draws a fault
- * answers. Draws are seeded and depend only on the seed, the rule, the request (method, bucket, key) and how
- * many times that rule saw that request before: the same requests fault the same way whatever the order in
- * which concurrent clients send them. A rule's {@code times} limit is shared by all requests, so which ones
- * it reaches can depend on their order. Every injected fault is recorded ({@link #injected()}).
+ * <p>Rules ({@link S3FaultRule}) are matched in the order added; the first that matches and draws a
+ * fault answers. Draws are seeded and depend only on the seed, the rule, the request (method,
+ * bucket, key) and how many times that rule saw that request before: the same requests fault the
+ * same way whatever the order in which concurrent clients send them. A rule's {@code times} limit
+ * is shared by all requests, so which ones it reaches can depend on their order. Every injected
+ * fault is recorded ({@link #injected()}).
  *
  * <p>Each connection carries one request: the proxy asks the server to close after answering
  * ({@code Connection: close}, which SigV4 does not sign), so every request passes the rules.
@@ -76,11 +78,13 @@ public final class FaultyS3 implements AutoCloseable {
       throw new IllegalStateException("Cannot listen for the S3 fault proxy", e);
     }
     endpoint = URI.create("http://127.0.0.1:" + server.getLocalPort());
-    connections = Executors.newCachedThreadPool(runnable -> {
-      Thread thread = new Thread(runnable, "faulty-s3");
-      thread.setDaemon(true);
-      return thread;
-    });
+    connections =
+        Executors.newCachedThreadPool(
+            runnable -> {
+              Thread thread = new Thread(runnable, "faulty-s3");
+              thread.setDaemon(true);
+              return thread;
+            });
     ServerSocket listening = server;
     connections.execute(() -> accept(listening));
     return this;
@@ -110,7 +114,9 @@ public final class FaultyS3 implements AutoCloseable {
     return this;
   }
 
-  /** Every fault injected since start or the last {@link #clearInjected()}, in the order injected. */
+  /**
+   * Every fault injected since start or the last {@link #clearInjected()}, in the order injected.
+   */
   public List<InjectedFault> injected() {
     return List.copyOf(injected);
   }
@@ -120,9 +126,9 @@ public final class FaultyS3 implements AutoCloseable {
   }
 
   /**
-   * {@link LocalS3#icebergProperties()} with {@code s3.endpoint} pointing at this proxy, and S3FileIO's
-   * retry waits shortened (base 10 ms, at most 100 ms instead of 2 s and 20 s) so that tests retrying
-   * through faults stay fast; the number of retries stays Iceberg's default (5).
+   * {@link LocalS3#icebergProperties()} with {@code s3.endpoint} pointing at this proxy, and
+   * S3FileIO's retry waits shortened (base 10 ms, at most 100 ms instead of 2 s and 20 s) so that
+   * tests retrying through faults stay fast; the number of retries stays Iceberg's default (5).
    */
   public Map<String, String> icebergProperties() {
     Map<String, String> properties = new TreeMap<>(upstream.icebergProperties());
@@ -134,15 +140,16 @@ public final class FaultyS3 implements AutoCloseable {
 
   /** {@link LocalS3#jdbcCatalogProperties} through this proxy ({@link #icebergProperties()}). */
   public Map<String, String> jdbcCatalogProperties(String bucket, Path sqliteFile) {
-    Map<String, String> properties = new TreeMap<>(upstream.jdbcCatalogProperties(bucket, sqliteFile));
+    Map<String, String> properties =
+        new TreeMap<>(upstream.jdbcCatalogProperties(bucket, sqliteFile));
     properties.putAll(icebergProperties());
     return properties;
   }
 
   /**
-   * An SDK client through this proxy, closed with this instance. It retries as the SDK's standard mode
-   * (3 attempts) but waits 10 to 100 ms between attempts, and never stops retrying for lack of retry
-   * tokens (which would make outcomes depend on earlier tests).
+   * An SDK client through this proxy, closed with this instance. It retries as the SDK's standard
+   * mode (3 attempts) but waits 10 to 100 ms between attempts, and never stops retrying for lack of
+   * retry tokens (which would make outcomes depend on earlier tests).
    */
   public synchronized S3Client client() {
     start();
@@ -163,7 +170,8 @@ public final class FaultyS3 implements AutoCloseable {
   }
 
   private static RetryStrategy fastRetries() {
-    BackoffStrategy backoff = BackoffStrategy.exponentialDelay(Duration.ofMillis(10), Duration.ofMillis(100));
+    BackoffStrategy backoff =
+        BackoffStrategy.exponentialDelay(Duration.ofMillis(10), Duration.ofMillis(100));
     return AwsRetryStrategy.standardRetryStrategy().toBuilder()
         .backoffStrategy(backoff)
         .throttlingBackoffStrategy(backoff)
@@ -222,7 +230,8 @@ public final class FaultyS3 implements AutoCloseable {
         if (fault.isPresent() && fault.get() instanceof S3Fault.Delay delay) {
           Thread.sleep(delay.delay().toMillis());
         }
-        forward(client, in, head, fault.isPresent() && fault.get() instanceof S3Fault.ResetMidResponse);
+        forward(
+            client, in, head, fault.isPresent() && fault.get() instanceof S3Fault.ResetMidResponse);
       }
     } catch (IOException | InterruptedException e) {
       // the client or the server went away: nothing to answer
@@ -234,7 +243,8 @@ public final class FaultyS3 implements AutoCloseable {
       if (rule.left > 0 && rule.rule.matches(head.method, head.bucket, head.key)) {
         String request = head.method + " " + head.bucket + "/" + head.key;
         int occurrence = rule.seen.merge(request, 1, Integer::sum);
-        long draw = seed * 1_000_003L + rule.index * 10_007L + request.hashCode() * 31L + occurrence;
+        long draw =
+            seed * 1_000_003L + rule.index * 10_007L + request.hashCode() * 31L + occurrence;
         if (new Random(draw).nextDouble() < rule.rule.probability()) {
           rule.left--;
           injected.add(new InjectedFault(rule.rule.fault(), head.method, head.bucket, head.key));
@@ -249,15 +259,29 @@ public final class FaultyS3 implements AutoCloseable {
       throws IOException {
     String requestId = Long.toHexString(System.nanoTime()).toUpperCase(Locale.ROOT);
     byte[] body =
-        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + error.code() + "</Code><Message>"
-                + error.message() + "</Message><Resource>/" + head.bucket + "/" + head.key
-                + "</Resource><RequestId>" + requestId + "</RequestId></Error>")
+        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>"
+                + error.code()
+                + "</Code><Message>"
+                + error.message()
+                + "</Message><Resource>/"
+                + head.bucket
+                + "/"
+                + head.key
+                + "</Resource><RequestId>"
+                + requestId
+                + "</RequestId></Error>")
             .getBytes(StandardCharsets.UTF_8);
     boolean withBody = !"HEAD".equals(head.method);
     String response =
-        "HTTP/1.1 " + error.status() + " " + (error.status() == 503 ? "Slow Down" : "Internal Server Error")
-            + "\r\nContent-Type: application/xml\r\nx-amz-request-id: " + requestId
-            + "\r\nContent-Length: " + (withBody ? body.length : 0) + "\r\nConnection: close\r\n\r\n";
+        "HTTP/1.1 "
+            + error.status()
+            + " "
+            + (error.status() == 503 ? "Slow Down" : "Internal Server Error")
+            + "\r\nContent-Type: application/xml\r\nx-amz-request-id: "
+            + requestId
+            + "\r\nContent-Length: "
+            + (withBody ? body.length : 0)
+            + "\r\nConnection: close\r\n\r\n";
     out.write(response.getBytes(StandardCharsets.ISO_8859_1));
     if (withBody) {
       out.write(body);
@@ -270,14 +294,19 @@ public final class FaultyS3 implements AutoCloseable {
     socket.close();
   }
 
-  /** Passes the request on and the answer back; with {@code resetMidway}, resets halfway through its body. */
+  /**
+   * Passes the request on and the answer back; with {@code resetMidway}, resets halfway through its
+   * body.
+   */
   private void forward(Socket client, InputStream in, HttpRequestHead head, boolean resetMidway)
       throws IOException {
-    try (Socket origin = new Socket(InetAddress.getLoopbackAddress(), upstream.endpoint().getPort())) {
+    try (Socket origin =
+        new Socket(InetAddress.getLoopbackAddress(), upstream.endpoint().getPort())) {
       OutputStream toServer = origin.getOutputStream();
       toServer.write(head.bytesClosingConnection());
       toServer.flush();
-      // the body (after a 100 Continue, if asked) flows on its own thread while the answer flows back
+      // the body (after a 100 Continue, if asked) flows on its own thread while the answer flows
+      // back
       connections.execute(() -> copyQuietly(in, toServer));
       InputStream fromServer = new BufferedInputStream(origin.getInputStream());
       OutputStream toClient = client.getOutputStream();
@@ -292,8 +321,8 @@ public final class FaultyS3 implements AutoCloseable {
   }
 
   /**
-   * Passes every interim answer (100 Continue), then the final answer's head and half its body; half its
-   * head when it has no body (a write's answer), so that the client never sees it whole.
+   * Passes every interim answer (100 Continue), then the final answer's head and half its body;
+   * half its head when it has no body (a write's answer), so that the client never sees it whole.
    */
   private static void passHalf(InputStream fromServer, OutputStream toClient) throws IOException {
     while (true) {

@@ -11,8 +11,8 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The head of an HTTP/1.1 request as {@link FaultyS3} reads it: method, path-style bucket and key, and the
- * header lines as sent, which it forwards unchanged but for {@code Connection}.
+ * The head of an HTTP/1.1 request as {@link FaultyS3} reads it: method, path-style bucket and key,
+ * and the header lines as sent, which it forwards unchanged but for {@code Connection}.
  */
 final class HttpRequestHead {
   final String method;
@@ -41,7 +41,10 @@ final class HttpRequestHead {
     String path = query < 0 ? target : target.substring(0, query);
     String[] parts = path.substring(1).split("/", 2);
     String bucket = URLDecoder.decode(parts[0], StandardCharsets.UTF_8);
-    String key = parts.length > 1 ? URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8) : "";
+    String key =
+        parts.length > 1
+            ? URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8)
+            : "";
     return new HttpRequestHead(requestLine[0], bucket, key, lines);
   }
 
@@ -51,7 +54,8 @@ final class HttpRequestHead {
     int matched = 0;
     for (int b; (b = in.read()) >= 0; ) {
       head.write(b);
-      matched = (b == '\r' && matched % 2 == 0) || (b == '\n' && matched % 2 == 1) ? matched + 1 : 0;
+      matched =
+          (b == '\r' && matched % 2 == 0) || (b == '\n' && matched % 2 == 1) ? matched + 1 : 0;
       if (matched == 4) {
         return head.toByteArray();
       }

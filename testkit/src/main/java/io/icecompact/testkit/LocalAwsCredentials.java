@@ -6,11 +6,11 @@ import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 
 /**
- * Static credentials for the AWS clients Iceberg builds from catalog properties (here: DynamoDbCatalog's
- * DynamoDB client, which has no access-key properties of its own, unlike S3FileIO's {@code s3.*} keys).
- * Named by {@code client.credentials-provider}; iceberg-aws calls {@link #create(Map)} with the
- * {@code client.credentials-provider.*} properties, prefix removed: {@code access-key-id} and
- * {@code secret-access-key}.
+ * Static credentials for the AWS clients Iceberg builds from catalog properties (here:
+ * DynamoDbCatalog's DynamoDB client, which has no access-key properties of its own, unlike
+ * S3FileIO's {@code s3.*} keys). Named by {@code client.credentials-provider}; iceberg-aws calls
+ * {@link #create(Map)} with the {@code client.credentials-provider.*} properties, prefix removed:
+ * {@code access-key-id} and {@code secret-access-key}.
  */
 public final class LocalAwsCredentials implements AwsCredentialsProvider {
   public static final String PREFIX = "client.credentials-provider.";
@@ -26,7 +26,12 @@ public final class LocalAwsCredentials implements AwsCredentialsProvider {
     String secretAccessKey = properties.get("secret-access-key");
     if (accessKeyId == null || secretAccessKey == null) {
       throw new IllegalArgumentException(
-          "set " + PREFIX + "access-key-id and " + PREFIX + "secret-access-key; got " + properties.keySet());
+          "set "
+              + PREFIX
+              + "access-key-id and "
+              + PREFIX
+              + "secret-access-key; got "
+              + properties.keySet());
     }
     return new LocalAwsCredentials(AwsBasicCredentials.create(accessKeyId, secretAccessKey));
   }

@@ -5,12 +5,13 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * Finds the repository's {@code local-aws/} folder, where the testkit module's build installed dynalite,
- * aws-local-stepfunctions and asl-validator with {@code npm ci}, next to the node scripts that drive them.
+ * Finds the repository's {@code local-aws/} folder, where the testkit module's build installed
+ * dynalite, aws-local-stepfunctions and asl-validator with {@code npm ci}, next to the node scripts
+ * that drive them.
  *
- * <p>The system property {@code icecompact.local-aws.dir} wins; otherwise the folder is looked up from the
- * working directory upwards (Surefire runs each module's tests in that module's folder), so a module that
- * uses the testkit needs no configuration.
+ * <p>The system property {@code icecompact.local-aws.dir} wins; otherwise the folder is looked up
+ * from the working directory upwards (Surefire runs each module's tests in that module's folder),
+ * so a module that uses the testkit needs no configuration.
  */
 final class LocalAwsDir {
   static final String PROPERTY = "icecompact.local-aws.dir";
@@ -33,13 +34,19 @@ final class LocalAwsDir {
     if (dir == null || !Files.isRegularFile(dir.resolve("package.json"))) {
       throw new IllegalStateException(
           "local-aws/ not found (looked "
-              + (configured != null ? "at " + configured : "upwards from " + Paths.get("").toAbsolutePath())
-              + "); set -D" + PROPERTY + "=<repository>/local-aws");
+              + (configured != null
+                  ? "at " + configured
+                  : "upwards from " + Paths.get("").toAbsolutePath())
+              + "); set -D"
+              + PROPERTY
+              + "=<repository>/local-aws");
     }
     if (!Files.isDirectory(dir.resolve("node_modules"))) {
       throw new IllegalStateException(
-          dir + "/node_modules is missing: build the testkit module (it runs npm ci) or run `npm ci --prefix "
-              + dir + "`");
+          dir
+              + "/node_modules is missing: build the testkit module (it runs npm ci) or run `npm ci --prefix "
+              + dir
+              + "`");
     }
     return dir;
   }

@@ -17,13 +17,14 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * A DynamoDB endpoint for tests: dynalite (an in-memory implementation of the DynamoDB API on LevelDB, from
- * npm) as a child process, because Amazon's DynamoDB Local may not be used here and there is no Docker.
- * Conditional writes, {@code ConditionalCheckFailedException}, Query and UpdateItem behave as in DynamoDB;
- * TransactWriteItems and UpdateTimeToLive do not exist. Tables are ACTIVE as soon as they are created.
+ * A DynamoDB endpoint for tests: dynalite (an in-memory implementation of the DynamoDB API on
+ * LevelDB, from npm) as a child process, because Amazon's DynamoDB Local may not be used here and
+ * there is no Docker. Conditional writes, {@code ConditionalCheckFailedException}, Query and
+ * UpdateItem behave as in DynamoDB; TransactWriteItems and UpdateTimeToLive do not exist. Tables
+ * are ACTIVE as soon as they are created.
  *
- * <p>The child listens on a free port of 127.0.0.1 and exits when its stdin closes, so it dies with the
- * test JVM even when the JVM is killed. Every instance starts empty.
+ * <p>The child listens on a free port of 127.0.0.1 and exits when its stdin closes, so it dies with
+ * the test JVM even when the JVM is killed. Every instance starts empty.
  */
 public final class LocalDynamoDb implements AutoCloseable {
   public static final String REGION = "us-east-1";
@@ -85,8 +86,8 @@ public final class LocalDynamoDb implements AutoCloseable {
   }
 
   /**
-   * A client for this endpoint (static test credentials, region us-east-1, url-connection HTTP client),
-   * closed with this instance.
+   * A client for this endpoint (static test credentials, region us-east-1, url-connection HTTP
+   * client), closed with this instance.
    */
   public synchronized DynamoDbClient client() {
     start();

@@ -35,30 +35,34 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The Lambda Invoke API ({@code POST /2015-03-31/functions/{FunctionName}/invocations}) inside the test
- * JVM, so that a state machine run by {@link LocalStateMachine} — or any AWS SDK Lambda client — calls the
- * project's real handler classes. {@code FunctionName} may be a name, a full ARN
+ * The Lambda Invoke API ({@code POST /2015-03-31/functions/{FunctionName}/invocations}) inside the
+ * test JVM, so that a state machine run by {@link LocalStateMachine} — or any AWS SDK Lambda client
+ * — calls the project's real handler classes. {@code FunctionName} may be a name, a full ARN
  * ({@code arn:aws:lambda:us-east-1:123456789012:function:name[:qualifier]}) or a partial ARN.
  *
- * <p>A handler that returns answers 200 with its output. A handler that throws answers 200 with header
- * {@code X-Amz-Function-Error: Unhandled} and the body Lambda's Java runtime sends,
- * {@code {"errorMessage": <message, or the class name when null>, "errorType": <fully qualified class
- * name>, "stackTrace": ["<frame>", ...]}}, so that {@code Retry}/{@code Catch} {@code ErrorEquals} match on
- * the exception's class name as in AWS. Invocations run concurrently, each with a fresh request id.
+ * <p>A handler that returns answers 200 with its output. A handler that throws answers 200 with
+ * header {@code X-Amz-Function-Error: Unhandled} and the body Lambda's Java runtime sends, {@code
+ * {"errorMessage": <message, or the class name when null>, "errorType": <fully qualified class
+ * name>, "stackTrace": ["<frame>", ...]}}, so that {@code Retry}/{@code Catch} {@code ErrorEquals}
+ * match on the exception's class name as in AWS. Invocations run concurrently, each with a fresh
+ * request id.
  *
- * <p>A response larger than {@link #RESPONSE_LIMIT_BYTES} (Step Functions' 256 KiB, far below Lambda's own
- * 6 MB) is answered as Step Functions treats it: a function error {@code States.DataLimitExceeded}, which
- * the state-machine runner makes terminal (no Retry, no Catch, not even {@code States.ALL}), as in AWS. It
- * is also recorded in {@link #limitViolations()}, so that a test can fail on it even when the caller
- * swallowed the error.
+ * <p>A response larger than {@link #RESPONSE_LIMIT_BYTES} (Step Functions' 256 KiB, far below
+ * Lambda's own 6 MB) is answered as Step Functions treats it: a function error {@code
+ * States.DataLimitExceeded}, which the state-machine runner makes terminal (no Retry, no Catch, not
+ * even {@code States.ALL}), as in AWS. It is also recorded in {@link #limitViolations()}, so that a
+ * test can fail on it even when the caller swallowed the error.
  */
 public final class LocalLambda implements AutoCloseable {
   public static final String REGION = "us-east-1";
   public static final String ACCOUNT = "123456789012";
+
   /** Lambda's maximum, reported by {@link Context#getRemainingTimeInMillis()}. */
   private static final Duration TIMEOUT = Duration.ofMinutes(15);
+
   /** The largest result Step Functions accepts from a Task: 256 KiB of UTF-8 JSON. */
   public static final int RESPONSE_LIMIT_BYTES = 256 * 1024;
+
   /** The error Step Functions fails a Task with when its result is larger. */
   public static final String DATA_LIMIT_EXCEEDED = "States.DataLimitExceeded";
 
@@ -111,8 +115,8 @@ public final class LocalLambda implements AutoCloseable {
   }
 
   /**
-   * Makes invocations of {@code functionName} (a name, or an ARN whose name is taken) run {@code handler},
-   * replacing an earlier registration; starts the server.
+   * Makes invocations of {@code functionName} (a name, or an ARN whose name is taken) run {@code
+   * handler}, replacing an earlier registration; starts the server.
    */
   public LocalLambda register(String functionName, RequestStreamHandler handler) {
     Objects.requireNonNull(handler, "handler");
@@ -125,44 +129,55 @@ public final class LocalLambda implements AutoCloseable {
   }
 
   /**
-   * The next {@code invocations} invocations of {@code functionName} are refused as Lambda refuses an
-   * invocation above the function's or the account's free concurrency: HTTP 429
-   * {@code TooManyRequestsException} ({@code Rate Exceeded.}), the handler not run. Step Functions
-   * reports that to the state as {@code Lambda.TooManyRequestsException}.
+   * The next {@code invocations} invocations of {@code functionName} are refused as Lambda refuses
+   * an invocation above the function's or the account's free concurrency: HTTP 429 {@code
+   * TooManyRequestsException} ({@code Rate Exceeded.}), the handler not run. Step Functions reports
+   * that to the state as {@code Lambda.TooManyRequestsException}.
    */
   public LocalLambda throttle(String functionName, int invocations) {
-    throttled.computeIfAbsent(functionName(functionName), n -> new AtomicInteger()).set(invocations);
+    throttled
+        .computeIfAbsent(functionName(functionName), n -> new AtomicInteger())
+        .set(invocations);
     return this;
   }
 
   /**
-   * The next {@code invocations} invocations of {@code functionName} end as Lambda ends a function that ran
-   * out of its timeout: the handler runs (everything it wrote stays written, as a function stopped right after
-   * its last write), then its answer, result or error, is replaced by the function error Lambda reports,
-   * {@code Sandbox.Timedout} ("Task timed out after 900.00 seconds"), which Step Functions gives the state
-   * as the error name.
+   * The next {@code invocations} invocations of {@code functionName} end as Lambda ends a function
+   * that ran out of its timeout: the handler runs (everything it wrote stays written, as a function
+   * stopped right after its last write), then its answer, result or error, is replaced by the
+   * function error Lambda reports, {@code Sandbox.Timedout} ("Task timed out after 900.00
+   * seconds"), which Step Functions gives the state as the error name.
    */
   public LocalLambda timeOut(String functionName, int invocations) {
     return timeOut(functionName, payload -> true, invocations);
   }
 
-  /** As {@link #timeOut(String, int)}, for the next invocations whose payload (JSON text) matches {@code which}. */
+  /**
+   * As {@link #timeOut(String, int)}, for the next invocations whose payload (JSON text) matches
+   * {@code which}.
+   */
   public LocalLambda timeOut(String functionName, Predicate<String> which, int invocations) {
-    timingOut.put(functionName(functionName), new TimeoutRule(which, new AtomicInteger(invocations), true));
+    timingOut.put(
+        functionName(functionName), new TimeoutRule(which, new AtomicInteger(invocations), true));
     return this;
   }
 
   /**
-   * As {@link #timeOut(String, int)}, but the function error Lambda reports has no {@code errorType}, as for
-   * a function whose runtime died before answering (out of memory, or a timeout reported that way): Step
-   * Functions gives the state {@code Lambda.Unknown} as the error name.
+   * As {@link #timeOut(String, int)}, but the function error Lambda reports has no {@code
+   * errorType}, as for a function whose runtime died before answering (out of memory, or a timeout
+   * reported that way): Step Functions gives the state {@code Lambda.Unknown} as the error name.
    */
   public LocalLambda unknownError(String functionName, int invocations) {
-    timingOut.put(functionName(functionName), new TimeoutRule(payload -> true, new AtomicInteger(invocations), false));
+    timingOut.put(
+        functionName(functionName),
+        new TimeoutRule(payload -> true, new AtomicInteger(invocations), false));
     return this;
   }
 
-  /** {@code typed}: the answer names {@code Sandbox.Timedout}; otherwise it has no errorType (Lambda.Unknown). */
+  /**
+   * {@code typed}: the answer names {@code Sandbox.Timedout}; otherwise it has no errorType
+   * (Lambda.Unknown).
+   */
   private record TimeoutRule(Predicate<String> which, AtomicInteger left, boolean typed) {
     boolean take(String payload) {
       return which.test(payload) && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
@@ -170,9 +185,10 @@ public final class LocalLambda implements AutoCloseable {
   }
 
   /**
-   * The next {@code invocations} invocations of {@code functionName} fail as Lambda fails an invocation on
-   * its own side: HTTP 500 {@code ServiceException}, the handler not run. Step Functions reports it to the
-   * state as {@code Lambda.ServiceException}, which AWS recommends retrying.
+   * The next {@code invocations} invocations of {@code functionName} fail as Lambda fails an
+   * invocation on its own side: HTTP 500 {@code ServiceException}, the handler not run. Step
+   * Functions reports it to the state as {@code Lambda.ServiceException}, which AWS recommends
+   * retrying.
    */
   public LocalLambda serviceError(String functionName, int invocations) {
     failing.computeIfAbsent(functionName(functionName), n -> new AtomicInteger()).set(invocations);
@@ -203,8 +219,8 @@ public final class LocalLambda implements AutoCloseable {
   }
 
   /**
-   * The responses refused because they exceeded {@link #RESPONSE_LIMIT_BYTES}, one line each (function and
-   * size), in arrival order.
+   * The responses refused because they exceeded {@link #RESPONSE_LIMIT_BYTES}, one line each
+   * (function and size), in arrival order.
    */
   public List<String> limitViolations() {
     return List.copyOf(limitViolations);
@@ -222,8 +238,9 @@ public final class LocalLambda implements AutoCloseable {
   }
 
   /**
-   * The function name in a FunctionName parameter: {@code name}, {@code name:qualifier},
-   * {@code account:function:name[:qualifier]} or {@code arn:aws:lambda:region:account:function:name[:qualifier]}.
+   * The function name in a FunctionName parameter: {@code name}, {@code name:qualifier}, {@code
+   * account:function:name[:qualifier]} or {@code
+   * arn:aws:lambda:region:account:function:name[:qualifier]}.
    */
   static String functionName(String functionNameOrArn) {
     String value = Objects.requireNonNull(functionNameOrArn, "functionName");
@@ -240,17 +257,17 @@ public final class LocalLambda implements AutoCloseable {
       Matcher matcher = INVOKE_PATH.matcher(exchange.getRequestURI().getRawPath());
       if (!"POST".equals(exchange.getRequestMethod()) || !matcher.matches()) {
         sendServiceError(
-            exchange, 404, "UnknownOperationException", "Unknown operation " + exchange.getRequestURI());
+            exchange,
+            404,
+            "UnknownOperationException",
+            "Unknown operation " + exchange.getRequestURI());
         return;
       }
       String name = functionName(URLDecoder.decode(matcher.group(1), StandardCharsets.UTF_8));
       RequestStreamHandler handler = handlers.get(name);
       if (handler == null) {
         sendServiceError(
-            exchange,
-            404,
-            "ResourceNotFoundException",
-            "Function not found: " + arn(name));
+            exchange, 404, "ResourceNotFoundException", "Function not found: " + arn(name));
         return;
       }
       byte[] payload = exchange.getRequestBody().readAllBytes();
@@ -262,7 +279,11 @@ public final class LocalLambda implements AutoCloseable {
       }
       AtomicInteger serviceErrors = failing.get(name);
       if (serviceErrors != null && serviceErrors.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
-        sendServiceError(exchange, 500, "ServiceException", "Lambda was unable to process the request (injected).");
+        sendServiceError(
+            exchange,
+            500,
+            "ServiceException",
+            "Lambda was unable to process the request (injected).");
         return;
       }
       invocations.get(name).incrementAndGet();
@@ -294,16 +315,21 @@ public final class LocalLambda implements AutoCloseable {
   private record Outcome(String requestId, boolean error, byte[] body) {}
 
   /**
-   * What Lambda answers for an invocation that hit the function's timeout (Lambda's maximum, here); without
-   * {@code typed}, no errorType.
+   * What Lambda answers for an invocation that hit the function's timeout (Lambda's maximum, here);
+   * without {@code typed}, no errorType.
    */
   private static Outcome timedOut(String requestId, boolean typed) {
     ObjectNode body = JSON.createObjectNode();
     if (typed) {
       body.put("errorType", "Sandbox.Timedout");
     }
-    body.put("errorMessage",
-        "RequestId: " + requestId + " Error: Task timed out after " + TIMEOUT.toSeconds() + ".00 seconds");
+    body.put(
+        "errorMessage",
+        "RequestId: "
+            + requestId
+            + " Error: Task timed out after "
+            + TIMEOUT.toSeconds()
+            + ".00 seconds");
     try {
       return new Outcome(requestId, true, JSON.writeValueAsBytes(body));
     } catch (IOException e) {
@@ -312,8 +338,8 @@ public final class LocalLambda implements AutoCloseable {
   }
 
   /**
-   * The context an invocation of {@code functionName} gets here, for a test that calls a handler directly:
-   * request id {@code requestId}, 15 minutes to run.
+   * The context an invocation of {@code functionName} gets here, for a test that calls a handler
+   * directly: request id {@code requestId}, 15 minutes to run.
    */
   public static Context context(String functionName, String requestId) {
     return new LocalContext(functionName, requestId, System.nanoTime());
@@ -332,10 +358,12 @@ public final class LocalLambda implements AutoCloseable {
                     + " service limit: %d bytes > %d",
                 arn(name), response.length, RESPONSE_LIMIT_BYTES);
         limitViolations.add(name + ": " + message);
-        return new Outcome(requestId, true, errorBody(DATA_LIMIT_EXCEEDED, message, new StackTraceElement[0]));
+        return new Outcome(
+            requestId, true, errorBody(DATA_LIMIT_EXCEEDED, message, new StackTraceElement[0]));
       }
       return new Outcome(requestId, false, response);
-    } catch (Throwable t) { // the Lambda runtime reports Errors (StackOverflowError, ...) the same way
+    } catch (
+        Throwable t) { // the Lambda runtime reports Errors (StackOverflowError, ...) the same way
       return new Outcome(requestId, true, errorBody(t));
     }
   }
@@ -343,10 +371,14 @@ public final class LocalLambda implements AutoCloseable {
   /** The error document of Lambda's Java runtime for an exception a handler threw. */
   static byte[] errorBody(Throwable t) {
     String message = t.getLocalizedMessage();
-    return errorBody(t.getClass().getName(), message == null ? t.getClass().getName() : message, t.getStackTrace());
+    return errorBody(
+        t.getClass().getName(),
+        message == null ? t.getClass().getName() : message,
+        t.getStackTrace());
   }
 
-  private static byte[] errorBody(String errorType, String message, StackTraceElement[] stackTrace) {
+  private static byte[] errorBody(
+      String errorType, String message, StackTraceElement[] stackTrace) {
     ObjectNode body = JSON.createObjectNode();
     body.put("errorMessage", message);
     body.put("errorType", errorType);
@@ -361,8 +393,8 @@ public final class LocalLambda implements AutoCloseable {
     }
   }
 
-  private static void sendServiceError(HttpExchange exchange, int status, String type, String message)
-      throws IOException {
+  private static void sendServiceError(
+      HttpExchange exchange, int status, String type, String message) throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("Type", status >= 500 ? "Service" : "User");
     body.put("message", message);
@@ -383,7 +415,9 @@ public final class LocalLambda implements AutoCloseable {
     }
   }
 
-  /** The context a handler gets: the fields a handler reads, with a fresh request id per invocation. */
+  /**
+   * The context a handler gets: the fields a handler reads, with a fresh request id per invocation.
+   */
   private static final class LocalContext implements Context {
     private final String functionName;
     private final String requestId;

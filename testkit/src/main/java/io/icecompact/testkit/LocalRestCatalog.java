@@ -49,26 +49,27 @@ import org.apache.iceberg.rest.responses.ConfigResponse;
 import org.apache.iceberg.rest.responses.ErrorResponse;
 
 /**
- * Iceberg's REST catalog protocol on 127.0.0.1, served from a real catalog passed in (e.g. a JdbcCatalog
- * on SQLite). Each route calls Iceberg's own server-side logic, {@link CatalogHandlers}, the way Iceberg's
- * reference RESTCatalogAdapter does, and failures are Iceberg {@link ErrorResponse}s with that adapter's
- * HTTP codes, so a RESTCatalog client raises the same exceptions as against a real server.
+ * Iceberg's REST catalog protocol on 127.0.0.1, served from a real catalog passed in (e.g. a
+ * JdbcCatalog on SQLite). Each route calls Iceberg's own server-side logic, {@link
+ * CatalogHandlers}, the way Iceberg's reference RESTCatalogAdapter does, and failures are Iceberg
+ * {@link ErrorResponse}s with that adapter's HTTP codes, so a RESTCatalog client raises the same
+ * exceptions as against a real server.
  *
- * <p>Why it exists: no REST catalog server of Iceberg 1.12 is published (iceberg-open-api's test fixtures
- * stop at 1.11, and RESTCatalogAdapter lives in iceberg-core's unpublished tests), but iceberg-core's main
- * jar carries CatalogHandlers and the request/response model.
+ * <p>Why it exists: no REST catalog server of Iceberg 1.12 is published (iceberg-open-api's test
+ * fixtures stop at 1.11, and RESTCatalogAdapter lives in iceberg-core's unpublished tests), but
+ * iceberg-core's main jar carries CatalogHandlers and the request/response model.
  *
- * <p>Serves namespaces (list, create, load, exists), tables (list, create, load, exists, commit) and
- * metrics reports (accepted and dropped); {@code /v1/config} lists exactly those endpoints, so a client
- * refuses any other operation itself. Requests are handled one at a time. Closing stops the server; the
- * backing catalog belongs to the caller and stays open.
+ * <p>Serves namespaces (list, create, load, exists), tables (list, create, load, exists, commit)
+ * and metrics reports (accepted and dropped); {@code /v1/config} lists exactly those endpoints, so
+ * a client refuses any other operation itself. Requests are handled one at a time. Closing stops
+ * the server; the backing catalog belongs to the caller and stays open.
  */
 public final class LocalRestCatalog implements AutoCloseable {
   private static final String SEPARATOR = RESTCatalogProperties.NAMESPACE_SEPARATOR_DEFAULT;
 
   /**
-   * HTTP code per exception (or its nearest listed superclass) as Iceberg's RESTCatalogAdapter maps them;
-   * anything else is a 500, which a client committing reads as "commit state unknown".
+   * HTTP code per exception (or its nearest listed superclass) as Iceberg's RESTCatalogAdapter maps
+   * them; anything else is a 500, which a client committing reads as "commit state unknown".
    */
   private static final Map<Class<?>, Integer> ERROR_CODES =
       Map.ofEntries(
@@ -103,7 +104,8 @@ public final class LocalRestCatalog implements AutoCloseable {
   /** Starts serving {@code catalog}, which must also support namespaces. */
   public LocalRestCatalog(Catalog catalog) {
     if (!(catalog instanceof SupportsNamespaces supportsNamespaces)) {
-      throw new IllegalArgumentException(catalog.getClass().getName() + " does not support namespaces");
+      throw new IllegalArgumentException(
+          catalog.getClass().getName() + " does not support namespaces");
     }
     this.catalog = catalog;
     this.namespaces = supportsNamespaces;
@@ -129,54 +131,80 @@ public final class LocalRestCatalog implements AutoCloseable {
 
   private List<Route> routes() {
     return List.of(
-        new Route(Endpoint.V1_LIST_NAMESPACES, call -> {
-          String parent = call.query().get("parent");
-          Namespace ns =
-              parent == null ? Namespace.empty() : RESTUtil.namespaceFromQueryParam(parent, SEPARATOR);
-          String pageSize = call.query().get("pageSize");
-          return pageSize == null
-              ? CatalogHandlers.listNamespaces(namespaces, ns)
-              : CatalogHandlers.listNamespaces(namespaces, ns, call.query().get("pageToken"), pageSize);
-        }),
-        new Route(Endpoint.V1_CREATE_NAMESPACE,
-            call -> CatalogHandlers.createNamespace(namespaces, call.body(CreateNamespaceRequest.class))),
-        new Route(Endpoint.V1_LOAD_NAMESPACE,
+        new Route(
+            Endpoint.V1_LIST_NAMESPACES,
+            call -> {
+              String parent = call.query().get("parent");
+              Namespace ns =
+                  parent == null
+                      ? Namespace.empty()
+                      : RESTUtil.namespaceFromQueryParam(parent, SEPARATOR);
+              String pageSize = call.query().get("pageSize");
+              return pageSize == null
+                  ? CatalogHandlers.listNamespaces(namespaces, ns)
+                  : CatalogHandlers.listNamespaces(
+                      namespaces, ns, call.query().get("pageToken"), pageSize);
+            }),
+        new Route(
+            Endpoint.V1_CREATE_NAMESPACE,
+            call ->
+                CatalogHandlers.createNamespace(
+                    namespaces, call.body(CreateNamespaceRequest.class))),
+        new Route(
+            Endpoint.V1_LOAD_NAMESPACE,
             call -> CatalogHandlers.loadNamespace(namespaces, call.namespace())),
-        new Route(Endpoint.V1_NAMESPACE_EXISTS, call -> {
-          CatalogHandlers.namespaceExists(namespaces, call.namespace());
-          return null;
-        }),
-        new Route(Endpoint.V1_LIST_TABLES, call -> {
-          Namespace ns = call.namespace();
-          String pageSize = call.query().get("pageSize");
-          return pageSize == null
-              ? CatalogHandlers.listTables(catalog, ns)
-              : CatalogHandlers.listTables(catalog, ns, call.query().get("pageToken"), pageSize);
-        }),
-        new Route(Endpoint.V1_CREATE_TABLE, call -> {
-          CreateTableRequest request = call.body(CreateTableRequest.class);
-          request.validate();
-          return request.stageCreate()
-              ? CatalogHandlers.stageTableCreate(catalog, call.namespace(), request)
-              : CatalogHandlers.createTable(catalog, call.namespace(), request);
-        }),
-        new Route(Endpoint.V1_LOAD_TABLE, call -> {
-          String snapshots = call.query().get(RESTCatalogProperties.SNAPSHOTS_QUERY_PARAMETER);
-          SnapshotMode mode = snapshots == null
-              ? RESTCatalogProperties.SNAPSHOT_LOADING_MODE_DEFAULT
-              : SnapshotMode.valueOf(snapshots.toUpperCase(Locale.ROOT));
-          return CatalogHandlers.loadTable(catalog, call.table(), mode);
-        }),
-        new Route(Endpoint.V1_TABLE_EXISTS, call -> {
-          CatalogHandlers.tableExists(catalog, call.table());
-          return null;
-        }),
-        new Route(Endpoint.V1_UPDATE_TABLE,
-            call -> CatalogHandlers.updateTable(catalog, call.table(), call.body(UpdateTableRequest.class))),
-        new Route(Endpoint.V1_REPORT_METRICS, call -> {
-          call.body(ReportMetricsRequest.class);
-          return null;
-        }));
+        new Route(
+            Endpoint.V1_NAMESPACE_EXISTS,
+            call -> {
+              CatalogHandlers.namespaceExists(namespaces, call.namespace());
+              return null;
+            }),
+        new Route(
+            Endpoint.V1_LIST_TABLES,
+            call -> {
+              Namespace ns = call.namespace();
+              String pageSize = call.query().get("pageSize");
+              return pageSize == null
+                  ? CatalogHandlers.listTables(catalog, ns)
+                  : CatalogHandlers.listTables(
+                      catalog, ns, call.query().get("pageToken"), pageSize);
+            }),
+        new Route(
+            Endpoint.V1_CREATE_TABLE,
+            call -> {
+              CreateTableRequest request = call.body(CreateTableRequest.class);
+              request.validate();
+              return request.stageCreate()
+                  ? CatalogHandlers.stageTableCreate(catalog, call.namespace(), request)
+                  : CatalogHandlers.createTable(catalog, call.namespace(), request);
+            }),
+        new Route(
+            Endpoint.V1_LOAD_TABLE,
+            call -> {
+              String snapshots = call.query().get(RESTCatalogProperties.SNAPSHOTS_QUERY_PARAMETER);
+              SnapshotMode mode =
+                  snapshots == null
+                      ? RESTCatalogProperties.SNAPSHOT_LOADING_MODE_DEFAULT
+                      : SnapshotMode.valueOf(snapshots.toUpperCase(Locale.ROOT));
+              return CatalogHandlers.loadTable(catalog, call.table(), mode);
+            }),
+        new Route(
+            Endpoint.V1_TABLE_EXISTS,
+            call -> {
+              CatalogHandlers.tableExists(catalog, call.table());
+              return null;
+            }),
+        new Route(
+            Endpoint.V1_UPDATE_TABLE,
+            call ->
+                CatalogHandlers.updateTable(
+                    catalog, call.table(), call.body(UpdateTableRequest.class))),
+        new Route(
+            Endpoint.V1_REPORT_METRICS,
+            call -> {
+              call.body(ReportMetricsRequest.class);
+              return null;
+            }));
   }
 
   private void handle(HttpExchange exchange) throws IOException {
@@ -188,23 +216,29 @@ public final class LocalRestCatalog implements AutoCloseable {
         requests.add(method + " " + path);
       }
       try {
-        RESTResponse response = route(method, path, query(exchange.getRequestURI().getRawQuery()), body);
+        RESTResponse response =
+            route(method, path, query(exchange.getRequestURI().getRawQuery()), body);
         respond(exchange, response == null ? 204 : 200, response);
       } catch (RuntimeException e) {
         int code = codeOf(e);
-        respond(exchange, code, ErrorResponse.builder()
-            .responseCode(code)
-            .withType(e.getClass().getSimpleName())
-            .withMessage(e.getMessage())
-            .withStackTrace(e)
-            .build());
+        respond(
+            exchange,
+            code,
+            ErrorResponse.builder()
+                .responseCode(code)
+                .withType(e.getClass().getSimpleName())
+                .withMessage(e.getMessage())
+                .withStackTrace(e)
+                .build());
       }
     }
   }
 
   private RESTResponse route(String method, String path, Map<String, String> query, byte[] body) {
     if (method.equals("GET") && path.equals("/v1/config")) {
-      return ConfigResponse.builder().withEndpoints(routes.stream().map(Route::endpoint).toList()).build();
+      return ConfigResponse.builder()
+          .withEndpoints(routes.stream().map(Route::endpoint).toList())
+          .build();
     }
     for (Route route : routes) {
       Matcher matcher = route.pattern().matcher(path);
@@ -229,7 +263,8 @@ public final class LocalRestCatalog implements AutoCloseable {
     return 500;
   }
 
-  private static void respond(HttpExchange exchange, int status, Object response) throws IOException {
+  private static void respond(HttpExchange exchange, int status, Object response)
+      throws IOException {
     if (response == null || exchange.getRequestMethod().equals("HEAD")) {
       exchange.sendResponseHeaders(status, -1);
       return;
@@ -248,7 +283,8 @@ public final class LocalRestCatalog implements AutoCloseable {
         String key = eq < 0 ? pair : pair.substring(0, eq);
         String value = eq < 0 ? "" : pair.substring(eq + 1);
         query.putIfAbsent(
-            URLDecoder.decode(key, StandardCharsets.UTF_8), URLDecoder.decode(value, StandardCharsets.UTF_8));
+            URLDecoder.decode(key, StandardCharsets.UTF_8),
+            URLDecoder.decode(value, StandardCharsets.UTF_8));
       }
     }
     return query;
@@ -265,11 +301,16 @@ public final class LocalRestCatalog implements AutoCloseable {
     RESTResponse handle(Call call);
   }
 
-  /** One of Iceberg's endpoints, its path as a pattern (no prefix) whose groups are the path variables. */
+  /**
+   * One of Iceberg's endpoints, its path as a pattern (no prefix) whose groups are the path
+   * variables.
+   */
   private record Route(Endpoint endpoint, Pattern pattern, Handler handler) {
     Route(Endpoint endpoint, Handler handler) {
-      this(endpoint,
-          Pattern.compile(endpoint.path().replace("/{prefix}", "").replaceAll("\\{[^}]+}", "([^/]+)")),
+      this(
+          endpoint,
+          Pattern.compile(
+              endpoint.path().replace("/{prefix}", "").replaceAll("\\{[^}]+}", "([^/]+)")),
           handler);
     }
   }

@@ -13,9 +13,9 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * An S3 endpoint inside the test JVM, so that code written against S3 (the AWS SDK, Iceberg's
- * {@code S3FileIO}) can be tested without AWS or Docker. It is s3proxy over an in-memory store: every
- * instance starts empty on its own free port and forgets everything when closed. Requests are signed
- * (SigV4) with fixed test credentials, as real S3 requires.
+ * {@code S3FileIO}) can be tested without AWS or Docker. It is s3proxy over an in-memory store:
+ * every instance starts empty on its own free port and forgets everything when closed. Requests are
+ * signed (SigV4) with fixed test credentials, as real S3 requires.
  */
 public final class LocalS3 implements AutoCloseable {
   public static final String ACCESS_KEY_ID = "testkit-access-key";
@@ -71,8 +71,8 @@ public final class LocalS3 implements AutoCloseable {
   }
 
   /**
-   * A client for this endpoint (path-style, test credentials, url-connection HTTP client), closed with
-   * this instance.
+   * A client for this endpoint (path-style, test credentials, url-connection HTTP client), closed
+   * with this instance.
    */
   public synchronized S3Client client() {
     start();
@@ -92,25 +92,33 @@ public final class LocalS3 implements AutoCloseable {
   }
 
   /**
-   * Iceberg catalog properties that make {@code org.apache.iceberg.aws.s3.S3FileIO} (iceberg-aws 1.12) use
-   * this endpoint: {@code s3.endpoint}, {@code s3.path-style-access}, {@code s3.access-key-id},
-   * {@code s3.secret-access-key}, {@code client.region} and {@code http-client.type=urlconnection} (the
-   * default, {@code apache}, needs the SDK's Apache client, which the project leaves out). Merge them into
-   * the catalog properties or pass them to {@code S3FileIO.initialize}.
+   * Iceberg catalog properties that make {@code org.apache.iceberg.aws.s3.S3FileIO} (iceberg-aws
+   * 1.12) use this endpoint: {@code s3.endpoint}, {@code s3.path-style-access}, {@code
+   * s3.access-key-id}, {@code s3.secret-access-key}, {@code client.region} and {@code
+   * http-client.type=urlconnection} (the default, {@code apache}, needs the SDK's Apache client,
+   * which the project leaves out). Merge them into the catalog properties or pass them to {@code
+   * S3FileIO.initialize}.
    */
   public Map<String, String> icebergProperties() {
     return Map.of(
-        "s3.endpoint", endpoint().toString(),
-        "s3.path-style-access", "true",
-        "s3.access-key-id", ACCESS_KEY_ID,
-        "s3.secret-access-key", SECRET_ACCESS_KEY,
-        "client.region", REGION,
-        "http-client.type", "urlconnection");
+        "s3.endpoint",
+        endpoint().toString(),
+        "s3.path-style-access",
+        "true",
+        "s3.access-key-id",
+        ACCESS_KEY_ID,
+        "s3.secret-access-key",
+        SECRET_ACCESS_KEY,
+        "client.region",
+        REGION,
+        "http-client.type",
+        "urlconnection");
   }
 
   /**
-   * Catalog properties of an Iceberg JDBC catalog in the SQLite file {@code sqliteFile} whose warehouse is
-   * {@code s3://<bucket>/warehouse} on this server, read and written through Iceberg's {@code S3FileIO}.
+   * Catalog properties of an Iceberg JDBC catalog in the SQLite file {@code sqliteFile} whose
+   * warehouse is {@code s3://<bucket>/warehouse} on this server, read and written through Iceberg's
+   * {@code S3FileIO}.
    */
   public Map<String, String> jdbcCatalogProperties(String bucket, java.nio.file.Path sqliteFile) {
     Map<String, String> properties = new java.util.TreeMap<>(icebergProperties());

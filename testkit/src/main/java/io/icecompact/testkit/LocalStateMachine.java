@@ -19,39 +19,41 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs Amazon States Language definitions locally, because Step Functions Local may not be used here and
- * there is no Docker: each {@link #run} is one execution by aws-local-stepfunctions (npm) in a node child
- * process, whose Task states invoke Lambda functions at a {@link LocalLambda} endpoint. {@link #validate}
- * checks a definition with asl-validator (npm), which is what a deployment's linting would run.
+ * Runs Amazon States Language definitions locally, because Step Functions Local may not be used
+ * here and there is no Docker: each {@link #run} is one execution by aws-local-stepfunctions (npm)
+ * in a node child process, whose Task states invoke Lambda functions at a {@link LocalLambda}
+ * endpoint. {@link #validate} checks a definition with asl-validator (npm), which is what a
+ * deployment's linting would run.
  *
  * <p>What the interpreter does differently from Step Functions (checked by this module's tests):
- * the context object has {@code Execution} (Id, Name, Input, StartTime, RoleArn), {@code StateMachine}
- * and, inside a Map's {@code ItemSelector}, {@code Map.Item.Index}/{@code Value}, but no {@code State}
- * ({@code $$.State.RetryCount} fails the execution); inside a Map iteration {@code $$.Execution.Input} is
- * the item. JSONata, {@code Assign} variables, ItemReader/ResultWriter and tolerated failures are not
- * supported; Task resources must be plain Lambda function ARNs, not {@code arn:aws:states:::lambda:invoke},
- * or {@code arn:aws:states:::states:startExecution.sync:2}, which the runner executes itself (see
- * {@link #childDefinition}).
- * {@code "ResultPath": "$"} stores the result under a key {@code "$"} instead of replacing the state's input
- * (omitting ResultPath means the same and works). Numbers are JavaScript doubles: an integer above 2^53,
- * such as an Iceberg snapshot id, comes out rounded. A Map whose {@code ProcessorConfig} has
- * {@code Mode: DISTRIBUTED} runs its iterations inline, like an INLINE Map (no child executions);
- * {@code MaxConcurrencyPath} and Fail states' {@code ErrorPath}/{@code CausePath} work.
- * A Lambda error's {@code Cause} is the function's error document, as in AWS (the runner patches the
- * library, which would give {@code "<errorType>: <errorMessage>"}).
+ * the context object has {@code Execution} (Id, Name, Input, StartTime, RoleArn), {@code
+ * StateMachine} and, inside a Map's {@code ItemSelector}, {@code Map.Item.Index}/{@code Value}, but
+ * no {@code State} ({@code $$.State.RetryCount} fails the execution); inside a Map iteration {@code
+ * $$.Execution.Input} is the item. JSONata, {@code Assign} variables, ItemReader/ResultWriter and
+ * tolerated failures are not supported; Task resources must be plain Lambda function ARNs, not
+ * {@code arn:aws:states:::lambda:invoke}, or {@code arn:aws:states:::states:startExecution.sync:2},
+ * which the runner executes itself (see {@link #childDefinition}). {@code "ResultPath": "$"} stores
+ * the result under a key {@code "$"} instead of replacing the state's input (omitting ResultPath
+ * means the same and works). Numbers are JavaScript doubles: an integer above 2^53, such as an
+ * Iceberg snapshot id, comes out rounded. A Map whose {@code ProcessorConfig} has {@code Mode:
+ * DISTRIBUTED} runs its iterations inline, like an INLINE Map (no child executions); {@code
+ * MaxConcurrencyPath} and Fail states' {@code ErrorPath}/{@code CausePath} work. A Lambda error's
+ * {@code Cause} is the function's error document, as in AWS (the runner patches the library, which
+ * would give {@code "<errorType>: <errorMessage>"}).
  *
- * <p>The interpreter enforces none of Step Functions' payload limits, so the runner measures them: every
- * state's input and output, each Task's parameters and its function's result, each Map's items and result
- * array, each error, in UTF-8 bytes of the JSON ({@link ExecutionResult#payloads}); whatever exceeds
- * {@link #PAYLOAD_LIMIT_BYTES} is in {@link ExecutionResult#limitViolations}, where AWS would have failed
- * the execution with {@code States.DataLimitExceeded}.
+ * <p>The interpreter enforces none of Step Functions' payload limits, so the runner measures them:
+ * every state's input and output, each Task's parameters and its function's result, each Map's
+ * items and result array, each error, in UTF-8 bytes of the JSON ({@link
+ * ExecutionResult#payloads}); whatever exceeds {@link #PAYLOAD_LIMIT_BYTES} is in {@link
+ * ExecutionResult#limitViolations}, where AWS would have failed the execution with {@code
+ * States.DataLimitExceeded}.
  */
 public final class LocalStateMachine implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
-   * Step Functions' limit on a state's input or output, a Task's result, and a Distributed Map's items
-   * read from its input: 256 KiB of UTF-8 JSON.
+   * Step Functions' limit on a state's input or output, a Task's result, and a Distributed Map's
+   * items read from its input: 256 KiB of UTF-8 JSON.
    */
   public static final int PAYLOAD_LIMIT_BYTES = 256 * 1024;
 
@@ -62,16 +64,17 @@ public final class LocalStateMachine implements AutoCloseable {
   private final Set<Process> running = ConcurrentHashMap.newKeySet();
 
   /**
-   * The outcome of one execution. {@code status} is {@code SUCCEEDED}, {@code FAILED} or {@code TIMED_OUT}
-   * (the definition's own {@code TimeoutSeconds}); {@code output} is the execution's output as JSON text
-   * (null unless SUCCEEDED); {@code error} and {@code cause} are set when it did not succeed;
-   * {@code states} names the top-level states the execution entered, in order (a state's retries happen
-   * within one entry; states inside Map iterations are left out). {@code payloads} holds, per state
-   * ({@code "<Map>/<state>"} inside a Map's iterations, {@code "(execution)"} for the execution's own input
-   * and output), the largest payload of each kind in bytes: {@code input}, {@code output},
-   * {@code task_parameters}, {@code task_result} (before ResultSelector/ResultPath), {@code items} and
-   * {@code map_result} (a Map's, before ResultPath), {@code error_cause}. {@code limitViolations} describes
-   * each state and kind over {@link #PAYLOAD_LIMIT_BYTES}.
+   * The outcome of one execution. {@code status} is {@code SUCCEEDED}, {@code FAILED} or {@code
+   * TIMED_OUT} (the definition's own {@code TimeoutSeconds}); {@code output} is the execution's
+   * output as JSON text (null unless SUCCEEDED); {@code error} and {@code cause} are set when it
+   * did not succeed; {@code states} names the top-level states the execution entered, in order (a
+   * state's retries happen within one entry; states inside Map iterations are left out). {@code
+   * payloads} holds, per state ({@code "<Map>/<state>"} inside a Map's iterations, {@code
+   * "(execution)"} for the execution's own input and output), the largest payload of each kind in
+   * bytes: {@code input}, {@code output}, {@code task_parameters}, {@code task_result} (before
+   * ResultSelector/ResultPath), {@code items} and {@code map_result} (a Map's, before ResultPath),
+   * {@code error_cause}. {@code limitViolations} describes each state and kind over {@link
+   * #PAYLOAD_LIMIT_BYTES}.
    */
   public record ExecutionResult(
       String status,
@@ -85,7 +88,8 @@ public final class LocalStateMachine implements AutoCloseable {
       states = states == null ? List.of() : List.copyOf(states);
       Map<String, Map<String, Long>> copy = new TreeMap<>();
       if (payloads != null) {
-        payloads.forEach((state, kinds) -> copy.put(state, Collections.unmodifiableMap(new TreeMap<>(kinds))));
+        payloads.forEach(
+            (state, kinds) -> copy.put(state, Collections.unmodifiableMap(new TreeMap<>(kinds))));
       }
       payloads = Collections.unmodifiableMap(copy);
       limitViolations = limitViolations == null ? List.of() : List.copyOf(limitViolations);
@@ -95,7 +99,9 @@ public final class LocalStateMachine implements AutoCloseable {
     public Map<String, Long> largestPayloads() {
       Map<String, Long> largest = new TreeMap<>();
       payloads.forEach(
-          (state, kinds) -> largest.put(state, kinds.values().stream().mapToLong(Long::longValue).max().orElse(0)));
+          (state, kinds) ->
+              largest.put(
+                  state, kinds.values().stream().mapToLong(Long::longValue).max().orElse(0)));
       return Collections.unmodifiableMap(largest);
     }
 
@@ -103,7 +109,10 @@ public final class LocalStateMachine implements AutoCloseable {
       return "SUCCEEDED".equals(status);
     }
 
-    /** The state the execution ended in (a Succeed or Fail state, or an End state), or null if none ran. */
+    /**
+     * The state the execution ended in (a Succeed or Fail state, or an End state), or null if none
+     * ran.
+     */
     public String lastState() {
       return states.isEmpty() ? null : states.get(states.size() - 1);
     }
@@ -140,7 +149,9 @@ public final class LocalStateMachine implements AutoCloseable {
     this(lambda.endpoint());
   }
 
-  /** Task states will invoke functions at {@code lambdaEndpoint} (any Lambda Invoke API endpoint). */
+  /**
+   * Task states will invoke functions at {@code lambdaEndpoint} (any Lambda Invoke API endpoint).
+   */
   public LocalStateMachine(URI lambdaEndpoint) {
     this.lambdaEndpoint = Objects.requireNonNull(lambdaEndpoint, "lambdaEndpoint");
   }
@@ -152,8 +163,9 @@ public final class LocalStateMachine implements AutoCloseable {
   }
 
   /**
-   * Replaces the pause before every retry of every state (IntervalSeconds, BackoffRate, MaxDelaySeconds,
-   * JitterStrategy) with {@code interval}; null (the default) keeps the definition's own pauses.
+   * Replaces the pause before every retry of every state (IntervalSeconds, BackoffRate,
+   * MaxDelaySeconds, JitterStrategy) with {@code interval}; null (the default) keeps the
+   * definition's own pauses.
    */
   public LocalStateMachine retryInterval(Duration interval) {
     this.retryInterval = interval;
@@ -161,22 +173,24 @@ public final class LocalStateMachine implements AutoCloseable {
   }
 
   /**
-   * The definition of the state machine {@code stateMachineArn}, which Task states with the resource
-   * {@code arn:aws:states:::states:startExecution.sync:2} (or {@code .sync}) start and wait for: the runner
-   * executes it in the same process with the task's {@code Input} and gives back startExecution.sync:2's
-   * result ({@code Output} as JSON, {@code Status}, {@code ExecutionArn}, {@code Name}); a child that fails
-   * fails the task with {@code States.TaskFailed} and the child's {@code Status}, {@code Error} and
-   * {@code Cause} as a JSON Cause. Names must be unique per state machine, as in AWS.
+   * The definition of the state machine {@code stateMachineArn}, which Task states with the
+   * resource {@code arn:aws:states:::states:startExecution.sync:2} (or {@code .sync}) start and
+   * wait for: the runner executes it in the same process with the task's {@code Input} and gives
+   * back startExecution.sync:2's result ({@code Output} as JSON, {@code Status}, {@code
+   * ExecutionArn}, {@code Name}); a child that fails fails the task with {@code States.TaskFailed}
+   * and the child's {@code Status}, {@code Error} and {@code Cause} as a JSON Cause. Names must be
+   * unique per state machine, as in AWS.
    */
   public LocalStateMachine childDefinition(String stateMachineArn, Path definition) {
-    childDefinitions.put(Objects.requireNonNull(stateMachineArn, "stateMachineArn"),
-        definition.toAbsolutePath());
+    childDefinitions.put(
+        Objects.requireNonNull(stateMachineArn, "stateMachineArn"), definition.toAbsolutePath());
     return this;
   }
 
   /**
-   * Runs one execution of {@code definition} with {@code inputJson} and returns its outcome. Throws when
-   * the execution does not finish within {@link #timeout} or the interpreter refuses the definition.
+   * Runs one execution of {@code definition} with {@code inputJson} and returns its outcome. Throws
+   * when the execution does not finish within {@link #timeout} or the interpreter refuses the
+   * definition.
    */
   public ExecutionResult run(Path definition, String inputJson) {
     Path localAws = LocalAwsDir.resolve();
@@ -189,10 +203,11 @@ public final class LocalStateMachine implements AutoCloseable {
       args.add("--retry-interval-ms");
       args.add(Long.toString(retryInterval.toMillis()));
     }
-    childDefinitions.forEach((arn, file) -> {
-      args.add("--child-definition");
-      args.add(arn + "=" + file);
-    });
+    childDefinitions.forEach(
+        (arn, file) -> {
+          args.add("--child-definition");
+          args.add(arn + "=" + file);
+        });
     NodeProcesses.Completed completed;
     try {
       completed =
@@ -234,7 +249,10 @@ public final class LocalStateMachine implements AutoCloseable {
             .forEachRemaining(
                 state -> {
                   Map<String, Long> kinds = new TreeMap<>();
-                  state.getValue().fields().forEachRemaining(kind -> kinds.put(kind.getKey(), kind.getValue().asLong()));
+                  state
+                      .getValue()
+                      .fields()
+                      .forEachRemaining(kind -> kinds.put(kind.getKey(), kind.getValue().asLong()));
                   payloads.put(state.getKey(), kinds);
                 });
       }
@@ -264,7 +282,10 @@ public final class LocalStateMachine implements AutoCloseable {
     }
   }
 
-  /** Runs asl-validator on {@code definition}; returns its error messages, empty when the definition is valid. */
+  /**
+   * Runs asl-validator on {@code definition}; returns its error messages, empty when the definition
+   * is valid.
+   */
   public List<String> validate(Path definition) {
     Path localAws = LocalAwsDir.resolve();
     NodeProcesses.Completed completed;
@@ -283,7 +304,10 @@ public final class LocalStateMachine implements AutoCloseable {
     String line = lastLine(completed.stdout());
     if (line == null) {
       throw new IllegalStateException(
-          "asl-validator failed (exit " + completed.exitCode() + "): " + completed.stderr().strip());
+          "asl-validator failed (exit "
+              + completed.exitCode()
+              + "): "
+              + completed.stderr().strip());
     }
     try {
       JsonNode result = JSON.readTree(line);

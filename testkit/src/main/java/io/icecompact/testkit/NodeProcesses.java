@@ -38,8 +38,8 @@ final class NodeProcesses {
   }
 
   /**
-   * Runs a script to completion, feeding it {@code stdin}; kills it after {@code timeoutMillis}. The
-   * process is in {@code running} while it runs.
+   * Runs a script to completion, feeding it {@code stdin}; kills it after {@code timeoutMillis}.
+   * The process is in {@code running} while it runs.
    */
   static Completed run(
       Path localAws,

@@ -12,12 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A catalog endpoint on 127.0.0.1 that knows no table, for the catalogs with no local implementation here:
- * it speaks just enough of Iceberg's REST catalog protocol ({@code GET /v1/config}, and 404
- * {@code NoSuchTableException} for everything else) and of AWS Glue's JSON protocol (400
- * {@code EntityNotFoundException} for every operation) for a client to make a real request and understand
- * the answer: "no such table". Records each request's method, path or Glue operation, and whether it was
- * signed with SigV4.
+ * A catalog endpoint on 127.0.0.1 that knows no table, for the catalogs with no local
+ * implementation here: it speaks just enough of Iceberg's REST catalog protocol ({@code GET
+ * /v1/config}, and 404 {@code NoSuchTableException} for everything else) and of AWS Glue's JSON
+ * protocol (400 {@code EntityNotFoundException} for every operation) for a client to make a real
+ * request and understand the answer: "no such table". Records each request's method, path or Glue
+ * operation, and whether it was signed with SigV4.
  */
 public final class NotFoundCatalogServer implements AutoCloseable {
   /** One request as the server saw it. */
@@ -51,17 +51,27 @@ public final class NotFoundCatalogServer implements AutoCloseable {
       String target = exchange.getRequestHeaders().getFirst("X-Amz-Target");
       String authorization = exchange.getRequestHeaders().getFirst("Authorization");
       synchronized (this) {
-        requests.add(new Request(exchange.getRequestMethod(), path, target,
-            authorization != null && authorization.startsWith("AWS4-HMAC-SHA256 ")));
+        requests.add(
+            new Request(
+                exchange.getRequestMethod(),
+                path,
+                target,
+                authorization != null && authorization.startsWith("AWS4-HMAC-SHA256 ")));
       }
       if (target != null && target.startsWith("AWSGlue.")) {
         exchange.getResponseHeaders().set("x-amzn-ErrorType", "EntityNotFoundException");
-        respond(exchange, 400, "application/x-amz-json-1.1",
+        respond(
+            exchange,
+            400,
+            "application/x-amz-json-1.1",
             "{\"__type\":\"EntityNotFoundException\",\"Message\":\"Entity Not Found\"}");
       } else if (path.equals("/v1/config")) {
         respond(exchange, 200, "application/json", "{\"defaults\":{},\"overrides\":{}}");
       } else {
-        respond(exchange, 404, "application/json",
+        respond(
+            exchange,
+            404,
+            "application/json",
             "{\"error\":{\"message\":\"Table does not exist\",\"type\":\"NoSuchTableException\",\"code\":404}}");
       }
     }

@@ -3,8 +3,8 @@ package io.icecompact.testkit;
 import java.time.Duration;
 
 /**
- * What {@link FaultyS3} does to a request a rule picked, instead of (or on the way to) forwarding it to
- * the real server. Each is something S3 or the network does to clients in production.
+ * What {@link FaultyS3} does to a request a rule picked, instead of (or on the way to) forwarding
+ * it to the real server. Each is something S3 or the network does to clients in production.
  */
 public sealed interface S3Fault {
 
@@ -15,7 +15,8 @@ public sealed interface S3Fault {
 
   /** {@code 500 InternalError}: S3's answer to a request it failed internally. */
   static S3Fault internalError() {
-    return new ErrorResponse(500, "InternalError", "We encountered an internal error. Please try again.");
+    return new ErrorResponse(
+        500, "InternalError", "We encountered an internal error. Please try again.");
   }
 
   /** The connection is reset (TCP RST) before any answer, after the request's head was read. */
@@ -24,9 +25,9 @@ public sealed interface S3Fault {
   }
 
   /**
-   * The request reaches the server (so a write lands), then the connection is reset once the answer's
-   * head and half its body were passed on: a read that breaks mid-body, or a write whose outcome the
-   * client cannot know.
+   * The request reaches the server (so a write lands), then the connection is reset once the
+   * answer's head and half its body were passed on: a read that breaks mid-body, or a write whose
+   * outcome the client cannot know.
    */
   static S3Fault resetMidResponse() {
     return new ResetMidResponse();
@@ -37,7 +38,9 @@ public sealed interface S3Fault {
     return new Delay(delay);
   }
 
-  /** An S3 error answer: the status, and S3's XML error body with {@code code} and {@code message}. */
+  /**
+   * An S3 error answer: the status, and S3's XML error body with {@code code} and {@code message}.
+   */
   record ErrorResponse(int status, String code, String message) implements S3Fault {}
 
   record ConnectionReset() implements S3Fault {}

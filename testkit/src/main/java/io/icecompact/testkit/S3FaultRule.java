@@ -4,20 +4,27 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Which requests {@link FaultyS3} answers with {@code fault}: those on {@code bucket} (null: any) whose key
- * contains a match of {@code keyPattern} (null: any key, including none, as in a listing), with HTTP
- * {@code method} (null: any), each with {@code probability}, at most {@code times} times in all
- * ({@link #UNLIMITED}: no limit). Build with {@link #of} and the {@code on*}/{@code with*} methods, e.g.
- * {@code S3FaultRule.of(S3Fault.slowDown()).onMethod("PUT").onKeys("/data/").times(2)}.
+ * Which requests {@link FaultyS3} answers with {@code fault}: those on {@code bucket} (null: any)
+ * whose key contains a match of {@code keyPattern} (null: any key, including none, as in a
+ * listing), with HTTP {@code method} (null: any), each with {@code probability}, at most {@code
+ * times} times in all ({@link #UNLIMITED}: no limit). Build with {@link #of} and the {@code
+ * on*}/{@code with*} methods, e.g. {@code
+ * S3FaultRule.of(S3Fault.slowDown()).onMethod("PUT").onKeys("/data/").times(2)}.
  */
 public record S3FaultRule(
-    S3Fault fault, String bucket, Pattern keyPattern, String method, double probability, int times) {
+    S3Fault fault,
+    String bucket,
+    Pattern keyPattern,
+    String method,
+    double probability,
+    int times) {
   public static final int UNLIMITED = Integer.MAX_VALUE;
 
   public S3FaultRule {
     Objects.requireNonNull(fault, "fault");
     if (probability < 0 || probability > 1) {
-      throw new IllegalArgumentException("probability is " + probability + " but must be within [0, 1]");
+      throw new IllegalArgumentException(
+          "probability is " + probability + " but must be within [0, 1]");
     }
     if (times < 0) {
       throw new IllegalArgumentException("times is " + times + " but must be >= 0");

@@ -11,9 +11,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Task that starts another state machine and waits for it ({@code states:startExecution.sync:2}), as a
- * sweep starts one compaction per table: the runner executes the child's definition with the task's input
- * and gives back its output, or fails the task with {@code States.TaskFailed} as Step Functions does.
+ * A Task that starts another state machine and waits for it ({@code states:startExecution.sync:2}),
+ * as a sweep starts one compaction per table: the runner executes the child's definition with the
+ * task's input and gives back its output, or fails the task with {@code States.TaskFailed} as Step
+ * Functions does.
  */
 class ChildExecutionTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -58,7 +59,10 @@ class ChildExecutionTest {
     assertThat(result.limitViolations()).isEmpty();
   }
 
-  /** The parent's Catch on States.TaskFailed takes it: in a Catch that name matches any error but a timeout. */
+  /**
+   * The parent's Catch on States.TaskFailed takes it: in a Catch that name matches any error but a
+   * timeout.
+   */
   @Test
   void anExecutionNameUsedTwiceIsRefusedAsInAws() {
     LocalStateMachine.ExecutionResult result =
@@ -69,7 +73,8 @@ class ChildExecutionTest {
     assertThat(result.status()).isEqualTo("SUCCEEDED");
     JsonNode items = result.outputJson();
     assertThat(items.get(0).get("output").get("done").asText()).isEqualTo("aa");
-    assertThat(items.get(1).get("error").asText()).isEqualTo("StepFunctions.ExecutionAlreadyExistsException");
+    assertThat(items.get(1).get("error").asText())
+        .isEqualTo("StepFunctions.ExecutionAlreadyExistsException");
     assertThat(items.get(1).get("cause").asText()).contains(CHILD + ":item-a");
   }
 }

@@ -58,20 +58,26 @@ class FaultyS3Test {
   }
 
   private static void put(String key, String text) {
-    s3.client().putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString(text, StandardCharsets.UTF_8));
+    s3.client()
+        .putObject(
+            b -> b.bucket(BUCKET).key(key), RequestBody.fromString(text, StandardCharsets.UTF_8));
   }
 
   @Test
   void withoutRulesEveryRequestIsForwardedAndSigV4Holds() {
     String key = key();
-    faults.client().putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("through the proxy"));
+    faults
+        .client()
+        .putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("through the proxy"));
 
     assertThat(s3.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asUtf8String())
         .isEqualTo("through the proxy");
     assertThat(faults.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asUtf8String())
         .isEqualTo("through the proxy");
-    assertThat(faults.client().headObject(b -> b.bucket(BUCKET).key(key)).contentLength()).isEqualTo(17);
-    assertThat(faults.client().listObjectsV2(b -> b.bucket(BUCKET).prefix(key)).contents()).hasSize(1);
+    assertThat(faults.client().headObject(b -> b.bucket(BUCKET).key(key)).contentLength())
+        .isEqualTo(17);
+    assertThat(faults.client().listObjectsV2(b -> b.bucket(BUCKET).prefix(key)).contents())
+        .hasSize(1);
     faults.client().deleteObject(b -> b.bucket(BUCKET).key(key));
     assertThat(s3.client().listObjectsV2(b -> b.bucket(BUCKET).prefix(key)).contents()).isEmpty();
     assertThat(faults.injected()).isEmpty();
@@ -100,7 +106,8 @@ class FaultyS3Test {
   void aFewSlowDownsAreRetriedByTheSdkAndRecorded() {
     String key = key();
     put(key, "retried");
-    faults.inject(S3FaultRule.of(S3Fault.slowDown()).onBucket(BUCKET).onKeys(key).onMethod("GET").times(2));
+    faults.inject(
+        S3FaultRule.of(S3Fault.slowDown()).onBucket(BUCKET).onKeys(key).onMethod("GET").times(2));
 
     assertThat(faults.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asUtf8String())
         .isEqualTo("retried");
@@ -118,20 +125,29 @@ class FaultyS3Test {
     faults.inject(S3FaultRule.of(S3Fault.internalError()).onKeys(key).onMethod("GET"));
 
     assertThatThrownBy(
-            () -> faults.client().putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("y")))
-        .isInstanceOfSatisfying(S3Exception.class, e -> {
-          assertThat(e.statusCode()).isEqualTo(503);
-          assertThat(e.awsErrorDetails().errorCode()).isEqualTo("SlowDown");
-        });
+            () ->
+                faults
+                    .client()
+                    .putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("y")))
+        .isInstanceOfSatisfying(
+            S3Exception.class,
+            e -> {
+              assertThat(e.statusCode()).isEqualTo(503);
+              assertThat(e.awsErrorDetails().errorCode()).isEqualTo("SlowDown");
+            });
     assertThatThrownBy(() -> faults.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)))
-        .isInstanceOfSatisfying(S3Exception.class, e -> {
-          assertThat(e.statusCode()).isEqualTo(500);
-          assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InternalError");
-        });
+        .isInstanceOfSatisfying(
+            S3Exception.class,
+            e -> {
+              assertThat(e.statusCode()).isEqualTo(500);
+              assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InternalError");
+            });
     // the client's 3 attempts each
-    assertThat(faults.injected()).extracting(InjectedFault::method).containsExactly(
-        "PUT", "PUT", "PUT", "GET", "GET", "GET");
-    assertThat(s3.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asUtf8String()).isEqualTo("x");
+    assertThat(faults.injected())
+        .extracting(InjectedFault::method)
+        .containsExactly("PUT", "PUT", "PUT", "GET", "GET", "GET");
+    assertThat(s3.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asUtf8String())
+        .isEqualTo("x");
   }
 
   @Test
@@ -143,7 +159,9 @@ class FaultyS3Test {
     assertThatThrownBy(() -> faults.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)))
         .isInstanceOf(SdkClientException.class)
         .hasRootCauseInstanceOf(java.net.SocketException.class);
-    assertThat(faults.injected()).isNotEmpty().allSatisfy(f -> assertThat(f.fault()).isEqualTo(S3Fault.connectionReset()));
+    assertThat(faults.injected())
+        .isNotEmpty()
+        .allSatisfy(f -> assertThat(f.fault()).isEqualTo(S3Fault.connectionReset()));
   }
 
   @Test
@@ -168,21 +186,26 @@ class FaultyS3Test {
     String key = key();
     faults.inject(S3FaultRule.of(S3Fault.resetMidResponse()).onKeys(key).onMethod("PUT").times(1));
 
-    try (S3Client once = S3Client.builder()
-        .endpointOverride(faults.endpoint())
-        .region(Region.of(LocalS3.REGION))
-        .forcePathStyle(true)
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
-        .httpClient(UrlConnectionHttpClient.create())
-        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
-        .build()) {
-      assertThatThrownBy(() -> once.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("landed")))
+    try (S3Client once =
+        S3Client.builder()
+            .endpointOverride(faults.endpoint())
+            .region(Region.of(LocalS3.REGION))
+            .forcePathStyle(true)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
+            .httpClient(UrlConnectionHttpClient.create())
+            .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+            .build()) {
+      assertThatThrownBy(
+              () ->
+                  once.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("landed")))
           .isInstanceOf(SdkClientException.class);
     }
 
     assertThat(faults.injected()).hasSize(1);
-    assertThat(s3.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asUtf8String()).isEqualTo("landed");
+    assertThat(s3.client().getObjectAsBytes(b -> b.bucket(BUCKET).key(key)).asUtf8String())
+        .isEqualTo("landed");
   }
 
   @Test
@@ -192,7 +215,8 @@ class FaultyS3Test {
     List<List<String>> runs = new java.util.ArrayList<>();
     for (int run = 0; run < 2; run++) {
       try (FaultyS3 seeded = new FaultyS3(s3, 7).start()) {
-        seeded.inject(S3FaultRule.of(S3Fault.internalError()).onMethod("HEAD").withProbability(0.5));
+        seeded.inject(
+            S3FaultRule.of(S3Fault.internalError()).onMethod("HEAD").withProbability(0.5));
         for (String key : keys) {
           try {
             seeded.client().headObject(b -> b.bucket(BUCKET).key(key));

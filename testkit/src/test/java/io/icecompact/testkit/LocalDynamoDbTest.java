@@ -47,7 +47,8 @@ class LocalDynamoDbTest {
   }
 
   @Test
-  void conditionalPutFailsWithConditionalCheckFailedExceptionAndTheChildDiesOnClose() throws IOException {
+  void conditionalPutFailsWithConditionalCheckFailedExceptionAndTheChildDiesOnClose()
+      throws IOException {
     URI endpoint;
     try (LocalDynamoDb dynamo = new LocalDynamoDb()) {
       endpoint = dynamo.endpoint();
@@ -82,12 +83,17 @@ class LocalDynamoDbTest {
               ConditionalCheckFailedException.class,
               e -> {
                 assertThat(e.statusCode()).isEqualTo(400);
-                assertThat(e.awsErrorDetails().errorCode()).isEqualTo("ConditionalCheckFailedException");
+                assertThat(e.awsErrorDetails().errorCode())
+                    .isEqualTo("ConditionalCheckFailedException");
               });
 
       assertThat(
               client
-                  .getItem(b -> b.tableName("items").key(Map.of("pk", AttributeValue.fromS("a"))).consistentRead(true))
+                  .getItem(
+                      b ->
+                          b.tableName("items")
+                              .key(Map.of("pk", AttributeValue.fromS("a")))
+                              .consistentRead(true))
                   .item())
           .isEqualTo(first);
     }

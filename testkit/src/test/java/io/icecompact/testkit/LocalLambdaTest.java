@@ -17,7 +17,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The Invoke API as the AWS SDKs call it: path-encoded FunctionName, raw payload in, raw payload out. */
+/**
+ * The Invoke API as the AWS SDKs call it: path-encoded FunctionName, raw payload in, raw payload
+ * out.
+ */
 class LocalLambdaTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient http = HttpClient.newHttpClient();
@@ -61,7 +64,8 @@ class LocalLambdaTest {
 
     HttpResponse<String> byName = invoke("hello", "{\"name\":\"a\"}");
     HttpResponse<String> byArn = invoke(LocalLambda.arn("hello"), "{\"name\":\"b\"}");
-    HttpResponse<String> byQualifiedArn = invoke(LocalLambda.arn("hello") + ":$LATEST", "{\"name\":\"c\"}");
+    HttpResponse<String> byQualifiedArn =
+        invoke(LocalLambda.arn("hello") + ":$LATEST", "{\"name\":\"c\"}");
 
     assertThat(byName.statusCode()).isEqualTo(200);
     assertThat(byName.headers().firstValue("X-Amz-Function-Error")).isEmpty();
@@ -71,7 +75,8 @@ class LocalLambdaTest {
     assertThat(b.get("name").asText()).isEqualTo("b");
     assertThat(JSON.readTree(byQualifiedArn.body()).get("name").asText()).isEqualTo("c");
     assertThat(a.get("function").asText()).isEqualTo("hello");
-    assertThat(a.get("arn").asText()).isEqualTo("arn:aws:lambda:us-east-1:123456789012:function:hello");
+    assertThat(a.get("arn").asText())
+        .isEqualTo("arn:aws:lambda:us-east-1:123456789012:function:hello");
     assertThat(a.get("remaining_positive").asBoolean()).isTrue();
     assertThat(a.get("request_id").asText()).isNotEqualTo(b.get("request_id").asText());
     assertThat(lambda.invocations("hello")).isEqualTo(3);
@@ -99,9 +104,12 @@ class LocalLambdaTest {
     assertThat(response.statusCode()).isEqualTo(200);
     assertThat(response.headers().firstValue("X-Amz-Function-Error")).contains("Unhandled");
     JsonNode error = JSON.readTree(response.body());
-    assertThat(error.fieldNames()).toIterable().containsExactly("errorMessage", "errorType", "stackTrace");
+    assertThat(error.fieldNames())
+        .toIterable()
+        .containsExactly("errorMessage", "errorType", "stackTrace");
     assertThat(error.get("errorMessage").asText()).isEqualTo("corrupt footer in s3://b/f.parquet");
-    assertThat(error.get("errorType").asText()).isEqualTo("io.icecompact.testkit.fixtures.PermanentFailure");
+    assertThat(error.get("errorType").asText())
+        .isEqualTo("io.icecompact.testkit.fixtures.PermanentFailure");
     assertThat(error.get("stackTrace").isArray()).isTrue();
     assertThat(error.get("stackTrace").get(0).asText())
         .startsWith("io.icecompact.testkit.LocalLambdaTest.lambda$");
@@ -118,7 +126,8 @@ class LocalLambdaTest {
     HttpResponse<String> response = invoke("nobody", "{}");
 
     assertThat(response.statusCode()).isEqualTo(404);
-    assertThat(response.headers().firstValue("X-Amzn-ErrorType")).contains("ResourceNotFoundException");
+    assertThat(response.headers().firstValue("X-Amzn-ErrorType"))
+        .contains("ResourceNotFoundException");
     assertThat(JSON.readTree(response.body()).get("message").asText())
         .isEqualTo("Function not found: arn:aws:lambda:us-east-1:123456789012:function:nobody");
     assertThat(lambda.invocations("nobody")).isZero();
@@ -129,6 +138,7 @@ class LocalLambdaTest {
     assertThat(LocalLambda.functionName("f")).isEqualTo("f");
     assertThat(LocalLambda.functionName("f:prod")).isEqualTo("f");
     assertThat(LocalLambda.functionName("123456789012:function:f")).isEqualTo("f");
-    assertThat(LocalLambda.functionName("arn:aws:lambda:eu-west-1:123456789012:function:f:7")).isEqualTo("f");
+    assertThat(LocalLambda.functionName("arn:aws:lambda:eu-west-1:123456789012:function:f:7"))
+        .isEqualTo("f");
   }
 }

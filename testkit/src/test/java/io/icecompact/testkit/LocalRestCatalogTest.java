@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /** Iceberg's own RESTCatalog client against the server, backed by Iceberg's in-memory catalog. */
 class LocalRestCatalogTest {
-  private static final Schema SCHEMA = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+  private static final Schema SCHEMA =
+      new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
   private static final TableIdentifier ORDERS = TableIdentifier.of("db", "orders");
 
   private InMemoryCatalog backing;
@@ -108,7 +109,8 @@ class LocalRestCatalogTest {
     client.createTable(ORDERS, SCHEMA);
 
     // /v1/config lists only the endpoints served, so the client itself refuses a drop
-    assertThatThrownBy(() -> client.dropTable(ORDERS)).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> client.dropTable(ORDERS))
+        .isInstanceOf(UnsupportedOperationException.class);
 
     HttpResponse<String> unknown =
         HttpClient.newHttpClient()

@@ -16,9 +16,9 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * S3's conditional create ({@code PutObject} with {@code If-None-Match: *}) as the local stand-in answers it:
- * code that relies on it (a worker's attempt claim) is only tested if the stand-in enforces it, one request
- * after another and under a race alike.
+ * S3's conditional create ({@code PutObject} with {@code If-None-Match: *}) as the local stand-in
+ * answers it: code that relies on it (a worker's attempt claim) is only tested if the stand-in
+ * enforces it, one request after another and under a race alike.
  */
 class LocalS3ConditionalPutTest {
   private static final String BUCKET = "conditional";
@@ -40,14 +40,16 @@ class LocalS3ConditionalPutTest {
     putIfAbsent("one/key", "first");
     assertThatThrownBy(() -> putIfAbsent("one/key", "second"))
         .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(412));
-    String stored = s3.client().getObjectAsBytes(b -> b.bucket(BUCKET).key("one/key")).asUtf8String();
+    String stored =
+        s3.client().getObjectAsBytes(b -> b.bucket(BUCKET).key("one/key")).asUtf8String();
     assertThat(stored).isEqualTo("first");
   }
 
   /**
-   * Many concurrent creates of one key: exactly one may succeed, as on S3. s3proxy 4.1.0's store links the
-   * uploaded temporary file to the key's name ({@code Files.createLink}), which fails when the name exists,
-   * so its check and its write are one step; this test is what would notice a version where they are not.
+   * Many concurrent creates of one key: exactly one may succeed, as on S3. s3proxy 4.1.0's store
+   * links the uploaded temporary file to the key's name ({@code Files.createLink}), which fails
+   * when the name exists, so its check and its write are one step; this test is what would notice a
+   * version where they are not.
    */
   @Test
   void ofManyRacingCreatesOfOneKeyExactlyOneSucceeds() throws Exception {
@@ -70,9 +72,12 @@ class LocalS3ConditionalPutTest {
                     } catch (S3Exception e) {
                       // 412: the key exists; 409: another conditional write of it was in flight
                       if (e.statusCode() == 412 || e.statusCode() == 409) {
-                        // the SDK retries a create whose answer was lost (s3proxy closes connections it
+                        // the SDK retries a create whose answer was lost (s3proxy closes
+                        // connections it
                         // answered early), and the retry meets the object the first try wrote
-                        return e.numAttempts() != null && e.numAttempts() > 1 && body.equals(stored(key));
+                        return e.numAttempts() != null
+                            && e.numAttempts() > 1
+                            && body.equals(stored(key));
                       }
                       throw e;
                     }

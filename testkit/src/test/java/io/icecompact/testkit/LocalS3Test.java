@@ -44,11 +44,13 @@ class LocalS3Test {
         b -> b.bucket("warehouse").key("sdk/hello.txt"),
         RequestBody.fromString("hello, s3", StandardCharsets.UTF_8));
 
-    assertThat(client.getObjectAsBytes(b -> b.bucket("warehouse").key("sdk/hello.txt")).asUtf8String())
+    assertThat(
+            client.getObjectAsBytes(b -> b.bucket("warehouse").key("sdk/hello.txt")).asUtf8String())
         .isEqualTo("hello, s3");
     assertThat(
             client
-                .getObjectAsBytes(b -> b.bucket("warehouse").key("sdk/hello.txt").range("bytes=7-8"))
+                .getObjectAsBytes(
+                    b -> b.bucket("warehouse").key("sdk/hello.txt").range("bytes=7-8"))
                 .asUtf8String())
         .isEqualTo("s3");
     assertThat(client.listObjectsV2(b -> b.bucket("warehouse").prefix("sdk/")).contents())
@@ -91,7 +93,8 @@ class LocalS3Test {
       try (SeekableInputStream in = largeIn.newStream()) {
         in.seek(large.length - 100);
         byte[] tail = in.readNBytes(100);
-        assertThat(tail).isEqualTo(java.util.Arrays.copyOfRange(large, large.length - 100, large.length));
+        assertThat(tail)
+            .isEqualTo(java.util.Arrays.copyOfRange(large, large.length - 100, large.length));
         in.seek(0);
         assertThat(in.readAllBytes()).isEqualTo(large);
       }
@@ -99,14 +102,17 @@ class LocalS3Test {
       assertThat(io.listPrefix("s3://warehouse/db/t/data/"))
           .extracting(FileInfo::location, FileInfo::size)
           .containsExactlyInAnyOrder(
-              org.assertj.core.groups.Tuple.tuple("s3://warehouse/db/t/data/small.bin", (long) small.length),
-              org.assertj.core.groups.Tuple.tuple("s3://warehouse/db/t/data/large.bin", (long) large.length));
+              org.assertj.core.groups.Tuple.tuple(
+                  "s3://warehouse/db/t/data/small.bin", (long) small.length),
+              org.assertj.core.groups.Tuple.tuple(
+                  "s3://warehouse/db/t/data/large.bin", (long) large.length));
 
       io.deleteFile("s3://warehouse/db/t/data/small.bin");
       assertThat(io.newInputFile("s3://warehouse/db/t/data/small.bin").exists()).isFalse();
       assertThatThrownBy(
               () -> {
-                try (SeekableInputStream in = io.newInputFile("s3://warehouse/db/t/data/small.bin").newStream()) {
+                try (SeekableInputStream in =
+                    io.newInputFile("s3://warehouse/db/t/data/small.bin").newStream()) {
                   in.read();
                 }
               })

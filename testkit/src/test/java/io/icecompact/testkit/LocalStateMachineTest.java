@@ -77,10 +77,14 @@ class LocalStateMachineTest {
                 throw new PermanentFailure("group 13 has a corrupt file");
               }
               return Map.of(
-                  "group", group,
-                  "index", input.get("index").asInt(),
-                  "job", input.get("job").asText(),
-                  "rows", group * 100);
+                  "group",
+                  group,
+                  "index",
+                  input.get("index").asInt(),
+                  "job",
+                  input.get("job").asText(),
+                  "rows",
+                  group * 100);
             });
     lambda.register(
         "commit",
@@ -89,9 +93,11 @@ class LocalStateMachineTest {
               List<Integer> committed = new ArrayList<>();
               List<Integer> failed = new ArrayList<>();
               for (JsonNode result : input.get("results")) {
-                (result.path("failed").asBoolean() ? failed : committed).add(result.get("group").asInt());
+                (result.path("failed").asBoolean() ? failed : committed)
+                    .add(result.get("group").asInt());
               }
-              return Map.of("job", input.get("job").asText(), "committed", committed, "failed", failed);
+              return Map.of(
+                  "job", input.get("job").asText(), "committed", committed, "failed", failed);
             });
 
     LocalStateMachine.ExecutionResult result =
@@ -102,15 +108,16 @@ class LocalStateMachineTest {
     assertThat(result.cause()).isNull();
     assertThat(result.outputJson())
         .isEqualTo(
-            JSON.readTree(
-                "{\"job\":\"job-1\",\"committed\":[10,11,12,14],\"failed\":[13]}"));
-    // The path through the top-level states (retries and Map iterations are not entries of their own).
+            JSON.readTree("{\"job\":\"job-1\",\"committed\":[10,11,12,14],\"failed\":[13]}"));
+    // The path through the top-level states (retries and Map iterations are not entries of their
+    // own).
     assertThat(result.states()).containsExactly("Plan", "Rewrite groups", "Commit");
     assertThat(result.lastState()).isEqualTo("Commit");
     assertThat(lambda.invocations("plan")).isEqualTo(2); // failed once, retried once
     assertThat(lambda.invocations("rewrite")).isEqualTo(5); // Catch does not retry
     assertThat(lambda.invocations("commit")).isEqualTo(1);
-    assertThat(lambda.invocations("arn:aws:lambda:us-east-1:123456789012:function:commit")).isEqualTo(1);
+    assertThat(lambda.invocations("arn:aws:lambda:us-east-1:123456789012:function:commit"))
+        .isEqualTo(1);
     assertThat(maxInFlight.get()).isEqualTo(2); // MaxConcurrency
     assertThat(requestIds).hasSize(5).doesNotHaveDuplicates();
 
@@ -167,7 +174,8 @@ class LocalStateMachineTest {
               return input.asInt() * 2;
             });
 
-    LocalStateMachine.ExecutionResult result = stepFunctions.run(definition("map-failure.json"), "[1, 2, 3]");
+    LocalStateMachine.ExecutionResult result =
+        stepFunctions.run(definition("map-failure.json"), "[1, 2, 3]");
 
     assertThat(result.status()).isEqualTo("FAILED");
     assertThat(result.error()).isEqualTo("java.lang.IllegalArgumentException");

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Step Functions' 256 KiB payload limit, which the interpreter does not enforce, is measured by the runner
- * and enforced by LocalLambda: what AWS would refuse shows up in a test.
+ * Step Functions' 256 KiB payload limit, which the interpreter does not enforce, is measured by the
+ * runner and enforced by LocalLambda: what AWS would refuse shows up in a test.
  */
 class PayloadLimitTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -26,7 +26,8 @@ class PayloadLimitTest {
   @BeforeEach
   void start() {
     lambda = new LocalLambda();
-    stepFunctions = new LocalStateMachine(lambda).timeout(Duration.ofSeconds(30)).retryInterval(Duration.ZERO);
+    stepFunctions =
+        new LocalStateMachine(lambda).timeout(Duration.ofSeconds(30)).retryInterval(Duration.ZERO);
   }
 
   @AfterEach
@@ -39,7 +40,8 @@ class PayloadLimitTest {
   void aStateOutputAndAMapResultOverTheLimitAreReportedWithTheirSizes() throws Exception {
     String input = JSON.writeValueAsString(Map.of("items", List.of(1, 2), "big", BIG));
 
-    ExecutionResult result = stepFunctions.run(LocalStateMachineTest.definition("payload-limits.json"), input);
+    ExecutionResult result =
+        stepFunctions.run(LocalStateMachineTest.definition("payload-limits.json"), input);
 
     // The interpreter runs it to the end; AWS would have failed it at "Fan out".
     assertThat(result.succeeded()).isTrue();
@@ -48,7 +50,8 @@ class PayloadLimitTest {
         .containsEntry("items", 5L) // [1,2]
         .containsEntry("map_result", 2L * (BIG.length() + 2) + 3); // ["x…","x…"]
     assertThat(result.payloads().get("Fan out/Echo")).containsEntry("output", BIG.length() + 2L);
-    assertThat(result.payloads().get("Double")).containsEntry("output", (long) ("{\"a\":\"\",\"b\":\"\"}".length() + 2 * BIG.length()));
+    assertThat(result.payloads().get("Double"))
+        .containsEntry("output", (long) ("{\"a\":\"\",\"b\":\"\"}".length() + 2 * BIG.length()));
     assertThat(result.largestPayloads()).containsEntry("Double", 280_015L);
     assertThat(result.limitViolations())
         .containsExactlyInAnyOrder(
@@ -61,9 +64,11 @@ class PayloadLimitTest {
   void aMapWhoseItemsExceedTheLimitIsReported() throws Exception {
     String input = JSON.writeValueAsString(Map.of("items", List.of(BIG, BIG), "big", ""));
 
-    ExecutionResult result = stepFunctions.run(LocalStateMachineTest.definition("payload-limits.json"), input);
+    ExecutionResult result =
+        stepFunctions.run(LocalStateMachineTest.definition("payload-limits.json"), input);
 
-    assertThat(result.payloads().get("Fan out")).containsEntry("items", 2L * (BIG.length() + 2) + 3);
+    assertThat(result.payloads().get("Fan out"))
+        .containsEntry("items", 2L * (BIG.length() + 2) + 3);
     assertThat(result.limitViolations())
         .contains("Fan out items: 280007 bytes > 262144 (States.DataLimitExceeded in AWS)");
   }
@@ -73,7 +78,8 @@ class PayloadLimitTest {
     String large = "y".repeat(300_000);
     lambda.register("fetch", (JsonHandler) (input, context) -> Map.of("data", large));
 
-    ExecutionResult result = stepFunctions.run(LocalStateMachineTest.definition("large-result.json"), "{}");
+    ExecutionResult result =
+        stepFunctions.run(LocalStateMachineTest.definition("large-result.json"), "{}");
 
     // As in AWS: neither the Retry nor the Catch on States.ALL handles it.
     assertThat(result.status()).isEqualTo("FAILED");

@@ -13,9 +13,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Records what aws-local-stepfunctions 3.0.0 supports of the States Language features icecompact's state
- * machine may use, and where it differs from Step Functions. A failing assertion here means the interpreter
- * changed: update the class comment of {@link LocalStateMachine} with what it does now.
+ * Records what aws-local-stepfunctions 3.0.0 supports of the States Language features icecompact's
+ * state machine may use, and where it differs from Step Functions. A failing assertion here means
+ * the interpreter changed: update the class comment of {@link LocalStateMachine} with what it does
+ * now.
  */
 class StepFunctionsFeaturesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,14 +45,17 @@ class StepFunctionsFeaturesTest {
   }
 
   @Test
-  void contextObjectResultPathNullResultSelectorLegacyMapParametersAndCatchResultPath() throws Exception {
+  void contextObjectResultPathNullResultSelectorLegacyMapParametersAndCatchResultPath()
+      throws Exception {
     LocalStateMachine.ExecutionResult result =
-        stepFunctions.run(definition("features.json"), "{\"job\": \"j1\", \"items\": [\"a\", \"b\"]}");
+        stepFunctions.run(
+            definition("features.json"), "{\"job\": \"j1\", \"items\": [\"a\", \"b\"]}");
 
     assertThat(result.status()).isEqualTo("SUCCEEDED");
     JsonNode output = result.outputJson();
 
-    // $$.Execution.* and $$.StateMachine.* (the runner supplies Id, Name and the state machine's name).
+    // $$.Execution.* and $$.StateMachine.* (the runner supplies Id, Name and the state machine's
+    // name).
     JsonNode context = output.get("context");
     String name = context.get("execution_name").asText();
     assertThat(context.get("execution_id").asText())
@@ -59,7 +63,8 @@ class StepFunctionsFeaturesTest {
     assertThat(context.get("input_job").asText()).isEqualTo("j1");
     assertThat(context.get("state_machine").asText()).isEqualTo("features");
 
-    // ResultPath null keeps the state's input (the echo result is dropped): no "answer" at the top level.
+    // ResultPath null keeps the state's input (the echo result is dropped): no "answer" at the top
+    // level.
     assertThat(output.has("answer")).isFalse();
 
     // Parameters → Task → ResultSelector (with an intrinsic) → ResultPath.
@@ -94,14 +99,19 @@ class StepFunctionsFeaturesTest {
     long snapshotId = 6080832484641370336L; // a typical Iceberg snapshot id
     lambda.register("big", (JsonHandler) (input, context) -> java.util.Map.of("id", snapshotId));
 
-    LocalStateMachine.ExecutionResult result = stepFunctions.run(definition("quirks.json"), "{\"job\": \"j1\"}");
+    LocalStateMachine.ExecutionResult result =
+        stepFunctions.run(definition("quirks.json"), "{\"job\": \"j1\"}");
 
     assertThat(result.status()).isEqualTo("SUCCEEDED");
     JsonNode output = result.outputJson();
     // Numbers are JavaScript doubles: the id comes back as the nearest double, printed shortest.
-    assertThat(output.get("answer").get("id").asLong()).isEqualTo(6080832484641370000L).isNotEqualTo(snapshotId);
-    // Step Functions would make {"replaced": true} the whole state; the interpreter stores the result
-    // under a key "$" and keeps the input. A definition that omits ResultPath (same meaning) avoids it.
+    assertThat(output.get("answer").get("id").asLong())
+        .isEqualTo(6080832484641370000L)
+        .isNotEqualTo(snapshotId);
+    // Step Functions would make {"replaced": true} the whole state; the interpreter stores the
+    // result
+    // under a key "$" and keeps the input. A definition that omits ResultPath (same meaning) avoids
+    // it.
     assertThat(output.get("$")).isEqualTo(JSON.readTree("{\"replaced\": true}"));
     assertThat(output.get("job").asText()).isEqualTo("j1");
   }
@@ -110,13 +120,15 @@ class StepFunctionsFeaturesTest {
   void stateRetryCountIsNotSupported() {
     lambda.register("attempt", (JsonHandler) (input, context) -> input);
 
-    LocalStateMachine.ExecutionResult result = stepFunctions.run(definition("retry-count.json"), "{}");
+    LocalStateMachine.ExecutionResult result =
+        stepFunctions.run(definition("retry-count.json"), "{}");
 
     // Step Functions would pass {"retry_count": 0, "state_name": "Attempt"}; the interpreter has no
     // $$.State, and a path to a missing value fails the execution before the function is invoked.
     assertThat(result.status()).isEqualTo("FAILED");
     assertThat(result.error()).isEqualTo("States.Runtime");
-    assertThat(result.cause()).isEqualTo("Path expression '$$.State.RetryCount' does not point to a value");
+    assertThat(result.cause())
+        .isEqualTo("Path expression '$$.State.RetryCount' does not point to a value");
     assertThat(lambda.invocations("attempt")).isZero();
   }
 }

@@ -44,22 +44,23 @@ import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.util.PartitionUtil;
 
 /**
- * The generic rewrite: decode each row with Iceberg's Parquet reader, drop deleted rows (v2 position
- * deletes and v3 deletion vectors with Iceberg's delete filter, equality deletes against the group's
- * {@link io.icecompact.worker.deletes.EqualityDeleteIndex}), and encode the rest with
- * Iceberg's writer, rolling files at the group's maximum output size. Rows stream through; nothing is
- * buffered beyond the writer's open row group.
+ * The generic rewrite: decode each row with Iceberg's Parquet reader, drop deleted rows (v2
+ * position deletes and v3 deletion vectors with Iceberg's delete filter, equality deletes against
+ * the group's {@link io.icecompact.worker.deletes.EqualityDeleteIndex}), and encode the rest with
+ * Iceberg's writer, rolling files at the group's maximum output size. Rows stream through; nothing
+ * is buffered beyond the writer's open row group.
  *
- * <p>On a v3 table the row lineage columns are read (stored value, or derived from the file's first row
- * id and position) and written, so {@code _row_id} and {@code _last_updated_sequence_number} survive.
- * The job's filter is never applied to rows: it selects files, and every row of a file is kept.
+ * <p>On a v3 table the row lineage columns are read (stored value, or derived from the file's first
+ * row id and position) and written, so {@code _row_id} and {@code _last_updated_sequence_number}
+ * survive. The job's filter is never applied to rows: it selects files, and every row of a file is
+ * kept.
  *
- * <p>On a sorted route ({@link GroupRoute.Sorted}), the group's live rows are first collected and sorted in
- * memory (as columns, {@link ColumnSortedRows}, or as records, {@link SortedRows}: the same sequence) or,
- * for a group beyond memory, in sorted runs spilled to local disk and merged ({@link ExternalSortedRows},
- * whose runs and bytes the path's {@link RowCounts} return); then written in that order: files roll in
- * order, so each output file of a partition holds a contiguous range of the order. The files carry the
- * order's output sort order id.
+ * <p>On a sorted route ({@link GroupRoute.Sorted}), the group's live rows are first collected and
+ * sorted in memory (as columns, {@link ColumnSortedRows}, or as records, {@link SortedRows}: the
+ * same sequence) or, for a group beyond memory, in sorted runs spilled to local disk and merged
+ * ({@link ExternalSortedRows}, whose runs and bytes the path's {@link RowCounts} return); then
+ * written in that order: files roll in order, so each output file of a partition holds a contiguous
+ * range of the order. The files carry the order's output sort order id.
  */
 final class GenericRewritePath implements GroupRewritePath {
   private final Table table;
@@ -75,7 +76,11 @@ final class GenericRewritePath implements GroupRewritePath {
    * @param route how the rows are ordered: input order, or sorted in memory or in spilled runs
    */
   GenericRewritePath(
-      Table table, int outputSpecId, long targetFileSize, List<FileScanTask> tasks, GroupDeleteLoader deleteLoader,
+      Table table,
+      int outputSpecId,
+      long targetFileSize,
+      List<FileScanTask> tasks,
+      GroupDeleteLoader deleteLoader,
       GroupRoute.Generic route) {
     this.table = table;
     this.outputSpecId = outputSpecId;
@@ -91,7 +96,8 @@ final class GenericRewritePath implements GroupRewritePath {
   }
 
   @Override
-  public RowCounts write(OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
+  public RowCounts write(
+      OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
     Schema projection =
         TableUtil.formatVersion(table) >= 3
             ? MetadataColumns.schemaWithRowLineage(table.schema())
@@ -127,7 +133,8 @@ final class GenericRewritePath implements GroupRewritePath {
         progress.accept(++done);
       }
       if (sorted != null) {
-        sorted.drainTo((row, partition) -> write(writer, row, spec, partition, partitionKey, wrapper));
+        sorted.drainTo(
+            (row, partition) -> write(writer, row, spec, partition, partitionKey, wrapper));
         if (sorted instanceof ExternalSortedRows external) {
           spilled = new SortSpill.Spilled(external.runs(), external.spilledBytes());
         }
@@ -150,19 +157,24 @@ final class GenericRewritePath implements GroupRewritePath {
     RowOrder order = sorting.order();
     if (sorting instanceof GroupRoute.SortedInSpilledRuns spilled) {
       SortSpill spill = spilled.spill();
-      return new ExternalSortedRows(projection, order, repartitionInto, spill.runRows(), spill.directory());
+      return new ExternalSortedRows(
+          projection, order, repartitionInto, spill.runRows(), spill.directory());
     }
     if (sorting instanceof GroupRoute.SortedAsColumns) {
       // the files' row counts bound the live rows: the columns are sized once
       long rows = tasks.stream().mapToLong(task -> task.file().recordCount()).sum();
-      return new ColumnSortedRows(projection, order, repartitionInto, (int) Math.min(rows, 1 << 28));
+      return new ColumnSortedRows(
+          projection, order, repartitionInto, (int) Math.min(rows, 1 << 28));
     }
     return new SortedRows(projection, order, repartitionInto);
   }
 
   /** Where a live row goes: to the writer, or to the rows being sorted. */
   private interface RowSink {
-    /** {@code partition} is the row's output partition, or null when it must be computed from the row. */
+    /**
+     * {@code partition} is the row's output partition, or null when it must be computed from the
+     * row.
+     */
     void accept(Record row, StructLike partition);
   }
 
@@ -172,51 +184,64 @@ final class GenericRewritePath implements GroupRewritePath {
     return order != null ? order : SortOrder.unsorted();
   }
 
-  /** Whether some files were written under another spec than the output's (Spark's "requires repartitioning"). */
+  /**
+   * Whether some files were written under another spec than the output's (Spark's "requires
+   * repartitioning").
+   */
   private boolean repartitioning() {
     return tasks.stream().anyMatch(task -> task.file().specId() != outputSpecId);
   }
 
   /** Copies one file's live rows to {@code sink}. */
-  private InputFileRead.Rows copyFile(FileScanTask task, Schema projection, PartitionSpec spec, RowSink sink) {
+  private InputFileRead.Rows copyFile(
+      FileScanTask task, Schema projection, PartitionSpec spec, RowSink sink) {
     String location = task.file().location();
     DeleteFilter<Record> deletes = deleteLoader.positionFilterFor(task, table.schema(), projection);
     FileEqualityDeletes equality = deleteLoader.equalityDeletes().forFile(task, table.schema());
-    // A file written under the output spec holds rows of its own partition only: no per-row transform.
-    StructLike filePartition = task.file().specId() == spec.specId() ? task.file().partition() : null;
+    // A file written under the output spec holds rows of its own partition only: no per-row
+    // transform.
+    StructLike filePartition =
+        task.file().specId() == spec.specId() ? task.file().partition() : null;
     Schema readSchema = deletes.requiredSchema();
     Map<Integer, ?> constants =
         PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
     boolean aligned = RecordAlignment.isPrefix(projection, readSchema);
-    return InputFileRead.checked(task, () -> {
-      long[] read = {0};
-      long kept = 0;
-      try (CloseableIterable<Record> rows =
-              Parquet.read(table.io().newInputFile(location))
-                  .project(readSchema)
-                  .createReaderFunc(
-                      fileSchema -> GenericParquetReaders.buildReader(readSchema, fileSchema, constants))
-                  .split(task.start(), task.length())
-                  .build();
-          CloseableIterable<Record> counted =
-              CloseableIterable.transform(
-                  rows,
-                  row -> {
-                    read[0]++;
-                    return row;
-                  });
-          CloseableIterable<Record> live = deletes.filter(withoutEqualityDeleted(counted, equality, readSchema))) {
-        for (Record row : live) {
-          Record out = aligned ? row : RecordAlignment.project(row, projection);
-          sink.accept(out, filePartition);
-          kept++;
-        }
-      }
-      return new InputFileRead.Rows(read[0], kept);
-    });
+    return InputFileRead.checked(
+        task,
+        () -> {
+          long[] read = {0};
+          long kept = 0;
+          try (CloseableIterable<Record> rows =
+                  Parquet.read(table.io().newInputFile(location))
+                      .project(readSchema)
+                      .createReaderFunc(
+                          fileSchema ->
+                              GenericParquetReaders.buildReader(readSchema, fileSchema, constants))
+                      .split(task.start(), task.length())
+                      .build();
+              CloseableIterable<Record> counted =
+                  CloseableIterable.transform(
+                      rows,
+                      row -> {
+                        read[0]++;
+                        return row;
+                      });
+              CloseableIterable<Record> live =
+                  deletes.filter(withoutEqualityDeleted(counted, equality, readSchema))) {
+            for (Record row : live) {
+              Record out = aligned ? row : RecordAlignment.project(row, projection);
+              sink.accept(out, filePartition);
+              kept++;
+            }
+          }
+          return new InputFileRead.Rows(read[0], kept);
+        });
   }
 
-  /** The rows whose key no equality delete newer than the file holds (the group's index, not a set per file). */
+  /**
+   * The rows whose key no equality delete newer than the file holds (the group's index, not a set
+   * per file).
+   */
   private static CloseableIterable<Record> withoutEqualityDeleted(
       CloseableIterable<Record> rows, FileEqualityDeletes equality, Schema readSchema) {
     if (equality.isEmpty()) {
@@ -227,12 +252,15 @@ final class GenericRewritePath implements GroupRewritePath {
     return CloseableIterable.filter(rows, row -> !deleted.test(internal.wrap(row)));
   }
 
-  /** A failure to key a row is about the sort, not the input file: typed apart from read failures. */
+  /**
+   * A failure to key a row is about the sort, not the input file: typed apart from read failures.
+   */
   private static void keep(RowSorter sorted, Record row, StructLike partition) {
     try {
       sorted.add(row, partition);
     } catch (RuntimeException e) {
-      throw FailureClassifier.classify(e, "Cannot compute the sort key of a row", GroupRewriteException::new);
+      throw FailureClassifier.classify(
+          e, "Cannot compute the sort key of a row", GroupRewriteException::new);
     }
   }
 
@@ -258,14 +286,17 @@ final class GenericRewritePath implements GroupRewritePath {
 
   /**
    * Closes the writer and hands over the files it completed. After a failure the writer's rolled
-   * files are handed over to be deleted; a close that fails then leaves its partial files as orphans.
+   * files are handed over to be deleted; a close that fails then leaves its partial files as
+   * orphans.
    */
-  private static void closeWriter(FanoutDataWriter<Record> writer, boolean failed, Consumer<DataFile> completed) {
+  private static void closeWriter(
+      FanoutDataWriter<Record> writer, boolean failed, Consumer<DataFile> completed) {
     try {
       writer.close();
     } catch (IOException | RuntimeException e) {
       if (!failed) {
-        throw FailureClassifier.classify(e, "Cannot finish output files", GroupRewriteException::new);
+        throw FailureClassifier.classify(
+            e, "Cannot finish output files", GroupRewriteException::new);
       }
     }
     List<DataFile> written;

@@ -17,16 +17,27 @@ import org.apache.iceberg.io.FileIO;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** A rewritten group's result: made from its output, stored next to the plan, answered as a {@link GroupStatus}. */
+/**
+ * A rewritten group's result: made from its output, stored next to the plan, answered as a {@link
+ * GroupStatus}.
+ */
 final class GroupResults {
   // the stage's logger, as before this class was split from it: log settings name the stage
   private static final Logger LOG = LoggerFactory.getLogger(GroupRewriter.class);
 
   private GroupResults() {}
 
-  /** The result of attempt {@code attempt} of group {@code groupIndex}: {@code tasks} rewritten into {@code output}. */
+  /**
+   * The result of attempt {@code attempt} of group {@code groupIndex}: {@code tasks} rewritten into
+   * {@code output}.
+   */
   static GroupResult of(
-      JobPlan plan, int groupIndex, int attempt, Table table, List<FileScanTask> tasks, RewriteOutput output,
+      JobPlan plan,
+      int groupIndex,
+      int attempt,
+      Table table,
+      List<FileScanTask> tasks,
+      RewriteOutput output,
       long durationMillis) {
     return new GroupResult(
         plan.jobId(),
@@ -46,7 +57,9 @@ final class GroupResults {
         output.rowsWritten(),
         output.bytesWritten(),
         output.dataFiles().stream()
-            .map(file -> JobJson.tree(ContentFileParser.toJson(file, table.specs().get(file.specId()))))
+            .map(
+                file ->
+                    JobJson.tree(ContentFileParser.toJson(file, table.specs().get(file.specId()))))
             .toList(),
         output.path(),
         output.pathReason(),
@@ -57,8 +70,9 @@ final class GroupResults {
   /**
    * Stores the group's result. When that fails and the result is surely not stored, the outputs are
    * deleted before the failure is raised: no committer would ever name them, and each retry of the
-   * group would leave another set. When the write may have landed (it failed, but reading back finds it
-   * or fails too), they are kept: a stored result whose outputs are gone fails the whole job's commit.
+   * group would leave another set. When the write may have landed (it failed, but reading back
+   * finds it or fails too), they are kept: a stored result whose outputs are gone fails the whole
+   * job's commit.
    */
   static void storeOrDeleteOutputs(
       JobStore store, WorkLocation work, GroupResult result, RewriteOutput output, FileIO io) {
@@ -67,9 +81,14 @@ final class GroupResults {
     } catch (RuntimeException e) {
       boolean surelyAbsent;
       try {
-        surelyAbsent = store.readGroupResult(work, result.groupIndex())
-            .filter(stored -> stored.jobId().equals(result.jobId()) && stored.attempt() == result.attempt())
-            .isEmpty();
+        surelyAbsent =
+            store
+                .readGroupResult(work, result.groupIndex())
+                .filter(
+                    stored ->
+                        stored.jobId().equals(result.jobId())
+                            && stored.attempt() == result.attempt())
+                .isEmpty();
       } catch (RuntimeException unknown) {
         surelyAbsent = false;
       }
@@ -82,8 +101,12 @@ final class GroupResults {
           }
         }
       }
-      LOG.warn("[{} worker group {}] attempt {} could not store its result; its {} output files were {}",
-          result.jobId(), result.groupIndex(), result.attempt(), output.dataFiles().size(),
+      LOG.warn(
+          "[{} worker group {}] attempt {} could not store its result; its {} output files were {}",
+          result.jobId(),
+          result.groupIndex(),
+          result.attempt(),
+          output.dataFiles().size(),
           surelyAbsent ? "deleted" : "kept (the result may have been stored)");
       throw e;
     }

@@ -37,14 +37,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It talks to storage only (never to the catalog): the plan index and the group's own document
  * are read (never the other groups') and their digests checked, the table is loaded from the pinned
- * metadata file, and the group's delete files are re-derived from that snapshot. Output files are named {@code <group>-<attempt>-<job id>-<n>.parquet}, so every
- * attempt writes new files and all of a job's outputs can be found by its id.
+ * metadata file, and the group's delete files are re-derived from that snapshot. Output files are
+ * named {@code <group>-<attempt>-<job id>-<n>.parquet}, so every attempt writes new files and all
+ * of a job's outputs can be found by its id.
  *
  * <p>A retry of a group whose earlier attempt already stored a result returns that result: the
  * earlier attempt finished, only its answer was lost.
  *
- * <p>How the group is rewritten is its {@link GroupRoute}, chosen once ({@link GroupRouteChooser}) with
- * this rewriter's {@link WorkerSettings}; its result is made and stored by {@link GroupResults}.
+ * <p>How the group is rewritten is its {@link GroupRoute}, chosen once ({@link GroupRouteChooser})
+ * with this rewriter's {@link WorkerSettings}; its result is made and stored by {@link
+ * GroupResults}.
  */
 public final class GroupRewriter {
   private static final Logger LOG = LoggerFactory.getLogger(GroupRewriter.class);
@@ -52,15 +54,18 @@ public final class GroupRewriter {
   private final TableAccess access;
   private final WorkerSettings settings;
   private final GroupRouteChooser routes;
-  // The plan index (checked by digest) and the pinned metadata file never change, and a warm worker (a
+  // The plan index (checked by digest) and the pinned metadata file never change, and a warm worker
+  // (a
   // thread pool here, a reused Lambda container in AWS) usually rewrites groups of the same job:
   // keep the last of each instead of parsing them again for every group.
   private final AtomicReference<CachedPlan> lastPlan = new AtomicReference<>();
   private final AtomicReference<CachedTable> lastTable = new AtomicReference<>();
   private final PinnedSnapshotTasks snapshotTasks =
       PinnedSnapshotTasks.forHeap(Runtime.getRuntime().maxMemory());
-  private final AtomicReference<PrefetchStats> prefetched = new AtomicReference<>(PrefetchStats.NONE);
-  private final AtomicReference<SortSpill.Spilled> spilled = new AtomicReference<>(SortSpill.Spilled.NONE);
+  private final AtomicReference<PrefetchStats> prefetched =
+      new AtomicReference<>(PrefetchStats.NONE);
+  private final AtomicReference<SortSpill.Spilled> spilled =
+      new AtomicReference<>(SortSpill.Spilled.NONE);
 
   private record CachedPlan(String location, String sha256, JobPlan plan) {}
 
@@ -88,24 +93,27 @@ public final class GroupRewriter {
   }
 
   /**
-   * The next attempt number of a group, claimed in the work location: how both runners number attempts, so
-   * overlapping attempts (a retry after a lost answer) never share a number.
+   * The next attempt number of a group, claimed in the work location: how both runners number
+   * attempts, so overlapping attempts (a retry after a lost answer) never share a number.
    */
   public int claimAttempt(String workLocation, int groupIndex) {
     FileIO io = access.fileIO();
-    return new JobStore(io, S3CreateIfAbsent.forFileIO(io)).claimAttempt(new WorkLocation(workLocation), groupIndex);
+    return new JobStore(io, S3CreateIfAbsent.forFileIO(io))
+        .claimAttempt(new WorkLocation(workLocation), groupIndex);
   }
 
   /**
-   * Rewrites the group and stores its result. A failure leaves typed as both runners' retries read it
-   * ({@link GroupAttempts#classify}: an untyped failure of the environment becomes transient); an
-   * {@code OutOfMemoryError} is left to the runner, which names the heap setting of its own environment.
+   * Rewrites the group and stores its result. A failure leaves typed as both runners' retries read
+   * it ({@link GroupAttempts#classify}: an untyped failure of the environment becomes transient);
+   * an {@code OutOfMemoryError} is left to the runner, which names the heap setting of its own
+   * environment.
    */
   public GroupStatus rewrite(GroupRequest request) {
     try {
       return rewriteGroup(request);
     } catch (RuntimeException e) {
-      // the rewrite paths type their own reads and writes; this catches the rest (the pinned snapshot's
+      // the rewrite paths type their own reads and writes; this catches the rest (the pinned
+      // snapshot's
       // manifests), which reached the Map under the SDK's class name and failed the group unretried
       throw GroupAttempts.classify(e, request.groupIndex(), request.jobId());
     }
@@ -122,7 +130,11 @@ public final class GroupRewriter {
     if (earlier.isPresent() && earlier.get().jobId().equals(plan.jobId())) {
       LOG.info(
           "[{} {} worker group {}] attempt {} found the result of attempt {}; returning it",
-          plan.table(), plan.jobId(), group.index(), request.attempt(), earlier.get().attempt());
+          plan.table(),
+          plan.jobId(),
+          group.index(),
+          request.attempt(),
+          earlier.get().attempt());
       return GroupResults.status(earlier.get(), work);
     }
 
@@ -141,12 +153,19 @@ public final class GroupRewriter {
             filter,
             store.readGroupTasks(work, plan, group.index()),
             snapshotTasks.tasks(
-                table, plan.pinned().metadataLocation(), plan.pinned().snapshotId(), plan.filter(), filter),
+                table,
+                plan.pinned().metadataLocation(),
+                plan.pinned().snapshotId(),
+                plan.filter(),
+                filter),
             settings.crossCheckManifestBytes());
 
-    // outputs are created through a view of the table that records each one first (OutputRecordingFileIO)
+    // outputs are created through a view of the table that records each one first
+    // (OutputRecordingFileIO)
     Table writing =
-        withIO(table, new OutputRecordingFileIO(table.io(), store, work, group.index(), request.attempt()));
+        withIO(
+            table,
+            new OutputRecordingFileIO(table.io(), store, work, group.index(), request.attempt()));
     OutputFileFactory files =
         OutputFileFactory.builderFor(writing, group.index(), request.attempt())
             .operationId(plan.jobId())
@@ -154,46 +173,89 @@ public final class GroupRewriter {
             .defaultSpec(table.specs().get(plan.pinned().outputSpecId()))
             .build();
     RewriteOutput output;
-    try (PrefetchingFileIO inputs = PrefetchingFileIO.start(table.io(), tasks, settings.prefetch())) {
-      // both paths read every input through table.io(): a view of the table whose io() is the prefetch
+    try (PrefetchingFileIO inputs =
+        PrefetchingFileIO.start(table.io(), tasks, settings.prefetch())) {
+      // both paths read every input through table.io(): a view of the table whose io() is the
+      // prefetch
       Table reading = withIO(table, inputs);
-      // footers are read through the table's own FileIO, not the prefetch (ColumnarRewritePath.prepare)
+      // footers are read through the table's own FileIO, not the prefetch
+      // (ColumnarRewritePath.prepare)
       GroupRoute route = routes.choose(reading, table.io(), plan, group, tasks);
       output = rewrite(route, reading, plan, group, tasks, files);
       PrefetchStats stats = inputs.stats();
       prefetched.accumulateAndGet(stats, PrefetchStats::plus);
-      LOG.debug("[{} {} worker group {}] input prefetch: {}", plan.table(), plan.jobId(), group.index(), stats);
+      LOG.debug(
+          "[{} {} worker group {}] input prefetch: {}",
+          plan.table(),
+          plan.jobId(),
+          group.index(),
+          stats);
     }
 
-    GroupResult result = GroupResults.of(
-        plan, group.index(), request.attempt(), table, tasks, output, System.currentTimeMillis() - started);
+    GroupResult result =
+        GroupResults.of(
+            plan,
+            group.index(),
+            request.attempt(),
+            table,
+            tasks,
+            output,
+            System.currentTimeMillis() - started);
     GroupResults.storeOrDeleteOutputs(store, work, result, output, table.io());
     LOG.info(
         "[{} {} worker group {}] {} files ({} rows, {} deleted) -> {} files in {} ms, {} path ({})",
-        plan.table(), plan.jobId(), group.index(), tasks.size(), output.rowsRead(),
-        output.rowsDeleted(), output.dataFiles().size(), result.durationMillis(), output.path(),
+        plan.table(),
+        plan.jobId(),
+        group.index(),
+        tasks.size(),
+        output.rowsRead(),
+        output.rowsDeleted(),
+        output.dataFiles().size(),
+        result.durationMillis(),
+        output.path(),
         output.pathReason());
     return GroupResults.status(result, work);
   }
 
-  /** Rewrites the group on {@code route}'s path; the output names the path and the route's reason. */
+  /**
+   * Rewrites the group on {@code route}'s path; the output names the path and the route's reason.
+   */
   private RewriteOutput rewrite(
-      GroupRoute route, Table table, JobPlan plan, PlannedGroup group, List<FileScanTask> tasks,
+      GroupRoute route,
+      Table table,
+      JobPlan plan,
+      PlannedGroup group,
+      List<FileScanTask> tasks,
       OutputFileFactory files) {
     int outputSpecId = plan.pinned().outputSpecId();
     GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table, tasks, group.index());
     GroupRewritePath path =
         route instanceof GroupRoute.Columnar columnar
-            ? new ColumnarRewritePath(table, outputSpecId, group.maxOutputFileSize(), deleteLoader,
-                settings.columnThreads(), columnar.group())
-            : new GenericRewritePath(table, outputSpecId, group.maxOutputFileSize(), tasks, deleteLoader,
+            ? new ColumnarRewritePath(
+                table,
+                outputSpecId,
+                group.maxOutputFileSize(),
+                deleteLoader,
+                settings.columnThreads(),
+                columnar.group())
+            : new GenericRewritePath(
+                table,
+                outputSpecId,
+                group.maxOutputFileSize(),
+                tasks,
+                deleteLoader,
                 (GroupRoute.Generic) route);
     RewriteOutput output = path.rewrite(files, table.io(), done -> {}, route.reason());
     if (route instanceof GroupRoute.SortedInSpilledRuns spilledRuns) {
       SortSpill.Spilled runs = new SortSpill.Spilled(output.spilledRuns(), output.spilledBytes());
       spilled.accumulateAndGet(runs, SortSpill.Spilled::plus);
-      LOG.info("[{} {} worker group {}] sorted beyond memory: {} runs, {} bytes spilled to {}",
-          plan.table(), plan.jobId(), group.index(), output.spilledRuns(), output.spilledBytes(),
+      LOG.info(
+          "[{} {} worker group {}] sorted beyond memory: {} runs, {} bytes spilled to {}",
+          plan.table(),
+          plan.jobId(),
+          group.index(),
+          output.spilledRuns(),
+          output.spilledBytes(),
           spilledRuns.spill().directory());
     }
     return output;
@@ -225,6 +287,7 @@ public final class GroupRewriter {
   private static Table withIO(Table table, FileIO io) {
     TableOperations operations = ((HasTableOperations) table).operations();
     return new BaseTable(
-        new StaticTableOperations(operations.current(), io, operations.locationProvider()), table.name());
+        new StaticTableOperations(operations.current(), io, operations.locationProvider()),
+        table.name());
   }
 }

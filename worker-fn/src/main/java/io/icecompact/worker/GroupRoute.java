@@ -8,9 +8,9 @@ import io.icecompact.worker.sort.SortSpill;
 import io.icecompact.worker.sort.SortedRows;
 
 /**
- * How one group is rewritten: the path, and on the generic path the order its rows are written in. Chosen
- * once per group, by {@link GroupRouteChooser}; {@link #reason} is what the group's result records as its
- * path's reason.
+ * How one group is rewritten: the path, and on the generic path the order its rows are written in.
+ * Chosen once per group, by {@link GroupRouteChooser}; {@link #reason} is what the group's result
+ * records as its path's reason.
  */
 public sealed interface GroupRoute permits GroupRoute.Columnar, GroupRoute.Generic {
   /** The end of a group's path reason when its rows were sorted in memory as columns. */
@@ -22,29 +22,38 @@ public sealed interface GroupRoute permits GroupRoute.Columnar, GroupRoute.Gener
   /** The columnar copy of a group whose footers were read and checked: rows in input order. */
   record Columnar(PreparedGroup group, String reason) implements GroupRoute {}
 
-  /** Iceberg's generic reader and writer ({@link GenericRewritePath}), in one of these row orders. */
+  /**
+   * Iceberg's generic reader and writer ({@link GenericRewritePath}), in one of these row orders.
+   */
   sealed interface Generic extends GroupRoute permits InputOrder, OrderNotKept, Sorted {}
 
   /** Rows in input order, as the job asks; {@code reason} says why not columnar. */
   record InputOrder(String reason) implements Generic {}
 
   /**
-   * Rows in input order though the job orders them (bin-pack of a sorted table): the group fits neither the
-   * sort heap nor, in sorted runs, the spill disk; {@code reason} says so.
+   * Rows in input order though the job orders them (bin-pack of a sorted table): the group fits
+   * neither the sort heap nor, in sorted runs, the spill disk; {@code reason} says so.
    */
   record OrderNotKept(RowOrder order, String reason) implements Generic {}
 
   /** Rows written in {@link #order}. */
-  sealed interface Sorted extends Generic permits SortedAsRecords, SortedAsColumns, SortedInSpilledRuns {
+  sealed interface Sorted extends Generic
+      permits SortedAsRecords, SortedAsColumns, SortedInSpilledRuns {
     RowOrder order();
   }
 
-  /** Sorted in memory as Iceberg records ({@link SortedRows}): the reference the column sort is measured against. */
+  /**
+   * Sorted in memory as Iceberg records ({@link SortedRows}): the reference the column sort is
+   * measured against.
+   */
   record SortedAsRecords(RowOrder order, String reason) implements Sorted {}
 
   /** Sorted in memory held as columns ({@link ColumnSortedRows}): the same sequence, faster. */
   record SortedAsColumns(RowOrder order, String reason) implements Sorted {}
 
-  /** Sorted beyond memory, in sorted runs spilled to local disk and merged ({@link ExternalSortedRows}). */
+  /**
+   * Sorted beyond memory, in sorted runs spilled to local disk and merged ({@link
+   * ExternalSortedRows}).
+   */
   record SortedInSpilledRuns(RowOrder order, SortSpill spill, String reason) implements Sorted {}
 }

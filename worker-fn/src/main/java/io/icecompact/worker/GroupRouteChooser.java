@@ -23,13 +23,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one place a group's {@link GroupRoute} is chosen. A group the job does not order takes the columnar
- * path where it is eligible (judged from metadata, then from the files' footers), the generic path
- * otherwise. A group the job orders takes the generic path (the columnar path keeps input order): sorted
- * in memory when it fits the sort heap (as columns, or as records under {@link RewritePathChoice#GENERIC}),
- * else in sorted runs spilled to the spill directory. A group whose runs would not fit on that disk fails
- * under {@code strategy=sort}; under bin-pack, which keeps a sorted table's order only where it can, it is
- * written in input order and its reason says so.
+ * The one place a group's {@link GroupRoute} is chosen. A group the job does not order takes the
+ * columnar path where it is eligible (judged from metadata, then from the files' footers), the
+ * generic path otherwise. A group the job orders takes the generic path (the columnar path keeps
+ * input order): sorted in memory when it fits the sort heap (as columns, or as records under {@link
+ * RewritePathChoice#GENERIC}), else in sorted runs spilled to the spill directory. A group whose
+ * runs would not fit on that disk fails under {@code strategy=sort}; under bin-pack, which keeps a
+ * sorted table's order only where it can, it is written in input order and its reason says so.
  */
 final class GroupRouteChooser {
   private static final Logger LOG = LoggerFactory.getLogger(GroupRouteChooser.class);
@@ -41,19 +41,25 @@ final class GroupRouteChooser {
   }
 
   /**
-   * The route of {@code group}, whose live tasks are {@code tasks}. Choosing the columnar route reads every
-   * input's footer through {@code footerIO} (see {@link ColumnarRewritePath#prepare}); choosing a spilled
-   * sort first deletes the runs ended workers left in the spill directory, so that its free space counts.
+   * The route of {@code group}, whose live tasks are {@code tasks}. Choosing the columnar route
+   * reads every input's footer through {@code footerIO} (see {@link ColumnarRewritePath#prepare});
+   * choosing a spilled sort first deletes the runs ended workers left in the spill directory, so
+   * that its free space counts.
    */
-  GroupRoute choose(Table table, FileIO footerIO, JobPlan plan, PlannedGroup group, List<FileScanTask> tasks) {
+  GroupRoute choose(
+      Table table, FileIO footerIO, JobPlan plan, PlannedGroup group, List<FileScanTask> tasks) {
     RowOrder order = plan.rowOrder();
     if (order == null && settings.pathChoice() == RewritePathChoice.GENERIC) {
       return new GroupRoute.InputOrder("generic path requested");
     }
-    // Judged here once, not taken from the planner's verdict in the plan (PlannedGroup.expectedRewritePath):
-    // these tasks were re-derived from the pinned snapshot (LiveTaskResolver), and a plan made by another
-    // release's planner was judged by that release's rules; it reads metadata only, so it costs next to nothing.
-    RewritePath expected = ColumnarEligibility.of(table, tasks, plan.pinned().outputSpecId(), order);
+    // Judged here once, not taken from the planner's verdict in the plan
+    // (PlannedGroup.expectedRewritePath):
+    // these tasks were re-derived from the pinned snapshot (LiveTaskResolver), and a plan made by
+    // another
+    // release's planner was judged by that release's rules; it reads metadata only, so it costs
+    // next to nothing.
+    RewritePath expected =
+        ColumnarEligibility.of(table, tasks, plan.pinned().outputSpecId(), order);
     if (order != null) {
       return sorted(plan, group, order, expected.reason());
     }
@@ -68,7 +74,8 @@ final class GroupRouteChooser {
   }
 
   /** {@code reason}: why not columnar; each route's reason adds how the rows were sorted. */
-  private GroupRoute.Generic sorted(JobPlan plan, PlannedGroup group, RowOrder order, String reason) {
+  private GroupRoute.Generic sorted(
+      JobPlan plan, PlannedGroup group, RowOrder order, String reason) {
     long heap = settings.sortHeapBytes();
     if (InMemorySortLimit.fits(group, heap)) {
       // the generic choice keeps the record sort: the reference the column sort is measured against
@@ -79,19 +86,31 @@ final class GroupRouteChooser {
     Path spillTo = settings.spillDirectory();
     int abandoned = ExternalSortedRows.deleteAbandoned(spillTo);
     if (abandoned > 0) {
-      LOG.info("[{} {} worker group {}] deleted {} directories of sorted runs left by ended workers in {}",
-          plan.table(), plan.jobId(), group.index(), abandoned, spillTo);
+      LOG.info(
+          "[{} {} worker group {}] deleted {} directories of sorted runs left by ended workers in {}",
+          plan.table(),
+          plan.jobId(),
+          group.index(),
+          abandoned,
+          spillTo);
     }
     long usable = SpillLimit.usableSpace(spillTo);
-    if (SpillLimit.fits(group, usable) || RewriteStrategy.SORT.optionValue().equals(plan.strategy())) {
+    if (SpillLimit.fits(group, usable)
+        || RewriteStrategy.SORT.optionValue().equals(plan.strategy())) {
       SpillLimit.check(group, spillTo, usable);
       return new GroupRoute.SortedInSpilledRuns(
-          order, new SortSpill(spillTo, SpillLimit.runRows(group, heap)),
+          order,
+          new SortSpill(spillTo, SpillLimit.runRows(group, heap)),
           reason + "; sorted beyond memory, in runs spilled to local disk");
     }
-    return new GroupRoute.OrderNotKept(order, String.format(Locale.ROOT,
-        "the table's sort order %s is not kept: the group holds more than the %d bytes of Parquet a worker"
-            + " sorts in memory, and more than the %d its sorted runs would fit in on local disk",
-        order.sortOrder(), InMemorySortLimit.forHeap(heap), SpillLimit.forDisk(usable)));
+    return new GroupRoute.OrderNotKept(
+        order,
+        String.format(
+            Locale.ROOT,
+            "the table's sort order %s is not kept: the group holds more than the %d bytes of Parquet a worker"
+                + " sorts in memory, and more than the %d its sorted runs would fit in on local disk",
+            order.sortOrder(),
+            InMemorySortLimit.forHeap(heap),
+            SpillLimit.forDisk(usable)));
   }
 }

@@ -19,10 +19,11 @@ import org.apache.iceberg.util.StructLikeWrapper;
  * scan tasks reads only the manifests of those partitions instead of the whole table's.
  *
  * <p>Each partition value becomes a predicate on its source column: identity values as equality,
- * year/month/day/hour values as the half-open time range they stand for, bucket and truncate values as
- * Iceberg's transform terms ({@code bucket(id, 4) = 2}), which its planning projects onto the partition
- * exactly. Other transforms (void, unknown ones) add no predicate, which only makes the filter wider. A filter that is too narrow
- * cannot go unnoticed: the worker fails with {@code FileNotLiveException} if a planned file is missing.
+ * year/month/day/hour values as the half-open time range they stand for, bucket and truncate values
+ * as Iceberg's transform terms ({@code bucket(id, 4) = 2}), which its planning projects onto the
+ * partition exactly. Other transforms (void, unknown ones) add no predicate, which only makes the
+ * filter wider. A filter that is too narrow cannot go unnoticed: the worker fails with {@code
+ * FileNotLiveException} if a planned file is missing.
  */
 final class GroupScanFilter {
   private static final long MICROS_PER_HOUR = 3_600_000_000L;
@@ -39,8 +40,11 @@ final class GroupScanFilter {
       PartitionSpec spec = task.spec();
       StructLike partition = task.file().partition();
       String key =
-          spec.specId() + "/" + StructLikeWrapper.forType(spec.partitionType()).set(partition).hashCode()
-              + "/" + spec.partitionToPath(partition);
+          spec.specId()
+              + "/"
+              + StructLikeWrapper.forType(spec.partitionType()).set(partition).hashCode()
+              + "/"
+              + spec.partitionToPath(partition);
       if (seen.add(key)) {
         any = Expressions.or(any, partitionPredicate(spec, partition));
       }
@@ -61,17 +65,21 @@ final class GroupScanFilter {
     return all;
   }
 
-  private static Expression predicate(PartitionField field, String column, Type sourceType, Object value) {
+  private static Expression predicate(
+      PartitionField field, String column, Type sourceType, Object value) {
     if (column == null) {
       return Expressions.alwaysTrue(); // source column dropped from the schema
     }
     String transform = field.transform().toString();
     if (value == null) {
-      return transform.equals("identity") || isTime(transform) ? Expressions.isNull(column) : Expressions.alwaysTrue();
+      return transform.equals("identity") || isTime(transform)
+          ? Expressions.isNull(column)
+          : Expressions.alwaysTrue();
     }
     if (transform.equals("identity")) {
       // NaN equals nothing, not even itself: Iceberg has no NaN literal, only the isNaN predicate
-      boolean nan = (value instanceof Double d && d.isNaN()) || (value instanceof Float f && f.isNaN());
+      boolean nan =
+          (value instanceof Double d && d.isNaN()) || (value instanceof Float f && f.isNaN());
       return nan ? Expressions.isNaN(column) : Expressions.equal(column, value);
     }
     Matcher sized = SIZED.matcher(transform);

@@ -24,17 +24,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Re-derives, from the pinned snapshot's own metadata, the scan task (data file plus the delete files
- * that apply to it) of every file a group names: a cross-check of the group document. A file that is
- * not live is refused rather than read blind, and delete files that differ from the plan's mean the
- * plan does not describe this snapshot.
+ * Re-derives, from the pinned snapshot's own metadata, the scan task (data file plus the delete
+ * files that apply to it) of every file a group names: a cross-check of the group document. A file
+ * that is not live is refused rather than read blind, and delete files that differ from the plan's
+ * mean the plan does not describe this snapshot.
  *
  * <p>The cross-check reads the manifests whose partitions overlap the group's. Where those are more
  * than {@link #CROSS_CHECK_MANIFEST_BYTES} (a table whose manifests each span every partition, as
  * streaming appends leave them: every worker would read the whole table's metadata), the group
- * document's tasks are used as they are. They are exactly what Iceberg's planner derived from the same
- * snapshot, sequence numbers included, and their digest was checked against the plan index; and the
- * committer's {@code RewriteFiles} refuses to replace a file the table does not hold.
+ * document's tasks are used as they are. They are exactly what Iceberg's planner derived from the
+ * same snapshot, sequence numbers included, and their digest was checked against the plan index;
+ * and the committer's {@code RewriteFiles} refuses to replace a file the table does not hold.
  */
 public final class LiveTaskResolver {
   private static final Logger LOG = LoggerFactory.getLogger(LiveTaskResolver.class);
@@ -71,8 +71,12 @@ public final class LiveTaskResolver {
       Expression groupFilter = Expressions.and(filter, GroupScanFilter.of(planned));
       long manifestBytes = ManifestsToRead.bytes(pinnedTable, snapshotId, groupFilter);
       if (manifestBytes > manifestBudgetBytes) {
-        LOG.info("Group of {} files: its tasks as planned; cross-checking them would read {} MB of manifests"
-            + " (more than {} MB)", planned.size(), manifestBytes >> 20, manifestBudgetBytes >> 20);
+        LOG.info(
+            "Group of {} files: its tasks as planned; cross-checking them would read {} MB of manifests"
+                + " (more than {} MB)",
+            planned.size(),
+            manifestBytes >> 20,
+            manifestBudgetBytes >> 20);
         return planned;
       }
       scanGroupPartitions(pinnedTable, snapshotId, groupFilter, wanted, live);
@@ -131,9 +135,9 @@ public final class LiveTaskResolver {
   }
 
   /**
-   * Numbers the group's delete files by location, each file object once: a CDC table's data file carries
-   * thousands of delete files, and comparing each task's two lists as sets of path strings cost files x
-   * deletes string comparisons (most of a worker's time on a 5,500-file upsert table).
+   * Numbers the group's delete files by location, each file object once: a CDC table's data file
+   * carries thousands of delete files, and comparing each task's two lists as sets of path strings
+   * cost files x deletes string comparisons (most of a worker's time on a 5,500-file upsert table).
    */
   private static final class DeleteIds {
     private final Map<String, Integer> byLocation = new HashMap<>();
@@ -142,8 +146,10 @@ public final class LiveTaskResolver {
     BitSet of(FileScanTask task) {
       BitSet ids = new BitSet();
       for (ContentFile<?> delete : task.deletes()) {
-        ids.set(byFile.computeIfAbsent(
-            delete, file -> byLocation.computeIfAbsent(file.location(), unused -> byLocation.size())));
+        ids.set(
+            byFile.computeIfAbsent(
+                delete,
+                file -> byLocation.computeIfAbsent(file.location(), unused -> byLocation.size())));
       }
       return ids;
     }

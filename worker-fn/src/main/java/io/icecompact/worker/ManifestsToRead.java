@@ -13,18 +13,19 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.ManifestEvaluator;
 
 /**
- * How many bytes of manifests a scan of a snapshot with a row filter would read: the data and delete
- * manifests whose partition summaries the filter may match, as Iceberg's scan prunes them. Only the
- * manifest list is read to know.
+ * How many bytes of manifests a scan of a snapshot with a row filter would read: the data and
+ * delete manifests whose partition summaries the filter may match, as Iceberg's scan prunes them.
+ * Only the manifest list is read to know.
  */
 public final class ManifestsToRead {
   private ManifestsToRead() {}
 
   /**
-   * What a worker's cross-check of a group (see {@link LiveTaskResolver}) would read: the manifests of
-   * the group's partitions, within the plan's filter.
+   * What a worker's cross-check of a group (see {@link LiveTaskResolver}) would read: the manifests
+   * of the group's partitions, within the plan's filter.
    */
-  public static long forGroup(Table table, long snapshotId, Expression planFilter, List<FileScanTask> tasks) {
+  public static long forGroup(
+      Table table, long snapshotId, Expression planFilter, List<FileScanTask> tasks) {
     return bytes(table, snapshotId, Expressions.and(planFilter, GroupScanFilter.of(tasks)));
   }
 

@@ -8,10 +8,11 @@ import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 
 /**
- * The FileIO a worker writes its output files through: each file's location is recorded in the job's work
- * location ({@link JobStore#recordOutput}) before the file is created. A worker killed mid-group (Lambda's
- * 15-minute timeout, a crash) never reports its outputs; the committer finds them by these entries and
- * deletes them, where before they stayed as orphans until {@code remove_orphan_files}.
+ * The FileIO a worker writes its output files through: each file's location is recorded in the
+ * job's work location ({@link JobStore#recordOutput}) before the file is created. A worker killed
+ * mid-group (Lambda's 15-minute timeout, a crash) never reports its outputs; the committer finds
+ * them by these entries and deletes them, where before they stayed as orphans until {@code
+ * remove_orphan_files}.
  */
 final class OutputRecordingFileIO implements FileIO {
   private final FileIO delegate;
@@ -20,7 +21,8 @@ final class OutputRecordingFileIO implements FileIO {
   private final int groupIndex;
   private final int attempt;
 
-  OutputRecordingFileIO(FileIO delegate, JobStore store, WorkLocation work, int groupIndex, int attempt) {
+  OutputRecordingFileIO(
+      FileIO delegate, JobStore store, WorkLocation work, int groupIndex, int attempt) {
     this.delegate = delegate;
     this.store = store;
     this.work = work;

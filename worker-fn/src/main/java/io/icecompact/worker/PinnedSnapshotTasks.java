@@ -13,14 +13,14 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * The live scan tasks of a job's whole pinned snapshot, by data file location, kept for the groups of
- * that job that this process rewrites after its first.
+ * The live scan tasks of a job's whole pinned snapshot, by data file location, kept for the groups
+ * of that job that this process rewrites after its first.
  *
  * <p>Re-deriving a group's tasks reads the manifests of its partitions again for every group; on a
  * streaming table of many small groups that was 40% of a group's time. A process that rewrites
  * several groups of one job (a warm Lambda container, the embedded runner) scans the snapshot once
- * instead. A process that rewrites one group never pays for the whole scan: the scan is taken on the
- * second group of a job, and only when the snapshot's summary says it holds at most {@code
+ * instead. A process that rewrites one group never pays for the whole scan: the scan is taken on
+ * the second group of a job, and only when the snapshot's summary says it holds at most {@code
  * maxDataFiles} data files (tasks are kept without column stats, a few KB each), so the heap stays
  * bounded on a table of a million files, which goes on scanning per group.
  */
@@ -48,11 +48,15 @@ final class PinnedSnapshotTasks {
 
   /**
    * The whole snapshot's tasks under the plan's filter when this job's snapshot has been asked for
-   * before and is small enough to keep; empty when the caller should scan just its group's partitions.
-   * Callers of the same job wait for one scan rather than each taking their own.
+   * before and is small enough to keep; empty when the caller should scan just its group's
+   * partitions. Callers of the same job wait for one scan rather than each taking their own.
    */
   synchronized Optional<Map<String, FileScanTask>> tasks(
-      Table pinnedTable, String metadataLocation, long snapshotId, String filterJson, Expression filter) {
+      Table pinnedTable,
+      String metadataLocation,
+      long snapshotId,
+      String filterJson,
+      Expression filter) {
     Key key = new Key(metadataLocation, snapshotId, filterJson);
     if (key.equals(scannedKey)) {
       return Optional.of(scanned);

@@ -8,14 +8,17 @@ package io.icecompact.worker;
  * @param maxFileBytes larger files are not prefetched: they are read in ranges as usual
  */
 public record PrefetchLimits(int maxConcurrentRequests, long maxBytesInFlight, long maxFileBytes) {
-  /** 8 requests, 64 MB: hundreds of ~60 KB files stop being one round trip each, in bounded heap. */
+  /**
+   * 8 requests, 64 MB: hundreds of ~60 KB files stop being one round trip each, in bounded heap.
+   */
   public static final PrefetchLimits DEFAULT = new PrefetchLimits(8, 64L << 20, 8L << 20);
 
   public static final PrefetchLimits OFF = new PrefetchLimits(0, 0, 0);
 
   /**
-   * {@link #DEFAULT}, with the bytes in flight capped at 1/16 of {@code maxHeapBytes}: the buffers add to
-   * the rewrite's own working set (its open row group), so a small heap gets a smaller window.
+   * {@link #DEFAULT}, with the bytes in flight capped at 1/16 of {@code maxHeapBytes}: the buffers
+   * add to the rewrite's own working set (its open row group), so a small heap gets a smaller
+   * window.
    */
   public static PrefetchLimits forHeap(long maxHeapBytes) {
     long budget = Math.min(DEFAULT.maxBytesInFlight(), Math.max(1, maxHeapBytes / 16));
@@ -33,7 +36,11 @@ public record PrefetchLimits(int maxConcurrentRequests, long maxBytesInFlight, l
     if (maxFileBytes > maxBytesInFlight) {
       // a file larger than the budget could never be fetched
       throw new IllegalArgumentException(
-          "maxFileBytes (" + maxFileBytes + ") must not exceed maxBytesInFlight (" + maxBytesInFlight + ")");
+          "maxFileBytes ("
+              + maxFileBytes
+              + ") must not exceed maxBytesInFlight ("
+              + maxBytesInFlight
+              + ")");
     }
   }
 

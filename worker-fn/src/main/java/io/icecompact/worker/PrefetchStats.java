@@ -7,7 +7,8 @@ package io.icecompact.worker;
  * @param bytesPrefetched their bytes
  * @param filesReadDirectly planned files the rewrite asked for before their fetch had started (read
  *     from storage as usual) or after their bytes were released
- * @param peakBytesInFlight the most bytes reserved at once: fetching, or fetched and not yet released
+ * @param peakBytesInFlight the most bytes reserved at once: fetching, or fetched and not yet
+ *     released
  * @param peakConcurrentRequests the most whole-file reads running at once
  */
 public record PrefetchStats(

@@ -34,13 +34,20 @@ import org.apache.iceberg.io.SeekableInputStream;
  * {@code maxFileBytes}, and every other call, go to the wrapped FileIO.
  *
  * <p>Bytes are released once the rewrite has moved past the last task that uses them (it opens data
- * files in task order), so memory stays within the budget whatever the group's size. A file the rewrite
- * asks for before its fetch started is read directly and never fetched; one whose fetch failed raises
- * the failure in the rewrite's thread, typed as a direct read's would be. {@link #close()} stops the
- * fetches and drops every buffer.
+ * files in task order), so memory stays within the budget whatever the group's size. A file the
+ * rewrite asks for before its fetch started is read directly and never fetched; one whose fetch
+ * failed raises the failure in the rewrite's thread, typed as a direct read's would be. {@link
+ * #close()} stops the fetches and drops every buffer.
  */
 public final class PrefetchingFileIO implements FileIO {
-  private enum State { PENDING, FETCHING, READY, FAILED, DIRECT, RELEASED }
+  private enum State {
+    PENDING,
+    FETCHING,
+    READY,
+    FAILED,
+    DIRECT,
+    RELEASED
+  }
 
   private static final class Entry {
     final String location;
@@ -87,7 +94,10 @@ public final class PrefetchingFileIO implements FileIO {
     this.order = order;
     this.byLocation = new HashMap<>();
     order.forEach(entry -> byLocation.put(entry.location, entry));
-    int threads = order.isEmpty() || !limits.enabled() ? 0 : Math.min(limits.maxConcurrentRequests(), order.size());
+    int threads =
+        order.isEmpty() || !limits.enabled()
+            ? 0
+            : Math.min(limits.maxConcurrentRequests(), order.size());
     if (threads == 0) {
       fetchers = null;
       return;
@@ -98,7 +108,8 @@ public final class PrefetchingFileIO implements FileIO {
         Executors.newFixedThreadPool(
             threads,
             runnable -> {
-              Thread thread = new Thread(runnable, "prefetch-" + pool + "-" + names.incrementAndGet());
+              Thread thread =
+                  new Thread(runnable, "prefetch-" + pool + "-" + names.incrementAndGet());
               thread.setDaemon(true);
               return thread;
             });
@@ -108,7 +119,8 @@ public final class PrefetchingFileIO implements FileIO {
   }
 
   /** Starts fetching the small input files of {@code tasks}, in task order. */
-  public static PrefetchingFileIO start(FileIO delegate, List<FileScanTask> tasks, PrefetchLimits limits) {
+  public static PrefetchingFileIO start(
+      FileIO delegate, List<FileScanTask> tasks, PrefetchLimits limits) {
     List<Entry> order = new ArrayList<>();
     Map<String, Entry> seen = new HashMap<>();
     for (int use = 0; use < tasks.size(); use++) {
@@ -122,7 +134,12 @@ public final class PrefetchingFileIO implements FileIO {
   }
 
   private static void plan(
-      List<Entry> order, Map<String, Entry> seen, ContentFile<?> file, boolean dataFile, int use, PrefetchLimits limits) {
+      List<Entry> order,
+      Map<String, Entry> seen,
+      ContentFile<?> file,
+      boolean dataFile,
+      int use,
+      PrefetchLimits limits) {
     Entry known = seen.get(file.location());
     if (known != null) {
       known.lastUse = use; // a delete file shared by several tasks (or DVs sharing a Puffin file)
@@ -139,7 +156,9 @@ public final class PrefetchingFileIO implements FileIO {
   @Override
   public InputFile newInputFile(String location) {
     Entry entry = byLocation.get(location);
-    return entry == null ? delegate.newInputFile(location) : prefetched(entry, () -> delegate.newInputFile(location));
+    return entry == null
+        ? delegate.newInputFile(location)
+        : prefetched(entry, () -> delegate.newInputFile(location));
   }
 
   @Override
@@ -186,7 +205,9 @@ public final class PrefetchingFileIO implements FileIO {
     }
   }
 
-  /** The rewrite opened a data file of task {@code use}: bytes only earlier tasks needed are freed. */
+  /**
+   * The rewrite opened a data file of task {@code use}: bytes only earlier tasks needed are freed.
+   */
   private void advanceTo(int use) {
     if (use <= position) {
       return;
@@ -250,7 +271,8 @@ public final class PrefetchingFileIO implements FileIO {
       bytes = new byte[Math.toIntExact(entry.size)];
       IOUtil.readFully(in, bytes, 0, bytes.length);
     } catch (IOException | RuntimeException | OutOfMemoryError e) {
-      // an OutOfMemoryError too: uncaught, it ended this thread with the entry still FETCHING, and the
+      // an OutOfMemoryError too: uncaught, it ended this thread with the entry still FETCHING, and
+      // the
       // rewrite waiting for the file waited for ever
       failure = e;
     }
@@ -278,7 +300,8 @@ public final class PrefetchingFileIO implements FileIO {
   }
 
   public synchronized PrefetchStats stats() {
-    return new PrefetchStats(filesPrefetched, bytesPrefetched, filesReadDirectly, peakReserved, peakRunning);
+    return new PrefetchStats(
+        filesPrefetched, bytesPrefetched, filesReadDirectly, peakReserved, peakRunning);
   }
 
   /** The files this wrapper will fetch (below the size limit), for logs and tests. */

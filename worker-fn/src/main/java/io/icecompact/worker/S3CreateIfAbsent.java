@@ -20,11 +20,12 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.ServerSideEncryption;
 
 /**
- * {@link CreateIfAbsent} on S3: {@code PutObject} with {@code If-None-Match: *}, which S3 refuses with 412
- * (PreconditionFailed) when the key exists and with 409 (ConditionalRequestConflict) while another conditional
- * write of it is in flight; both mean "taken". Iceberg's S3FileIO has no conditional create of its own, so the
- * request goes through the S3 client it already holds (same endpoint, credentials, retries), with its
- * encryption and ACL settings, so that a bucket policy requiring them accepts the object as it does the others.
+ * {@link CreateIfAbsent} on S3: {@code PutObject} with {@code If-None-Match: *}, which S3 refuses
+ * with 412 (PreconditionFailed) when the key exists and with 409 (ConditionalRequestConflict) while
+ * another conditional write of it is in flight; both mean "taken". Iceberg's S3FileIO has no
+ * conditional create of its own, so the request goes through the S3 client it already holds (same
+ * endpoint, credentials, retries), with its encryption and ACL settings, so that a bucket policy
+ * requiring them accepts the object as it does the others.
  */
 public final class S3CreateIfAbsent implements CreateIfAbsent {
   private static final Set<String> SCHEMES = Set.of("s3", "s3a", "s3n");
@@ -39,8 +40,9 @@ public final class S3CreateIfAbsent implements CreateIfAbsent {
   }
 
   /**
-   * The atomic creates for {@code io}'s locations: S3 locations through S3FileIO (directly, or as the
-   * delegate ResolvingFileIO picks for them), local files as core does, none for any other storage.
+   * The atomic creates for {@code io}'s locations: S3 locations through S3FileIO (directly, or as
+   * the delegate ResolvingFileIO picks for them), local files as core does, none for any other
+   * storage.
    */
   public static CreateIfAbsent forFileIO(FileIO io) {
     CreateIfAbsent core = CreateIfAbsent.forFileIO(io);
@@ -72,7 +74,8 @@ public final class S3CreateIfAbsent implements CreateIfAbsent {
     bucket = properties.getOrDefault(S3FileIOProperties.ACCESS_POINTS_PREFIX + bucket, bucket);
     String key = rest.substring(slash + 1);
     S3FileIOProperties s3 = new S3FileIOProperties(properties);
-    PutObjectRequest.Builder request = PutObjectRequest.builder().bucket(bucket).key(key).ifNoneMatch("*");
+    PutObjectRequest.Builder request =
+        PutObjectRequest.builder().bucket(bucket).key(key).ifNoneMatch("*");
     configureAsS3FileIO(s3, request);
     S3Client client = io.client(location);
     try {
@@ -82,14 +85,17 @@ public final class S3CreateIfAbsent implements CreateIfAbsent {
       if (e.statusCode() != PRECONDITION_FAILED && e.statusCode() != CONDITIONAL_REQUEST_CONFLICT) {
         throw e;
       }
-      // The SDK retries a create whose answer was lost (a timeout, a reset); the retry then meets the object
-      // the first try wrote. The caller's bytes are unique to its call, so an object holding them is ours.
+      // The SDK retries a create whose answer was lost (a timeout, a reset); the retry then meets
+      // the object
+      // the first try wrote. The caller's bytes are unique to its call, so an object holding them
+      // is ours.
       Integer tries = e.numAttempts();
       return tries != null && tries > 1 && holds(client, s3, bucket, key, bytes);
     }
   }
 
-  private static boolean holds(S3Client client, S3FileIOProperties s3, String bucket, String key, byte[] bytes) {
+  private static boolean holds(
+      S3Client client, S3FileIOProperties s3, String bucket, String key, byte[] bytes) {
     GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(bucket).key(key);
     if (S3FileIOProperties.SSE_TYPE_CUSTOM.equalsIgnoreCase(s3.sseType())) {
       request
@@ -104,11 +110,18 @@ public final class S3CreateIfAbsent implements CreateIfAbsent {
     }
   }
 
-  /** The encryption and ACL S3FileIO puts on its own writes (its helper for this is package-private). */
+  /**
+   * The encryption and ACL S3FileIO puts on its own writes (its helper for this is
+   * package-private).
+   */
   private static void configureAsS3FileIO(S3FileIOProperties s3, PutObjectRequest.Builder request) {
-    String sse = s3.sseType() == null ? S3FileIOProperties.SSE_TYPE_NONE : s3.sseType().toLowerCase(Locale.ROOT);
+    String sse =
+        s3.sseType() == null
+            ? S3FileIOProperties.SSE_TYPE_NONE
+            : s3.sseType().toLowerCase(Locale.ROOT);
     switch (sse) {
-      case S3FileIOProperties.SSE_TYPE_S3 -> request.serverSideEncryption(ServerSideEncryption.AES256);
+      case S3FileIOProperties.SSE_TYPE_S3 ->
+          request.serverSideEncryption(ServerSideEncryption.AES256);
       case S3FileIOProperties.SSE_TYPE_KMS ->
           request.serverSideEncryption(ServerSideEncryption.AWS_KMS).ssekmsKeyId(s3.sseKey());
       case S3FileIOProperties.DSSE_TYPE_KMS ->
@@ -131,9 +144,9 @@ public final class S3CreateIfAbsent implements CreateIfAbsent {
   }
 
   /**
-   * The S3FileIO ResolvingFileIO uses for {@code location}, or null. Its accessor is package-private, so it is
-   * called reflectively; if a later Iceberg drops it, S3 locations under ResolvingFileIO fall back to the
-   * check-then-write claim (see {@code JobStore#claimAttempt}).
+   * The S3FileIO ResolvingFileIO uses for {@code location}, or null. Its accessor is
+   * package-private, so it is called reflectively; if a later Iceberg drops it, S3 locations under
+   * ResolvingFileIO fall back to the check-then-write claim (see {@code JobStore#claimAttempt}).
    */
   private static S3FileIO delegateOf(ResolvingFileIO resolving, String location) {
     Method accessor = ResolvingAccessor.METHOD;

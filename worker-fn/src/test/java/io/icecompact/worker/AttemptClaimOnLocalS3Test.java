@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.sync.RequestBody;
 
 /**
- * A worker's attempt claim on S3 (s3proxy, which honours {@code If-None-Match: *} as S3 does): overlapping
- * attempts of one group never hold the same number, through S3FileIO and through ResolvingFileIO alike.
+ * A worker's attempt claim on S3 (s3proxy, which honours {@code If-None-Match: *} as S3 does):
+ * overlapping attempts of one group never hold the same number, through S3FileIO and through
+ * ResolvingFileIO alike.
  */
 class AttemptClaimOnLocalS3Test {
   private static final String BUCKET = "work";
@@ -44,7 +45,9 @@ class AttemptClaimOnLocalS3Test {
     s3FileIO.initialize(s3.icebergProperties());
     resolving =
         CatalogUtil.loadFileIO(
-            "org.apache.iceberg.io.ResolvingFileIO", new HashMap<>(s3.icebergProperties()), new Configuration());
+            "org.apache.iceberg.io.ResolvingFileIO",
+            new HashMap<>(s3.icebergProperties()),
+            new Configuration());
   }
 
   @AfterAll
@@ -59,14 +62,16 @@ class AttemptClaimOnLocalS3Test {
     WorkLocation work = new WorkLocation("s3://" + BUCKET + "/_icecompact/job-seq");
     String taken = work.attemptMarker(0, 1);
     s3.client()
-        .putObject(b -> b.bucket(BUCKET).key(taken.substring(("s3://" + BUCKET + "/").length())),
+        .putObject(
+            b -> b.bucket(BUCKET).key(taken.substring(("s3://" + BUCKET + "/").length())),
             RequestBody.fromString("earlier"));
     JobStore store = new JobStore(s3FileIO, S3CreateIfAbsent.forFileIO(s3FileIO));
     assertThat(store.claimAttempt(work, 0)).isEqualTo(2);
     assertThat(store.claimAttempt(work, 0)).isEqualTo(3);
     String stillThere =
         s3.client()
-            .getObjectAsBytes(b -> b.bucket(BUCKET).key(taken.substring(("s3://" + BUCKET + "/").length())))
+            .getObjectAsBytes(
+                b -> b.bucket(BUCKET).key(taken.substring(("s3://" + BUCKET + "/").length())))
             .asUtf8String();
     assertThat(stillThere).isEqualTo("earlier");
   }
@@ -83,8 +88,8 @@ class AttemptClaimOnLocalS3Test {
   }
 
   /**
-   * The first create of marker 1 lands but its answer is cut: the SDK retries it and S3 answers 412. The
-   * marker holds this claim's token, so the claim keeps number 1 instead of skipping to 2.
+   * The first create of marker 1 lands but its answer is cut: the SDK retries it and S3 answers
+   * 412. The marker holds this claim's token, so the claim keeps number 1 instead of skipping to 2.
    */
   @Test
   void aCreateWhoseAnswerWasLostAndWasRetriedKeepsItsNumber() {
@@ -93,7 +98,10 @@ class AttemptClaimOnLocalS3Test {
       io.initialize(faults.icebergProperties());
       try {
         faults.inject(
-            S3FaultRule.of(S3Fault.resetMidResponse()).onMethod("PUT").onKeys(".*/job-lost/attempts/.*").times(1));
+            S3FaultRule.of(S3Fault.resetMidResponse())
+                .onMethod("PUT")
+                .onKeys(".*/job-lost/attempts/.*")
+                .times(1));
         WorkLocation work = new WorkLocation("s3://" + BUCKET + "/_icecompact/job-lost");
         JobStore store = new JobStore(io, S3CreateIfAbsent.forFileIO(io));
         assertThat(store.claimAttempt(work, 0)).isEqualTo(1);
@@ -107,17 +115,22 @@ class AttemptClaimOnLocalS3Test {
   }
 
   /**
-   * 8 attempts of one group claim at once, 4 times each, all through S3: 32 distinct numbers. With the old
-   * exists-then-write claim, the same race handed out the same numbers to several threads.
+   * 8 attempts of one group claim at once, 4 times each, all through S3: 32 distinct numbers. With
+   * the old exists-then-write claim, the same race handed out the same numbers to several threads.
    *
-   * <p>s3proxy answers 412 before reading a request's body and closes the connection, so the SDK sometimes
-   * retries a create here: the race also exercises a retried create meeting another claim's marker.
+   * <p>s3proxy answers 412 before reading a request's body and closes the connection, so the SDK
+   * sometimes retries a create here: the race also exercises a retried create meeting another
+   * claim's marker.
    */
   @Test
   void racingClaimsOfOneGroupNeverShareANumberThroughS3FileIO() throws Exception {
     WorkLocation work = new WorkLocation("s3://" + BUCKET + "/_icecompact/job-race");
     List<Integer> claimed =
-        race(8, 4, () -> new JobStore(s3FileIO, S3CreateIfAbsent.forFileIO(s3FileIO)).claimAttempt(work, 5));
+        race(
+            8,
+            4,
+            () ->
+                new JobStore(s3FileIO, S3CreateIfAbsent.forFileIO(s3FileIO)).claimAttempt(work, 5));
     assertThat(claimed).doesNotHaveDuplicates().hasSize(32);
     // a retried create recognises its own marker, so no number is skipped
     assertThat(claimed).allMatch(n -> n >= 1 && n <= 32);
@@ -127,11 +140,17 @@ class AttemptClaimOnLocalS3Test {
   void racingClaimsOfOneGroupNeverShareANumberThroughResolvingFileIO() throws Exception {
     WorkLocation work = new WorkLocation("s3://" + BUCKET + "/_icecompact/job-race-resolving");
     List<Integer> claimed =
-        race(8, 4, () -> new JobStore(resolving, S3CreateIfAbsent.forFileIO(resolving)).claimAttempt(work, 5));
+        race(
+            8,
+            4,
+            () ->
+                new JobStore(resolving, S3CreateIfAbsent.forFileIO(resolving))
+                    .claimAttempt(work, 5));
     assertThat(claimed).doesNotHaveDuplicates().hasSize(32);
   }
 
-  static List<Integer> race(int threads, int claimsPerThread, Callable<Integer> claim) throws Exception {
+  static List<Integer> race(int threads, int claimsPerThread, Callable<Integer> claim)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       CountDownLatch go = new CountDownLatch(1);

@@ -45,6 +45,7 @@ class GroupRouteChooserTest {
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "name", Types.StringType.get()));
+
   /** A directory with no usable space stands for a full spill disk (as in EngineSortTest). */
   private static final Path NO_SPACE = Path.of("/proc");
 
@@ -55,8 +56,10 @@ class GroupRouteChooserTest {
     Table table = table(Map.of());
     List<FileScanTask> tasks = tasks(table);
 
-    // the planner's verdict in the plan is not what the worker goes by: it judges the live tasks itself
-    GroupRoute route = choose(WorkerSettings.defaults(), table, tasks, plan(table, tasks, null, "binpack"));
+    // the planner's verdict in the plan is not what the worker goes by: it judges the live tasks
+    // itself
+    GroupRoute route =
+        choose(WorkerSettings.defaults(), table, tasks, plan(table, tasks, null, "binpack"));
 
     assertThat(route).isInstanceOf(GroupRoute.Columnar.class);
     assertThat(route.reason()).isEqualTo(ColumnarEligibility.ELIGIBLE);
@@ -68,26 +71,36 @@ class GroupRouteChooserTest {
     Table table = table(Map.of());
     List<FileScanTask> tasks = tasks(table);
 
-    GroupRoute route = choose(WorkerSettings.defaults().withPathChoice(RewritePathChoice.GENERIC), table, tasks,
-        plan(table, tasks, null, "binpack"));
+    GroupRoute route =
+        choose(
+            WorkerSettings.defaults().withPathChoice(RewritePathChoice.GENERIC),
+            table,
+            tasks,
+            plan(table, tasks, null, "binpack"));
 
     assertThat(route).isEqualTo(new GroupRoute.InputOrder("generic path requested"));
   }
 
   @Test
   void anIneligibleGroupTakesTheGenericPathSayingWhy() {
-    Table table = table(Map.of(TableProperties.PARQUET_BLOOM_FILTER_COLUMN_ENABLED_PREFIX + "id", "true"));
+    Table table =
+        table(Map.of(TableProperties.PARQUET_BLOOM_FILTER_COLUMN_ENABLED_PREFIX + "id", "true"));
     List<FileScanTask> tasks = tasks(table);
 
-    GroupRoute route = choose(WorkerSettings.defaults(), table, tasks, plan(table, tasks, null, "binpack"));
+    GroupRoute route =
+        choose(WorkerSettings.defaults(), table, tasks, plan(table, tasks, null, "binpack"));
 
     assertThat(route).isInstanceOf(GroupRoute.InputOrder.class);
-    assertThat(route.reason()).isEqualTo("table settings the columnar path does not apply: "
-        + TableProperties.PARQUET_BLOOM_FILTER_COLUMN_ENABLED_PREFIX + "id");
+    assertThat(route.reason())
+        .isEqualTo(
+            "table settings the columnar path does not apply: "
+                + TableProperties.PARQUET_BLOOM_FILTER_COLUMN_ENABLED_PREFIX
+                + "id");
   }
 
   @Test
-  void anOrderedGroupThatFitsTheSortHeapIsSortedInMemoryAsColumnsOrUnderTheGenericChoiceAsRecords() {
+  void
+      anOrderedGroupThatFitsTheSortHeapIsSortedInMemoryAsColumnsOrUnderTheGenericChoiceAsRecords() {
     Table table = table(Map.of());
     List<FileScanTask> tasks = tasks(table);
     RowOrder order = order(table);
@@ -96,10 +109,15 @@ class GroupRouteChooserTest {
 
     GroupRoute byDefault = choose(WorkerSettings.defaults(), table, tasks, plan);
     GroupRoute generic =
-        choose(WorkerSettings.defaults().withPathChoice(RewritePathChoice.GENERIC), table, tasks, plan);
+        choose(
+            WorkerSettings.defaults().withPathChoice(RewritePathChoice.GENERIC),
+            table,
+            tasks,
+            plan);
 
     assertThat(byDefault)
-        .isEqualTo(new GroupRoute.SortedAsColumns(order, notColumnar + "; sorted in memory as columns"));
+        .isEqualTo(
+            new GroupRoute.SortedAsColumns(order, notColumnar + "; sorted in memory as columns"));
     assertThat(generic).isEqualTo(new GroupRoute.SortedAsRecords(order, notColumnar));
   }
 
@@ -109,7 +127,8 @@ class GroupRouteChooserTest {
     List<FileScanTask> tasks = tasks(table);
     RowOrder order = order(table);
 
-    GroupRoute route = choose(beyondTheHeap(spill), table, tasks, plan(table, tasks, order, "binpack"));
+    GroupRoute route =
+        choose(beyondTheHeap(spill), table, tasks, plan(table, tasks, order, "binpack"));
 
     assertThat(route).isInstanceOf(GroupRoute.SortedInSpilledRuns.class);
     GroupRoute.SortedInSpilledRuns runs = (GroupRoute.SortedInSpilledRuns) route;
@@ -129,7 +148,8 @@ class GroupRouteChooserTest {
     GroupRoute binPack = choose(full, table, tasks, plan(table, tasks, order, "binpack"));
 
     assertThat(binPack).isInstanceOf(GroupRoute.OrderNotKept.class);
-    assertThat(binPack.reason()).startsWith("the table's sort order id ASC NULLS FIRST is not kept: ");
+    assertThat(binPack.reason())
+        .startsWith("the table's sort order id ASC NULLS FIRST is not kept: ");
     assertThatThrownBy(() -> choose(full, table, tasks, plan(table, tasks, order, "sort")))
         .isInstanceOf(GroupRewriteException.class)
         .hasMessageContaining("too many to sort beyond memory in /proc/spill");
@@ -140,7 +160,8 @@ class GroupRouteChooserTest {
     return WorkerSettings.defaults().withSortHeapBytes(1).withSpillDirectory(spillDirectory);
   }
 
-  private static GroupRoute choose(WorkerSettings settings, Table table, List<FileScanTask> tasks, JobPlan plan) {
+  private static GroupRoute choose(
+      WorkerSettings settings, Table table, List<FileScanTask> tasks, JobPlan plan) {
     return new GroupRouteChooser(settings).choose(table, table.io(), plan, plan.group(0), tasks);
   }
 
@@ -151,16 +172,23 @@ class GroupRouteChooserTest {
     catalog.createNamespace(Namespace.of("db"));
     Map<String, String> withVersion = new HashMap<>(properties);
     withVersion.put(TableProperties.FORMAT_VERSION, "2");
-    Table table = catalog.createTable(
-        TableIdentifier.of("db", "t"), SCHEMA, PartitionSpec.unpartitioned(), withVersion);
+    Table table =
+        catalog.createTable(
+            TableIdentifier.of("db", "t"), SCHEMA, PartitionSpec.unpartitioned(), withVersion);
     AppendFiles append = table.newAppend();
     for (int file = 0; file < 2; file++) {
       DataWriter<Record> writer =
-          new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).dataSchema(SCHEMA).build()
+          new GenericFileWriterFactory.Builder(table)
+              .dataFileFormat(FileFormat.PARQUET)
+              .dataSchema(SCHEMA)
+              .build()
               .newDataWriter(
                   EncryptedFiles.plainAsEncryptedOutput(
-                      table.io().newOutputFile(table.location() + "/data/file-" + file + ".parquet")),
-                  table.spec(), null);
+                      table
+                          .io()
+                          .newOutputFile(table.location() + "/data/file-" + file + ".parquet")),
+                  table.spec(),
+                  null);
       try (writer) {
         for (long id = 0; id < 100; id++) {
           GenericRecord row = GenericRecord.create(SCHEMA);
@@ -185,16 +213,38 @@ class GroupRouteChooserTest {
     return RowOrder.linear(SortOrder.builderFor(SCHEMA).asc("id").build(), table.schema(), 0);
   }
 
-  /** The plan of one group of {@code tasks}, whose planner's verdict says the generic path, stale on purpose. */
-  private static JobPlan plan(Table table, List<FileScanTask> tasks, RowOrder order, String strategy) {
+  /**
+   * The plan of one group of {@code tasks}, whose planner's verdict says the generic path, stale on
+   * purpose.
+   */
+  private static JobPlan plan(
+      Table table, List<FileScanTask> tasks, RowOrder order, String strategy) {
     long bytes = tasks.stream().mapToLong(task -> task.file().fileSizeInBytes()).sum();
     long rows = tasks.stream().mapToLong(task -> task.file().recordCount()).sum();
-    PlannedGroup group = new PlannedGroup(
-        0, "(unpartitioned)", tasks.size(), bytes, rows, 0, 512L << 20, RewritePath.GENERIC, "a stale verdict", null);
-    PinnedSnapshot pinned = new PinnedSnapshot(
-        table.currentSnapshot().snapshotId(), table.currentSnapshot().sequenceNumber(), table.location(),
-        table.schema().schemaId(), table.spec().specId(), table.spec().specId(), 2);
-    assertThat(strategy).isIn(RewriteStrategy.BINPACK.optionValue(), RewriteStrategy.SORT.optionValue());
-    return new JobPlan("job", "db.t", pinned, Map.of(), "true", 0, List.of(group), 0, strategy, order);
+    PlannedGroup group =
+        new PlannedGroup(
+            0,
+            "(unpartitioned)",
+            tasks.size(),
+            bytes,
+            rows,
+            0,
+            512L << 20,
+            RewritePath.GENERIC,
+            "a stale verdict",
+            null);
+    PinnedSnapshot pinned =
+        new PinnedSnapshot(
+            table.currentSnapshot().snapshotId(),
+            table.currentSnapshot().sequenceNumber(),
+            table.location(),
+            table.schema().schemaId(),
+            table.spec().specId(),
+            table.spec().specId(),
+            2);
+    assertThat(strategy)
+        .isIn(RewriteStrategy.BINPACK.optionValue(), RewriteStrategy.SORT.optionValue());
+    return new JobPlan(
+        "job", "db.t", pinned, Map.of(), "true", 0, List.of(group), 0, strategy, order);
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileScanTask;
@@ -12,7 +13,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
-import org.apache.iceberg.BaseFileScanTask;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.expressions.Evaluator;
@@ -45,7 +45,10 @@ class GroupScanFilterTest {
   void monthOfDateAndSeveralPartitionsAreOred() {
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).month("d").build();
     Expression filter =
-        GroupScanFilter.of(List.of(task(spec, "d_month=" + months("2026-02")), task(spec, "d_month=" + months("2026-04"))));
+        GroupScanFilter.of(
+            List.of(
+                task(spec, "d_month=" + months("2026-02")),
+                task(spec, "d_month=" + months("2026-04"))));
 
     assertThat(matches(filter, "eu", "2026-06-15T00:00:00Z", "2026-02-28")).isTrue();
     assertThat(matches(filter, "eu", "2026-06-15T00:00:00Z", "2026-04-01")).isTrue();
@@ -56,13 +59,17 @@ class GroupScanFilterTest {
   @Test
   void bucketSelectsThatBucketsRows() {
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).bucket("id", 8).build();
-    org.apache.iceberg.transforms.Transform<Long, Integer> bucket = org.apache.iceberg.transforms.Transforms.bucket(8);
+    org.apache.iceberg.transforms.Transform<Long, Integer> bucket =
+        org.apache.iceberg.transforms.Transforms.bucket(8);
     java.util.function.Function<Long, Integer> bucketOf = bucket.bind(Types.LongType.get());
     Expression filter = GroupScanFilter.of(List.of(task(spec, "id_bucket=" + bucketOf.apply(1L))));
 
     assertThat(matches(filter, 1L, "any")).isTrue();
-    long other = java.util.stream.LongStream.range(2, 100).filter(id -> !bucketOf.apply(id).equals(bucketOf.apply(1L)))
-        .findFirst().orElseThrow();
+    long other =
+        java.util.stream.LongStream.range(2, 100)
+            .filter(id -> !bucketOf.apply(id).equals(bucketOf.apply(1L)))
+            .findFirst()
+            .orElseThrow();
     assertThat(matches(filter, other, "any")).isFalse();
   }
 
@@ -79,7 +86,8 @@ class GroupScanFilterTest {
     GenericRecord row = GenericRecord.create(SCHEMA);
     row.setField("id", id);
     row.setField("region", region);
-    return new Evaluator(SCHEMA.asStruct(), filter, false).eval(new InternalRecordWrapper(SCHEMA.asStruct()).wrap(row));
+    return new Evaluator(SCHEMA.asStruct(), filter, false)
+        .eval(new InternalRecordWrapper(SCHEMA.asStruct()).wrap(row));
   }
 
   /** Months since 1970-01, the month transform's value. */

@@ -17,11 +17,11 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionParser;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.inmemory.InMemoryCatalog;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +33,8 @@ class PinnedSnapshotTasksTest {
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "region", Types.StringType.get()));
-  private static final PartitionSpec SPEC = PartitionSpec.builderFor(SCHEMA).identity("region").build();
+  private static final PartitionSpec SPEC =
+      PartitionSpec.builderFor(SCHEMA).identity("region").build();
 
   @TempDir Path dir;
   private Table table;
@@ -47,7 +48,10 @@ class PinnedSnapshotTasksTest {
     catalog.createNamespace(Namespace.of("db"));
     table =
         catalog.createTable(
-            TableIdentifier.of("db", "t"), SCHEMA, SPEC, Map.of(TableProperties.FORMAT_VERSION, "2"));
+            TableIdentifier.of("db", "t"),
+            SCHEMA,
+            SPEC,
+            Map.of(TableProperties.FORMAT_VERSION, "2"));
     DataFile eu1 = dataFile("region=eu", "eu-1");
     DataFile eu2 = dataFile("region=eu", "eu-2");
     DataFile us1 = dataFile("region=us", "us-1");
@@ -77,8 +81,10 @@ class PinnedSnapshotTasksTest {
     Map<String, FileScanTask> whole = ask(cache, all).orElseThrow();
     assertThat(ask(cache, all).orElseThrow()).isSameAs(whole);
 
-    assertThat(whole.keySet()).containsExactlyInAnyOrder(location("eu-1"), location("eu-2"), location("us-1"));
-    assertThat(deletes(whole.get(location("eu-1")))).containsExactly(dir.resolve("eu-deletes.parquet").toString());
+    assertThat(whole.keySet())
+        .containsExactlyInAnyOrder(location("eu-1"), location("eu-2"), location("us-1"));
+    assertThat(deletes(whole.get(location("eu-1"))))
+        .containsExactly(dir.resolve("eu-deletes.parquet").toString());
     assertThat(deletes(whole.get(location("us-1")))).isEmpty();
   }
 
@@ -90,9 +96,16 @@ class PinnedSnapshotTasksTest {
     List<FileScanTask> planned = List.of(whole.get(location("eu-2")), whole.get(location("us-1")));
 
     List<FileScanTask> fromWhole =
-        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.of(whole), Long.MAX_VALUE);
+        LiveTaskResolver.resolve(
+            table,
+            snapshotId,
+            Expressions.alwaysTrue(),
+            planned,
+            Optional.of(whole),
+            Long.MAX_VALUE);
     List<FileScanTask> fromPartitions =
-        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.empty(), Long.MAX_VALUE);
+        LiveTaskResolver.resolve(
+            table, snapshotId, Expressions.alwaysTrue(), planned, Optional.empty(), Long.MAX_VALUE);
 
     assertThat(summary(fromWhole)).isEqualTo(summary(fromPartitions)).hasSize(2);
   }
@@ -106,14 +119,20 @@ class PinnedSnapshotTasksTest {
     long manifestBytes = ManifestsToRead.bytes(table, snapshotId, Expressions.alwaysTrue());
     assertThat(manifestBytes).isPositive();
     // partition summaries prune every manifest for a region no file has
-    assertThat(ManifestsToRead.bytes(table, snapshotId, Expressions.equal("region", "asia"))).isZero();
+    assertThat(ManifestsToRead.bytes(table, snapshotId, Expressions.equal("region", "asia")))
+        .isZero();
 
     List<FileScanTask> asPlanned =
-        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.empty(),
+        LiveTaskResolver.resolve(
+            table,
+            snapshotId,
+            Expressions.alwaysTrue(),
+            planned,
+            Optional.empty(),
             manifestBytes - 1);
     List<FileScanTask> crossChecked =
-        LiveTaskResolver.resolve(table, snapshotId, Expressions.alwaysTrue(), planned, Optional.empty(),
-            manifestBytes);
+        LiveTaskResolver.resolve(
+            table, snapshotId, Expressions.alwaysTrue(), planned, Optional.empty(), manifestBytes);
 
     assertThat(asPlanned).isSameAs(planned);
     assertThat(crossChecked).isNotSameAs(planned);
@@ -153,7 +172,8 @@ class PinnedSnapshotTasksTest {
   }
 
   private Optional<Map<String, FileScanTask>> ask(PinnedSnapshotTasks cache, Expression filter) {
-    return cache.tasks(table, metadataLocation, snapshotId, ExpressionParser.toJson(filter), filter);
+    return cache.tasks(
+        table, metadataLocation, snapshotId, ExpressionParser.toJson(filter), filter);
   }
 
   private DataFile dataFile(String partition, String name) {
@@ -180,7 +200,10 @@ class PinnedSnapshotTasksTest {
             task ->
                 task.file().location()
                     + " <- "
-                    + task.deletes().stream().map(ContentFile::location).sorted().collect(Collectors.joining(",")))
+                    + task.deletes().stream()
+                        .map(ContentFile::location)
+                        .sorted()
+                        .collect(Collectors.joining(",")))
         .toList();
   }
 }

@@ -18,13 +18,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lambda entry point of {@code CareForTable}: runs the care steps the execution input lists
- * ({@link TableCare}) after the job committed, while the execution still holds the table's lease, which
- * it checks before each step. Writes every step's whole report to the work location's {@code care.json}
- * and returns a summary of a few hundred bytes: a step's report names up to 20 files per list, and the
- * sweep collects a hundred tables' outputs in one state of at most 256 KiB.
+ * Lambda entry point of {@code CareForTable}: runs the care steps the execution input lists ({@link
+ * TableCare}) after the job committed, while the execution still holds the table's lease, which it
+ * checks before each step. Writes every step's whole report to the work location's {@code
+ * care.json} and returns a summary of a few hundred bytes: a step's report names up to 20 files per
+ * list, and the sweep collects a hundred tables' outputs in one state of at most 256 KiB.
  */
-public final class CareForTableHandler extends LambdaStep<CareForTableHandler.Input, CareForTableHandler.Output> {
+public final class CareForTableHandler
+    extends LambdaStep<CareForTableHandler.Input, CareForTableHandler.Output> {
   private static final Logger LOG = LoggerFactory.getLogger(CareForTableHandler.class);
 
   /**
@@ -71,10 +72,14 @@ public final class CareForTableHandler extends LambdaStep<CareForTableHandler.In
     scope.check(job);
     scope.checkLocation("work location", workLocation);
     try (TableAccess access = new TableAccess(job.catalogProperties())) {
-      // care commits to the table and deletes under its locations: the planner's bounds, checked here too
+      // care commits to the table and deletes under its locations: the planner's bounds, checked
+      // here too
       scope.checkTableLocations(access.loadTable(job.table()));
       TableCare care =
-          new TableCare(access, job.table(), job.workLocation(),
+          new TableCare(
+              access,
+              job.table(),
+              job.workLocation(),
               () -> lease.checkHeld(held.table(), held.owner(), held.token()));
       List<TableCare.Outcome> outcomes = care.run(careSteps, LOG::info);
       String location = new WorkLocation(workLocation).careResult();

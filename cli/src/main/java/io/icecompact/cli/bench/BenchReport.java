@@ -37,8 +37,14 @@ public final class BenchReport {
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
       for (FileScanTask task : tasks) {
         files++;
-        positionDeleteFiles += task.deletes().stream().filter(d -> d.content() == FileContent.POSITION_DELETES).count();
-        equalityDeleteFiles += task.deletes().stream().anyMatch(d -> d.content() == FileContent.EQUALITY_DELETES) ? 1 : 0;
+        positionDeleteFiles +=
+            task.deletes().stream()
+                .filter(d -> d.content() == FileContent.POSITION_DELETES)
+                .count();
+        equalityDeleteFiles +=
+            task.deletes().stream().anyMatch(d -> d.content() == FileContent.EQUALITY_DELETES)
+                ? 1
+                : 0;
       }
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
@@ -48,7 +54,8 @@ public final class BenchReport {
             table.properties(),
             TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES,
             TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES_DEFAULT);
-    out.printf(Locale.ROOT,
+    out.printf(
+        Locale.ROOT,
         "%n'%s': %d files, %.1f MB, %,d rows, format v%d, %s; %d files with position deletes,"
             + " %d under equality deletes; %d groups, planned in %.2f s%n%n%s%n",
         shape,
@@ -56,7 +63,9 @@ public final class BenchReport {
         plan.groups().stream().mapToLong(PlannedGroup::inputBytes).sum() / (1024.0 * 1024),
         plan.groups().stream().mapToLong(PlannedGroup::inputRows).sum(),
         plan.pinned().formatVersion(),
-        table.spec().isUnpartitioned() ? "unpartitioned" : table.spec().fields().size() + " partition field(s)",
+        table.spec().isUnpartitioned()
+            ? "unpartitioned"
+            : table.spec().fields().size() + " partition field(s)",
         positionDeleteFiles,
         equalityDeleteFiles,
         plan.groups().size(),
@@ -67,13 +76,19 @@ public final class BenchReport {
 
   /** One row per configuration: the median round (by wall time), the range, the highest heap. */
   void row(
-      String shape, RewritePathChoice path, PrefetchLimits prefetch, int threads, int columnThreads,
+      String shape,
+      RewritePathChoice path,
+      PrefetchLimits prefetch,
+      int threads,
+      int columnThreads,
       List<PathRun.Figures> rounds) {
     List<PathRun.Figures> byTime = new ArrayList<>(rounds);
     byTime.sort(Comparator.comparingDouble(PathRun.Figures::seconds));
     PathRun.Figures median = byTime.get(byTime.size() / 2);
     PathRun.Figures last = rounds.get(rounds.size() - 1);
-    out.printf(Locale.ROOT, "| %s | %s | %s | %d | %d | %.2f | %.2f | %.1f | %.1f–%.1f | %,.0f | %.0f | %s |%n",
+    out.printf(
+        Locale.ROOT,
+        "| %s | %s | %s | %d | %d | %.2f | %.2f | %.1f | %.1f–%.1f | %,.0f | %.0f | %s |%n",
         shape,
         path.name().toLowerCase(Locale.ROOT),
         prefetch.enabled()
@@ -90,13 +105,18 @@ public final class BenchReport {
         rounds.stream().mapToLong(PathRun.Figures::peakHeapBytes).max().orElse(0) / (1024.0 * 1024),
         last.spilled().runs() == 0
             ? last.paths()
-            : String.format(Locale.ROOT, "%s; spilled %d runs, %.1f MB", last.paths(), last.spilled().runs(),
+            : String.format(
+                Locale.ROOT,
+                "%s; spilled %d runs, %.1f MB",
+                last.paths(),
+                last.spilled().runs(),
                 last.spilled().bytes() / (1024.0 * 1024)));
     out.flush();
   }
 
   public void footer(boolean memory, long maxHeapBytes, int warmups, int rounds) {
-    out.printf(Locale.ROOT,
+    out.printf(
+        Locale.ROOT,
         "%nmax heap %.0f MB; output row-group size %.0f MB (write.parquet.row-group-size-bytes); CPU s is the"
             + " process's CPU time over the median run (workers, prefetch, GC, JIT); peak heap is"
             + " sampled every 10 ms, garbage included; each row: %d warm-up run(s), then the median of %d"

@@ -40,7 +40,8 @@ final class ChildJvm {
   static Outcome run(List<String> javaOptions, Class<?> mainClass, List<String> args) {
     long start = System.nanoTime();
     Process process = start(javaOptions, mainClass.getName(), args);
-    CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
+    CompletableFuture<String> err =
+        CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
     String out = drain(process.getInputStream());
     int exit;
     try {

@@ -1,14 +1,14 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.fixtures.FlinkUpsertTable;
-import io.icecompact.fixtures.LocalWarehouse;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.CommitAttempt;
 import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.FlinkUpsertTable;
+import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.fixtures.StreamingWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -26,15 +26,20 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * The commit race: a CDC table compacted while a streaming writer ({@link StreamingWriter}, Flink's upsert
- * sink) commits every N milliseconds, on a JDBC (SQLite) or Hadoop catalog. Per run: whether the job
- * committed while the writer went on, its commit attempts and what each cost (median of the lost ones, split
- * into reading the metadata, Iceberg's recomputation, icecompact's check and the swap), the writer's commits
- * meanwhile, and whether the live rows are exactly the writer's model afterwards.
+ * The commit race: a CDC table compacted while a streaming writer ({@link StreamingWriter}, Flink's
+ * upsert sink) commits every N milliseconds, on a JDBC (SQLite) or Hadoop catalog. Per run: whether
+ * the job committed while the writer went on, its commit attempts and what each cost (median of the
+ * lost ones, split into reading the metadata, Iceberg's recomputation, icecompact's check and the
+ * swap), the writer's commits meanwhile, and whether the live rows are exactly the writer's model
+ * afterwards.
  */
 public final class CommitRaceBench {
   private static final String TABLE = PathRuns.TABLE;
-  /** Changes per writer and checkpoint of the racing writer: small checkpoints, as a 300 ms interval makes. */
+
+  /**
+   * Changes per writer and checkpoint of the racing writer: small checkpoints, as a 300 ms interval
+   * makes.
+   */
   private static final int CHANGES_PER_WRITER = 20;
 
   private final Path base;
@@ -47,7 +52,10 @@ public final class CommitRaceBench {
     this.err = err;
   }
 
-  /** Whether {@code sizeName} names a Flink-written CDC table size ({@code upsert}, {@code upsert-s}, ...). */
+  /**
+   * Whether {@code sizeName} names a Flink-written CDC table size ({@code upsert}, {@code
+   * upsert-s}, ...).
+   */
   public static boolean isCdcSize(String sizeName) {
     try {
       return EndToEndBench.TableSize.named(sizeName).cdc() != null;
@@ -57,16 +65,21 @@ public final class CommitRaceBench {
   }
 
   /**
-   * Runs {@code runs} compactions, each on a fresh copy of the table, per catalog and writer interval; false
-   * when a run lost or resurrected rows.
+   * Runs {@code runs} compactions, each on a fresh copy of the table, per catalog and writer
+   * interval; false when a run lost or resurrected rows.
    */
   public boolean run(String shapeName, List<String> catalogs, List<Long> everyMillis, int runs)
       throws InterruptedException {
     FlinkUpsertTable.Shape shape = EndToEndBench.TableSize.named(shapeName).cdc();
-    out.printf(Locale.ROOT, "commit race on the %s table (%s), racing writer: %d changes per writer and checkpoint%n",
-        shapeName, shape, CHANGES_PER_WRITER);
-    out.println("| catalog | writer every | writer's commits: spacing, duration (medians) | job | writer commits during the job | prepare"
-        + " | attempts (lost) | lost attempt median: read + recompute + check + swap | attempt max | live rows = model |");
+    out.printf(
+        Locale.ROOT,
+        "commit race on the %s table (%s), racing writer: %d changes per writer and checkpoint%n",
+        shapeName,
+        shape,
+        CHANGES_PER_WRITER);
+    out.println(
+        "| catalog | writer every | writer's commits: spacing, duration (medians) | job | writer commits during the job | prepare"
+            + " | attempts (lost) | lost attempt median: read + recompute + check + swap | attempt max | live rows = model |");
     out.println("|---|---|---|---|---|---|---|---|---|---|");
     boolean allRight = true;
     for (String catalog : catalogs) {
@@ -82,7 +95,11 @@ public final class CommitRaceBench {
         FlinkUpsertTable.create(access.catalog(), TableIdentifier.parse(TABLE), shape);
       }
       copy(dir, original);
-      err.printf(Locale.ROOT, "built the %s table on the %s catalog in %.1f s%n", shapeName, catalog,
+      err.printf(
+          Locale.ROOT,
+          "built the %s table on the %s catalog in %.1f s%n",
+          shapeName,
+          catalog,
           (System.nanoTime() - built) / 1e9);
       for (long every : everyMillis) {
         for (int run = 0; run < runs; run++) {
@@ -97,11 +114,14 @@ public final class CommitRaceBench {
   private boolean race(String catalog, Path original, FlinkUpsertTable.Shape shape, long every)
       throws InterruptedException {
     Path dir = base.resolve(catalog);
-    copy(original, dir); // the metadata names absolute paths: the copy goes back where the table was built
+    copy(
+        original,
+        dir); // the metadata names absolute paths: the copy goes back where the table was built
     Map<String, String> properties = catalogProperties(catalog, dir);
     try (TableAccess access = new TableAccess(properties)) {
       // the writer's model continues from the original's: the same seeded stream, replayed
-      FlinkUpsertTable cdc = FlinkUpsertTable.replay(access.catalog().loadTable(TableIdentifier.parse(TABLE)), shape);
+      FlinkUpsertTable cdc =
+          FlinkUpsertTable.replay(access.catalog().loadTable(TableIdentifier.parse(TABLE)), shape);
       JobResult result;
       int during;
       long jobStarted;
@@ -110,8 +130,9 @@ public final class CommitRaceBench {
       try (StreamingWriter writer = new StreamingWriter(cdc, every, CHANGES_PER_WRITER).start()) {
         writer.awaitCommits(3);
         jobStarted = System.nanoTime();
-        result = new EmbeddedJobRunner(2, ProgressListener.NONE, EmbeddedJobRunner.GroupInterceptor.NONE)
-            .run(new JobSpec(null, TABLE, properties, Map.of(), null, null, null));
+        result =
+            new EmbeddedJobRunner(2, ProgressListener.NONE, EmbeddedJobRunner.GroupInterceptor.NONE)
+                .run(new JobSpec(null, TABLE, properties, Map.of(), null, null, null));
         long jobEnded = System.nanoTime();
         during = writer.commitsBetween(jobStarted, jobEnded);
         writerMedian = writer.medianCommitMillis();
@@ -121,20 +142,41 @@ public final class CommitRaceBench {
       }
       Table table = access.catalog().loadTable(TableIdentifier.parse(TABLE));
       LiveRowChecksum live = LiveRowChecksum.of(table);
-      LiveRowChecksum model = LiveRowChecksum.ofRows(cdc.expectedLiveRows(), table.schema().columns().size());
+      LiveRowChecksum model =
+          LiveRowChecksum.ofRows(cdc.expectedLiveRows(), table.schema().columns().size());
       boolean rowsRight = live.equals(model);
       CommitAttempts commit = result.commit();
-      List<CommitAttempt> lost = commit == null ? List.of()
-          : commit.each().stream().filter(a -> a.outcome() == CommitAttempt.Outcome.LOST).toList();
-      out.printf(Locale.ROOT, "| %s | %d ms | %d ms, %d ms | %s in %.1f s | %d | %d ms | %d (%d) | %s | %d ms | %s |%n",
-          catalog, every, writerSpacing, writerMedian, result.status(), result.durationMillis() / 1000.0, during,
+      List<CommitAttempt> lost =
+          commit == null
+              ? List.of()
+              : commit.each().stream()
+                  .filter(a -> a.outcome() == CommitAttempt.Outcome.LOST)
+                  .toList();
+      out.printf(
+          Locale.ROOT,
+          "| %s | %d ms | %d ms, %d ms | %s in %.1f s | %d | %d ms | %d (%d) | %s | %d ms | %s |%n",
+          catalog,
+          every,
+          writerSpacing,
+          writerMedian,
+          result.status(),
+          result.durationMillis() / 1000.0,
+          during,
           commit == null ? 0 : commit.prepareMillis(),
-          commit == null ? 0 : commit.attempts(), commit == null ? 0 : commit.lost(),
-          lost.isEmpty() ? "none lost" : String.format(Locale.ROOT, "%d ms: %d + %d + %d + %d",
-              median(lost, CommitAttempt::totalMillis), median(lost, CommitAttempt::refreshMillis),
-              median(lost, CommitAttempt::applyMillis), median(lost, CommitAttempt::checkMillis),
-              median(lost, CommitAttempt::swapMillis)),
-          commit == null ? 0 : commit.maxMillis(), rowsRight ? "yes" : "NO: " + live + " vs " + model);
+          commit == null ? 0 : commit.attempts(),
+          commit == null ? 0 : commit.lost(),
+          lost.isEmpty()
+              ? "none lost"
+              : String.format(
+                  Locale.ROOT,
+                  "%d ms: %d + %d + %d + %d",
+                  median(lost, CommitAttempt::totalMillis),
+                  median(lost, CommitAttempt::refreshMillis),
+                  median(lost, CommitAttempt::applyMillis),
+                  median(lost, CommitAttempt::checkMillis),
+                  median(lost, CommitAttempt::swapMillis)),
+          commit == null ? 0 : commit.maxMillis(),
+          rowsRight ? "yes" : "NO: " + live + " vs " + model);
       out.flush();
       return rowsRight;
     }
@@ -153,7 +195,10 @@ public final class CommitRaceBench {
     };
   }
 
-  /** A fresh copy of the built table at the path its metadata names (the copies' paths are absolute). */
+  /**
+   * A fresh copy of the built table at the path its metadata names (the copies' paths are
+   * absolute).
+   */
   private static void copy(Path from, Path to) {
     try {
       if (Files.exists(to)) {

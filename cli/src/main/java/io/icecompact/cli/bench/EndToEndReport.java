@@ -26,28 +26,48 @@ final class EndToEndReport {
   void table(SparkShapedTable.Size size, int version, Table table, LiveRowChecksum rows) {
     Snapshot current = table.currentSnapshot();
     long[] data = EndToEndBench.dataFiles(table);
-    out.printf(Locale.ROOT,
+    out.printf(
+        Locale.ROOT,
         "%n%s v%d (Spark 3.5 layout, %d day partitions x %d files x %,d rows): %d data files, %.1f MB; %s %s"
             + " deleting %s rows; live: %s%n%n%s%n",
-        size.name(), version, size.days(), size.filesPerDay(), size.rowsPerFile(),
+        size.name(),
+        version,
+        size.days(),
+        size.filesPerDay(),
+        size.rowsPerFile(),
         data[0],
         data[1] / (1024.0 * 1024),
         current.summary().getOrDefault("total-delete-files", "?"),
         version >= 3 ? "deletion vectors" : "position delete files",
         current.summary().getOrDefault("total-position-deletes", "?"),
-        rows, HEADER);
+        rows,
+        HEADER);
     out.flush();
   }
 
   /** A Flink-written CDC table: its stream's shape and its files as generated. */
-  void table(String name, FlinkUpsertTable.Shape shape, Table table, LiveRowChecksum rows, double seconds) {
-    out.printf(Locale.ROOT,
+  void table(
+      String name,
+      FlinkUpsertTable.Shape shape,
+      Table table,
+      LiveRowChecksum rows,
+      double seconds) {
+    out.printf(
+        Locale.ROOT,
         "%n%s v%d (Flink 1.20 %s sink: %d checkpoints x %d writers into bucket(%d, id), %,d changes per writer and"
             + " checkpoint, %s key; generated in %.1f s): %s; live: %s%n%n%s%n",
-        name, shape.formatVersion(), shape.mode() == FlinkUpsertTable.Mode.UPSERT ? "upsert" : "changelog",
-        shape.checkpoints(), shape.writers(), shape.buckets(), shape.changesPerWriterPerCheckpoint(),
+        name,
+        shape.formatVersion(),
+        shape.mode() == FlinkUpsertTable.Mode.UPSERT ? "upsert" : "changelog",
+        shape.checkpoints(),
+        shape.writers(),
+        shape.buckets(),
+        shape.changesPerWriterPerCheckpoint(),
         shape.compositeKey() ? "composite" : "id",
-        seconds, FlinkUpsertTable.Layout.of(table), rows, HEADER);
+        seconds,
+        FlinkUpsertTable.Layout.of(table),
+        rows,
+        HEADER);
     out.flush();
   }
 
@@ -57,17 +77,35 @@ final class EndToEndReport {
     if (f.result() == null) {
       status = "failed (" + f.failure().replace('|', '/') + ")";
     } else {
-      status = f.result().status().name().toLowerCase(Locale.ROOT)
-          + (f.result().verification().verified() ? "" : " (not verified: " + f.result().verification().problems() + ")");
+      status =
+          f.result().status().name().toLowerCase(Locale.ROOT)
+              + (f.result().verification().verified()
+                  ? ""
+                  : " (not verified: " + f.result().verification().problems() + ")");
     }
-    out.printf(Locale.ROOT, "| %s | v%d | %s | %s | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s |%n",
-        size, version, path.name().toLowerCase(Locale.ROOT), process,
-        f.planSeconds(), f.rewriteSeconds(), f.commitSeconds(), f.totalSeconds(),
-        figure(f.process().cpuSeconds(), "%.2f"), figure(f.process().peakRssMb(), "%.0f"),
+    out.printf(
+        Locale.ROOT,
+        "| %s | v%d | %s | %s | %.2f | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s |%n",
+        size,
+        version,
+        path.name().toLowerCase(Locale.ROOT),
+        process,
+        f.planSeconds(),
+        f.rewriteSeconds(),
+        f.commitSeconds(),
+        f.totalSeconds(),
+        figure(f.process().cpuSeconds(), "%.2f"),
+        figure(f.process().peakRssMb(), "%.0f"),
         f.result() == null
             ? "-"
-            : String.format(Locale.ROOT, "%.1f", f.result().rewrittenBytesCount() / (1024.0 * 1024) / f.totalSeconds()),
-        f.groupMillisText(), f.pathsText(), status, run.liveRows());
+            : String.format(
+                Locale.ROOT,
+                "%.1f",
+                f.result().rewrittenBytesCount() / (1024.0 * 1024) / f.totalSeconds()),
+        f.groupMillisText(),
+        f.pathsText(),
+        status,
+        run.liveRows());
     out.flush();
   }
 
@@ -76,7 +114,8 @@ final class EndToEndReport {
   }
 
   void footer(EndToEndBench.Settings settings, double freshStartupSeconds) {
-    out.printf(Locale.ROOT,
+    out.printf(
+        Locale.ROOT,
         "%n%d workers; MB/s = input bytes rewritten / total wall time; 'fresh JVM' runs `icecompact compact` in a"
             + " new java process (%s), its plan time includes JVM start and class loading (`icecompact --version`"
             + " alone: %.2f s), its CPU s (user + system, every thread) and peak RSS (VmHWM) are the process's own,"
@@ -85,8 +124,11 @@ final class EndToEndReport {
             + " is each worker's own time for its group (median / 90th percentile); live rows are read back"
             + " with every delete applied and compared with the generated table's (count, multiset checksum)%n",
         settings.workers(),
-        settings.javaOptions().isEmpty() ? "no JVM options: the JVM's default heap" : String.join(" ", settings.javaOptions()),
-        freshStartupSeconds, settings.warmups());
+        settings.javaOptions().isEmpty()
+            ? "no JVM options: the JVM's default heap"
+            : String.join(" ", settings.javaOptions()),
+        freshStartupSeconds,
+        settings.warmups());
     out.flush();
   }
 }

@@ -29,22 +29,23 @@ import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.util.PartitionUtil;
 
 /**
- * The live rows of a table with many equality delete files, each delete file read once per partition.
- * Iceberg's generic reader loads, for every data file, every equality delete file that applies to it:
- * on a CDC table of N checkpoints that is O(N²) file reads (a table of 690 checkpoints would take hours).
- * Here Iceberg's scan planning still decides which delete files apply to which data file; the data files of
- * a partition are read newest first, so the equality deletes that apply to each are those of the one before
- * plus the newer ones, and their keys are read once into one set. A data file whose equality deletes are not
- * such a superset gets a set of its own. Position deletes are Iceberg's {@link BaseDeleteLoader}'s, row
- * lineage is the generic reader's (the task's constants).
+ * The live rows of a table with many equality delete files, each delete file read once per
+ * partition. Iceberg's generic reader loads, for every data file, every equality delete file that
+ * applies to it: on a CDC table of N checkpoints that is O(N²) file reads (a table of 690
+ * checkpoints would take hours). Here Iceberg's scan planning still decides which delete files
+ * apply to which data file; the data files of a partition are read newest first, so the equality
+ * deletes that apply to each are those of the one before plus the newer ones, and their keys are
+ * read once into one set. A data file whose equality deletes are not such a superset gets a set of
+ * its own. Position deletes are Iceberg's {@link BaseDeleteLoader}'s, row lineage is the generic
+ * reader's (the task's constants).
  */
 final class EqualityDeletesOnce {
   private EqualityDeletesOnce() {}
 
   /**
-   * Calls {@code rows} with every live row, projected to {@code projection} (the table's columns first,
-   * then any metadata columns); false, having called nothing, for a table it does not read: a file not in
-   * Parquet, or equality deletes on more than one set of columns.
+   * Calls {@code rows} with every live row, projected to {@code projection} (the table's columns
+   * first, then any metadata columns); false, having called nothing, for a table it does not read:
+   * a file not in Parquet, or equality deletes on more than one set of columns.
    */
   static boolean forEachLiveRow(Table table, Schema projection, Consumer<Record> rows) {
     List<FileScanTask> tasks = new ArrayList<>();
@@ -71,18 +72,27 @@ final class EqualityDeletesOnce {
       return false;
     }
     Schema keySchema =
-        equalityIds.isEmpty() ? null : TypeUtil.select(table.schema(), Set.copyOf(equalityIds.iterator().next()));
-    int[] keyPositions = keySchema == null ? new int[0] : keySchema.columns().stream()
-        .mapToInt(field -> projection.columns().indexOf(projection.findField(field.fieldId())))
-        .toArray();
+        equalityIds.isEmpty()
+            ? null
+            : TypeUtil.select(table.schema(), Set.copyOf(equalityIds.iterator().next()));
+    int[] keyPositions =
+        keySchema == null
+            ? new int[0]
+            : keySchema.columns().stream()
+                .mapToInt(
+                    field -> projection.columns().indexOf(projection.findField(field.fieldId())))
+                .toArray();
     Map<String, List<FileScanTask>> byPartition = new LinkedHashMap<>();
     for (FileScanTask task : tasks) {
-      String partition = task.file().specId() + "/" + task.spec().partitionToPath(task.file().partition());
+      String partition =
+          task.file().specId() + "/" + task.spec().partitionToPath(task.file().partition());
       byPartition.computeIfAbsent(partition, p -> new ArrayList<>()).add(task);
     }
-    BaseDeleteLoader positions = new BaseDeleteLoader(file -> table.io().newInputFile(file.location()));
+    BaseDeleteLoader positions =
+        new BaseDeleteLoader(file -> table.io().newInputFile(file.location()));
     for (List<FileScanTask> partition : byPartition.values()) {
-      partition.sort(Comparator.comparing((FileScanTask task) -> task.file().dataSequenceNumber()).reversed());
+      partition.sort(
+          Comparator.comparing((FileScanTask task) -> task.file().dataSequenceNumber()).reversed());
       Set<String> loadedFiles = new HashSet<>();
       Set<String> deletedKeys = new HashSet<>();
       for (FileScanTask task : partition) {
@@ -107,7 +117,8 @@ final class EqualityDeletesOnce {
             readKeys(table, delete, keySchema, keys);
           }
         }
-        PositionDeleteIndex deleted = positions.loadPositionDeletes(position, task.file().location());
+        PositionDeleteIndex deleted =
+            positions.loadPositionDeletes(position, task.file().location());
         readLive(table, task, projection, keySchema, keyPositions, keys, deleted, rows);
       }
     }
@@ -118,7 +129,8 @@ final class EqualityDeletesOnce {
     try (CloseableIterable<Record> records =
         Parquet.read(table.io().newInputFile(delete.location()))
             .project(keySchema)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(keySchema, fileSchema))
+            .createReaderFunc(
+                fileSchema -> GenericParquetReaders.buildReader(keySchema, fileSchema))
             .build()) {
       int width = keySchema.columns().size();
       records.forEach(record -> keys.add(LiveRows.text(record, width)));
@@ -128,14 +140,22 @@ final class EqualityDeletesOnce {
   }
 
   private static void readLive(
-      Table table, FileScanTask task, Schema projection, Schema keySchema, int[] keyPositions, Set<String> keys,
-      PositionDeleteIndex deleted, Consumer<Record> rows) {
-    Map<Integer, ?> constants = PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+      Table table,
+      FileScanTask task,
+      Schema projection,
+      Schema keySchema,
+      int[] keyPositions,
+      Set<String> keys,
+      PositionDeleteIndex deleted,
+      Consumer<Record> rows) {
+    Map<Integer, ?> constants =
+        PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
     Record key = keySchema == null ? null : GenericRecord.create(keySchema);
     try (CloseableIterable<Record> records =
         Parquet.read(table.io().newInputFile(task.file().location()))
             .project(projection)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(projection, fileSchema, constants))
+            .createReaderFunc(
+                fileSchema -> GenericParquetReaders.buildReader(projection, fileSchema, constants))
             .build()) {
       long pos = 0;
       for (Record record : records) {

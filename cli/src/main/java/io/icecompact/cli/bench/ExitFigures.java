@@ -8,11 +8,12 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * What a process cost, reported by the process itself as it exits: its CPU time (user + system, every
- * thread: workers, GC, JIT) and its peak resident set ({@code VmHWM} in {@code /proc/self/status}). The
- * bench starts {@code icecompact compact} with {@code -D}{@value #PROPERTY}{@code =true}; the command's
- * main then prints one line, {@value #PREFIX}..., on stderr at exit, which {@link FreshProcessJob} parses.
- * Measured from inside, the figures are the child's own and cover its whole life, up to its exit.
+ * What a process cost, reported by the process itself as it exits: its CPU time (user + system,
+ * every thread: workers, GC, JIT) and its peak resident set ({@code VmHWM} in {@code
+ * /proc/self/status}). The bench starts {@code icecompact compact} with {@code -D}{@value
+ * #PROPERTY}{@code =true}; the command's main then prints one line, {@value #PREFIX}..., on stderr
+ * at exit, which {@link FreshProcessJob} parses. Measured from inside, the figures are the child's
+ * own and cover its whole life, up to its exit.
  */
 public record ExitFigures(double cpuSeconds, double peakRssMb) {
   public static final String PROPERTY = "icecompact.bench.exit-figures";
@@ -21,19 +22,27 @@ public record ExitFigures(double cpuSeconds, double peakRssMb) {
   /** Not measured: a warm run's RSS, or a child that died before its shutdown hooks ran. */
   static final ExitFigures NONE = new ExitFigures(Double.NaN, Double.NaN);
 
-  /** Called first by the CLI's main: with {@value #PROPERTY}=true, prints this process's figures at exit. */
+  /**
+   * Called first by the CLI's main: with {@value #PROPERTY}=true, prints this process's figures at
+   * exit.
+   */
   public static void reportAtExitIfAsked() {
     if (Boolean.getBoolean(PROPERTY)) {
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        System.err.println(line());
-        System.err.flush();
-      }, "icecompact-exit-figures"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    System.err.println(line());
+                    System.err.flush();
+                  },
+                  "icecompact-exit-figures"));
     }
   }
 
   /** This process's figures now, as the line the bench parses. */
   static String line() {
-    return String.format(Locale.ROOT, "%s cpu-ns=%d peak-rss-kb=%d", PREFIX, cpuNanos(), peakRssKb());
+    return String.format(
+        Locale.ROOT, "%s cpu-ns=%d peak-rss-kb=%d", PREFIX, cpuNanos(), peakRssKb());
   }
 
   /** The figures a child's stderr line gives, if it is one. */
@@ -58,9 +67,12 @@ public record ExitFigures(double cpuSeconds, double peakRssMb) {
     return Optional.of(new ExitFigures(cpu, rss));
   }
 
-  /** CPU time of this whole process, user + system, in nanoseconds; -1 where the JVM cannot tell. */
+  /**
+   * CPU time of this whole process, user + system, in nanoseconds; -1 where the JVM cannot tell.
+   */
   static long cpuNanos() {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
       return os.getProcessCpuTime();
     }
     return -1;

@@ -15,10 +15,10 @@ import java.util.Optional;
 
 /**
  * {@code icecompact compact} in a new JVM, started from the bench's own java and classpath as
- * {@code ./icecompact} starts it: the target is the whole job in a fresh process, JVM start and class
- * loading included. Stages are timed by when the command's progress lines arrive on stderr
- * ("planned ...", "committing..."); the result is the command's {@code --json} output; the child's CPU
- * time and peak RSS are the line it prints at exit ({@link ExitFigures}).
+ * {@code ./icecompact} starts it: the target is the whole job in a fresh process, JVM start and
+ * class loading included. Stages are timed by when the command's progress lines arrive on stderr
+ * ("planned ...", "committing..."); the result is the command's {@code --json} output; the child's
+ * CPU time and peak RSS are the line it prints at exit ({@link ExitFigures}).
  */
 final class FreshProcessJob {
   private final List<String> javaOptions;
@@ -39,13 +39,23 @@ final class FreshProcessJob {
   }
 
   /**
-   * The whole job in a new JVM, which reports its own CPU time and peak RSS at exit ({@link ExitFigures}).
-   * A job that ended without success still gives its result (the row says how it ended); a process that
-   * printed no result gives a null result and its last error line.
+   * The whole job in a new JVM, which reports its own CPU time and peak RSS at exit ({@link
+   * ExitFigures}). A job that ended without success still gives its result (the row says how it
+   * ended); a process that printed no result gives a null result and its last error line.
    */
-  JobRunFigures run(Map<String, String> catalog, String table, RewritePathChoice path, int workers) {
-    List<String> args = new ArrayList<>(List.of("compact", "--table", table, "--workers", Integer.toString(workers),
-        "--json", "--rewrite-path", path.name()));
+  JobRunFigures run(
+      Map<String, String> catalog, String table, RewritePathChoice path, int workers) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "compact",
+                "--table",
+                table,
+                "--workers",
+                Integer.toString(workers),
+                "--json",
+                "--rewrite-path",
+                path.name()));
     catalog.forEach((key, value) -> args.addAll(List.of("-c", key + "=" + value)));
     long start = System.nanoTime();
     Process process = start(args, true);
@@ -57,7 +67,8 @@ final class FreshProcessJob {
         new Thread(
             () -> {
               try (BufferedReader lines =
-                  new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                  new BufferedReader(
+                      new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
                 for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                   if (line.startsWith("planned") && planned[0] == 0) {
                     planned[0] = System.nanoTime();
@@ -90,7 +101,8 @@ final class FreshProcessJob {
       result = JobJson.mapper().readValue(out, JobResult.class);
     } catch (IOException e) {
       if (exit == 0) {
-        throw new IllegalStateException("The fresh compact printed no JSON result:\n" + err + out, e);
+        throw new IllegalStateException(
+            "The fresh compact printed no JSON result:\n" + err + out, e);
       }
     }
     if (result != null && result.status() == null) {
@@ -106,13 +118,18 @@ final class FreshProcessJob {
     }
     String failure = result != null ? null : "exit " + exit + ": " + lastError(err.toString(), out);
     return new JobRunFigures(
-        (planned[0] - start) / 1e9, (committing[0] - planned[0]) / 1e9, (end - committing[0]) / 1e9, result,
-        List.of(), exitFigures[0], failure);
+        (planned[0] - start) / 1e9,
+        (committing[0] - planned[0]) / 1e9,
+        (end - committing[0]) / 1e9,
+        result,
+        List.of(),
+        exitFigures[0],
+        failure);
   }
 
   /**
-   * Why a process that printed no job result failed: its {@code error:} line on stderr, else the message
-   * of the JSON error it printed, else its last line.
+   * Why a process that printed no job result failed: its {@code error:} line on stderr, else the
+   * message of the JSON error it printed, else its last line.
    */
   private static String lastError(String err, String out) {
     List<String> errors = err.lines().filter(line -> line.startsWith("error:")).toList();

@@ -16,15 +16,17 @@ import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
 
 /**
- * The heap a run needed, two ways: the most heap still in use right after a garbage collection (what
- * the run kept alive, plus garbage the collection left in old regions: the figure that decides an
- * {@code OutOfMemoryError}), and the sum of the heap pools' peak usage (an upper bound, garbage
- * included, since each pool peaks at its own moment). Unlike sampling, the notifications see every
- * collection, however short the peak.
+ * The heap a run needed, two ways: the most heap still in use right after a garbage collection
+ * (what the run kept alive, plus garbage the collection left in old regions: the figure that
+ * decides an {@code OutOfMemoryError}), and the sum of the heap pools' peak usage (an upper bound,
+ * garbage included, since each pool peaks at its own moment). Unlike sampling, the notifications
+ * see every collection, however short the peak.
  */
 final class GcHeapPeak implements NotificationListener {
   private final List<MemoryPoolMXBean> heapPools =
-      ManagementFactory.getMemoryPoolMXBeans().stream().filter(pool -> pool.getType() == MemoryType.HEAP).toList();
+      ManagementFactory.getMemoryPoolMXBeans().stream()
+          .filter(pool -> pool.getType() == MemoryType.HEAP)
+          .toList();
   private final Set<String> heapPoolNames =
       heapPools.stream().map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
   private final AtomicLong afterGcMax = new AtomicLong();
@@ -46,7 +48,8 @@ final class GcHeapPeak implements NotificationListener {
 
   @Override
   public void handleNotification(Notification notification, Object handback) {
-    if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
+    if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
+        notification.getType())) {
       return;
     }
     GarbageCollectionNotificationInfo info =
@@ -72,6 +75,9 @@ final class GcHeapPeak implements NotificationListener {
 
   /** The sum of the heap pools' peak usage since {@link #start}. */
   long poolPeaks() {
-    return heapPools.stream().map(MemoryPoolMXBean::getPeakUsage).mapToLong(MemoryUsage::getUsed).sum();
+    return heapPools.stream()
+        .map(MemoryPoolMXBean::getPeakUsage)
+        .mapToLong(MemoryUsage::getUsed)
+        .sum();
   }
 }

@@ -4,8 +4,8 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 
 /**
- * Samples the heap in use every 10 ms: the highest reading, garbage included, bounds the run's working
- * set from above. Run with a small -Xmx to show the run fits in it.
+ * Samples the heap in use every 10 ms: the highest reading, garbage included, bounds the run's
+ * working set from above. Run with a small -Xmx to show the run fits in it.
  */
 public final class HeapSampler implements Runnable {
   private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();

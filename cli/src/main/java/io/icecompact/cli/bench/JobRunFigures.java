@@ -12,25 +12,36 @@ import java.util.Locale;
 
 /**
  * What one whole {@code compact} job measured: wall seconds of its stages (the first includes the
- * JVM's start in a fresh process), the job's result, the workers' own time per group as each stored it
- * in its result, and the process's CPU seconds and peak RSS (NaN where not measured). A fresh process
- * that ended without a job result has a null result and says why in {@code failure}.
+ * JVM's start in a fresh process), the job's result, the workers' own time per group as each stored
+ * it in its result, and the process's CPU seconds and peak RSS (NaN where not measured). A fresh
+ * process that ended without a job result has a null result and says why in {@code failure}.
  */
 record JobRunFigures(
-    double planSeconds, double rewriteSeconds, double commitSeconds, JobResult result, List<Long> groupMillis,
-    ExitFigures process, String failure) {
+    double planSeconds,
+    double rewriteSeconds,
+    double commitSeconds,
+    JobResult result,
+    List<Long> groupMillis,
+    ExitFigures process,
+    String failure) {
 
   JobRunFigures(
-      double planSeconds, double rewriteSeconds, double commitSeconds, JobResult result, List<Long> groupMillis) {
+      double planSeconds,
+      double rewriteSeconds,
+      double commitSeconds,
+      JobResult result,
+      List<Long> groupMillis) {
     this(planSeconds, rewriteSeconds, commitSeconds, result, groupMillis, ExitFigures.NONE, null);
   }
 
   JobRunFigures withGroupMillis(List<Long> millis) {
-    return new JobRunFigures(planSeconds, rewriteSeconds, commitSeconds, result, millis, process, failure);
+    return new JobRunFigures(
+        planSeconds, rewriteSeconds, commitSeconds, result, millis, process, failure);
   }
 
   JobRunFigures withProcess(ExitFigures figures) {
-    return new JobRunFigures(planSeconds, rewriteSeconds, commitSeconds, result, groupMillis, figures, failure);
+    return new JobRunFigures(
+        planSeconds, rewriteSeconds, commitSeconds, result, groupMillis, figures, failure);
   }
 
   double totalSeconds() {
@@ -45,8 +56,10 @@ record JobRunFigures(
     List<Long> sorted = new ArrayList<>(groupMillis);
     sorted.sort(null);
     return String.format(
-        Locale.ROOT, "%d / %d", sorted.get(sorted.size() / 2), sorted.get((int) Math.min(sorted.size() - 1,
-            Math.ceil(sorted.size() * 0.9) - 1)));
+        Locale.ROOT,
+        "%d / %d",
+        sorted.get(sorted.size() / 2),
+        sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(sorted.size() * 0.9) - 1)));
   }
 
   String pathsText() {
@@ -60,10 +73,16 @@ record JobRunFigures(
       } else {
         // failed, conflicted or not committed: why, in brief (a worker out of heap names its heap)
         // the same reason for every group: counted together
-        String reason = group.reason() == null
-            ? ""
-            : group.reason().replace('|', '/').replaceAll("\\s+", " ").replaceAll("\\bGroup \\d+\\b", "A group");
-        tally.add(group.status().name().toLowerCase(Locale.ROOT),
+        String reason =
+            group.reason() == null
+                ? ""
+                : group
+                    .reason()
+                    .replace('|', '/')
+                    .replaceAll("\\s+", " ")
+                    .replaceAll("\\bGroup \\d+\\b", "A group");
+        tally.add(
+            group.status().name().toLowerCase(Locale.ROOT),
             reason.length() > 120 ? reason.substring(0, 117) + "..." : reason);
       }
     }
@@ -71,7 +90,8 @@ record JobRunFigures(
   }
 
   /** The results the job's workers stored in its work location. */
-  static List<GroupResult> groupResults(TableAccess access, String tableLocation, String table, JobResult result) {
+  static List<GroupResult> groupResults(
+      TableAccess access, String tableLocation, String table, JobResult result) {
     if (result == null) {
       return List.of();
     }

@@ -8,10 +8,10 @@ import org.apache.iceberg.io.SeekableInputStream;
 
 /**
  * The local FileIO with an artificial delay on every read request, as object storage has: getting a
- * file's length (a HEAD), opening a stream (a GET) and reading after a seek to another position (S3's
- * stream opens a new ranged GET there) each wait {@code latency-ms}. Writes are not delayed. For the
- * bench only: it shows what reading many small files one request at a time costs, and what the input
- * prefetch wins back.
+ * file's length (a HEAD), opening a stream (a GET) and reading after a seek to another position
+ * (S3's stream opens a new ranged GET there) each wait {@code latency-ms}. Writes are not delayed.
+ * For the bench only: it shows what reading many small files one request at a time costs, and what
+ * the input prefetch wins back.
  */
 public class LatencyFileIO extends LocalFileIO {
   /** Catalog property: milliseconds each read request waits. */

@@ -17,25 +17,27 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
 
 /**
- * The live rows of a table as a count and an order-independent multiset checksum (two 64-bit sums of
- * per-row hashes), read by Iceberg's generic reader with every delete applied: the bench's proof that
- * a run lost or resurrected no row, without holding millions of rows in memory. On v3 the row lineage
- * columns are part of each row. A table with equality deletes is read with each equality delete file read
- * once per partition ({@link EqualityDeletesOnce}).
+ * The live rows of a table as a count and an order-independent multiset checksum (two 64-bit sums
+ * of per-row hashes), read by Iceberg's generic reader with every delete applied: the bench's proof
+ * that a run lost or resurrected no row, without holding millions of rows in memory. On v3 the row
+ * lineage columns are part of each row. A table with equality deletes is read with each equality
+ * delete file read once per partition ({@link EqualityDeletesOnce}).
  */
 record LiveRowChecksum(long rows, long sumA, long sumB) {
   static LiveRowChecksum of(Table table) {
     table.refresh();
     Snapshot current = table.currentSnapshot();
     boolean equalityDeletes =
-        current != null && !"0".equals(current.summary().getOrDefault("total-equality-deletes", "0"));
+        current != null
+            && !"0".equals(current.summary().getOrDefault("total-equality-deletes", "0"));
     return of(table, equalityDeletes);
   }
 
   /**
-   * With {@code equalityDeletesOnce}, a table with equality deletes is read by {@link EqualityDeletesOnce}
-   * (each equality delete file once per partition, which a CDC table of hundreds of checkpoints needs) when
-   * it can; otherwise, and always without, by Iceberg's generic reader.
+   * With {@code equalityDeletesOnce}, a table with equality deletes is read by {@link
+   * EqualityDeletesOnce} (each equality delete file once per partition, which a CDC table of
+   * hundreds of checkpoints needs) when it can; otherwise, and always without, by Iceberg's generic
+   * reader.
    */
   static LiveRowChecksum of(Table table, boolean equalityDeletesOnce) {
     table.refresh();
@@ -49,7 +51,8 @@ record LiveRowChecksum(long rows, long sumA, long sumB) {
     if (equalityDeletesOnce && EqualityDeletesOnce.forEachLiveRow(table, projection, sums::add)) {
       return sums.checksum();
     }
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table).project(projection).build()) {
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(table).project(projection).build()) {
       records.forEach(sums::add);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.iceberg.AppendFiles;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Metrics;
@@ -25,20 +24,26 @@ import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 
 /**
- * A table whose data files exist only in its metadata: v2, day partitions of {@link FragmentedTable}'s
- * schema, files of a few MB with the column metrics a Parquet writer records, committed by fast appends
- * of {@link #FILES_PER_COMMIT} files as a streaming writer's compaction backlog accumulates. Nothing is
- * written under {@code data/}: the table exists to measure what grows with the number of files
- * (planning, the plan's documents, committing), which never opens a data file.
+ * A table whose data files exist only in its metadata: v2, day partitions of {@link
+ * FragmentedTable}'s schema, files of a few MB with the column metrics a Parquet writer records,
+ * committed by fast appends of {@link #FILES_PER_COMMIT} files as a streaming writer's compaction
+ * backlog accumulates. Nothing is written under {@code data/}: the table exists to measure what
+ * grows with the number of files (planning, the plan's documents, committing), which never opens a
+ * data file.
  */
 public final class MetadataOnlyTable {
-  /** Files per fast append: one commit per 100,000 files keeps each commit's file list in memory small. */
+  /**
+   * Files per fast append: one commit per 100,000 files keeps each commit's file list in memory
+   * small.
+   */
   public static final int FILES_PER_COMMIT = 100_000;
+
   /** Day partitions of a table of at least 100,000 files. */
   public static final int MAX_DAYS = 1_000;
 
   static final int MIN_FILE_BYTES = 2 * 1024 * 1024;
   static final int MAX_FILE_BYTES = 6 * 1024 * 1024;
+
   /** About what a row of the schema takes compressed, so a file's row count fits its size. */
   static final int BYTES_PER_ROW = 40;
 
@@ -47,7 +52,10 @@ public final class MetadataOnlyTable {
 
   private MetadataOnlyTable() {}
 
-  /** 1,000 day partitions, or one per 100 files for a smaller table, so every day has a group's worth. */
+  /**
+   * 1,000 day partitions, or one per 100 files for a smaller table, so every day has a group's
+   * worth.
+   */
   public static int days(int files) {
     return Math.max(1, Math.min(MAX_DAYS, files / 100));
   }
@@ -85,13 +93,20 @@ public final class MetadataOnlyTable {
         long rows = bytes / BYTES_PER_ROW;
         append.appendFile(
             DataFiles.builder(spec)
-                .withPath(String.format("%s%s/%05d-%d-metadata-only.parquet", dataFolder, partitionPaths[day],
-                    file / FILES_PER_COMMIT, file))
+                .withPath(
+                    String.format(
+                        "%s%s/%05d-%d-metadata-only.parquet",
+                        dataFolder, partitionPaths[day], file / FILES_PER_COMMIT, file))
                 .withFormat(FileFormat.PARQUET)
                 .withPartition(partitions[day])
                 .withFileSizeInBytes(bytes)
                 .withRecordCount(rows)
-                .withMetrics(metrics(rows, bytes, orderId, FIRST_DAY.plusDays(day).toEpochDay() * MICROS_PER_DAY))
+                .withMetrics(
+                    metrics(
+                        rows,
+                        bytes,
+                        orderId,
+                        FIRST_DAY.plusDays(day).toEpochDay() * MICROS_PER_DAY))
                 .withSplitOffsets(List.of(4L))
                 .build());
         orderId += rows;
@@ -101,7 +116,10 @@ public final class MetadataOnlyTable {
     return table;
   }
 
-  /** What Iceberg's Parquet writer records: sizes, counts and bounds of every column (bounds of the ids and time). */
+  /**
+   * What Iceberg's Parquet writer records: sizes, counts and bounds of every column (bounds of the
+   * ids and time).
+   */
   private static Metrics metrics(long rows, long bytes, long firstOrderId, long dayMicros) {
     Map<Integer, Long> sizes = new HashMap<>();
     Map<Integer, Long> values = new HashMap<>();
@@ -116,7 +134,9 @@ public final class MetadataOnlyTable {
     lower.put(1, Conversions.toByteBuffer(Types.LongType.get(), firstOrderId));
     upper.put(1, Conversions.toByteBuffer(Types.LongType.get(), firstOrderId + rows - 1));
     lower.put(5, Conversions.toByteBuffer(Types.TimestampType.withZone(), dayMicros));
-    upper.put(5, Conversions.toByteBuffer(Types.TimestampType.withZone(), dayMicros + MICROS_PER_DAY - 1));
+    upper.put(
+        5,
+        Conversions.toByteBuffer(Types.TimestampType.withZone(), dayMicros + MICROS_PER_DAY - 1));
     return new Metrics(rows, sizes, values, nulls, Map.of(), lower, upper);
   }
 }

@@ -29,8 +29,15 @@ import java.util.concurrent.Future;
 final class PathRun {
   /** What a run measured. */
   record Figures(
-      double seconds, double cpuSeconds, long inputBytes, long inputRows, long outputFiles, long peakHeapBytes,
-      RewritePathTally paths, PrefetchStats prefetch, SortSpill.Spilled spilled) {
+      double seconds,
+      double cpuSeconds,
+      long inputBytes,
+      long inputRows,
+      long outputFiles,
+      long peakHeapBytes,
+      RewritePathTally paths,
+      PrefetchStats prefetch,
+      SortSpill.Spilled spilled) {
     double megabytesPerSecond() {
       return inputBytes / (1024.0 * 1024) / seconds;
     }
@@ -43,27 +50,41 @@ final class PathRun {
   private PathRun() {}
 
   /**
-   * The CPU time of this whole process (workers, prefetch, garbage collector, compiler): on a machine other
-   * work shares, wall time measures the sharing as much as the rewrite, and CPU time less so.
+   * The CPU time of this whole process (workers, prefetch, garbage collector, compiler): on a
+   * machine other work shares, wall time measures the sharing as much as the rewrite, and CPU time
+   * less so.
    */
   private static long processCpuNanos() {
-    return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+    return ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
         ? os.getProcessCpuTime()
         : 0;
   }
 
   /**
-   * @param sortHeapBytes each group's sort heap ({@link WorkerSettings#sortHeapBytes}), 0 for its share of this
-   *     heap
+   * @param sortHeapBytes each group's sort heap ({@link WorkerSettings#sortHeapBytes}), 0 for its
+   *     share of this heap
    */
   static Figures run(
-      TableAccess access, JobSpec spec, PlanSummary summary, RewritePathChoice choice, PrefetchLimits prefetch,
-      int threads, int columnThreads, long sortHeapBytes) {
-    GroupRewriter rewriter = new GroupRewriter(access, WorkerSettings.sharedBy(threads)
-        .withPathChoice(choice)
-        .withPrefetch(prefetch)
-        .withColumnThreads(columnThreads)
-        .withSortHeapBytes(sortHeapBytes > 0 ? sortHeapBytes : Runtime.getRuntime().maxMemory() / threads));
+      TableAccess access,
+      JobSpec spec,
+      PlanSummary summary,
+      RewritePathChoice choice,
+      PrefetchLimits prefetch,
+      int threads,
+      int columnThreads,
+      long sortHeapBytes) {
+    GroupRewriter rewriter =
+        new GroupRewriter(
+            access,
+            WorkerSettings.sharedBy(threads)
+                .withPathChoice(choice)
+                .withPrefetch(prefetch)
+                .withColumnThreads(columnThreads)
+                .withSortHeapBytes(
+                    sortHeapBytes > 0
+                        ? sortHeapBytes
+                        : Runtime.getRuntime().maxMemory() / threads));
     System.gc();
     HeapSampler heap = HeapSampler.start();
     long start = System.nanoTime();
@@ -94,14 +115,24 @@ final class PathRun {
     long rows = 0;
     long outputFiles = 0;
     for (int index : summary.groupIndexes()) {
-      GroupResult result = store.readGroupResult(new WorkLocation(summary.workLocation()), index).orElseThrow();
+      GroupResult result =
+          store.readGroupResult(new WorkLocation(summary.workLocation()), index).orElseThrow();
       paths.add(result);
       rows += result.inputRows();
       outputFiles += result.outputFiles().size();
-      result.outputFiles().forEach(file -> access.fileIO().deleteFile(file.get("file-path").asText()));
+      result
+          .outputFiles()
+          .forEach(file -> access.fileIO().deleteFile(file.get("file-path").asText()));
     }
     return new Figures(
-        seconds, cpuSeconds, summary.inputBytes(), rows, outputFiles, peakHeap, paths, rewriter.prefetchStats(),
+        seconds,
+        cpuSeconds,
+        summary.inputBytes(),
+        rows,
+        outputFiles,
+        peakHeap,
+        paths,
+        rewriter.prefetchStats(),
         rewriter.spillStats());
   }
 }

@@ -1,9 +1,9 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.engine.PlanCopy;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.PlanCopy;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.worker.PrefetchLimits;
 import io.icecompact.worker.RewritePathChoice;
@@ -29,7 +29,8 @@ public final class PathRuns {
   }
 
   /** With rewrite {@code options} (e.g. a {@code sort-order}) for every run. */
-  public PathRuns(Map<String, String> catalog, String shape, BenchReport report, Map<String, String> options) {
+  public PathRuns(
+      Map<String, String> catalog, String shape, BenchReport report, Map<String, String> options) {
     this.catalog = catalog;
     this.options = Map.copyOf(options);
     this.shape = shape;
@@ -39,7 +40,10 @@ public final class PathRuns {
       RewritePlanner.PlannedJob planned = new RewritePlanner(access).dryRun(spec());
       if (planned.plan() == null) {
         throw new IllegalArgumentException(
-            "Nothing to rewrite in the generated '" + shape + "' table (" + planned.reason()
+            "Nothing to rewrite in the generated '"
+                + shape
+                + "' table ("
+                + planned.reason()
                 + "): give it more files per partition");
       }
       this.planned = planned;
@@ -60,19 +64,36 @@ public final class PathRuns {
    * single run measures mostly the compiler.
    */
   public void run(
-      RewritePathChoice path, PrefetchLimits prefetch, int threads, int columnThreads, int warmups, int rounds) {
+      RewritePathChoice path,
+      PrefetchLimits prefetch,
+      int threads,
+      int columnThreads,
+      int warmups,
+      int rounds) {
     run(path, prefetch, threads, columnThreads, warmups, rounds, 0);
   }
 
-  /** As {@link #run}, each group sorting in {@code sortHeapBytes} of heap (0: its share of this heap). */
+  /**
+   * As {@link #run}, each group sorting in {@code sortHeapBytes} of heap (0: its share of this
+   * heap).
+   */
   public void run(
-      RewritePathChoice path, PrefetchLimits prefetch, int threads, int columnThreads, int warmups, int rounds,
+      RewritePathChoice path,
+      PrefetchLimits prefetch,
+      int threads,
+      int columnThreads,
+      int warmups,
+      int rounds,
       long sortHeapBytes) {
     List<PathRun.Figures> measured = new ArrayList<>();
     try (TableAccess access = new TableAccess(catalog)) {
       for (int round = 0; round < warmups + rounds; round++) {
-        PlanSummary summary = PlanCopy.store(access, planned, tableLocation, TABLE, planned.plan().jobId() + "-run" + (++runs));
-        PathRun.Figures figures = PathRun.run(access, spec(), summary, path, prefetch, threads, columnThreads, sortHeapBytes);
+        PlanSummary summary =
+            PlanCopy.store(
+                access, planned, tableLocation, TABLE, planned.plan().jobId() + "-run" + (++runs));
+        PathRun.Figures figures =
+            PathRun.run(
+                access, spec(), summary, path, prefetch, threads, columnThreads, sortHeapBytes);
         if (round >= warmups) {
           measured.add(figures);
         }

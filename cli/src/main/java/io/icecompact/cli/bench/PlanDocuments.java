@@ -14,9 +14,10 @@ import org.apache.iceberg.expressions.ExpressionParser;
 import org.apache.iceberg.io.FileIO;
 
 /**
- * The sizes of a stored plan's documents: what a worker reads before it can rewrite its group (the plan
- * index, its group's document and, when they are at most {@link LiveTaskResolver#CROSS_CHECK_MANIFEST_BYTES},
- * the manifests it cross-checks its group against), and what the committer reads one group at a time.
+ * The sizes of a stored plan's documents: what a worker reads before it can rewrite its group (the
+ * plan index, its group's document and, when they are at most {@link
+ * LiveTaskResolver#CROSS_CHECK_MANIFEST_BYTES}, the manifests it cross-checks its group against),
+ * and what the committer reads one group at a time.
  *
  * @param indexBytes the plan index named in the plan summary
  * @param groupDocumentBytes each planned group's own document, in group order
@@ -32,7 +33,9 @@ record PlanDocuments(long indexBytes, List<Long> groupDocumentBytes, long crossC
     Table pinned = access.loadPinned(plan.table(), plan.pinned());
     long manifests =
         ManifestsToRead.forGroup(
-            pinned, plan.pinned().snapshotId(), ExpressionParser.fromJson(plan.filter(), pinned.schema()),
+            pinned,
+            plan.pinned().snapshotId(),
+            ExpressionParser.fromJson(plan.filter(), pinned.schema()),
             store.readGroupTasks(work, plan, 0));
     return new PlanDocuments(
         io.newInputFile(summary.planLocation()).getLength(),
@@ -42,12 +45,17 @@ record PlanDocuments(long indexBytes, List<Long> groupDocumentBytes, long crossC
         manifests);
   }
 
-  /** Whether a worker cross-checks its group against the manifests, or rewrites its document as is. */
+  /**
+   * Whether a worker cross-checks its group against the manifests, or rewrites its document as is.
+   */
   boolean crossChecked() {
     return crossCheckManifestBytes <= LiveTaskResolver.CROSS_CHECK_MANIFEST_BYTES;
   }
 
-  /** What the worker of the largest group reads: the index, its group's document, the manifests it checks. */
+  /**
+   * What the worker of the largest group reads: the index, its group's document, the manifests it
+   * checks.
+   */
   long largestWorkerRead() {
     return indexBytes + largestGroupDocument() + (crossChecked() ? crossCheckManifestBytes : 0);
   }

@@ -13,10 +13,14 @@ final class RewritePathTally {
   void add(GroupResult result) {
     // The reason is read from the stored document by name: results of workers that record none
     // (the generic-only worker) have no such field.
-    add(result.rewritePath(), JobJson.mapper().valueToTree(result).path("rewrite_path_reason").asText(""));
+    add(
+        result.rewritePath(),
+        JobJson.mapper().valueToTree(result).path("rewrite_path_reason").asText(""));
   }
 
-  /** Reasons that end with the file they are about are counted together: "...: /path/file.parquet". */
+  /**
+   * Reasons that end with the file they are about are counted together: "...: /path/file.parquet".
+   */
   void add(String path, String reason) {
     String general = reason == null ? "" : reason.replaceFirst(":\\s*\\S+\\.parquet\\)?$", "");
     String key = path + (general.isBlank() ? "" : " (" + general + ")");

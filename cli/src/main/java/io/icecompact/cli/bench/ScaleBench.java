@@ -1,13 +1,13 @@
 package io.icecompact.cli.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.LocalWarehouse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -24,15 +24,18 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * {@code bench --scale}: per size, builds a {@link MetadataOnlyTable}, plans it with the planner stage in
- * a fresh JVM of a bounded heap, and measures the stored plan's documents. On the smallest size it also
- * commits the planned job in a fresh JVM, with {@link SyntheticWorkerResults} standing in for the
- * workers, and reads the committed snapshot back from the table's metadata.
+ * {@code bench --scale}: per size, builds a {@link MetadataOnlyTable}, plans it with the planner
+ * stage in a fresh JVM of a bounded heap, and measures the stored plan's documents. On the smallest
+ * size it also commits the planned job in a fresh JVM, with {@link SyntheticWorkerResults} standing
+ * in for the workers, and reads the committed snapshot back from the table's metadata.
  */
 public final class ScaleBench {
   static final String TABLE = "bench.scale";
 
-  /** What to run: table sizes in files, and the JVM options of the planner's and committer's processes. */
+  /**
+   * What to run: table sizes in files, and the JVM options of the planner's and committer's
+   * processes.
+   */
   public record Settings(List<Integer> files, List<String> childJavaOptions) {}
 
   private final Path base;
@@ -48,7 +51,9 @@ public final class ScaleBench {
     this.err = err;
   }
 
-  /** Runs every size; false when a step failed or the committed snapshot is not what the job meant. */
+  /**
+   * Runs every size; false when a step failed or the committed snapshot is not what the job meant.
+   */
   public boolean run() {
     int committed = settings.files().stream().min(Comparator.naturalOrder()).orElseThrow();
     PlanStep toCommit = null;
@@ -70,7 +75,8 @@ public final class ScaleBench {
   }
 
   /** The table as built, counted from its manifests. */
-  record Built(int files, int days, long manifestFiles, int manifests, int commits, double seconds) {}
+  record Built(
+      int files, int days, long manifestFiles, int manifests, int commits, double seconds) {}
 
   private Built build(Map<String, String> catalog, int files) {
     long start = System.nanoTime();
@@ -85,16 +91,22 @@ public final class ScaleBench {
       }
       err.printf(Locale.ROOT, "built the %,d-file table in %.1f s%n", files, seconds);
       err.flush();
-      int commits = (files + MetadataOnlyTable.FILES_PER_COMMIT - 1) / MetadataOnlyTable.FILES_PER_COMMIT;
-      return new Built(files, MetadataOnlyTable.days(files), counted, manifests.size(), commits, seconds);
+      int commits =
+          (files + MetadataOnlyTable.FILES_PER_COMMIT - 1) / MetadataOnlyTable.FILES_PER_COMMIT;
+      return new Built(
+          files, MetadataOnlyTable.days(files), counted, manifests.size(), commits, seconds);
     }
   }
 
   /** The planner's figures, and the stored plan's documents when it planned. */
-  record PlanStep(int files, Step step, PlanSummary summary, PlanDocuments documents, JobSpec spec) {}
+  record PlanStep(
+      int files, Step step, PlanSummary summary, PlanDocuments documents, JobSpec spec) {}
 
   private PlanStep plan(Map<String, String> catalog, int files) {
-    err.printf(Locale.ROOT, "planning the %,d-file table in a fresh JVM (%s)...%n", files,
+    err.printf(
+        Locale.ROOT,
+        "planning the %,d-file table in a fresh JVM (%s)...%n",
+        files,
         String.join(" ", settings.childJavaOptions()));
     err.flush();
     JobSpec spec = new JobSpec(JobSpec.newJobId(), TABLE, catalog, Map.of(), null, null, null);
@@ -114,21 +126,29 @@ public final class ScaleBench {
   }
 
   /** The committer's figures and what the committed snapshot says. */
-  record CommitStep(int files, PlanSummary plan, Step step, JobResult result, CommittedSnapshot snapshot) {}
+  record CommitStep(
+      int files, PlanSummary plan, Step step, JobResult result, CommittedSnapshot snapshot) {}
 
   /** A replace snapshot as the table's metadata records it. */
-  record CommittedSnapshot(long snapshotId, String operation, long removedFiles, long addedFiles, long liveFiles) {}
+  record CommittedSnapshot(
+      long snapshotId, String operation, long removedFiles, long addedFiles, long liveFiles) {}
 
   private CommitStep commit(Map<String, String> catalog, PlanStep plan) {
     CommitRequest request = CommitRequest.of(plan.spec(), plan.summary());
-    err.printf(Locale.ROOT, "storing synthetic worker results for %,d groups...%n", plan.summary().groupCount());
+    err.printf(
+        Locale.ROOT,
+        "storing synthetic worker results for %,d groups...%n",
+        plan.summary().groupCount());
     err.flush();
     Step results = step("results", request, plan.files());
     if (results.figures().error() != null) {
       allDone = false;
       return new CommitStep(plan.files(), plan.summary(), results, null, null);
     }
-    err.printf(Locale.ROOT, "committing %,d replaced files in a fresh JVM...%n", plan.summary().inputFiles());
+    err.printf(
+        Locale.ROOT,
+        "committing %,d replaced files in a fresh JVM...%n",
+        plan.summary().inputFiles());
     err.flush();
     Step step = step("commit", request, plan.files());
     if (step.figures().error() != null) {
@@ -152,7 +172,8 @@ public final class ScaleBench {
             && "replace".equals(snapshot.operation())
             && snapshot.removedFiles() == plan.summary().inputFiles()
             && snapshot.addedFiles() == plan.summary().groupCount()
-            && snapshot.liveFiles() == plan.files() - plan.summary().inputFiles() + plan.summary().groupCount();
+            && snapshot.liveFiles()
+                == plan.files() - plan.summary().inputFiles() + plan.summary().groupCount();
     allDone &= expected;
     return new CommitStep(plan.files(), plan.summary(), step, result, snapshot);
   }
@@ -173,18 +194,33 @@ public final class ScaleBench {
       throw new UncheckedIOException(e);
     }
     ChildJvm.Outcome outcome =
-        ChildJvm.run(settings.childJavaOptions(), ScaleProbe.class, List.of(name, requestFile.toString()));
-    String last = outcome.out().lines().filter(line -> line.startsWith("{")).reduce((a, b) -> b).orElse(null);
+        ChildJvm.run(
+            settings.childJavaOptions(), ScaleProbe.class, List.of(name, requestFile.toString()));
+    String last =
+        outcome.out().lines().filter(line -> line.startsWith("{")).reduce((a, b) -> b).orElse(null);
     if (last == null) {
       // killed before it could print (e.g. the JVM could not start with these options)
       return new Step(
-          new ScaleProbe.Figures(name, outcome.seconds(), 0, 0, 0, 0, 0, null,
+          new ScaleProbe.Figures(
+              name,
+              outcome.seconds(),
+              0,
+              0,
+              0,
+              0,
+              0,
+              null,
               "exit " + outcome.exitCode() + ": " + lastLines(outcome.err())),
           outcome.seconds());
     }
     ScaleProbe.Figures figures = read(JobJson.tree(last), ScaleProbe.Figures.class);
     if (figures.error() != null) {
-      err.printf(Locale.ROOT, "the %s step failed: %s%n%s%n", name, figures.error(), stackTraceHead(outcome.err()));
+      err.printf(
+          Locale.ROOT,
+          "the %s step failed: %s%n%s%n",
+          name,
+          figures.error(),
+          stackTraceHead(outcome.err()));
       err.flush();
     }
     return new Step(figures, outcome.seconds());

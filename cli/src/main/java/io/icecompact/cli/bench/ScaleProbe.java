@@ -13,25 +13,33 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The child JVM of {@code bench --scale}: runs one step on a table in a heap of its own and prints its
- * figures as one JSON line on stdout.
+ * The child JVM of {@code bench --scale}: runs one step on a table in a heap of its own and prints
+ * its figures as one JSON line on stdout.
  *
  * <ul>
- *   <li>{@code plan SPEC_FILE}: {@link RewritePlanner#plan} of the {@link JobSpec} in the file, plan
- *       stored; the result is the plan summary.
- *   <li>{@code results REQUEST_FILE}: stores {@link SyntheticWorkerResults} for the planned job of the
- *       {@link CommitRequest} in the file (not measured: it stands in for the workers).
+ *   <li>{@code plan SPEC_FILE}: {@link RewritePlanner#plan} of the {@link JobSpec} in the file,
+ *       plan stored; the result is the plan summary.
+ *   <li>{@code results REQUEST_FILE}: stores {@link SyntheticWorkerResults} for the planned job of
+ *       the {@link CommitRequest} in the file (not measured: it stands in for the workers).
  *   <li>{@code commit REQUEST_FILE}: {@link JobCommitter#commit} of that request; the result is the
  *       job result.
  * </ul>
  *
- * Timed from the step's start to its end: the JVM's start and class loading before it are not counted.
+ * Timed from the step's start to its end: the JVM's start and class loading before it are not
+ * counted.
  */
 public final class ScaleProbe {
   /** What one step took; {@code error} is set (and {@code result} null) when the step threw. */
   record Figures(
-      String step, double seconds, long heapAfterGcMax, long heapPoolPeaks, long collections, long maxHeap,
-      long rssPeakBytes, JsonNode result, String error) {}
+      String step,
+      double seconds,
+      long heapAfterGcMax,
+      long heapPoolPeaks,
+      long collections,
+      long maxHeap,
+      long rssPeakBytes,
+      JsonNode result,
+      String error) {}
 
   private ScaleProbe() {}
 
@@ -54,8 +62,16 @@ public final class ScaleProbe {
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     Figures figures =
-        new Figures(step, seconds, heap.afterGcMax(), heap.poolPeaks(), heap.collections(),
-            Runtime.getRuntime().maxMemory(), rssPeakBytes(), result, error);
+        new Figures(
+            step,
+            seconds,
+            heap.afterGcMax(),
+            heap.poolPeaks(),
+            heap.collections(),
+            Runtime.getRuntime().maxMemory(),
+            rssPeakBytes(),
+            result,
+            error);
     System.out.println(JobJson.toJson(figures));
     System.out.flush();
     System.exit(error == null ? 0 : 1);
@@ -81,11 +97,16 @@ public final class ScaleProbe {
           yield JobJson.mapper().valueToTree(new JobCommitter(access).commit(job));
         }
       }
-      default -> throw new IllegalArgumentException("Unknown step '" + step + "': plan, results or commit");
+      default ->
+          throw new IllegalArgumentException(
+              "Unknown step '" + step + "': plan, results or commit");
     };
   }
 
-  /** The error, and what caused it when that was something else (an OutOfMemoryError in a planning thread). */
+  /**
+   * The error, and what caused it when that was something else (an OutOfMemoryError in a planning
+   * thread).
+   */
   static String describe(Throwable error) {
     Throwable root = error;
     while (root.getCause() != null && root.getCause() != root) {

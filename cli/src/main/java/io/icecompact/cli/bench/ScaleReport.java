@@ -31,10 +31,16 @@ final class ScaleReport {
   }
 
   void table(ScaleBench.Built built) {
-    out.printf(Locale.ROOT,
+    out.printf(
+        Locale.ROOT,
         "%,d-file table (v2, metadata only): %,d data files in %,d manifests counted from the current snapshot,"
             + " %,d day partitions, built by %d fast append(s) in %.1f s%n",
-        built.files(), built.manifestFiles(), built.manifests(), built.days(), built.commits(), built.seconds());
+        built.files(),
+        built.manifestFiles(),
+        built.manifests(),
+        built.days(),
+        built.commits(),
+        built.seconds());
     out.flush();
   }
 
@@ -49,18 +55,32 @@ final class ScaleReport {
       PlanSummary summary = plan.summary();
       PlanDocuments documents = plan.documents();
       planned =
-          String.format(Locale.ROOT, "%,d (%,d) | %,d | %s | %s | %s | %s",
-              summary.groupCount(), summary.skippedGroups(),
+          String.format(
+              Locale.ROOT,
+              "%,d (%,d) | %,d | %s | %s | %s | %s",
+              summary.groupCount(),
+              summary.skippedGroups(),
               summary.inputFiles() / Math.max(1, summary.groupCount()),
               bytes(documents.indexBytes()),
-              bytes(documents.largestGroupDocument()) + " / " + bytes(documents.medianGroupDocument()),
+              bytes(documents.largestGroupDocument())
+                  + " / "
+                  + bytes(documents.medianGroupDocument()),
               bytes(documents.crossCheckManifestBytes())
                   + (documents.crossChecked() ? " (cross-checked)" : " (not read)"),
               bytes(documents.largestWorkerRead()));
     }
-    plannerRows.add(String.format(Locale.ROOT, "| %,d | %,d | %.1f (%.1f) | %s | %s | %s | %s |",
-        plan.files(), MetadataOnlyTable.days(plan.files()), f.seconds(), plan.step().processSeconds(),
-        heapAfterGc(f), bytes(f.heapPoolPeaks()), bytes(f.rssPeakBytes()), planned));
+    plannerRows.add(
+        String.format(
+            Locale.ROOT,
+            "| %,d | %,d | %.1f (%.1f) | %s | %s | %s | %s |",
+            plan.files(),
+            MetadataOnlyTable.days(plan.files()),
+            f.seconds(),
+            plan.step().processSeconds(),
+            heapAfterGc(f),
+            bytes(f.heapPoolPeaks()),
+            bytes(f.rssPeakBytes()),
+            planned));
   }
 
   void committed(ScaleBench.CommitStep commit) {
@@ -71,15 +91,30 @@ final class ScaleReport {
     } else {
       ScaleBench.CommittedSnapshot s = commit.snapshot();
       outcome =
-          String.format(Locale.ROOT, "%s%s | %s: %,d files replaced, %,d added, %,d live",
+          String.format(
+              Locale.ROOT,
+              "%s%s | %s: %,d files replaced, %,d added, %,d live",
               commit.result().status().name().toLowerCase(Locale.ROOT),
-              commit.result().verification().verified() ? ", verified" : ", NOT verified: "
-                  + commit.result().verification().problems(),
-              s.operation(), s.removedFiles(), s.addedFiles(), s.liveFiles());
+              commit.result().verification().verified()
+                  ? ", verified"
+                  : ", NOT verified: " + commit.result().verification().problems(),
+              s.operation(),
+              s.removedFiles(),
+              s.addedFiles(),
+              s.liveFiles());
     }
-    committerRows.add(String.format(Locale.ROOT, "| %,d | %,d | %.1f (%.1f) | %s | %s | %s | %s |",
-        commit.plan().inputFiles(), commit.plan().groupCount(), f.seconds(), commit.step().processSeconds(),
-        heapAfterGc(f), bytes(f.heapPoolPeaks()), bytes(f.rssPeakBytes()), outcome));
+    committerRows.add(
+        String.format(
+            Locale.ROOT,
+            "| %,d | %,d | %.1f (%.1f) | %s | %s | %s | %s |",
+            commit.plan().inputFiles(),
+            commit.plan().groupCount(),
+            f.seconds(),
+            commit.step().processSeconds(),
+            heapAfterGc(f),
+            bytes(f.heapPoolPeaks()),
+            bytes(f.rssPeakBytes()),
+            outcome));
   }
 
   void footer(ScaleBench.Settings settings, int committedFiles) {
@@ -89,16 +124,19 @@ final class ScaleReport {
       out.printf("%n%s%n", COMMITTER_HEADER);
       committerRows.forEach(out::println);
     }
-    out.printf(Locale.ROOT,
+    out.printf(
+        Locale.ROOT,
         "%nEach step ran in a fresh JVM (%s); its time excludes the JVM's start (the process's time includes it)."
             + " Heap after GC = the most heap in use right after any garbage collection (GC notifications);"
             + " heap pool peaks = the sum of the heap pools' peak usage, garbage included. A group's manifests ="
             + " the manifests whose partitions overlap a group's, which its worker cross-checks the group against"
             + " when they are at most %s, and otherwise does not read. A worker reads the plan index, its own"
             + " group's document and those manifests if it cross-checks.",
-        String.join(" ", settings.childJavaOptions()), bytes(LiveTaskResolver.CROSS_CHECK_MANIFEST_BYTES));
+        String.join(" ", settings.childJavaOptions()),
+        bytes(LiveTaskResolver.CROSS_CHECK_MANIFEST_BYTES));
     if (!committerRows.isEmpty()) {
-      out.printf(Locale.ROOT,
+      out.printf(
+          Locale.ROOT,
           " The committer ran on the %,d-file table's job, with synthetic worker results (one small output file"
               + " per group holding the group's rows) standing in for the workers: the input files exist only in"
               + " the table's metadata.",

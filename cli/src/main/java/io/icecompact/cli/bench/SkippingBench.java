@@ -1,13 +1,13 @@
 package io.icecompact.cli.bench;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LocalWarehouse;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LocalWarehouse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -24,11 +24,12 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * {@code bench --skipping}: what ordering rows buys readers. The same unpartitioned streaming table (the
- * demo's rows: 30 days of orders, 150 files) is built once per layout and compacted into files of about
- * 1 MB by bin-pack (input order, i.e. by time), a sort on {@code customer_id} and a z-order on
- * {@code (customer_id, ordered_at)}. For selective predicates it then counts the files and bytes Iceberg's
- * scan planning keeps (its min/max pruning): the files a query engine would open.
+ * {@code bench --skipping}: what ordering rows buys readers. The same unpartitioned streaming table
+ * (the demo's rows: 30 days of orders, 150 files) is built once per layout and compacted into files
+ * of about 1 MB by bin-pack (input order, i.e. by time), a sort on {@code customer_id} and a
+ * z-order on {@code (customer_id, ordered_at)}. For selective predicates it then counts the files
+ * and bytes Iceberg's scan planning keeps (its min/max pruning): the files a query engine would
+ * open.
  */
 public final class SkippingBench {
   static final String TABLE = "bench.skipping";
@@ -42,21 +43,30 @@ public final class SkippingBench {
       List.of(
           new Layout("binpack (input order)", Map.of()),
           new Layout("sort customer_id", Map.of("sort-order", "customer_id")),
-          new Layout("zorder(customer_id, ordered_at)", Map.of("sort-order", "zorder(customer_id, ordered_at)")));
+          new Layout(
+              "zorder(customer_id, ordered_at)",
+              Map.of("sort-order", "zorder(customer_id, ordered_at)")));
 
   private static final List<Predicate> PREDICATES =
       List.of(
-          new Predicate("1% of customers",
-              Expressions.and(Expressions.greaterThanOrEqual("customer_id", 10_000L),
-                  Expressions.lessThan("customer_id", 10_500L))),
-          new Predicate("1 day of 30",
-              Expressions.and(Expressions.greaterThanOrEqual("ordered_at", "2026-06-10T00:00:00+00:00"),
-                  Expressions.lessThan("ordered_at", "2026-06-11T00:00:00+00:00"))),
-          new Predicate("5% of customers, 5 days",
+          new Predicate(
+              "1% of customers",
               Expressions.and(
-                  Expressions.and(Expressions.greaterThanOrEqual("customer_id", 10_000L),
+                  Expressions.greaterThanOrEqual("customer_id", 10_000L),
+                  Expressions.lessThan("customer_id", 10_500L))),
+          new Predicate(
+              "1 day of 30",
+              Expressions.and(
+                  Expressions.greaterThanOrEqual("ordered_at", "2026-06-10T00:00:00+00:00"),
+                  Expressions.lessThan("ordered_at", "2026-06-11T00:00:00+00:00"))),
+          new Predicate(
+              "5% of customers, 5 days",
+              Expressions.and(
+                  Expressions.and(
+                      Expressions.greaterThanOrEqual("customer_id", 10_000L),
                       Expressions.lessThan("customer_id", 12_500L)),
-                  Expressions.and(Expressions.greaterThanOrEqual("ordered_at", "2026-06-10T00:00:00+00:00"),
+                  Expressions.and(
+                      Expressions.greaterThanOrEqual("ordered_at", "2026-06-10T00:00:00+00:00"),
                       Expressions.lessThan("ordered_at", "2026-06-15T00:00:00+00:00")))));
 
   private final Path base;
@@ -77,10 +87,13 @@ public final class SkippingBench {
     out.println();
     boolean allKept = true;
     for (Layout layout : LAYOUTS) {
-      Map<String, String> catalog = LocalWarehouse.catalogProperties(directory(LAYOUTS.indexOf(layout)));
+      Map<String, String> catalog =
+          LocalWarehouse.catalogProperties(directory(LAYOUTS.indexOf(layout)));
       LiveRowChecksum before;
       try (TableAccess access = new TableAccess(catalog)) {
-        before = LiveRowChecksum.of(FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), shape));
+        before =
+            LiveRowChecksum.of(
+                FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), shape));
       }
       Map<String, String> options = new java.util.LinkedHashMap<>(layout.options());
       options.put("rewrite-all", "true");
@@ -90,17 +103,35 @@ public final class SkippingBench {
       JobResult result =
           new EmbeddedJobRunner(1, ProgressListener.NONE, EmbeddedJobRunner.GroupInterceptor.NONE)
               .run(new JobSpec(null, TABLE, catalog, options, null, null, null));
-      err.printf(Locale.ROOT, "%s: %s in %.1f s%n", layout.name(), result.status(), (System.nanoTime() - started) / 1e9);
+      err.printf(
+          Locale.ROOT,
+          "%s: %s in %.1f s%n",
+          layout.name(),
+          result.status(),
+          (System.nanoTime() - started) / 1e9);
       try (TableAccess access = new TableAccess(catalog)) {
         Table table = access.loadTable(TABLE);
-        boolean kept = result.status() == JobStatus.COMMITTED && LiveRowChecksum.of(table).equals(before);
+        boolean kept =
+            result.status() == JobStatus.COMMITTED && LiveRowChecksum.of(table).equals(before);
         allKept &= kept;
         Scanned all = scan(table, Expressions.alwaysTrue());
-        out.printf(Locale.ROOT, "%-34s %6d %9.1f", layout.name() + (kept ? "" : " (NOT KEPT)"), all.files(), all.mb());
+        out.printf(
+            Locale.ROOT,
+            "%-34s %6d %9.1f",
+            layout.name() + (kept ? "" : " (NOT KEPT)"),
+            all.files(),
+            all.mb());
         for (Predicate predicate : PREDICATES) {
           Scanned read = scan(table, predicate.filter());
-          out.printf(Locale.ROOT, "  %-26s", String.format(Locale.ROOT, "%d, %.1f (%.0f%%)",
-              read.files(), read.mb(), 100.0 * read.bytes() / Math.max(1, all.bytes())));
+          out.printf(
+              Locale.ROOT,
+              "  %-26s",
+              String.format(
+                  Locale.ROOT,
+                  "%d, %.1f (%.0f%%)",
+                  read.files(),
+                  read.mb(),
+                  100.0 * read.bytes() / Math.max(1, all.bytes())));
         }
         out.println();
       }
@@ -131,6 +162,7 @@ public final class SkippingBench {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return new Scanned(tasks.size(), tasks.stream().mapToLong(t -> t.file().fileSizeInBytes()).sum());
+    return new Scanned(
+        tasks.size(), tasks.stream().mapToLong(t -> t.file().fileSizeInBytes()).sum());
   }
 }

@@ -26,12 +26,13 @@ import org.apache.parquet.schema.Type.Repetition;
 
 /**
  * Writes order files laid out as Spark 3.5 with Iceberg 1.10 lays them out (measured in
- * /work/shared/notes/other-writers.md): parquet-java's writer, {@code required int64 order_id} under
- * an optional Iceberg field (Spark keeps the DataFrame's non-null), every other column optional, field
- * ids, {@code iceberg.schema} in the footer, v1 data pages, numbers and high-cardinality strings PLAIN,
- * the low-cardinality {@code region} dictionary-encoded, column and offset indexes, timestamps as
- * {@code INT64 TIMESTAMP(MICROS,true)} and {@code decimal(10,2)} as {@code INT64}, one row group.
- * The one difference: {@code created_by} names the parquet-java on this classpath, not 1.16.0.
+ * /work/shared/notes/other-writers.md): parquet-java's writer, {@code required int64 order_id}
+ * under an optional Iceberg field (Spark keeps the DataFrame's non-null), every other column
+ * optional, field ids, {@code iceberg.schema} in the footer, v1 data pages, numbers and
+ * high-cardinality strings PLAIN, the low-cardinality {@code region} dictionary-encoded, column and
+ * offset indexes, timestamps as {@code INT64 TIMESTAMP(MICROS,true)} and {@code decimal(10,2)} as
+ * {@code INT64}, one row group. The one difference: {@code created_by} names the parquet-java on
+ * this classpath, not 1.16.0.
  */
 final class SparkLayoutWriter {
   /** The table's schema as Spark creates it from SQL: every field optional. */
@@ -47,16 +48,28 @@ final class SparkLayoutWriter {
   /** The file's schema: order_id written {@code required}, as Spark writes a non-null column. */
   static final MessageType FILE_SCHEMA =
       org.apache.parquet.schema.Types.buildMessage()
-          .primitive(PrimitiveTypeName.INT64, Repetition.REQUIRED).id(1).named("order_id")
-          .primitive(PrimitiveTypeName.INT64, Repetition.OPTIONAL).id(2).named("customer_id")
-          .primitive(PrimitiveTypeName.BINARY, Repetition.OPTIONAL)
-          .as(LogicalTypeAnnotation.stringType()).id(3).named("region")
+          .primitive(PrimitiveTypeName.INT64, Repetition.REQUIRED)
+          .id(1)
+          .named("order_id")
           .primitive(PrimitiveTypeName.INT64, Repetition.OPTIONAL)
-          .as(LogicalTypeAnnotation.decimalType(2, 10)).id(4).named("amount")
-          .primitive(PrimitiveTypeName.INT64, Repetition.OPTIONAL)
-          .as(LogicalTypeAnnotation.timestampType(true, TimeUnit.MICROS)).id(5).named("ordered_at")
+          .id(2)
+          .named("customer_id")
           .primitive(PrimitiveTypeName.BINARY, Repetition.OPTIONAL)
-          .as(LogicalTypeAnnotation.stringType()).id(6).named("note")
+          .as(LogicalTypeAnnotation.stringType())
+          .id(3)
+          .named("region")
+          .primitive(PrimitiveTypeName.INT64, Repetition.OPTIONAL)
+          .as(LogicalTypeAnnotation.decimalType(2, 10))
+          .id(4)
+          .named("amount")
+          .primitive(PrimitiveTypeName.INT64, Repetition.OPTIONAL)
+          .as(LogicalTypeAnnotation.timestampType(true, TimeUnit.MICROS))
+          .id(5)
+          .named("ordered_at")
+          .primitive(PrimitiveTypeName.BINARY, Repetition.OPTIONAL)
+          .as(LogicalTypeAnnotation.stringType())
+          .id(6)
+          .named("note")
           .named("table");
 
   /** One row; the writer reads it field by field, so one instance is reused for a whole file. */
@@ -71,7 +84,9 @@ final class SparkLayoutWriter {
 
   private SparkLayoutWriter() {}
 
-  /** Opens a writer for {@code file} with the codec Spark's table uses ({@code zstd} by default). */
+  /**
+   * Opens a writer for {@code file} with the codec Spark's table uses ({@code zstd} by default).
+   */
   static ParquetWriter<Order> open(Path file, CompressionCodecName codec) {
     try {
       Files.createDirectories(file.getParent());

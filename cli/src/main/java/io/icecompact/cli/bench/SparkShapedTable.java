@@ -40,17 +40,20 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
- * The streaming table of issue 11, as Spark 3.5 + Iceberg 1.10 leaves it: one micro-batch per commit
- * writing one file into each day partition ({@link SparkLayoutWriter}), then one merge-on-read
- * {@code DELETE} of 1% of the rows, which Spark writes as one position delete file per data file (v2,
- * file-scoped, Iceberg 1.10's default) or one deletion vector per data file (v3).
+ * The streaming table of issue 11, as Spark 3.5 + Iceberg 1.10 leaves it: one micro-batch per
+ * commit writing one file into each day partition ({@link SparkLayoutWriter}), then one
+ * merge-on-read {@code DELETE} of 1% of the rows, which Spark writes as one position delete file
+ * per data file (v2, file-scoped, Iceberg 1.10's default) or one deletion vector per data file
+ * (v3).
  */
 public final class SparkShapedTable {
   private static final String[] REGIONS = {"eu", "us", "apac", "latam"};
   private static final LocalDate FIRST_DAY = LocalDate.of(2026, 6, 1);
   private static final long MICROS_PER_DAY = 86_400L * 1_000_000;
 
-  /** Size of the table: {@code days} partitions of {@code filesPerDay} files of {@code rowsPerFile}. */
+  /**
+   * Size of the table: {@code days} partitions of {@code filesPerDay} files of {@code rowsPerFile}.
+   */
   public record Size(String name, int days, int filesPerDay, int rowsPerFile) {
     /** S, M, or DAYSxFILESxROWS (e.g. 2x3x100 for a quick run). */
     public static Size named(String name) {
@@ -61,8 +64,12 @@ public final class SparkShapedTable {
           String[] parts = name.split("x");
           try {
             if (parts.length == 3) {
-              Size size = new Size(name, Integer.parseInt(parts[0]), Integer.parseInt(parts[1]),
-                  Integer.parseInt(parts[2]));
+              Size size =
+                  new Size(
+                      name,
+                      Integer.parseInt(parts[0]),
+                      Integer.parseInt(parts[1]),
+                      Integer.parseInt(parts[2]));
               if (size.days() > 0 && size.filesPerDay() > 0 && size.rowsPerFile() >= 100) {
                 yield size;
               }
@@ -83,11 +90,18 @@ public final class SparkShapedTable {
 
   private SparkShapedTable() {}
 
-  static Table create(Catalog catalog, TableIdentifier id, Size size, int formatVersion, CompressionCodecName codec) {
-    if (catalog instanceof SupportsNamespaces namespaces && !namespaces.namespaceExists(id.namespace())) {
+  static Table create(
+      Catalog catalog,
+      TableIdentifier id,
+      Size size,
+      int formatVersion,
+      CompressionCodecName codec) {
+    if (catalog instanceof SupportsNamespaces namespaces
+        && !namespaces.namespaceExists(id.namespace())) {
       namespaces.createNamespace(Namespace.of(id.namespace().levels()));
     }
-    PartitionSpec spec = PartitionSpec.builderFor(SparkLayoutWriter.SCHEMA).day("ordered_at").build();
+    PartitionSpec spec =
+        PartitionSpec.builderFor(SparkLayoutWriter.SCHEMA).day("ordered_at").build();
     Table table =
         catalog.createTable(
             id,
@@ -95,7 +109,8 @@ public final class SparkShapedTable {
             spec,
             Map.of(
                 TableProperties.FORMAT_VERSION, Integer.toString(formatVersion),
-                TableProperties.PARQUET_COMPRESSION, codec.name().toLowerCase(java.util.Locale.ROOT),
+                TableProperties.PARQUET_COMPRESSION,
+                    codec.name().toLowerCase(java.util.Locale.ROOT),
                 TableProperties.DELETE_MODE, "merge-on-read"));
     Random random = new Random(42);
     MetricsConfig metrics = MetricsConfig.forTable(table);
@@ -116,17 +131,27 @@ public final class SparkShapedTable {
   }
 
   private static DataFile writeFile(
-      Table table, MetricsConfig metrics, CompressionCodecName codec, Size size, int batch, int day,
-      long firstOrderId, Random random) {
+      Table table,
+      MetricsConfig metrics,
+      CompressionCodecName codec,
+      Size size,
+      int batch,
+      int day,
+      long firstOrderId,
+      Random random) {
     PartitionKey partition = new PartitionKey(table.spec(), table.schema());
     partition.set(0, (int) FIRST_DAY.plusDays(day).toEpochDay());
     // Spark's task file name: <partition id>-<task id>-<operation uuid>-<file count>.parquet
-    String name = String.format("%05d-%d-%s-%05d.parquet", day, batch * size.days() + day, UUID.randomUUID(), 1);
+    String name =
+        String.format(
+            "%05d-%d-%s-%05d.parquet", day, batch * size.days() + day, UUID.randomUUID(), 1);
     String location = table.locationProvider().newDataLocation(table.spec(), partition, name);
-    long dayStart = FIRST_DAY.plusDays(day).atStartOfDay().toEpochSecond(ZoneOffset.UTC) * 1_000_000;
+    long dayStart =
+        FIRST_DAY.plusDays(day).atStartOfDay().toEpochSecond(ZoneOffset.UTC) * 1_000_000;
     long slice = MICROS_PER_DAY / size.filesPerDay();
     SparkLayoutWriter.Order row = new SparkLayoutWriter.Order();
-    try (ParquetWriter<SparkLayoutWriter.Order> writer = SparkLayoutWriter.open(localPath(location), codec)) {
+    try (ParquetWriter<SparkLayoutWriter.Order> writer =
+        SparkLayoutWriter.open(localPath(location), codec)) {
       for (int i = 0; i < size.rowsPerFile(); i++) {
         row.orderId = firstOrderId + i;
         row.customerId = random.nextInt(50_000);
@@ -149,17 +174,21 @@ public final class SparkShapedTable {
   }
 
   /**
-   * Deletes 1% of every file's rows at random positions in one commit: per data file a position delete
-   * file (v2) or a deletion vector (v3, one Puffin file per partition, as one Spark task per partition
-   * writes them).
+   * Deletes 1% of every file's rows at random positions in one commit: per data file a position
+   * delete file (v2) or a deletion vector (v3, one Puffin file per partition, as one Spark task per
+   * partition writes them).
    */
   private static void deleteOnePercent(Table table, List<DataFile> files, Random random) {
     RowDelta delta = table.newRowDelta();
-    OutputFileFactory outputs = OutputFileFactory.builderFor(table, 7, 0).format(FileFormat.PARQUET).build();
+    OutputFileFactory outputs =
+        OutputFileFactory.builderFor(table, 7, 0).format(FileFormat.PARQUET).build();
     boolean dvs = TableUtil.formatVersion(table) >= 3;
     Map<Integer, List<DataFile>> byPartition = new java.util.TreeMap<>();
     files.forEach(
-        file -> byPartition.computeIfAbsent(file.partition().get(0, Integer.class), day -> new ArrayList<>()).add(file));
+        file ->
+            byPartition
+                .computeIfAbsent(file.partition().get(0, Integer.class), day -> new ArrayList<>())
+                .add(file));
     for (List<DataFile> partitionFiles : byPartition.values()) {
       if (dvs) {
         DVFileWriter writer = new BaseDVFileWriter(outputs, path -> null);
@@ -193,7 +222,9 @@ public final class SparkShapedTable {
         new GenericFileWriterFactory.Builder(table)
             .deleteFileFormat(FileFormat.PARQUET)
             .build()
-            .newPositionDeleteWriter(outputs.newOutputFile(table.spec(), target.partition()), table.spec(),
+            .newPositionDeleteWriter(
+                outputs.newOutputFile(table.spec(), target.partition()),
+                table.spec(),
                 target.partition());
     PositionDelete<Record> delete = PositionDelete.create();
     try (writer) {

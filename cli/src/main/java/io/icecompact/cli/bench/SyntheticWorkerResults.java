@@ -24,16 +24,18 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.OutputFile;
 
 /**
- * SYNTHETIC WORKER RESULTS, for {@code bench --scale} only: the inputs of a {@link MetadataOnlyTable}
- * exist only in its metadata, so no worker can rewrite them. To measure the committer on a job of that
- * size, each planned group gets the result a worker would have stored: its planned input files, their
- * rows, and one output file holding as many rows. The output is a small real file at the table's data
- * location (the committer checks that each output exists and has its recorded length) whose content is
- * a marker, not Parquet: nothing reads it, and a table it is committed to cannot be read back.
+ * SYNTHETIC WORKER RESULTS, for {@code bench --scale} only: the inputs of a {@link
+ * MetadataOnlyTable} exist only in its metadata, so no worker can rewrite them. To measure the
+ * committer on a job of that size, each planned group gets the result a worker would have stored:
+ * its planned input files, their rows, and one output file holding as many rows. The output is a
+ * small real file at the table's data location (the committer checks that each output exists and
+ * has its recorded length) whose content is a marker, not Parquet: nothing reads it, and a table it
+ * is committed to cannot be read back.
  */
 final class SyntheticWorkerResults {
   static final String PATH = "SYNTHETIC";
-  static final String PATH_REASON = "synthetic worker result for metadata-only inputs (bench --scale)";
+  static final String PATH_REASON =
+      "synthetic worker result for metadata-only inputs (bench --scale)";
   private static final byte[] CONTENT =
       "icecompact bench --scale: synthetic output of a metadata-only group, not a Parquet file\n"
           .getBytes(StandardCharsets.UTF_8);
@@ -55,13 +57,17 @@ final class SyntheticWorkerResults {
     return plan.groups().size();
   }
 
-  private static GroupResult result(Table table, PartitionSpec spec, JobPlan plan, int index, List<FileScanTask> tasks) {
+  private static GroupResult result(
+      Table table, PartitionSpec spec, JobPlan plan, int index, List<FileScanTask> tasks) {
     long rows = tasks.stream().mapToLong(task -> task.file().recordCount()).sum();
     // the group is one partition (the table has one spec), so its output goes there
     String location =
-        table.locationProvider().newDataLocation(
-            spec, tasks.get(0).file().partition(),
-            String.format("%05d-1-%s-synthetic.parquet", index, plan.jobId()));
+        table
+            .locationProvider()
+            .newDataLocation(
+                spec,
+                tasks.get(0).file().partition(),
+                String.format("%05d-1-%s-synthetic.parquet", index, plan.jobId()));
     OutputFile output = table.io().newOutputFile(location);
     try (OutputStream out = output.createOrOverwrite()) {
       out.write(CONTENT);
@@ -78,8 +84,22 @@ final class SyntheticWorkerResults {
             .build();
     JsonNode json = JobJson.tree(ContentFileParser.toJson(file, spec));
     return new GroupResult(
-        plan.jobId(), index, 1, plan.pinned().snapshotId(), plan.pinned().schemaId(), plan.pinned().outputSpecId(),
-        tasks.stream().map(task -> task.file().location()).toList(), List.of(),
-        rows, 0, rows, CONTENT.length, List.of(json), PATH, PATH_REASON, 0, 0);
+        plan.jobId(),
+        index,
+        1,
+        plan.pinned().snapshotId(),
+        plan.pinned().schemaId(),
+        plan.pinned().outputSpecId(),
+        tasks.stream().map(task -> task.file().location()).toList(),
+        List.of(),
+        rows,
+        0,
+        rows,
+        CONTENT.length,
+        List.of(json),
+        PATH,
+        PATH_REASON,
+        0,
+        0);
   }
 }

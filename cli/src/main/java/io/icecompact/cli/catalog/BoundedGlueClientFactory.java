@@ -23,15 +23,16 @@ import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Iceberg's default AWS clients, except that every Glue call gives up after {@link #CALL_TIMEOUT}. An
- * endpoint that accepts connections and never answers (a wrong port, a proxy, a stalled service) would
- * otherwise hold the CLI for three attempts of the SDK's 30-second read timeout; Iceberg has no catalog
- * property for the Glue client's timeouts, so the CLI names this factory as {@code client.factory} for a
- * Glue catalog that names none (see {@link #withBoundedGlue}).
+ * Iceberg's default AWS clients, except that every Glue call gives up after {@link #CALL_TIMEOUT}.
+ * An endpoint that accepts connections and never answers (a wrong port, a proxy, a stalled service)
+ * would otherwise hold the CLI for three attempts of the SDK's 30-second read timeout; Iceberg has
+ * no catalog property for the Glue client's timeouts, so the CLI names this factory as {@code
+ * client.factory} for a Glue catalog that names none (see {@link #withBoundedGlue}).
  */
 public final class BoundedGlueClientFactory implements AwsClientFactory {
   /** One Glue request; GetTable and UpdateTable answer in well under a second. */
   static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(5);
+
   /** A whole Glue call with the SDK's retries. */
   static final Duration CALL_TIMEOUT = Duration.ofSeconds(15);
 
@@ -42,8 +43,8 @@ public final class BoundedGlueClientFactory implements AwsClientFactory {
 
   /**
    * The properties with this factory as {@code client.factory} when they name a Glue catalog and no
-   * client factory of their own (such as Iceberg's AssumeRoleAwsClientFactory, which keeps the SDK's
-   * timeouts).
+   * client factory of their own (such as Iceberg's AssumeRoleAwsClientFactory, which keeps the
+   * SDK's timeouts).
    */
   public static Map<String, String> withBoundedGlue(Map<String, String> catalogProperties) {
     String type = catalogProperties.getOrDefault(CatalogUtil.ICEBERG_CATALOG_TYPE, "");
@@ -66,7 +67,9 @@ public final class BoundedGlueClientFactory implements AwsClientFactory {
     this.httpClientProperties = new HttpClientProperties(properties);
   }
 
-  /** As Iceberg's default factory builds it, with the two timeouts added to its retry configuration. */
+  /**
+   * As Iceberg's default factory builds it, with the two timeouts added to its retry configuration.
+   */
   @Override
   public GlueClient glue() {
     GlueClientBuilder builder =
@@ -112,17 +115,26 @@ public final class BoundedGlueClientFactory implements AwsClientFactory {
   /** The SDK's timeout says how long it waited, not for whom: the message names the endpoint. */
   private static final class NamesTheEndpoint implements ExecutionInterceptor {
     @Override
-    public Throwable modifyException(Context.FailedExecution context, ExecutionAttributes attributes) {
+    public Throwable modifyException(
+        Context.FailedExecution context, ExecutionAttributes attributes) {
       Throwable failure = context.exception();
       if (!(failure instanceof ApiCallTimeoutException)) {
         return failure;
       }
       String endpoint =
-          context.httpRequest().map(r -> r.protocol() + "://" + r.host() + ":" + r.port()).orElse("Glue");
+          context
+              .httpRequest()
+              .map(r -> r.protocol() + "://" + r.host() + ":" + r.port())
+              .orElse("Glue");
       return ApiCallTimeoutException.builder()
           .message(
-              "Glue endpoint " + endpoint + " did not answer within " + CALL_TIMEOUT.toSeconds() + " s ("
-                  + ATTEMPT_TIMEOUT.toSeconds() + " s per attempt); check glue.endpoint, client.region and the"
+              "Glue endpoint "
+                  + endpoint
+                  + " did not answer within "
+                  + CALL_TIMEOUT.toSeconds()
+                  + " s ("
+                  + ATTEMPT_TIMEOUT.toSeconds()
+                  + " s per attempt); check glue.endpoint, client.region and the"
                   + " network path to it")
           .cause(failure)
           .build();

@@ -4,8 +4,8 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * An Iceberg format version for a generated table: 2 or 3. Version 1 has no delete files, which every
- * generated shape writes; Iceberg knows no version after 3 yet.
+ * An Iceberg format version for a generated table: 2 or 3. Version 1 has no delete files, which
+ * every generated shape writes; Iceberg knows no version after 3 yet.
  */
 public final class FormatVersion implements ITypeConverter<Integer> {
   @Override

@@ -15,7 +15,9 @@ public final class JobId implements ITypeConverter<String> {
   public String convert(String value) {
     if (!PATTERN.matcher(value).matches()) {
       throw new TypeConversionException(
-          "'" + value + "' is not a job id: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter"
+          "'"
+              + value
+              + "' is not a job id: 1 to 64 letters, digits, '.', '_' or '-', starting with a letter"
               + " or digit");
     }
     return value;

@@ -43,7 +43,13 @@ public record KeyValue(String key, String value) {
       String earlier = map.putIfAbsent(pair.key(), pair.value());
       if (earlier != null && !earlier.equals(pair.value())) {
         throw new IllegalArgumentException(
-            "'" + pair.key() + "' is given twice, as '" + earlier + "' and as '" + pair.value() + "'");
+            "'"
+                + pair.key()
+                + "' is given twice, as '"
+                + earlier
+                + "' and as '"
+                + pair.value()
+                + "'");
       }
     }
     return map;

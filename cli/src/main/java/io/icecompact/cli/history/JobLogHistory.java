@@ -10,9 +10,9 @@ import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * The deployed pipeline's job log in its DynamoDB lease table, written by {@code ReleaseLease}: one entry per
- * execution that got the lease, failed ones included. The log keeps counts, not group outcomes; with a catalog,
- * {@link #find} also reads the whole result the entry points to.
+ * The deployed pipeline's job log in its DynamoDB lease table, written by {@code ReleaseLease}: one
+ * entry per execution that got the lease, failed ones included. The log keeps counts, not group
+ * outcomes; with a catalog, {@link #find} also reads the whole result the entry points to.
  */
 public final class JobLogHistory implements JobHistory {
   private final DynamoDbClient dynamo;
@@ -21,7 +21,8 @@ public final class JobLogHistory implements JobHistory {
 
   /**
    * @param dynamo closed with this history
-   * @param access the catalog, to read whole results through its FileIO; null: entries only. Closed with this.
+   * @param access the catalog, to read whole results through its FileIO; null: entries only. Closed
+   *     with this.
    */
   public JobLogHistory(DynamoDbClient dynamo, String leaseTable, TableAccess access) {
     this.dynamo = dynamo;
@@ -31,14 +32,15 @@ public final class JobLogHistory implements JobHistory {
 
   @Override
   public List<JobRecord> recent(String table, int limit) {
-    return new JobLog(dynamo, leaseTable).recent(table, limit).stream()
-        .map(entry -> new JobRecord(entry, null))
-        .toList();
+    return new JobLog(dynamo, leaseTable)
+        .recent(table, limit).stream().map(entry -> new JobRecord(entry, null)).toList();
   }
 
   @Override
   public Optional<JobRecord> find(String table, String jobId) {
-    return new JobLog(dynamo, leaseTable).find(table, jobId).map(entry -> new JobRecord(entry, wholeResult(entry)));
+    return new JobLog(dynamo, leaseTable)
+        .find(table, jobId)
+        .map(entry -> new JobRecord(entry, wholeResult(entry)));
   }
 
   /** The stored result the entry names, when a catalog was given and the result is still there. */
@@ -46,7 +48,9 @@ public final class JobLogHistory implements JobHistory {
     if (access == null || entry.resultLocation() == null) {
       return null;
     }
-    return new JobStore(access.fileIO()).readDocument(entry.resultLocation(), JobResult.class).orElse(null);
+    return new JobStore(access.fileIO())
+        .readDocument(entry.resultLocation(), JobResult.class)
+        .orElse(null);
   }
 
   @Override

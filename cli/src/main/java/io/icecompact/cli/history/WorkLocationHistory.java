@@ -25,13 +25,14 @@ import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
- * The jobs run without the deployed pipeline (the {@code compact} and {@code sweep} commands), read from their
- * work locations through the table's FileIO: every folder under {@code <table>/_icecompact} (or
- * {@code <work base>/<table>}) is a job, and its {@code result.json} says how it ended. A job is as old as its
- * oldest file, and ended when its result was written; a folder without a result is a job still running or one
- * stopped before its commit ({@value #NO_RESULT}). Tables registered on one location share its folder, so a job
- * is the table's own unless its result (else its plan) names another table. The care step {@code remove-orphans}
- * deletes finished jobs' folders after its minimum age, so this history is as long as that age.
+ * The jobs run without the deployed pipeline (the {@code compact} and {@code sweep} commands), read
+ * from their work locations through the table's FileIO: every folder under {@code
+ * <table>/_icecompact} (or {@code <work base>/<table>}) is a job, and its {@code result.json} says
+ * how it ended. A job is as old as its oldest file, and ended when its result was written; a folder
+ * without a result is a job still running or one stopped before its commit ({@value #NO_RESULT}).
+ * Tables registered on one location share its folder, so a job is the table's own unless its result
+ * (else its plan) names another table. The care step {@code remove-orphans} deletes finished jobs'
+ * folders after its minimum age, so this history is as long as that age.
  */
 public final class WorkLocationHistory implements JobHistory {
   /** The status of a job folder without {@code result.json}. */
@@ -42,7 +43,8 @@ public final class WorkLocationHistory implements JobHistory {
 
   /**
    * @param access the catalog; closed with this history
-   * @param workBase the base the jobs were given with {@code --work-location}; null: the default place
+   * @param workBase the base the jobs were given with {@code --work-location}; null: the default
+   *     place
    */
   public WorkLocationHistory(TableAccess access, String workBase) {
     this.access = access;
@@ -56,19 +58,24 @@ public final class WorkLocationHistory implements JobHistory {
     // newest folders first, read until enough are the table's own: another table's jobs are skipped
     jobs.folders().entrySet().stream()
         .map(folder -> new Folder(folder.getKey(), folder.getValue()))
-        .sorted(Comparator.comparingLong(Folder::oldest).reversed().thenComparing(Folder::jobId, Comparator.reverseOrder()))
+        .sorted(
+            Comparator.comparingLong(Folder::oldest)
+                .reversed()
+                .thenComparing(Folder::jobId, Comparator.reverseOrder()))
         .map(folder -> read(table, jobs, folder, false))
         .filter(job -> job.ownedBy(table))
         .limit(limit)
         .forEach(job -> own.add(job.record()));
-    own.sort(Comparator.comparingLong((JobRecord r) -> r.entry().startedAtMillis()).reversed()
-        .thenComparing(r -> r.entry().jobId(), Comparator.reverseOrder()));
+    own.sort(
+        Comparator.comparingLong((JobRecord r) -> r.entry().startedAtMillis())
+            .reversed()
+            .thenComparing(r -> r.entry().jobId(), Comparator.reverseOrder()));
     return own;
   }
 
   /**
-   * @throws JobOfAnotherTableException when the job's stored result or plan names another table (one
-   *     registered on the same location)
+   * @throws JobOfAnotherTableException when the job's stored result or plan names another table
+   *     (one registered on the same location)
    * @throws StoredDocumentUnreadableException when the job's result is there but cannot be parsed
    */
   @Override
@@ -98,13 +105,18 @@ public final class WorkLocationHistory implements JobHistory {
     access.close();
   }
 
-  /** The job folders under the table's work root, each with its files; only {@code onlyJob}'s when not null. */
+  /**
+   * The job folders under the table's work root, each with its files; only {@code onlyJob}'s when
+   * not null.
+   */
   private Jobs jobs(String tableName, String onlyJob) {
     Table table = access.loadTable(tableName);
     FileIO io = table.io();
     if (!(io instanceof SupportsPrefixOperations listing)) {
       throw new InvalidJobInputException(
-          "The table's FileIO " + io.getClass().getName() + " cannot list files, so the jobs' work locations cannot"
+          "The table's FileIO "
+              + io.getClass().getName()
+              + " cannot list files, so the jobs' work locations cannot"
               + " be found; read the deployed job log with --lease-table instead");
     }
     String root = workRoot(table, tableName);
@@ -125,7 +137,10 @@ public final class WorkLocationHistory implements JobHistory {
     return new Jobs(root, io, folders);
   }
 
-  /** The files under {@code prefix}; none when it does not exist (HadoopFileIO refuses to list a missing folder). */
+  /**
+   * The files under {@code prefix}; none when it does not exist (HadoopFileIO refuses to list a
+   * missing folder).
+   */
   private static List<FileInfo> listed(SupportsPrefixOperations io, String prefix) {
     List<FileInfo> files = new ArrayList<>();
     try {
@@ -148,21 +163,33 @@ public final class WorkLocationHistory implements JobHistory {
   }
 
   /**
-   * The job in {@code folder}, with the table its stored result (else its plan) names: null when neither can
-   * be read, and then it is listed under every table sharing the location, since it cannot be told apart.
+   * The job in {@code folder}, with the table its stored result (else its plan) names: null when
+   * neither can be read, and then it is listed under every table sharing the location, since it
+   * cannot be told apart.
    */
   private StoredJob read(String tableName, Jobs jobs, Folder folder, boolean keepWholeResult) {
     WorkLocation work = new WorkLocation(FileLocations.child(jobs.root(), folder.jobId()));
     JobStore store = new JobStore(jobs.io());
     String resultFile = FileLocations.normalized(work.jobResult());
     Optional<FileInfo> resultInfo =
-        folder.files().stream().filter(f -> FileLocations.normalized(f.location()).equals(resultFile)).findFirst();
+        folder.files().stream()
+            .filter(f -> FileLocations.normalized(f.location()).equals(resultFile))
+            .findFirst();
     if (resultInfo.isEmpty()) {
-      JobRecord record = new JobRecord(
-          new JobLogEntry(tableName, folder.jobId(), folder.oldest(), NO_RESULT, Map.of(), List.of(),
-              folder.newest() - folder.oldest(), "no result.json yet: the job is running, or stopped before its commit",
-              null, null),
-          null);
+      JobRecord record =
+          new JobRecord(
+              new JobLogEntry(
+                  tableName,
+                  folder.jobId(),
+                  folder.oldest(),
+                  NO_RESULT,
+                  Map.of(),
+                  List.of(),
+                  folder.newest() - folder.oldest(),
+                  "no result.json yet: the job is running, or stopped before its commit",
+                  null,
+                  null),
+              null);
       return new StoredJob(record, plannedTable(store, work), "its plan at " + work.plan(), null);
     }
     JobResult result;
@@ -175,22 +202,40 @@ public final class WorkLocationHistory implements JobHistory {
     }
     long ended = resultInfo.get().createdAtMillis();
     if (result == null || result.status() == null) {
-      String reason = unreadable != null ? unreadable.getMessage() : "cannot read " + work.jobResult();
-      JobRecord record = new JobRecord(
-          new JobLogEntry(tableName, folder.jobId(), folder.oldest(), "UNREADABLE", Map.of(), List.of(),
-              ended - folder.oldest(), reason, null, null),
-          null);
-      return new StoredJob(record, plannedTable(store, work), "its plan at " + work.plan(), unreadable);
+      String reason =
+          unreadable != null ? unreadable.getMessage() : "cannot read " + work.jobResult();
+      JobRecord record =
+          new JobRecord(
+              new JobLogEntry(
+                  tableName,
+                  folder.jobId(),
+                  folder.oldest(),
+                  "UNREADABLE",
+                  Map.of(),
+                  List.of(),
+                  ended - folder.oldest(),
+                  reason,
+                  null,
+                  null),
+              null);
+      return new StoredJob(
+          record, plannedTable(store, work), "its plan at " + work.plan(), unreadable);
     }
-    // a job that planned nothing left only its result: it started its duration before the result was written
+    // a job that planned nothing left only its result: it started its duration before the result
+    // was written
     long started = Math.min(folder.oldest(), ended - result.durationMillis());
-    JobRecord record = new JobRecord(
-        JobLogEntry.of(result.summary(work.jobResult()), Math.max(0, started), ended - started, null),
-        keepWholeResult ? result : null);
+    JobRecord record =
+        new JobRecord(
+            JobLogEntry.of(
+                result.summary(work.jobResult()), Math.max(0, started), ended - started, null),
+            keepWholeResult ? result : null);
     return new StoredJob(record, result.table(), "its result at " + work.jobResult(), null);
   }
 
-  /** The table the job's stored plan names; null without a readable plan (a job stopped before planning). */
+  /**
+   * The table the job's stored plan names; null without a readable plan (a job stopped before
+   * planning).
+   */
   private static String plannedTable(JobStore store, WorkLocation work) {
     try {
       return store.readDocument(work.plan(), PlannedFor.class).map(PlannedFor::table).orElse(null);
@@ -199,12 +244,15 @@ public final class WorkLocationHistory implements JobHistory {
     }
   }
 
-  /** The one field of a plan read here: the rest (every group's entry) is not needed to tell its table. */
+  /**
+   * The one field of a plan read here: the rest (every group's entry) is not needed to tell its
+   * table.
+   */
   private record PlannedFor(String table) {}
 
   /**
-   * A job folder as read: its record, the table its stored documents name ({@code owner}, null when unknown)
-   * and which document says so, and the failure to parse its result, if any.
+   * A job folder as read: its record, the table its stored documents name ({@code owner}, null when
+   * unknown) and which document says so, and the failure to parse its result, if any.
    */
   private record StoredJob(
       JobRecord record, String owner, String ownerDocument, PlanIntegrityException unreadable) {

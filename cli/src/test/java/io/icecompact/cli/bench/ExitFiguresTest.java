@@ -16,9 +16,15 @@ class ExitFiguresTest {
 
   @Test
   void readsTheFiguresItKnowsAndOnlyItsOwnLine() {
-    assertThat(ExitFigures.parse("icecompact-exit-figures: cpu-ns=2500000000 peak-rss-kb=409600 later=7"))
+    assertThat(
+            ExitFigures.parse(
+                "icecompact-exit-figures: cpu-ns=2500000000 peak-rss-kb=409600 later=7"))
         .contains(new ExitFigures(2.5, 400.0));
-    assertThat(ExitFigures.parse("icecompact-exit-figures: peak-rss-kb=1024").orElseThrow().cpuSeconds()).isNaN();
+    assertThat(
+            ExitFigures.parse("icecompact-exit-figures: peak-rss-kb=1024")
+                .orElseThrow()
+                .cpuSeconds())
+        .isNaN();
     assertThat(ExitFigures.parse("planned 3 groups")).isEmpty();
   }
 }

@@ -2,11 +2,11 @@ package io.icecompact.cli.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.FlinkUpsertTable;
 import io.icecompact.fixtures.FlinkUpsertTable.Mode;
 import io.icecompact.fixtures.FlinkUpsertTable.Shape;
-import io.icecompact.fixtures.FlinkUpsertTable;
 import io.icecompact.fixtures.LocalWarehouse;
-import io.icecompact.core.table.TableAccess;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -15,7 +15,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Reading each equality delete file once per partition finds the rows Iceberg's generic reader finds. */
+/**
+ * Reading each equality delete file once per partition finds the rows Iceberg's generic reader
+ * finds.
+ */
 class LiveRowChecksumTest {
   static Stream<Arguments> shapes() {
     return Stream.of(
@@ -27,11 +30,14 @@ class LiveRowChecksumTest {
 
   @ParameterizedTest
   @MethodSource("shapes")
-  void equalityDeletesReadOncePerPartitionGiveTheGenericReadersRows(Shape shape, @TempDir Path dir) {
+  void equalityDeletesReadOncePerPartitionGiveTheGenericReadersRows(
+      Shape shape, @TempDir Path dir) {
     try (TableAccess access = new TableAccess(LocalWarehouse.catalogProperties(dir))) {
-      FlinkUpsertTable cdc = FlinkUpsertTable.create(access.catalog(), TableIdentifier.parse("cdc.t"), shape);
+      FlinkUpsertTable cdc =
+          FlinkUpsertTable.create(access.catalog(), TableIdentifier.parse("cdc.t"), shape);
 
-      assertThat(EqualityDeletesOnce.forEachLiveRow(cdc.table(), cdc.table().schema(), row -> {})).isTrue();
+      assertThat(EqualityDeletesOnce.forEachLiveRow(cdc.table(), cdc.table().schema(), row -> {}))
+          .isTrue();
       LiveRowChecksum once = LiveRowChecksum.of(cdc.table(), true);
       assertThat(once).isEqualTo(LiveRowChecksum.of(cdc.table(), false));
       assertThat(once.rows()).isEqualTo(cdc.liveRowCount());

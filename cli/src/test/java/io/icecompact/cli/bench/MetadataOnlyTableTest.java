@@ -2,8 +2,8 @@ package io.icecompact.cli.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.LocalWarehouse;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.LocalWarehouse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -21,30 +21,37 @@ import org.junit.jupiter.api.io.TempDir;
 
 class MetadataOnlyTableTest {
   @Test
-  void spreadsFilesOfAFewMegabytesEvenlyOverDaysWithoutWritingAny(@TempDir Path dir) throws Exception {
+  void spreadsFilesOfAFewMegabytesEvenlyOverDaysWithoutWritingAny(@TempDir Path dir)
+      throws Exception {
     try (TableAccess access = new TableAccess(LocalWarehouse.catalogProperties(dir))) {
-      Table table = MetadataOnlyTable.create(access.catalog(), TableIdentifier.parse("bench.scale"), 2_500);
+      Table table =
+          MetadataOnlyTable.create(access.catalog(), TableIdentifier.parse("bench.scale"), 2_500);
 
       assertThat(((HasTableOperations) table).operations().current().formatVersion()).isEqualTo(2);
       assertThat(table.snapshots()).hasSize(1);
       assertThat(table.currentSnapshot().summary()).containsEntry("total-data-files", "2500");
       Map<Object, Integer> filesPerDay = new HashMap<>();
       Set<String> paths = new HashSet<>();
-      try (CloseableIterable<FileScanTask> tasks = table.newScan().includeColumnStats().planFiles()) {
+      try (CloseableIterable<FileScanTask> tasks =
+          table.newScan().includeColumnStats().planFiles()) {
         for (FileScanTask task : tasks) {
           DataFile file = task.file();
           paths.add(file.location());
           filesPerDay.merge(file.partition().get(0, Integer.class), 1, Integer::sum);
           assertThat(file.fileSizeInBytes())
-              .isBetween((long) MetadataOnlyTable.MIN_FILE_BYTES, (long) MetadataOnlyTable.MAX_FILE_BYTES);
-          assertThat(file.recordCount()).isEqualTo(file.fileSizeInBytes() / MetadataOnlyTable.BYTES_PER_ROW);
+              .isBetween(
+                  (long) MetadataOnlyTable.MIN_FILE_BYTES, (long) MetadataOnlyTable.MAX_FILE_BYTES);
+          assertThat(file.recordCount())
+              .isEqualTo(file.fileSizeInBytes() / MetadataOnlyTable.BYTES_PER_ROW);
           assertThat(file.lowerBounds()).containsKeys(1, 5);
           assertThat(file.location()).startsWith(table.location() + "/data/ordered_at_day=");
           assertThat(Files.exists(Path.of(file.location()))).isFalse();
         }
       }
       assertThat(paths).hasSize(2_500);
-      assertThat(filesPerDay).hasSize(25).allSatisfy((day, files) -> assertThat(files).isEqualTo(100));
+      assertThat(filesPerDay)
+          .hasSize(25)
+          .allSatisfy((day, files) -> assertThat(files).isEqualTo(100));
     }
   }
 

@@ -12,10 +12,6 @@ import static io.icecompact.cli.fleet.HealthWarehouse.STREAM;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.TestTables;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobResult;
@@ -23,6 +19,9 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.TestTables;
 import io.icecompact.planner.fleet.CompactionPrediction;
 import io.icecompact.planner.fleet.Decision;
 import io.icecompact.planner.fleet.FleetAssessor;
@@ -37,8 +36,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The decision tree of docs/fleet.md on its lab of tables: the ranking by score and each table's decision as the
- * seed reasons it, from metadata and the planner's dry run.
+ * The decision tree of docs/fleet.md on its lab of tables: the ranking by score and each table's
+ * decision as the seed reasons it, from metadata and the planner's dry run.
  */
 class FleetAssessorTest {
   @TempDir static Path warehouse;
@@ -57,7 +56,8 @@ class FleetAssessorTest {
   }
 
   static Map<String, TableAssessment> byTable(List<TableAssessment> assessments) {
-    return assessments.stream().collect(Collectors.toMap(TableAssessment::table, Function.identity()));
+    return assessments.stream()
+        .collect(Collectors.toMap(TableAssessment::table, Function.identity()));
   }
 
   @Test
@@ -67,7 +67,8 @@ class FleetAssessorTest {
     assertHealth(t.get(STREAM).health(), 60, 12, 48, 0, 0, 60);
     assertHealth(t.get(HOURLY).health(), 90, 48, 42, 0, 0, 8);
     assertHealth(t.get(LEFTOVER).health(), 32, 16, 16, 0, 0, 0);
-    // every file has every 50th of its 2,000 rows deleted by position (8 x 40), and 40 order ids by equality
+    // every file has every 50th of its 2,000 rows deleted by position (8 x 40), and 40 order ids by
+    // equality
     TableHealth mor2 = t.get(MOR2).health();
     assertThat(mor2.deleteRecords()).isEqualTo(8 * 40 + 40);
     assertThat(mor2.deleteFiles()).isGreaterThan(8);
@@ -87,7 +88,8 @@ class FleetAssessorTest {
 
   @Test
   void rankedByScoreWithTheTablesToCompactFirst() {
-    assertThat(lab).extracting(TableAssessment::table, TableAssessment::decision)
+    assertThat(lab)
+        .extracting(TableAssessment::table, TableAssessment::decision)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(STREAM, Decision.COMPACT),
             org.assertj.core.groups.Tuple.tuple(DV3, Decision.COMPACT),
@@ -95,10 +97,14 @@ class FleetAssessorTest {
             org.assertj.core.groups.Tuple.tuple(MOR2, Decision.COMPACT),
             org.assertj.core.groups.Tuple.tuple(HOURLY, Decision.SKIP_NO_OP),
             org.assertj.core.groups.Tuple.tuple(FRESH, Decision.SKIP_NO_OP));
-    // by score alone, the measured order (docs/fleet.md): the stream on top, the hourly table second, the leftover above
+    // by score alone, the measured order (docs/fleet.md): the stream on top, the hourly table
+    // second, the leftover above
     // the merge-on-read table, the freshly compacted one at the bottom
-    List<String> byScore = lab.stream()
-        .sorted((a, b) -> Double.compare(b.score(), a.score())).map(TableAssessment::table).toList();
+    List<String> byScore =
+        lab.stream()
+            .sorted((a, b) -> Double.compare(b.score(), a.score()))
+            .map(TableAssessment::table)
+            .toList();
     assertThat(byScore).containsExactly(STREAM, HOURLY, DV3, LEFTOVER, MOR2, FRESH);
   }
 
@@ -126,8 +132,8 @@ class FleetAssessorTest {
   }
 
   /**
-   * Two files per day is no group by size: the v2 default {@code delete-file-threshold=1} makes every
-   * file with deletes a candidate, and the delete files are cleaned up after.
+   * Two files per day is no group by size: the v2 default {@code delete-file-threshold=1} makes
+   * every file with deletes a candidate, and the delete files are cleaned up after.
    */
   @Test
   void aV2TableWithDeletesIsCompactedForItsDeletesAndCleanedAfter() {
@@ -144,11 +150,20 @@ class FleetAssessorTest {
         .isGreaterThan(0);
 
     try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
-      access.loadTable(MOR2).updateProperties().set("icecompact.option.delete-file-threshold", "2147483647").commit();
+      access
+          .loadTable(MOR2)
+          .updateProperties()
+          .set("icecompact.option.delete-file-threshold", "2147483647")
+          .commit();
       try {
-        assertThat(new FleetAssessor(access).assess(MOR2).decision()).isEqualTo(Decision.SKIP_NO_OP);
+        assertThat(new FleetAssessor(access).assess(MOR2).decision())
+            .isEqualTo(Decision.SKIP_NO_OP);
       } finally {
-        access.loadTable(MOR2).updateProperties().remove("icecompact.option.delete-file-threshold").commit();
+        access
+            .loadTable(MOR2)
+            .updateProperties()
+            .remove("icecompact.option.delete-file-threshold")
+            .commit();
       }
     }
   }
@@ -164,22 +179,36 @@ class FleetAssessorTest {
     assertThat(dv3.prediction().readerRequestsSavedPerScan()).isEqualTo(15 + 6 - 3);
   }
 
-  /** A high score is not a job: no hour holds min-input-files files, so the planner finds no group. */
+  /**
+   * A high score is not a job: no hour holds min-input-files files, so the planner finds no group.
+   */
   @Test
   void aPredictedNoOpStartsNoJob() {
     TableAssessment hourly = byTable(lab).get(HOURLY);
 
     assertThat(hourly.prediction()).isNull();
-    assertThat(hourly.reason()).startsWith("No file group met a rewrite threshold among 90 data files")
+    assertThat(hourly.reason())
+        .startsWith("No file group met a rewrite threshold among 90 data files")
         .contains("at most 2 in one partition (min-input-files=5)");
-    assertThat(TestTables.State.of(warehouse, HOURLY)).isEqualTo(hourlyBefore); // assessing wrote nothing
+    assertThat(TestTables.State.of(warehouse, HOURLY))
+        .isEqualTo(hourlyBefore); // assessing wrote nothing
     assertThat(byTable(lab).get(FRESH).decision()).isEqualTo(Decision.SKIP_NO_OP);
 
     // the job the prediction stands for has nothing to do either
-    JobResult job = new EmbeddedJobRunner(1, ProgressListener.NONE).run(new JobSpec(
-        null, HOURLY, TestTables.catalog(warehouse), hourly.policy().options(), null, null, null));
+    JobResult job =
+        new EmbeddedJobRunner(1, ProgressListener.NONE)
+            .run(
+                new JobSpec(
+                    null,
+                    HOURLY,
+                    TestTables.catalog(warehouse),
+                    hourly.policy().options(),
+                    null,
+                    null,
+                    null));
     assertThat(job.status()).isEqualTo(JobStatus.NOTHING_TO_DO);
-    assertThat(TestTables.State.of(warehouse, HOURLY).snapshotId()).isEqualTo(hourlyBefore.snapshotId());
+    assertThat(TestTables.State.of(warehouse, HOURLY).snapshotId())
+        .isEqualTo(hourlyBefore.snapshotId());
   }
 
   @Test
@@ -189,11 +218,13 @@ class FleetAssessorTest {
     assertThat(t.get(OPT_OUT).decision()).isEqualTo(Decision.SKIP_DISABLED);
     assertThat(t.get(OPT_OUT).reason()).isEqualTo("icecompact.enabled is false");
     assertThat(t.get(RECENT).decision()).isEqualTo(Decision.SKIP_TOO_SOON);
-    assertThat(t.get(RECENT).reason()).matches("last compaction at .*Z, \\d+ s ago; icecompact.min-interval is PT6H");
+    assertThat(t.get(RECENT).reason())
+        .matches("last compaction at .*Z, \\d+ s ago; icecompact.min-interval is PT6H");
     assertThat(t.get(BAD).decision()).isEqualTo(Decision.SKIP_INVALID_POLICY);
-    assertThat(t.get(BAD).reason()).isEqualTo(
-        "Table ops.bad: property 'icecompact.option.min-input-files' is invalid: 'min-input-files' is set to five"
-            + " but must be a whole number");
+    assertThat(t.get(BAD).reason())
+        .isEqualTo(
+            "Table ops.bad: property 'icecompact.option.min-input-files' is invalid: 'min-input-files' is set to five"
+                + " but must be a whole number");
     assertThat(t.get(BAD).health().dataFiles()).isEqualTo(15); // its health is still shown
   }
 
@@ -211,15 +242,16 @@ class FleetAssessorTest {
   }
 
   /**
-   * The prediction is what the job then does: the files it reads and writes, the partitions it leaves
-   * at one file, and no job after it. On v2 the equality delete files stay listed until the
+   * The prediction is what the job then does: the files it reads and writes, the partitions it
+   * leaves at one file, and no job after it. On v2 the equality delete files stay listed until the
    * delete-cleanup step, so the score keeps their term.
    */
   @Test
   void thePredictionIsWhatTheJobDoes() {
     String table = "pred.mor2";
     try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
-      io.icecompact.fixtures.FragmentedTable.create(access.catalog(),
+      io.icecompact.fixtures.FragmentedTable.create(
+          access.catalog(),
           org.apache.iceberg.catalog.TableIdentifier.parse(table),
           new io.icecompact.fixtures.FragmentedTable.Shape(4, 3, 2000, 2, 12, 40, true));
     }
@@ -230,8 +262,17 @@ class FleetAssessorTest {
     CompactionPrediction p = before.prediction();
     assertThat(before.decision()).isEqualTo(Decision.COMPACT);
 
-    JobResult job = new EmbeddedJobRunner(2, ProgressListener.NONE).run(new JobSpec(
-        null, table, TestTables.catalog(warehouse), before.policy().options(), null, before.policy().where(), null));
+    JobResult job =
+        new EmbeddedJobRunner(2, ProgressListener.NONE)
+            .run(
+                new JobSpec(
+                    null,
+                    table,
+                    TestTables.catalog(warehouse),
+                    before.policy().options(),
+                    null,
+                    before.policy().where(),
+                    null));
 
     assertThat(job.status()).isEqualTo(JobStatus.COMMITTED);
     assertThat(job.rewrittenGroups()).isEqualTo(p.groups());
@@ -243,20 +284,31 @@ class FleetAssessorTest {
     }
     assertThat(after.health().excessFiles()).isZero();
     assertThat(after.health().snapshotsSinceCompaction()).isZero();
-    // the committer drops the position delete files of the files it rewrote; the equality delete files
+    // the committer drops the position delete files of the files it rewrote; the equality delete
+    // files
     // (one per day) stay listed, applying to nothing, until the delete-cleanup step
     assertThat(job.removedDeleteFilesCount()).isEqualTo(12);
-    assertThat(after.health().deleteFiles()).isEqualTo(before.health().deleteFiles() - 12).isEqualTo(4);
+    assertThat(after.health().deleteFiles())
+        .isEqualTo(before.health().deleteFiles() - 12)
+        .isEqualTo(4);
     assertThat(after.decision()).isEqualTo(Decision.SKIP_NO_OP);
-    // the estimate of bytes written against what the job wrote: one merged file compresses differently
+    // the estimate of bytes written against what the job wrote: one merged file compresses
+    // differently
     double ratio = (double) after.health().dataBytes() / p.bytesWrittenEstimate();
-    System.err.printf("pred.mor2: estimated %d bytes written, wrote %d (%.2f); read %d%n",
+    System.err.printf(
+        "pred.mor2: estimated %d bytes written, wrote %d (%.2f); read %d%n",
         p.bytesWrittenEstimate(), after.health().dataBytes(), ratio, p.bytesRead());
     assertThat(ratio).isBetween(0.5, 1.5);
   }
 
   private static void assertHealth(
-      TableHealth h, long files, long partitions, long excess, long deleteFiles, long deleteRecords, int since) {
+      TableHealth h,
+      long files,
+      long partitions,
+      long excess,
+      long deleteFiles,
+      long deleteRecords,
+      int since) {
     assertThat(h.dataFiles()).as(h.table() + " files").isEqualTo(files);
     assertThat(h.partitions()).as(h.table() + " partitions").isEqualTo(partitions);
     assertThat(h.excessFiles()).as(h.table() + " excess").isEqualTo(excess);

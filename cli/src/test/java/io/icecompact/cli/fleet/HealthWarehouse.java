@@ -1,13 +1,13 @@
 package io.icecompact.cli.fleet;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LocalWarehouse;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LocalWarehouse;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -25,20 +25,26 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 
 /**
- * The lab of tables of docs/fleet.md at a test's scale, in a local warehouse: namespace {@code lab} holds the
- * six shapes its health table ranks, namespace {@code ops} three tables whose policy decides.
+ * The lab of tables of docs/fleet.md at a test's scale, in a local warehouse: namespace {@code lab}
+ * holds the six shapes its health table ranks, namespace {@code ops} three tables whose policy
+ * decides.
  */
 public final class HealthWarehouse {
   /** 60 files of 200 rows in 12 day partitions, one snapshot per file: what a stream leaves. */
   public static final String STREAM = "lab.stream";
+
   /** 90 files in 48 hour partitions, at most two per hour (late rows), 8 snapshots. */
   public static final String HOURLY = "lab.hourly";
+
   /** 80 files in 16 days, 12 days compacted by a job that committed only those: 32 files left. */
   public static final String LEFTOVER = "lab.leftover";
+
   /** v2 merge-on-read: 8 files in 4 days, position deletes on every file and equality deletes. */
   public static final String MOR2 = "lab.mor2";
+
   /** v3: 15 files in 3 days, deletion vectors on 6 of them. */
   public static final String DV3 = "lab.dv3";
+
   /** 20 files in 4 days compacted to 4, then one append. */
   public static final String FRESH = "lab.fresh";
 
@@ -54,18 +60,27 @@ public final class HealthWarehouse {
     Map<String, String> catalog = LocalWarehouse.catalogProperties(warehouse);
     try (TableAccess access = new TableAccess(catalog)) {
       Catalog c = access.catalog();
-      FragmentedTable.create(c, TableIdentifier.parse(STREAM), new FragmentedTable.Shape(12, 5, 200, 2, 0, 0, true));
+      FragmentedTable.create(
+          c, TableIdentifier.parse(STREAM), new FragmentedTable.Shape(12, 5, 200, 2, 0, 0, true));
       hourly(c, TableIdentifier.parse(HOURLY));
-      FragmentedTable.create(c, TableIdentifier.parse(LEFTOVER), new FragmentedTable.Shape(16, 5, 200, 2, 0, 0, true));
-      FragmentedTable.create(c, TableIdentifier.parse(MOR2), new FragmentedTable.Shape(4, 2, 2000, 2, 8, 40, true));
-      FragmentedTable.create(c, TableIdentifier.parse(DV3), new FragmentedTable.Shape(3, 5, 400, 3, 6, 0, true));
-      FragmentedTable.create(c, TableIdentifier.parse(FRESH), new FragmentedTable.Shape(4, 5, 200, 2, 0, 0, true));
+      FragmentedTable.create(
+          c, TableIdentifier.parse(LEFTOVER), new FragmentedTable.Shape(16, 5, 200, 2, 0, 0, true));
+      FragmentedTable.create(
+          c, TableIdentifier.parse(MOR2), new FragmentedTable.Shape(4, 2, 2000, 2, 8, 40, true));
+      FragmentedTable.create(
+          c, TableIdentifier.parse(DV3), new FragmentedTable.Shape(3, 5, 400, 3, 6, 0, true));
+      FragmentedTable.create(
+          c, TableIdentifier.parse(FRESH), new FragmentedTable.Shape(4, 5, 200, 2, 0, 0, true));
 
       FragmentedTable.create(c, TableIdentifier.parse(OPT_OUT), SMALL)
-          .updateProperties().set("icecompact.enabled", "false").commit();
+          .updateProperties()
+          .set("icecompact.enabled", "false")
+          .commit();
       FragmentedTable.create(c, TableIdentifier.parse(RECENT), SMALL);
       FragmentedTable.create(c, TableIdentifier.parse(BAD), SMALL)
-          .updateProperties().set("icecompact.option.min-input-files", "five").commit();
+          .updateProperties()
+          .set("icecompact.option.min-input-files", "five")
+          .commit();
     }
     // A partial-progress job whose last commits failed leaves what this job leaves: the days it got
     // through compacted, the others as they were.
@@ -105,7 +120,8 @@ public final class HealthWarehouse {
    * second, late file for each of the six hours before them.
    */
   private static void hourly(Catalog catalog, TableIdentifier id) {
-    if (catalog instanceof SupportsNamespaces namespaces && !namespaces.namespaceExists(id.namespace())) {
+    if (catalog instanceof SupportsNamespaces namespaces
+        && !namespaces.namespaceExists(id.namespace())) {
       namespaces.createNamespace(Namespace.of(id.namespace().levels()));
     }
     Table table =

@@ -20,12 +20,14 @@ import io.icecompact.lease.TableLease;
  * results and the recorded failures from the work location, and checks right before each Iceberg
  * commit that this execution still holds the table's lease (owner and fencing token).
  *
- * <p>Returns the result's {@linkplain JobResult#summary summary}, not the whole result: its per-group
- * outcomes grow with the job (345 KB at 1,000 groups) and Step Functions fails an execution whose state
- * exceeds 256 KiB, after the commit and without releasing the lease. The whole result is in the work
- * location's {@code result.json}, which the summary's {@code result_location} names.
+ * <p>Returns the result's {@linkplain JobResult#summary summary}, not the whole result: its
+ * per-group outcomes grow with the job (345 KB at 1,000 groups) and Step Functions fails an
+ * execution whose state exceeds 256 KiB, after the commit and without releasing the lease. The
+ * whole result is in the work location's {@code result.json}, which the summary's {@code
+ * result_location} names.
  */
-public final class CommitSnapshotHandler extends LambdaStep<CommitSnapshotHandler.Input, JobResult> {
+public final class CommitSnapshotHandler
+    extends LambdaStep<CommitSnapshotHandler.Input, JobResult> {
   record Input(JobSpec job, PlanSummary plan, LeaseGrant lease) {}
 
   private final TableLease lease;
@@ -55,7 +57,9 @@ public final class CommitSnapshotHandler extends LambdaStep<CommitSnapshotHandle
     scope.checkLocation("work location", plan.workLocation());
     try (TableAccess access = new TableAccess(job.catalogProperties())) {
       JobCommitter committer =
-          new JobCommitter(access, () -> lease.checkHeld(held.table(), held.owner(), held.token()),
+          new JobCommitter(
+              access,
+              () -> lease.checkHeld(held.table(), held.owner(), held.token()),
               context == null ? null : context::getRemainingTimeInMillis);
       JobResult result = committer.commit(CommitRequest.of(job, plan));
       return result.summary(new WorkLocation(plan.workLocation()).jobResult());

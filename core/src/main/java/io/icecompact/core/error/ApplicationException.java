@@ -1,8 +1,8 @@
 package io.icecompact.core.error;
 
 /**
- * A failure that would repeat identically on a retry: bad input, a broken invariant, a corrupt file.
- * Never retried; the job reports it with its message.
+ * A failure that would repeat identically on a retry: bad input, a broken invariant, a corrupt
+ * file. Never retried; the job reports it with its message.
  */
 public abstract class ApplicationException extends IcecompactException {
   protected ApplicationException(String message) {

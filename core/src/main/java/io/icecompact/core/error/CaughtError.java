@@ -7,11 +7,12 @@ import io.icecompact.core.job.JobJson;
 import java.io.IOException;
 
 /**
- * The error object a Step Functions Catch passes on: {@code {"Error": ..., "Cause": ...}}. For a Lambda
- * error the cause is Lambda's error document (message, type, stack trace); {@link #message()} keeps
- * only the message, which is what job logs and group reasons should carry.
+ * The error object a Step Functions Catch passes on: {@code {"Error": ..., "Cause": ...}}. For a
+ * Lambda error the cause is Lambda's error document (message, type, stack trace); {@link
+ * #message()} keeps only the message, which is what job logs and group reasons should carry.
  */
-public record CaughtError(@JsonProperty("Error") String error, @JsonProperty("Cause") String cause) {
+public record CaughtError(
+    @JsonProperty("Error") String error, @JsonProperty("Cause") String cause) {
 
   /** The error type as {@link GroupFailure#errorType} names it (the rule both runners share). */
   public String shortType() {

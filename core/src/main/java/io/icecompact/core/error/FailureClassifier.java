@@ -11,9 +11,10 @@ import java.util.function.Function;
 /**
  * Decides whether an exception from a library (Iceberg, Parquet, the AWS SDK) is worth a retry.
  *
- * <p>Only failures of the environment are transient: timeouts, refused or reset connections, throttling
- * and 5xx answers from a service. Everything else (a corrupt footer, a missing file, a schema mismatch)
- * fails the same way every time, so it becomes the application error the caller names.
+ * <p>Only failures of the environment are transient: timeouts, refused or reset connections,
+ * throttling and 5xx answers from a service. Everything else (a corrupt footer, a missing file, a
+ * schema mismatch) fails the same way every time, so it becomes the application error the caller
+ * names.
  */
 public final class FailureClassifier {
   // Matched by name so that core needs no AWS SDK on its classpath.
@@ -46,10 +47,11 @@ public final class FailureClassifier {
   }
 
   /**
-   * For a handler's last word on a failure: an untyped failure of the environment (S3 answering 503 or
-   * 500 after the SDK's own retries, a reset connection) becomes a {@link TransientException}, which the
-   * state machine's Retry matches; anything else is returned as it is. Without this, such a failure
-   * reached Step Functions under the SDK's class name, which no Retry lists, and failed the job at once.
+   * For a handler's last word on a failure: an untyped failure of the environment (S3 answering 503
+   * or 500 after the SDK's own retries, a reset connection) becomes a {@link TransientException},
+   * which the state machine's Retry matches; anything else is returned as it is. Without this, such
+   * a failure reached Step Functions under the SDK's class name, which no Retry lists, and failed
+   * the job at once.
    */
   public static RuntimeException retryableIfTransient(RuntimeException failure, String context) {
     if (failure instanceof IcecompactException || !isTransient(failure)) {

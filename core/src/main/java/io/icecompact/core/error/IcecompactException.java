@@ -1,9 +1,10 @@
 package io.icecompact.core.error;
 
 /**
- * Base of every failure icecompact raises on purpose. Subclasses are either {@link TransientException}
- * (retry the same step) or {@link ApplicationException} (retrying cannot help). The Step Functions
- * definition matches {@code Retry}/{@code Catch} on these class names, so renaming one is a breaking change.
+ * Base of every failure icecompact raises on purpose. Subclasses are either {@link
+ * TransientException} (retry the same step) or {@link ApplicationException} (retrying cannot help).
+ * The Step Functions definition matches {@code Retry}/{@code Catch} on these class names, so
+ * renaming one is a breaking change.
  */
 public abstract class IcecompactException extends RuntimeException {
   protected IcecompactException(String message) {

@@ -9,7 +9,8 @@ public class InvalidTablePolicyException extends InvalidJobInputException {
     super(String.format("Table %s: property '%s' %s", table, property, problem));
   }
 
-  public InvalidTablePolicyException(String table, String property, String problem, Throwable cause) {
+  public InvalidTablePolicyException(
+      String table, String property, String problem, Throwable cause) {
     super(String.format("Table %s: property '%s' %s", table, property, problem), cause);
   }
 }

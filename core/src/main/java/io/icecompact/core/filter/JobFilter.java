@@ -19,7 +19,8 @@ public final class JobFilter {
     boolean hasJson = filterJson != null && !filterJson.isBlank();
     boolean hasWhere = where != null && !where.isBlank();
     if (hasJson && hasWhere) {
-      throw new InvalidJobInputException("Give either 'filter' (Iceberg JSON) or 'where', not both");
+      throw new InvalidJobInputException(
+          "Give either 'filter' (Iceberg JSON) or 'where', not both");
     }
     Expression expression;
     if (hasJson) {
@@ -44,10 +45,10 @@ public final class JobFilter {
 
   /**
    * The filter as a job stores it in its plan, for workers and the committer to read back with
-   * {@code ExpressionParser.fromJson(json, schema)}. Serialized bound, so that each value is written in
-   * its column's JSON form (ISO text for dates and timestamps, the column's scale for decimals): an
-   * unbound expression holding converted values writes e.g. a timestamp as a number of microseconds,
-   * which {@code fromJson} with a schema refuses.
+   * {@code ExpressionParser.fromJson(json, schema)}. Serialized bound, so that each value is
+   * written in its column's JSON form (ISO text for dates and timestamps, the column's scale for
+   * decimals): an unbound expression holding converted values writes e.g. a timestamp as a number
+   * of microseconds, which {@code fromJson} with a schema refuses.
    */
   public static String toJson(Expression expression, Schema schema) {
     return ExpressionParser.toJson(Binder.bind(schema.asStruct(), expression, false));

@@ -16,8 +16,8 @@ import org.apache.iceberg.types.Types;
  * Parses the readable filter of the CLI, e.g. {@code ordered_at >= '2026-06-01' and region = 'eu'},
  * into an Iceberg expression, converting each literal to its column's type.
  *
- * <p>Hand-written because no small library turns SQL-like predicates into Iceberg expressions without
- * an engine (Spark's parser needs Spark). The grammar is deliberately small:
+ * <p>Hand-written because no small library turns SQL-like predicates into Iceberg expressions
+ * without an engine (Spark's parser needs Spark). The grammar is deliberately small:
  *
  * <pre>
  * expr      := term ('or' term)*
@@ -41,7 +41,9 @@ public final class WhereClause {
     this.tokens = Lexer.tokenize(text);
   }
 
-  /** Parses {@code text} against {@code schema}; any problem is an {@link InvalidJobInputException}. */
+  /**
+   * Parses {@code text} against {@code schema}; any problem is an {@link InvalidJobInputException}.
+   */
   public static Expression parse(String text, Schema schema) {
     WhereClause parser = new WhereClause(text, schema);
     Expression expression = parser.expression();
@@ -189,7 +191,8 @@ public final class WhereClause {
     }
     if (value == null) {
       throw error(
-          String.format("cannot use %s as a value of column '%s' (%s)", token.text, field.name(), type));
+          String.format(
+              "cannot use %s as a value of column '%s' (%s)", token.text, field.name(), type));
     }
     return value;
   }
@@ -272,13 +275,21 @@ public final class WhereClause {
 
   private void expect(Token.Kind kind, String value) {
     if (!accept(kind, value)) {
-      throw error("expected '" + value + "'" + (atEnd() ? " but the filter ended" : " but found '" + peek().text + "'"));
+      throw error(
+          "expected '"
+              + value
+              + "'"
+              + (atEnd() ? " but the filter ended" : " but found '" + peek().text + "'"));
     }
   }
 
   private void expectKeyword(String keyword) {
     if (!acceptKeyword(keyword)) {
-      throw error("expected '" + keyword + "'" + (atEnd() ? " but the filter ended" : " but found '" + peek().text + "'"));
+      throw error(
+          "expected '"
+              + keyword
+              + "'"
+              + (atEnd() ? " but the filter ended" : " but found '" + peek().text + "'"));
     }
   }
 
@@ -362,7 +373,12 @@ public final class WhereClause {
           i++;
         } else {
           throw new InvalidJobInputException(
-              "Malformed filter \"" + text + "\": unexpected character '" + c + "' at position " + i);
+              "Malformed filter \""
+                  + text
+                  + "\": unexpected character '"
+                  + c
+                  + "' at position "
+                  + i);
         }
       }
       return tokens;

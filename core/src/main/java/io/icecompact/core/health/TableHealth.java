@@ -20,18 +20,18 @@ import org.apache.iceberg.util.PartitionSet;
 import org.apache.iceberg.util.SnapshotUtil;
 
 /**
- * How much a table needs compaction, from its metadata only: the three numbers and the score of docs/fleet.md
- * that ranks a fleet by them.
+ * How much a table needs compaction, from its metadata only: the three numbers and the score of
+ * docs/fleet.md that ranks a fleet by them.
  *
- * <p>The score is {@code excess files + delete records per data file / 100 + snapshots since the last
- * compaction}. Its purpose is ranking tables against each other, not measuring one: it is not a cost
- * or a time. Files beyond one per partition (not the small-file ratio against the target size) is the
- * number compaction can change: a partition of a few hundred kilobytes is "small" against a 512 MB
- * target whatever is done to it, and a first draft that used the ratio rated every table of seed 003's
- * lab 100% small. The delete term is scaled down by a hundred as in the measured table of docs/fleet.md
- * ({@code mor2}: 2,000 delete records per data file, score 20; {@code d2r}: 136 per file and 29 excess
- * files, score 30), so that a table whose only problem is deletes ranks with, not above, fragmented
- * ones.
+ * <p>The score is {@code excess files + delete records per data file / 100 + snapshots since the
+ * last compaction}. Its purpose is ranking tables against each other, not measuring one: it is not
+ * a cost or a time. Files beyond one per partition (not the small-file ratio against the target
+ * size) is the number compaction can change: a partition of a few hundred kilobytes is "small"
+ * against a 512 MB target whatever is done to it, and a first draft that used the ratio rated every
+ * table of seed 003's lab 100% small. The delete term is scaled down by a hundred as in the
+ * measured table of docs/fleet.md ({@code mor2}: 2,000 delete records per data file, score 20;
+ * {@code d2r}: 136 per file and 29 excess files, score 30), so that a table whose only problem is
+ * deletes ranks with, not above, fragmented ones.
  *
  * @param table the table's identifier
  * @param formatVersion 2 (position and equality delete files) or 3 (deletion vectors)
@@ -39,8 +39,8 @@ import org.apache.iceberg.util.SnapshotUtil;
  * @param dataFiles live data files of the current snapshot
  * @param dataBytes their total size
  * @param records their total record count (before deletes)
- * @param partitions distinct partition tuples of those files, per spec: a partition of an older spec
- *     and one of the current spec are two partitions, as compaction rewrites them separately
+ * @param partitions distinct partition tuples of those files, per spec: a partition of an older
+ *     spec and one of the current spec are two partitions, as compaction rewrites them separately
  * @param excessFiles data files beyond one per partition
  * @param deleteFiles live delete files (position, equality, deletion vectors)
  * @param deleteRecords their records: positions, equality keys, or a vector's cardinality
@@ -66,18 +66,22 @@ public record TableHealth(
     Long lastCompactionMillis,
     double score) {
 
-  /** The measured score (docs/fleet.md) divides delete records per data file by this before adding it to the score. */
+  /**
+   * The measured score (docs/fleet.md) divides delete records per data file by this before adding
+   * it to the score.
+   */
   public static final double DELETES_PER_FILE_SCALE = 100.0;
 
   /**
-   * Only what counting needs is read from each manifest entry: no column statistics, which are most of
-   * a manifest's bytes on a wide table.
+   * Only what counting needs is read from each manifest entry: no column statistics, which are most
+   * of a manifest's bytes on a wide table.
    */
   private static final List<String> COUNTED_COLUMNS =
       List.of("content", "file_path", "file_size_in_bytes", "record_count", "partition");
 
   /** The score of these three numbers, as the measured score (docs/fleet.md) adds them. */
-  public static double score(long excessFiles, double deletesPerDataFile, int snapshotsSinceCompaction) {
+  public static double score(
+      long excessFiles, double deletesPerDataFile, int snapshotsSinceCompaction) {
     return excessFiles + deletesPerDataFile / DELETES_PER_FILE_SCALE + snapshotsSinceCompaction;
   }
 
@@ -161,10 +165,10 @@ public record TableHealth(
   }
 
   /**
-   * A {@code replace} that rewrote data files. {@code replace} is compaction's operation name in the
-   * snapshot log (the measured score counts from it), but rewriting manifests and rewriting position delete
-   * files commit {@code replace} snapshots too: those are table care, not compaction, and must not make
-   * a fragmented table look freshly compacted.
+   * A {@code replace} that rewrote data files. {@code replace} is compaction's operation name in
+   * the snapshot log (the measured score counts from it), but rewriting manifests and rewriting
+   * position delete files commit {@code replace} snapshots too: those are table care, not
+   * compaction, and must not make a fragmented table look freshly compacted.
    */
   static boolean isCompaction(Snapshot snapshot) {
     if (!DataOperations.REPLACE.equals(snapshot.operation())) {

@@ -8,13 +8,21 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import org.apache.iceberg.io.FileIO;
 
-/** {@link CreateIfAbsent} for local files: {@code CREATE_NEW} is one atomic check-and-create on a local disk. */
+/**
+ * {@link CreateIfAbsent} for local files: {@code CREATE_NEW} is one atomic check-and-create on a
+ * local disk.
+ */
 final class LocalCreateIfAbsent implements CreateIfAbsent {
-  /** {@code file:} locations and absolute paths: for LocalFileIO, which reads both from the local disk. */
-  static final LocalCreateIfAbsent FILES_AND_PATHS = new LocalCreateIfAbsent(true);
   /**
-   * {@code file:} locations only: for Hadoop's FileIO (and ResolvingFileIO, which gives it file: locations),
-   * where a path without a scheme is on Hadoop's default file system, not necessarily the local disk.
+   * {@code file:} locations and absolute paths: for LocalFileIO, which reads both from the local
+   * disk.
+   */
+  static final LocalCreateIfAbsent FILES_AND_PATHS = new LocalCreateIfAbsent(true);
+
+  /**
+   * {@code file:} locations only: for Hadoop's FileIO (and ResolvingFileIO, which gives it file:
+   * locations), where a path without a scheme is on Hadoop's default file system, not necessarily
+   * the local disk.
    */
   static final LocalCreateIfAbsent FILES = new LocalCreateIfAbsent(false);
 
@@ -29,7 +37,9 @@ final class LocalCreateIfAbsent implements CreateIfAbsent {
       return FILES_AND_PATHS;
     }
     String type = io == null ? "" : io.getClass().getName();
-    return type.equals(HADOOP_FILE_IO) || type.equals(RESOLVING_FILE_IO) ? FILES : CreateIfAbsent.NONE;
+    return type.equals(HADOOP_FILE_IO) || type.equals(RESOLVING_FILE_IO)
+        ? FILES
+        : CreateIfAbsent.NONE;
   }
 
   private LocalCreateIfAbsent(boolean absolutePaths) {

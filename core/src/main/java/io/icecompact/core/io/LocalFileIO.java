@@ -19,16 +19,16 @@ import org.apache.iceberg.io.SeekableInputStream;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
- * FileIO for a warehouse on the local disk. iceberg-core only offers HadoopFileIO (which drags Hadoop
- * into the planner and committer) or InMemoryFileIO, so this small adapter over Iceberg's own
- * {@code Files.localInput/localOutput} serves the embedded runner and tests.
+ * FileIO for a warehouse on the local disk. iceberg-core only offers HadoopFileIO (which drags
+ * Hadoop into the planner and committer) or InMemoryFileIO, so this small adapter over Iceberg's
+ * own {@code Files.localInput/localOutput} serves the embedded runner and tests.
  */
 public class LocalFileIO implements FileIO, SupportsPrefixOperations {
 
   /**
-   * Iceberg's local input file answers 0 for the length of a missing file ({@code File.length()}); S3FileIO
-   * and HadoopFileIO throw {@link NotFoundException}, and so does this, so that a missing file is never taken
-   * for an empty one.
+   * Iceberg's local input file answers 0 for the length of a missing file ({@code File.length()});
+   * S3FileIO and HadoopFileIO throw {@link NotFoundException}, and so does this, so that a missing
+   * file is never taken for an empty one.
    */
   @Override
   public InputFile newInputFile(String location) {
@@ -66,10 +66,10 @@ public class LocalFileIO implements FileIO, SupportsPrefixOperations {
   }
 
   /**
-   * Iceberg's local output file checks for its folder and then calls {@code mkdirs()}, which fails when
-   * another thread created the folder in between (two workers writing their first result, or two
-   * groups of one partition). The folder is created here first, in a way that tolerates a concurrent
-   * creation.
+   * Iceberg's local output file checks for its folder and then calls {@code mkdirs()}, which fails
+   * when another thread created the folder in between (two workers writing their first result, or
+   * two groups of one partition). The folder is created here first, in a way that tolerates a
+   * concurrent creation.
    */
   @Override
   public OutputFile newOutputFile(String location) {

@@ -3,9 +3,9 @@ package io.icecompact.core.job;
 import java.util.Map;
 
 /**
- * What the committer receives: the stored plan (location and digest) and how to reach the catalog. Group
- * results and failures are read from the work location, never from here, so this stays small however many
- * files the job rewrote, and both runners hand the committer the same thing.
+ * What the committer receives: the stored plan (location and digest) and how to reach the catalog.
+ * Group results and failures are read from the work location, never from here, so this stays small
+ * however many files the job rewrote, and both runners hand the committer the same thing.
  */
 public record CommitRequest(PlanRef planRef, Map<String, String> catalogProperties) {
 

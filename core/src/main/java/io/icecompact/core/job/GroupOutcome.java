@@ -3,9 +3,10 @@ package io.icecompact.core.job;
 import com.fasterxml.jackson.annotation.JsonFormat;
 
 /**
- * How one planned group ended, with the reason when it did not end rewritten. The snapshot id is written
- * as a JSON string (see {@link JobResult}). {@code spilledBytes}: bytes of sorted runs its worker wrote to
- * local disk to sort the group beyond memory (0 when it sorted in memory or did not sort).
+ * How one planned group ended, with the reason when it did not end rewritten. The snapshot id is
+ * written as a JSON string (see {@link JobResult}). {@code spilledBytes}: bytes of sorted runs its
+ * worker wrote to local disk to sort the group beyond memory (0 when it sorted in memory or did not
+ * sort).
  */
 public record GroupOutcome(
     int groupIndex,
@@ -29,11 +30,14 @@ public record GroupOutcome(
     /** A concurrent commit changed its input files; its output was dropped and deleted. */
     CONFLICTED,
     /**
-     * Its commit lost every compare-and-swap to the table's other writers until the job's commit time ran
-     * out; nothing is wrong with it, and its output was deleted. The next run compacts it.
+     * Its commit lost every compare-and-swap to the table's other writers until the job's commit
+     * time ran out; nothing is wrong with it, and its output was deleted. The next run compacts it.
      */
     CONTENDED,
-    /** Planned, but not committed because the job stopped (allow-partial=false or an unknown commit). */
+    /**
+     * Planned, but not committed because the job stopped (allow-partial=false or an unknown
+     * commit).
+     */
     NOT_COMMITTED
   }
 }

@@ -29,17 +29,17 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.expressions.ResidualEvaluator;
 
 /**
- * One group's scan tasks as stored in the job's work location ({@link WorkLocation#groupPlan}): what
- * one worker reads, instead of the whole plan.
+ * One group's scan tasks as stored in the job's work location ({@link WorkLocation#groupPlan}):
+ * what one worker reads, instead of the whole plan.
  *
  * <p>Iceberg's {@code ScanTaskParser} writes the schema, the spec and every delete file inside each
  * task: about 2 KB per data file, and an equality delete that applies to a thousand data files is
  * written a thousand times. Here the schema and the specs are written once, each delete file once
- * (tasks name theirs by position), and every file with Iceberg's own {@code ContentFileParser} under
- * its own spec, next to its data and file sequence numbers, which that parser leaves out (see
- * {@link FileSequenceNumbers}). Tasks are rebuilt as Iceberg builds them ({@code BaseFileScanTask}),
- * sharing one schema and spec string each, so a group's tasks cost the worker and the committer little
- * memory, and equal the pinned snapshot's own scan tasks.
+ * (tasks name theirs by position), and every file with Iceberg's own {@code ContentFileParser}
+ * under its own spec, next to its data and file sequence numbers, which that parser leaves out (see
+ * {@link FileSequenceNumbers}). Tasks are rebuilt as Iceberg builds them ({@code
+ * BaseFileScanTask}), sharing one schema and spec string each, so a group's tasks cost the worker
+ * and the committer little memory, and equal the pinned snapshot's own scan tasks.
  *
  * <pre>
  * {"job_id": .., "group_index": .., "schema": {..}, "specs": [{..}],
@@ -102,14 +102,22 @@ public final class GroupPlanDocument {
   }
 
   private static void writeTask(
-      JsonGenerator json, FileScanTask task, Map<Integer, PartitionSpec> specs, Map<DeleteKey, Integer> deleteIndexes)
+      JsonGenerator json,
+      FileScanTask task,
+      Map<Integer, PartitionSpec> specs,
+      Map<DeleteKey, Integer> deleteIndexes)
       throws IOException {
     DataFile file = task.file();
     if (task.start() != 0 || task.length() != file.fileSizeInBytes()) {
       // the bin-pack planner plans whole files; a split would need its offsets kept
       throw new IllegalArgumentException(
-          "Cannot store a split of " + file.location() + " (start " + task.start() + ", length "
-              + task.length() + "): groups hold whole files");
+          "Cannot store a split of "
+              + file.location()
+              + " (start "
+              + task.start()
+              + ", length "
+              + task.length()
+              + "): groups hold whole files");
     }
     json.writeStartObject();
     json.writeFieldName("data_file");
@@ -128,7 +136,8 @@ public final class GroupPlanDocument {
     json.writeEndObject();
   }
 
-  private static void writeSequenceNumbers(JsonGenerator json, ContentFile<?> file) throws IOException {
+  private static void writeSequenceNumbers(JsonGenerator json, ContentFile<?> file)
+      throws IOException {
     if (file.dataSequenceNumber() != null) {
       json.writeNumberField("data_sequence_number", file.dataSequenceNumber());
     }
@@ -138,7 +147,9 @@ public final class GroupPlanDocument {
   }
 
   private static <F extends ContentFile<?>> F withSequenceNumbers(F file, JsonNode holder) {
-    FileSequenceNumbers.set(file, longOrNull(holder.get("data_sequence_number")),
+    FileSequenceNumbers.set(
+        file,
+        longOrNull(holder.get("data_sequence_number")),
         longOrNull(holder.get("file_sequence_number")));
     return file;
   }
@@ -161,10 +172,16 @@ public final class GroupPlanDocument {
     if (root == null || !root.isObject()) {
       throw new PlanIntegrityException("Cannot parse " + what + ": not a JSON object");
     }
-    if (!jobId.equals(root.path("job_id").asText(null)) || root.path("group_index").asInt(-1) != groupIndex) {
+    if (!jobId.equals(root.path("job_id").asText(null))
+        || root.path("group_index").asInt(-1) != groupIndex) {
       throw new PlanIntegrityException(
-          String.format("%s is group %s of job %s, not group %d of job %s", what,
-              root.path("group_index").asText("?"), root.path("job_id").asText("?"), groupIndex, jobId));
+          String.format(
+              "%s is group %s of job %s, not group %d of job %s",
+              what,
+              root.path("group_index").asText("?"),
+              root.path("job_id").asText("?"),
+              groupIndex,
+              jobId));
     }
     try {
       return tasks(root);
@@ -185,13 +202,17 @@ public final class GroupPlanDocument {
     }
     List<DeleteFile> deletes = new ArrayList<>();
     for (JsonNode node : root.get("delete_files")) {
-      deletes.add(withSequenceNumbers((DeleteFile) IcebergFileJson.contentFile(node.get("file"), specs), node));
+      deletes.add(
+          withSequenceNumbers(
+              (DeleteFile) IcebergFileJson.contentFile(node.get("file"), specs), node));
     }
     Map<Integer, ResidualEvaluator> alwaysTrue = new HashMap<>();
     JsonNode taskNodes = root.get("tasks");
     List<FileScanTask> tasks = new ArrayList<>(taskNodes.size());
     for (JsonNode node : taskNodes) {
-      DataFile file = withSequenceNumbers((DataFile) IcebergFileJson.contentFile(node.get("data_file"), specs), node);
+      DataFile file =
+          withSequenceNumbers(
+              (DataFile) IcebergFileJson.contentFile(node.get("data_file"), specs), node);
       PartitionSpec spec = specs.get(file.specId());
       JsonNode indexes = node.get("deletes");
       DeleteFile[] taskDeletes = new DeleteFile[indexes.size()];
@@ -200,9 +221,13 @@ public final class GroupPlanDocument {
       }
       ResidualEvaluator residual =
           node.has("residual_filter")
-              ? ResidualEvaluator.of(spec, ExpressionParser.fromJson(node.get("residual_filter")), false)
-              : alwaysTrue.computeIfAbsent(spec.specId(), id -> ResidualEvaluator.of(spec, Expressions.alwaysTrue(), false));
-      tasks.add(new BaseFileScanTask(file, taskDeletes, schemaString, specStrings.get(spec.specId()), residual));
+              ? ResidualEvaluator.of(
+                  spec, ExpressionParser.fromJson(node.get("residual_filter")), false)
+              : alwaysTrue.computeIfAbsent(
+                  spec.specId(), id -> ResidualEvaluator.of(spec, Expressions.alwaysTrue(), false));
+      tasks.add(
+          new BaseFileScanTask(
+              file, taskDeletes, schemaString, specStrings.get(spec.specId()), residual));
     }
     return tasks;
   }
@@ -211,7 +236,13 @@ public final class GroupPlanDocument {
     PartitionSpec spec = specs.get(file.specId());
     if (spec == null) {
       throw new IllegalArgumentException(
-          "No partition spec " + file.specId() + " for " + file.location() + " (specs " + specs.keySet() + ")");
+          "No partition spec "
+              + file.specId()
+              + " for "
+              + file.location()
+              + " (specs "
+              + specs.keySet()
+              + ")");
     }
     return spec;
   }

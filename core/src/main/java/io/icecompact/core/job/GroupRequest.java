@@ -8,7 +8,8 @@ import java.util.Map;
  *
  * @param attempt 0 in the Map's item (the worker claims its attempt number itself)
  */
-public record GroupRequest(PlanRef planRef, Map<String, String> catalogProperties, int groupIndex, int attempt) {
+public record GroupRequest(
+    PlanRef planRef, Map<String, String> catalogProperties, int groupIndex, int attempt) {
 
   public GroupRequest {
     catalogProperties = catalogProperties == null ? Map.of() : Map.copyOf(catalogProperties);

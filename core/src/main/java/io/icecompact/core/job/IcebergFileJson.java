@@ -66,7 +66,8 @@ public final class IcebergFileJson {
 
   /** The non-finite number a float or double partition value's string stands for, else null. */
   private static Double nonFinite(Type type, JsonNode value) {
-    if (value == null || !value.isTextual()
+    if (value == null
+        || !value.isTextual()
         || (type.typeId() != Type.TypeID.DOUBLE && type.typeId() != Type.TypeID.FLOAT)) {
       return null;
     }

@@ -54,8 +54,8 @@ public final class JobJson {
   }
 
   /**
-   * Parses a stored document; an unreadable one is a {@link StoredDocumentUnreadableException} whose message is
-   * one line: Jackson's own message spans lines and quotes the whole input source.
+   * Parses a stored document; an unreadable one is a {@link StoredDocumentUnreadableException}
+   * whose message is one line: Jackson's own message spans lines and quotes the whole input source.
    */
   public static <T> T fromBytes(byte[] bytes, Class<T> type, String what) {
     try {
@@ -65,17 +65,28 @@ public final class JobJson {
     }
   }
 
-  /** The parser's reason on one line, with the line and column where it stopped when it knows them. */
+  /**
+   * The parser's reason on one line, with the line and column where it stopped when it knows them.
+   */
   static String reason(IOException e) {
-    String reason = e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
+    String reason =
+        e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
     reason = String.valueOf(reason).replaceAll("\\s*\\R\\s*", " ").trim();
-    if (e instanceof JsonProcessingException json && json.getLocation() != null && json.getLocation().getLineNr() > 0) {
-      reason += String.format(" (line %d, column %d)", json.getLocation().getLineNr(), json.getLocation().getColumnNr());
+    if (e instanceof JsonProcessingException json
+        && json.getLocation() != null
+        && json.getLocation().getLineNr() > 0) {
+      reason +=
+          String.format(
+              " (line %d, column %d)",
+              json.getLocation().getLineNr(), json.getLocation().getColumnNr());
     }
     return reason;
   }
 
-  /** Embeds JSON produced by an Iceberg parser as a tree, so documents nest it instead of quoting it. */
+  /**
+   * Embeds JSON produced by an Iceberg parser as a tree, so documents nest it instead of quoting
+   * it.
+   */
   public static JsonNode tree(String json) {
     try {
       return MAPPER.readTree(json);

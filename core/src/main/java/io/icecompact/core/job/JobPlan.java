@@ -5,10 +5,10 @@ import java.util.Map;
 
 /**
  * The plan index of a job, stored once in the job's work location by the planner and read by every
- * worker and by the committer: the pinned snapshot, the options and one small entry per group. Its size
- * depends on the number of groups only ({@code max-groups-per-job}); each group's files are in its own
- * document ({@link GroupPlanDocument}), whose SHA-256 its entry holds. The index's own SHA-256 travels in
- * the small {@link PlanSummary}.
+ * worker and by the committer: the pinned snapshot, the options and one small entry per group. Its
+ * size depends on the number of groups only ({@code max-groups-per-job}); each group's files are in
+ * its own document ({@link GroupPlanDocument}), whose SHA-256 its entry holds. The index's own
+ * SHA-256 travels in the small {@link PlanSummary}.
  *
  * @param strategy {@code binpack} or {@code sort} ({@code RewriteStrategy})
  * @param rowOrder how every group's rows are ordered; null keeps input order

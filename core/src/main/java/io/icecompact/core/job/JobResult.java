@@ -8,16 +8,19 @@ import java.util.List;
  * The result of a job. Counts use the names of Spark's {@code rewrite_data_files} result so that
  * dashboards built for Spark read it unchanged; they count only what the table's metadata confirms.
  *
- * <p>Snapshot ids are written as JSON strings: they are random 64-bit numbers, and a JSON number above
- * 2^53 is rounded by every reader that parses numbers as doubles (JavaScript, so the Step Functions
- * interpreter used in tests and any JavaScript consumer of the execution output). Both forms are read.
+ * <p>Snapshot ids are written as JSON strings: they are random 64-bit numbers, and a JSON number
+ * above 2^53 is rounded by every reader that parses numbers as doubles (JavaScript, so the Step
+ * Functions interpreter used in tests and any JavaScript consumer of the execution output). Both
+ * forms are read.
  *
- * <p>The committer stores the whole result (every group's outcome) in the job's {@code result.json}; what
- * travels through Step Functions is its {@link #summary}, whose size does not grow with the job.
+ * <p>The committer stores the whole result (every group's outcome) in the job's {@code
+ * result.json}; what travels through Step Functions is its {@link #summary}, whose size does not
+ * grow with the job.
  *
  * @param groups every planned group's outcome; null (omitted) in a summary
  * @param resultLocation where the whole result is stored; set only in a summary
- * @param commit how the commit attempts went against the table's other writers; null when the job made none
+ * @param commit how the commit attempts went against the table's other writers; null when the job
+ *     made none
  */
 public record JobResult(
     String jobId,
@@ -42,23 +45,28 @@ public record JobResult(
 
   /** Problems a summary lists; the rest are counted in {@link Verification#moreProblems}. */
   public static final int SUMMARY_PROBLEMS = 10;
-  /** The longest reason a summary carries (a reason quotes one group's problem, which may be long). */
+
+  /**
+   * The longest reason a summary carries (a reason quotes one group's problem, which may be long).
+   */
   public static final int SUMMARY_REASON_CHARS = 2000;
 
   /**
-   * A result to fill in; what is not set is empty (no snapshot, zero counts, no verification, no groups).
-   * Counts are named as in the record.
+   * A result to fill in; what is not set is empty (no snapshot, zero counts, no verification, no
+   * groups). Counts are named as in the record.
    */
   public static Builder builder(String jobId, String table, JobStatus status) {
     return new Builder(jobId, table, status);
   }
 
   /**
-   * The result of a job whose planner found nothing to rewrite: no snapshot, every count zero, verified.
-   * Both runners return this one shape (the state machine's {@code NothingToDo} state passes on what the
-   * planner made), so a reader of the job log or of {@code history} sees the same fields either way.
+   * The result of a job whose planner found nothing to rewrite: no snapshot, every count zero,
+   * verified. Both runners return this one shape (the state machine's {@code NothingToDo} state
+   * passes on what the planner made), so a reader of the job log or of {@code history} sees the
+   * same fields either way.
    */
-  public static JobResult nothingToDo(String jobId, String table, String reason, long durationMillis) {
+  public static JobResult nothingToDo(
+      String jobId, String table, String reason, long durationMillis) {
     return builder(jobId, table, JobStatus.NOTHING_TO_DO)
         .reason(reason)
         .verification(new Verification(true, List.of()))
@@ -93,11 +101,12 @@ public record JobResult(
   }
 
   /**
-   * This result as Step Functions carries it (the output of {@code CommitSnapshot}, the job log, the
-   * metrics): the same fields and counts, without the per-group outcomes, with at most
-   * {@link #SUMMARY_PROBLEMS} verification problems and a reason of at most {@link #SUMMARY_REASON_CHARS}
-   * characters, and {@code result_location} naming the stored whole result. Its size does not grow with
-   * the number of groups or files (snapshot ids are bounded by {@code partial-progress.max-commits}).
+   * This result as Step Functions carries it (the output of {@code CommitSnapshot}, the job log,
+   * the metrics): the same fields and counts, without the per-group outcomes, with at most {@link
+   * #SUMMARY_PROBLEMS} verification problems and a reason of at most {@link #SUMMARY_REASON_CHARS}
+   * characters, and {@code result_location} naming the stored whole result. Its size does not grow
+   * with the number of groups or files (snapshot ids are bounded by {@code
+   * partial-progress.max-commits}).
    */
   public JobResult summary(String wholeResultLocation) {
     return toBuilder()
@@ -219,9 +228,26 @@ public record JobResult(
     }
 
     public JobResult build() {
-      return new JobResult(jobId, table, status, reason, snapshotIds, rewrittenDataFilesCount, addedDataFilesCount,
-          rewrittenBytesCount, failedDataFilesCount, removedDeleteFilesCount, rewrittenGroups, failedGroups,
-          conflictedGroups, skippedGroups, verification, durationMillis, groups, resultLocation, commit);
+      return new JobResult(
+          jobId,
+          table,
+          status,
+          reason,
+          snapshotIds,
+          rewrittenDataFilesCount,
+          addedDataFilesCount,
+          rewrittenBytesCount,
+          failedDataFilesCount,
+          removedDeleteFilesCount,
+          rewrittenGroups,
+          failedGroups,
+          conflictedGroups,
+          skippedGroups,
+          verification,
+          durationMillis,
+          groups,
+          resultLocation,
+          commit);
     }
   }
 
@@ -229,21 +255,29 @@ public record JobResult(
    * What was read back from the table after committing: the snapshot summaries' counts compared to
    * what the job meant to commit.
    *
-   * @param moreProblems in a summary, how many problems were left out of {@code problems}; otherwise null
+   * @param moreProblems in a summary, how many problems were left out of {@code problems};
+   *     otherwise null
    */
   public record Verification(boolean verified, List<String> problems, Integer moreProblems) {
     public Verification(boolean verified, List<String> problems) {
       this(verified, problems, null);
     }
 
-    /** At most {@code shown} problems, with the count of the others (each cut to the summary's length). */
+    /**
+     * At most {@code shown} problems, with the count of the others (each cut to the summary's
+     * length).
+     */
     Verification firstProblems(int shown) {
       if (problems == null) {
         return this;
       }
       List<String> first =
-          problems.stream().limit(shown).map(p -> Abbreviated.text(p, SUMMARY_REASON_CHARS)).toList();
-      return new Verification(verified, first, problems.size() > shown ? problems.size() - shown : null);
+          problems.stream()
+              .limit(shown)
+              .map(p -> Abbreviated.text(p, SUMMARY_REASON_CHARS))
+              .toList();
+      return new Verification(
+          verified, first, problems.size() > shown ? problems.size() - shown : null);
     }
   }
 }

@@ -7,10 +7,11 @@ import java.util.UUID;
  * What a user asks for: one table, how to reach its catalog, the rewrite options, which files to
  * consider, and where the job may keep its plan and results.
  *
- * @param jobId unique id of the job; generated when absent. Stamped on output file names and snapshots.
+ * @param jobId unique id of the job; generated when absent. Stamped on output file names and
+ *     snapshots.
  * @param table table identifier, e.g. {@code analytics.orders}
- * @param catalogProperties Iceberg catalog properties ({@code type} or {@code catalog-impl}, {@code uri},
- *     {@code warehouse}, {@code io-impl}, ...)
+ * @param catalogProperties Iceberg catalog properties ({@code type} or {@code catalog-impl}, {@code
+ *     uri}, {@code warehouse}, {@code io-impl}, ...)
  * @param options rewrite options, see {@code RewriteOptions}
  * @param filter optional filter in Iceberg's JSON expression form ({@code ExpressionParser})
  * @param where optional filter in the readable form, e.g. {@code ordered_at >= '2026-06-01'}
@@ -35,8 +36,7 @@ public record JobSpec(
     if (jobId != null && !jobId.isBlank()) {
       return this;
     }
-    return new JobSpec(
-        newJobId(), table, catalogProperties, options, filter, where, workLocation);
+    return new JobSpec(newJobId(), table, catalogProperties, options, filter, where, workLocation);
   }
 
   /** Short enough for file names, unique enough for a table's history. */

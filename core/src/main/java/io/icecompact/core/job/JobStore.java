@@ -26,18 +26,23 @@ import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
- * Reads and writes a job's documents in its work location through the table's FileIO. The plan index
- * is checked against the SHA-256 the planner returned, and each group document against the digest
- * in the index, so a changed plan is refused instead of used.
+ * Reads and writes a job's documents in its work location through the table's FileIO. The plan
+ * index is checked against the SHA-256 the planner returned, and each group document against the
+ * digest in the index, so a changed plan is refused instead of used.
  */
 public final class JobStore {
-  /** Far above any retry policy's attempts: reaching it means something re-runs a group without end. */
+  /**
+   * Far above any retry policy's attempts: reaching it means something re-runs a group without end.
+   */
   static final int MAX_ATTEMPTS = 10_000;
 
   private final FileIO io;
   private final CreateIfAbsent creates;
 
-  /** A store whose attempt claims are atomic where core knows how (local files; see {@link #claimAttempt}). */
+  /**
+   * A store whose attempt claims are atomic where core knows how (local files; see {@link
+   * #claimAttempt}).
+   */
   public JobStore(FileIO io) {
     this(io, CreateIfAbsent.forFileIO(io));
   }
@@ -79,28 +84,33 @@ public final class JobStore {
   }
 
   /**
-   * The SHA-256 of the plan stored at {@code planLocation}, empty when there is none: for a re-run of a
-   * job's committer, whose execution state (where the planner's digest travelled) is gone. The plan is then
-   * trusted as the work location holds it; each group's document is still checked against the plan's digest.
+   * The SHA-256 of the plan stored at {@code planLocation}, empty when there is none: for a re-run
+   * of a job's committer, whose execution state (where the planner's digest travelled) is gone. The
+   * plan is then trusted as the work location holds it; each group's document is still checked
+   * against the plan's digest.
    */
   public Optional<String> storedPlanSha256(String planLocation) {
     return read(planLocation).map(JobStore::sha256);
   }
 
   /**
-   * Stores group {@code groupIndex}'s document ({@link GroupPlanDocument}) and returns its SHA-256 (hex),
-   * for the group's entry in the plan index.
+   * Stores group {@code groupIndex}'s document ({@link GroupPlanDocument}) and returns its SHA-256
+   * (hex), for the group's entry in the plan index.
    */
   public String writeGroupPlan(
-      WorkLocation work, String jobId, int groupIndex, List<FileScanTask> tasks, Map<Integer, PartitionSpec> specs) {
+      WorkLocation work,
+      String jobId,
+      int groupIndex,
+      List<FileScanTask> tasks,
+      Map<Integer, PartitionSpec> specs) {
     byte[] bytes = GroupPlanDocument.toBytes(jobId, groupIndex, tasks, specs);
     write(work.groupPlan(groupIndex), bytes);
     return sha256(bytes);
   }
 
   /**
-   * The scan tasks of group {@code groupIndex} of {@code plan}, refusing a document whose digest is not
-   * the one the plan index holds for it.
+   * The scan tasks of group {@code groupIndex} of {@code plan}, refusing a document whose digest is
+   * not the one the plan index holds for it.
    */
   public List<FileScanTask> readGroupTasks(WorkLocation work, JobPlan plan, int groupIndex) {
     PlannedGroup group = plan.group(groupIndex);
@@ -137,19 +147,21 @@ public final class JobStore {
   }
 
   /**
-   * Numbers a worker attempt when the caller cannot (a Step Functions retry re-sends the same input): the
-   * first attempt number whose marker this call creates. Attempts of one group can overlap (a retry after a
-   * lost answer starts while the first attempt still runs), and outputs are named by attempt, so two live
-   * attempts must never hold one number: each marker is created with an atomic create-if-absent
-   * ({@link CreateIfAbsent}: {@code If-None-Match: *} on S3, {@code CREATE_NEW} on a local disk), and a
-   * number taken (or being taken) by another attempt is skipped. Numbers may have gaps; never duplicates.
+   * Numbers a worker attempt when the caller cannot (a Step Functions retry re-sends the same
+   * input): the first attempt number whose marker this call creates. Attempts of one group can
+   * overlap (a retry after a lost answer starts while the first attempt still runs), and outputs
+   * are named by attempt, so two live attempts must never hold one number: each marker is created
+   * with an atomic create-if-absent ({@link CreateIfAbsent}: {@code If-None-Match: *} on S3, {@code
+   * CREATE_NEW} on a local disk), and a number taken (or being taken) by another attempt is
+   * skipped. Numbers may have gaps; never duplicates.
    *
-   * <p>Where the work location has no atomic create (a FileIO other than S3's or local files), the marker
-   * is checked and then written, as before: overlapping attempts can then take one number.
+   * <p>Where the work location has no atomic create (a FileIO other than S3's or local files), the
+   * marker is checked and then written, as before: overlapping attempts can then take one number.
    *
-   * <p>A marker holds its attempt number and a token of this claim (a random UUID): a create whose answer was
-   * lost and which the SDK retried meets its own marker, and tells it from another attempt's by the token
-   * ({@code S3CreateIfAbsent} in the worker). JobStore itself never reads markers, only creates them.
+   * <p>A marker holds its attempt number and a token of this claim (a random UUID): a create whose
+   * answer was lost and which the SDK retried meets its own marker, and tells it from another
+   * attempt's by the token ({@code S3CreateIfAbsent} in the worker). JobStore itself never reads
+   * markers, only creates them.
    */
   public int claimAttempt(WorkLocation work, int groupIndex) {
     String token = UUID.randomUUID().toString();
@@ -173,18 +185,19 @@ public final class JobStore {
   }
 
   /**
-   * Records that attempt {@code attempt} of a group is about to create the output file {@code location}.
-   * A worker killed mid-group (Lambda's timeout, a crash) reports no outputs; its entries are how the
-   * committer still finds and deletes what it wrote.
+   * Records that attempt {@code attempt} of a group is about to create the output file {@code
+   * location}. A worker killed mid-group (Lambda's timeout, a crash) reports no outputs; its
+   * entries are how the committer still finds and deletes what it wrote.
    */
   public void recordOutput(WorkLocation work, int groupIndex, int attempt, String location) {
     String fileName = location.substring(location.lastIndexOf('/') + 1);
-    write(work.outputEntry(groupIndex, attempt, fileName), location.getBytes(StandardCharsets.UTF_8));
+    write(
+        work.outputEntry(groupIndex, attempt, fileName), location.getBytes(StandardCharsets.UTF_8));
   }
 
   /**
-   * The locations of the output entries of every attempt of the job; none when the FileIO cannot list (the
-   * outputs of killed attempts then stay as orphans, as before entries existed).
+   * The locations of the output entries of every attempt of the job; none when the FileIO cannot
+   * list (the outputs of killed attempts then stay as orphans, as before entries existed).
    */
   public List<String> outputEntries(WorkLocation work) {
     List<String> entries = new ArrayList<>();
@@ -212,8 +225,7 @@ public final class JobStore {
     try (OutputStream out = file.createOrOverwrite()) {
       out.write(bytes);
     } catch (IOException | RuntimeException e) {
-      throw FailureClassifier.classify(
-          e, "Cannot write " + location, PlanIntegrityException::new);
+      throw FailureClassifier.classify(e, "Cannot write " + location, PlanIntegrityException::new);
     }
   }
 

@@ -4,12 +4,12 @@ import java.util.List;
 
 /**
  * What the planner returns: small and bounded by {@code max-groups-per-job}, never by the number of
- * files, because it travels through Step Functions state. Groups are referenced by index; their files
- * are in the plan that {@link #planRef()} names.
+ * files, because it travels through Step Functions state. Groups are referenced by index; their
+ * files are in the plan that {@link #planRef()} names.
  *
- * @param nothingToDo when no file met a threshold, the job's whole result (the same in both runners: the
- *     embedded runner returns it, the state machine's {@code NothingToDo} state passes it on); null when
- *     groups were planned
+ * @param nothingToDo when no file met a threshold, the job's whole result (the same in both
+ *     runners: the embedded runner returns it, the state machine's {@code NothingToDo} state passes
+ *     it on); null when groups were planned
  */
 public record PlanSummary(
     PlanRef planRef,
@@ -24,8 +24,16 @@ public record PlanSummary(
 
   /** The summary of a job that planned nothing, for {@code reason}. */
   public static PlanSummary nothingToDo(PlanRef planRef, String reason, long planningMillis) {
-    return new PlanSummary(planRef, JobResult.nothingToDo(planRef.jobId(), planRef.table(), reason, planningMillis),
-        null, 0, List.of(), 0, 0, 0, planningMillis);
+    return new PlanSummary(
+        planRef,
+        JobResult.nothingToDo(planRef.jobId(), planRef.table(), reason, planningMillis),
+        null,
+        0,
+        List.of(),
+        0,
+        0,
+        0,
+        planningMillis);
   }
 
   /** Whether there are groups to rewrite. */

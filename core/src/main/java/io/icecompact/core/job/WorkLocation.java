@@ -4,8 +4,8 @@ import java.util.Locale;
 
 /**
  * Where one job keeps its artefacts: the plan index and one document per group, one result per
- * group, commit intents and the final result. Outside the table's {@code data/} and {@code metadata/} folders so that nothing here is ever
- * mistaken for table content.
+ * group, commit intents and the final result. Outside the table's {@code data/} and {@code
+ * metadata/} folders so that nothing here is ever mistaken for table content.
  */
 public record WorkLocation(String jobDirectory) {
   /** Default base when the job names none: a sibling of the table's data and metadata folders. */
@@ -23,7 +23,10 @@ public record WorkLocation(String jobDirectory) {
     return jobDirectory + "/plan.json";
   }
 
-  /** Group {@code groupIndex}'s scan tasks ({@link GroupPlanDocument}), checked by the index's digest. */
+  /**
+   * Group {@code groupIndex}'s scan tasks ({@link GroupPlanDocument}), checked by the index's
+   * digest.
+   */
   public String groupPlan(int groupIndex) {
     return String.format("%s/plan/group-%05d.json", jobDirectory, groupIndex);
   }
@@ -32,7 +35,10 @@ public record WorkLocation(String jobDirectory) {
     return String.format("%s/results/group-%05d.json", jobDirectory, groupIndex);
   }
 
-  /** Where a group's failure is recorded when its worker gave up (the Map state's Catch, or the embedded runner). */
+  /**
+   * Where a group's failure is recorded when its worker gave up (the Map state's Catch, or the
+   * embedded runner).
+   */
   public String groupFailure(int groupIndex) {
     return String.format("%s/results/group-%05d.failed.json", jobDirectory, groupIndex);
   }
@@ -43,12 +49,13 @@ public record WorkLocation(String jobDirectory) {
   }
 
   /**
-   * Where attempt {@code attempt} of a group records an output file before creating it: one entry per
-   * file, named {@code output-<file name>} (never the data file's own name) and holding its location (see
-   * {@code JobStore#recordOutput}).
+   * Where attempt {@code attempt} of a group records an output file before creating it: one entry
+   * per file, named {@code output-<file name>} (never the data file's own name) and holding its
+   * location (see {@code JobStore#recordOutput}).
    */
   public String outputEntry(int groupIndex, int attempt, String fileName) {
-    return String.format("%s/outputs/group-%05d.attempt-%d/output-%s", jobDirectory, groupIndex, attempt, fileName);
+    return String.format(
+        "%s/outputs/group-%05d.attempt-%d/output-%s", jobDirectory, groupIndex, attempt, fileName);
   }
 
   /** The folder of every attempt's output entries. */

@@ -6,14 +6,16 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * The job's identity in SLF4J's MDC for one Lambda invocation, so that every log line of the invocation
- * (icecompact's, Iceberg's, the AWS SDK's) carries it as JSON fields: {@value #JOB_ID}, {@value #TABLE},
- * {@value #GROUP_INDEX} (workers) and {@value #REQUEST_ID} (Lambda's request id, named as in Lambda's own JSON
- * logs). {@link #run} removes them afterwards, also after a failure: a warm Lambda container runs its next
- * invocation on the same thread, which must not inherit this job's keys.
+ * The job's identity in SLF4J's MDC for one Lambda invocation, so that every log line of the
+ * invocation (icecompact's, Iceberg's, the AWS SDK's) carries it as JSON fields: {@value #JOB_ID},
+ * {@value #TABLE}, {@value #GROUP_INDEX} (workers) and {@value #REQUEST_ID} (Lambda's request id,
+ * named as in Lambda's own JSON logs). {@link #run} removes them afterwards, also after a failure:
+ * a warm Lambda container runs its next invocation on the same thread, which must not inherit this
+ * job's keys.
  *
- * <p>MDC is per thread: lines logged from other threads (Iceberg's shared worker pool) do not carry the keys.
- * Pools outlive invocations, so inheriting the keys would stamp later lines with an old job's id.
+ * <p>MDC is per thread: lines logged from other threads (Iceberg's shared worker pool) do not carry
+ * the keys. Pools outlive invocations, so inheriting the keys would stamp later lines with an old
+ * job's id.
  */
 public final class InvocationLogContext {
   public static final String JOB_ID = "job_id";
@@ -32,8 +34,8 @@ public final class InvocationLogContext {
   private InvocationLogContext() {}
 
   /**
-   * Runs {@code invocation} with the request id in the MDC; a failure is logged (with the job's keys, which
-   * the state machine's error record lacks) and rethrown as it is.
+   * Runs {@code invocation} with the request id in the MDC; a failure is logged (with the job's
+   * keys, which the state machine's error record lacks) and rethrown as it is.
    *
    * @param step the state's name, e.g. {@code AcquireLease}, for the failure's log line
    * @param requestId Lambda's request id, or null outside Lambda

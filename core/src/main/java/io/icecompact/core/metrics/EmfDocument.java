@@ -6,13 +6,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One CloudWatch Embedded Metric Format document: a JSON log line that CloudWatch turns into metrics
- * (namespace {@value #NAMESPACE}, dimension {@code Table}) without any API call or extra permission, and
- * that stays searchable as a log record. EMF wants the directive under {@code _aws} and every metric's value
- * and dimension's value as a top-level member; other top-level members are plain log fields.
+ * One CloudWatch Embedded Metric Format document: a JSON log line that CloudWatch turns into
+ * metrics (namespace {@value #NAMESPACE}, dimension {@code Table}) without any API call or extra
+ * permission, and that stays searchable as a log record. EMF wants the directive under {@code _aws}
+ * and every metric's value and dimension's value as a top-level member; other top-level members are
+ * plain log fields.
  *
- * <p>Written by hand rather than with a metrics library: EMF is a small, stable JSON shape and the functions
- * already carry Jackson.
+ * <p>Written by hand rather than with a metrics library: EMF is a small, stable JSON shape and the
+ * functions already carry Jackson.
  */
 final class EmfDocument {
   static final String NAMESPACE = "icecompact";
@@ -51,7 +52,8 @@ final class EmfDocument {
     document.put(
         "_aws",
         Map.of(
-            "Timestamp", timestampMillis,
+            "Timestamp",
+            timestampMillis,
             "CloudWatchMetrics",
             List.of(
                 Map.of(

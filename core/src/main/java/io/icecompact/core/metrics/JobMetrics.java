@@ -5,8 +5,8 @@ import io.icecompact.core.job.JobResult;
 import java.util.Map;
 
 /**
- * A finished job's figures as one CloudWatch Embedded Metric Format document (see {@link EmfDocument}),
- * printed by {@code ReleaseLease}; it carries the job id and status as log fields.
+ * A finished job's figures as one CloudWatch Embedded Metric Format document (see {@link
+ * EmfDocument}), printed by {@code ReleaseLease}; it carries the job id and status as log fields.
  */
 public final class JobMetrics {
   public static final String NAMESPACE = EmfDocument.NAMESPACE;
@@ -42,9 +42,10 @@ public final class JobMetrics {
   }
 
   /**
-   * The EMF document for an execution that failed before its job had a result (a planner or committer
-   * Lambda that kept failing, a timeout): counted in {@code JobsFailed} like a FAILED result, so that a
-   * dashboard or alarm on that metric sees every failed execution; the error's name is a log field.
+   * The EMF document for an execution that failed before its job had a result (a planner or
+   * committer Lambda that kept failing, a timeout): counted in {@code JobsFailed} like a FAILED
+   * result, so that a dashboard or alarm on that metric sees every failed execution; the error's
+   * name is a log field.
    */
   public static Map<String, Object> failedExecution(
       String table, String jobId, String error, long durationMillis, long timestampMillis) {

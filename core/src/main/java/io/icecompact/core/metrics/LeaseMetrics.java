@@ -3,12 +3,12 @@ package io.icecompact.core.metrics;
 import java.util.Map;
 
 /**
- * What {@code AcquireLease} found, as one CloudWatch Embedded Metric Format document (see
- * {@link EmfDocument}): {@code LeaseAcquired}, {@code LeaseTakeovers} and {@code LeaseHeld}, each 0 or 1, so
- * that a sum over any period counts the jobs that started, the leases taken over after their owner never
- * released them (a crashed or stopped execution), and the executions that ended at once because another job
- * of the table was running. Every attempt emits all three, so that the metrics have data points (zeros) in
- * quiet periods too.
+ * What {@code AcquireLease} found, as one CloudWatch Embedded Metric Format document (see {@link
+ * EmfDocument}): {@code LeaseAcquired}, {@code LeaseTakeovers} and {@code LeaseHeld}, each 0 or 1,
+ * so that a sum over any period counts the jobs that started, the leases taken over after their
+ * owner never released them (a crashed or stopped execution), and the executions that ended at once
+ * because another job of the table was running. Every attempt emits all three, so that the metrics
+ * have data points (zeros) in quiet periods too.
  */
 public final class LeaseMetrics {
   /** The outcome of one lease acquisition. */
@@ -23,7 +23,8 @@ public final class LeaseMetrics {
 
   private LeaseMetrics() {}
 
-  public static Map<String, Object> emf(String table, String jobId, Outcome outcome, long timestampMillis) {
+  public static Map<String, Object> emf(
+      String table, String jobId, Outcome outcome, long timestampMillis) {
     return new EmfDocument(table)
         .field("job_id", jobId)
         .field("lease_outcome", outcome.name())

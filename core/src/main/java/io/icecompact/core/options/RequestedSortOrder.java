@@ -18,9 +18,9 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * A {@code sort-order} as the user wrote it ({@link SortOrderText#parse}), not yet checked against a
- * table: a linear order, or Spark's {@code zorder(c1, c2)}. Column names resolve case-insensitively, as
- * in Spark's default session.
+ * A {@code sort-order} as the user wrote it ({@link SortOrderText#parse}), not yet checked against
+ * a table: a linear order, or Spark's {@code zorder(c1, c2)}. Column names resolve
+ * case-insensitively, as in Spark's default session.
  */
 public sealed interface RequestedSortOrder {
 
@@ -30,7 +30,10 @@ public sealed interface RequestedSortOrder {
       fields = List.copyOf(fields);
     }
 
-    /** The Iceberg sort order over {@code schema}; an unknown column or unsortable term is bad input. */
+    /**
+     * The Iceberg sort order over {@code schema}; an unknown column or unsortable term is bad
+     * input.
+     */
     public SortOrder bind(Schema schema) {
       SortOrder.Builder builder = SortOrder.builderFor(schema).caseSensitive(false);
       for (Field field : fields) {
@@ -41,7 +44,10 @@ public sealed interface RequestedSortOrder {
         return builder.build();
       } catch (ValidationException | IllegalArgumentException e) {
         throw new InvalidJobInputException(
-            String.format("'%s' cannot be applied to the table: %s", RewriteOptions.SORT_ORDER, e.getMessage()), e);
+            String.format(
+                "'%s' cannot be applied to the table: %s",
+                RewriteOptions.SORT_ORDER, e.getMessage()),
+            e);
       }
     }
   }
@@ -51,10 +57,20 @@ public sealed interface RequestedSortOrder {
    * (Iceberg's {@code ZOrderByteUtils}).
    */
   record ZOrder(List<String> columns) implements RequestedSortOrder {
-    /** Types whose values Spark's z-order turns into order-preserving bytes ({@code SparkZOrderUDF}). */
+    /**
+     * Types whose values Spark's z-order turns into order-preserving bytes ({@code
+     * SparkZOrderUDF}).
+     */
     private static final Set<Type.TypeID> SUPPORTED =
-        Set.of(Type.TypeID.BOOLEAN, Type.TypeID.INTEGER, Type.TypeID.LONG, Type.TypeID.FLOAT,
-            Type.TypeID.DOUBLE, Type.TypeID.STRING, Type.TypeID.BINARY, Type.TypeID.DATE,
+        Set.of(
+            Type.TypeID.BOOLEAN,
+            Type.TypeID.INTEGER,
+            Type.TypeID.LONG,
+            Type.TypeID.FLOAT,
+            Type.TypeID.DOUBLE,
+            Type.TypeID.STRING,
+            Type.TypeID.BINARY,
+            Type.TypeID.DATE,
             Type.TypeID.TIMESTAMP);
 
     public ZOrder {
@@ -63,8 +79,8 @@ public sealed interface RequestedSortOrder {
 
     /**
      * The columns' names as the schema spells them. As in Spark, a column that identity-partitions
-     * {@code outputSpec} is left out (it is constant within a partition); when none is left, or a column
-     * is unknown or of a type z-order cannot encode, the input is bad.
+     * {@code outputSpec} is left out (it is constant within a partition); when none is left, or a
+     * column is unknown or of a type z-order cannot encode, the input is bad.
      */
     public List<String> bind(Schema schema, PartitionSpec outputSpec) {
       Set<Integer> identitySources = outputSpec.identitySourceIds();
@@ -73,15 +89,20 @@ public sealed interface RequestedSortOrder {
         Types.NestedField field = column(schema, name);
         if (!schema.columns().contains(field)) {
           throw new InvalidJobInputException(
-              String.format("'%s' z-orders nested column '%s': z-order takes top-level columns, as in Spark",
+              String.format(
+                  "'%s' z-orders nested column '%s': z-order takes top-level columns, as in Spark",
                   RewriteOptions.SORT_ORDER, name));
         }
         if (!SUPPORTED.contains(field.type().typeId())) {
           throw new InvalidJobInputException(
               String.format(
                   "'%s' z-orders column '%s' of type %s, which z-order cannot encode; types it can: %s",
-                  RewriteOptions.SORT_ORDER, name, field.type(),
-                  SUPPORTED.stream().map(t -> t.name().toLowerCase(Locale.ROOT)).sorted()
+                  RewriteOptions.SORT_ORDER,
+                  name,
+                  field.type(),
+                  SUPPORTED.stream()
+                      .map(t -> t.name().toLowerCase(Locale.ROOT))
+                      .sorted()
                       .collect(Collectors.joining(", "))));
         }
         if (!identitySources.contains(field.fieldId())) {
@@ -104,7 +125,8 @@ public sealed interface RequestedSortOrder {
 
   /**
    * A column, or one of Iceberg's transforms of it as Spark writes them: {@code bucket(16, id)},
-   * {@code truncate(4, name)}, {@code years(ts)}, {@code months(ts)}, {@code days(ts)}, {@code hours(ts)}.
+   * {@code truncate(4, name)}, {@code years(ts)}, {@code months(ts)}, {@code days(ts)}, {@code
+   * hours(ts)}.
    *
    * @param transform null for the column itself
    * @param width the bucket count or truncation width, else null
@@ -132,8 +154,11 @@ public sealed interface RequestedSortOrder {
       throw new InvalidJobInputException(
           String.format(
               "'%s' names column '%s', which the table does not have; its columns: %s",
-              RewriteOptions.SORT_ORDER, name,
-              schema.columns().stream().map(Types.NestedField::name).collect(Collectors.joining(", "))));
+              RewriteOptions.SORT_ORDER,
+              name,
+              schema.columns().stream()
+                  .map(Types.NestedField::name)
+                  .collect(Collectors.joining(", "))));
     }
     return field;
   }

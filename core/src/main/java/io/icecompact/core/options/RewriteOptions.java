@@ -12,16 +12,18 @@ import org.apache.iceberg.actions.SizeBasedFileRewritePlanner;
 import org.apache.iceberg.util.ZOrderByteUtils;
 
 /**
- * The rewrite options of a job: Iceberg's planner options under Iceberg's names, plus the options that
- * Iceberg implements only inside its Spark action and icecompact implements itself.
+ * The rewrite options of a job: Iceberg's planner options under Iceberg's names, plus the options
+ * that Iceberg implements only inside its Spark action and icecompact implements itself.
  *
- * <p>Iceberg's {@code init()} silently accepts unknown keys, so a typo such as {@code min-input-file}
- * would quietly run with the default. Here every key is checked against {@link #validOptionNames()} and
- * every value of ours against its rule; Iceberg checks the values of its own options when planning.
+ * <p>Iceberg's {@code init()} silently accepts unknown keys, so a typo such as {@code
+ * min-input-file} would quietly run with the default. Here every key is checked against {@link
+ * #validOptionNames()} and every value of ours against its rule; Iceberg checks the values of its
+ * own options when planning.
  */
 public final class RewriteOptions {
   // Iceberg planner options, by Iceberg's constants so a rename upstream breaks the build.
-  public static final String TARGET_FILE_SIZE_BYTES = SizeBasedFileRewritePlanner.TARGET_FILE_SIZE_BYTES;
+  public static final String TARGET_FILE_SIZE_BYTES =
+      SizeBasedFileRewritePlanner.TARGET_FILE_SIZE_BYTES;
   public static final String MIN_FILE_SIZE_BYTES = SizeBasedFileRewritePlanner.MIN_FILE_SIZE_BYTES;
   public static final String MAX_FILE_SIZE_BYTES = SizeBasedFileRewritePlanner.MAX_FILE_SIZE_BYTES;
   public static final String MIN_INPUT_FILES = SizeBasedFileRewritePlanner.MIN_INPUT_FILES;
@@ -31,15 +33,17 @@ public final class RewriteOptions {
   public static final String MAX_FILE_GROUP_INPUT_FILES =
       SizeBasedFileRewritePlanner.MAX_FILE_GROUP_INPUT_FILES;
   public static final String MAX_FILES_TO_REWRITE = BinPackRewriteFilePlanner.MAX_FILES_TO_REWRITE;
-  public static final String DELETE_FILE_THRESHOLD = BinPackRewriteFilePlanner.DELETE_FILE_THRESHOLD;
-  public static final String DELETE_RATIO_THRESHOLD = BinPackRewriteFilePlanner.DELETE_RATIO_THRESHOLD;
+  public static final String DELETE_FILE_THRESHOLD =
+      BinPackRewriteFilePlanner.DELETE_FILE_THRESHOLD;
+  public static final String DELETE_RATIO_THRESHOLD =
+      BinPackRewriteFilePlanner.DELETE_RATIO_THRESHOLD;
   public static final String REWRITE_JOB_ORDER = RewriteDataFiles.REWRITE_JOB_ORDER;
   public static final String OUTPUT_SPEC_ID = RewriteDataFiles.OUTPUT_SPEC_ID;
 
   /**
    * One worker is one Lambda invocation: at most 15 minutes, 10 GB of memory and /tmp. The generic
-   * rewrite path runs at about 10 MB/s per thread, so 2 GiB takes ~3.5 minutes, leaving room for slow
-   * object storage before the timeout. Spark's default (100 GB) assumes a cluster.
+   * rewrite path runs at about 10 MB/s per thread, so 2 GiB takes ~3.5 minutes, leaving room for
+   * slow object storage before the timeout. Spark's default (100 GB) assumes a cluster.
    */
   public static final long MAX_FILE_GROUP_SIZE_BYTES_DEFAULT = 2L * 1024 * 1024 * 1024;
 
@@ -51,12 +55,14 @@ public final class RewriteOptions {
       RewriteDataFiles.PARTIAL_PROGRESS_MAX_COMMITS;
   public static final int PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT =
       RewriteDataFiles.PARTIAL_PROGRESS_MAX_COMMITS_DEFAULT;
+
   /**
-   * The largest {@code partial-progress.max-commits} (Spark has none): the job result Step Functions
-   * carries lists every committed snapshot's id (about 21 bytes each), and a state payload may not
-   * exceed 256 KiB. 1,000 ids take about 21 KB.
+   * The largest {@code partial-progress.max-commits} (Spark has none): the job result Step
+   * Functions carries lists every committed snapshot's id (about 21 bytes each), and a state
+   * payload may not exceed 256 KiB. 1,000 ids take about 21 KB.
    */
   public static final int PARTIAL_PROGRESS_MAX_COMMITS_LIMIT = 1000;
+
   public static final String USE_STARTING_SEQUENCE_NUMBER =
       RewriteDataFiles.USE_STARTING_SEQUENCE_NUMBER;
   public static final boolean USE_STARTING_SEQUENCE_NUMBER_DEFAULT =
@@ -65,33 +71,50 @@ public final class RewriteOptions {
   // icecompact's own options.
   /** Groups beyond this many are left for the next run and reported as skipped. */
   public static final String MAX_GROUPS_PER_JOB = "max-groups-per-job";
+
   /**
-   * Bounds the planner's summary and the Step Functions Map input (one small item per group) and the
-   * number of results the committer reads.
+   * Bounds the planner's summary and the Step Functions Map input (one small item per group) and
+   * the number of results the committer reads.
    */
   public static final int MAX_GROUPS_PER_JOB_DEFAULT = 1000;
+
   /**
-   * The largest {@code max-groups-per-job}: the Map state's items are the group indexes in the planner's
-   * output, one small number per group (about 5 bytes), and Step Functions refuses a state payload, and
-   * a Distributed Map's items read from its input, over 256 KiB. 10,000 groups keep both under 64 KiB.
+   * The largest {@code max-groups-per-job}: the Map state's items are the group indexes in the
+   * planner's output, one small number per group (about 5 bytes), and Step Functions refuses a
+   * state payload, and a Distributed Map's items read from its input, over 256 KiB. 10,000 groups
+   * keep both under 64 KiB.
    */
   public static final int MAX_GROUPS_PER_JOB_LIMIT = 10_000;
+
   /** When false, one failed or conflicted group means nothing is committed. */
   public static final String ALLOW_PARTIAL = "allow-partial";
+
   public static final boolean ALLOW_PARTIAL_DEFAULT = true;
 
-  // Spark's rewrite_data_files takes these as procedure arguments (strategy, sort_order); here they are
+  // Spark's rewrite_data_files takes these as procedure arguments (strategy, sort_order); here they
+  // are
   // options, kebab-cased like the rest.
-  /** {@code binpack} or {@code sort}; default binpack, or sort when {@link #SORT_ORDER} is set (as Spark). */
+  /**
+   * {@code binpack} or {@code sort}; default binpack, or sort when {@link #SORT_ORDER} is set (as
+   * Spark).
+   */
   public static final String STRATEGY = "strategy";
-  /** The order of {@code strategy=sort} in Spark's syntax ({@link SortOrderText}); default the table's. */
+
+  /**
+   * The order of {@code strategy=sort} in Spark's syntax ({@link SortOrderText}); default the
+   * table's.
+   */
   public static final String SORT_ORDER = "sort-order";
+
   // Spark's z-order options (SparkZOrderFileRewriteRunner), with its names and defaults.
   /** Bytes a string or binary column contributes to a z-value. */
   public static final String VAR_LENGTH_CONTRIBUTION = "var-length-contribution";
+
   public static final int VAR_LENGTH_CONTRIBUTION_DEFAULT = ZOrderByteUtils.PRIMITIVE_BUFFER_SIZE;
+
   /** The most bytes of a z-value (the interleaved bits beyond are not compared). */
   public static final String MAX_OUTPUT_SIZE = "max-output-size";
+
   public static final int MAX_OUTPUT_SIZE_DEFAULT = Integer.MAX_VALUE;
 
   private static final Set<String> ICEBERG_PLANNER_OPTIONS =
@@ -122,9 +145,9 @@ public final class RewriteOptions {
           MAX_OUTPUT_SIZE);
 
   /**
-   * Iceberg's options whose values Iceberg parses with {@code Long.parseLong} (failing with only "For
-   * input string") or, for {@code rewrite-all}, with {@code Boolean.parseBoolean}, which reads any word
-   * but "true" as false: their form is checked here, their ranges by Iceberg.
+   * Iceberg's options whose values Iceberg parses with {@code Long.parseLong} (failing with only
+   * "For input string") or, for {@code rewrite-all}, with {@code Boolean.parseBoolean}, which reads
+   * any word but "true" as false: their form is checked here, their ranges by Iceberg.
    */
   private static final Set<String> WHOLE_NUMBER_OPTIONS =
       Set.of(
@@ -160,7 +183,9 @@ public final class RewriteOptions {
           String.format(
               "'%s' is set to %d but must be at most %d: the job result, which Step Functions carries, lists"
                   + " every committed snapshot, and Step Functions refuses a state payload over 256 KiB",
-              PARTIAL_PROGRESS_MAX_COMMITS, partialProgressMaxCommits, PARTIAL_PROGRESS_MAX_COMMITS_LIMIT));
+              PARTIAL_PROGRESS_MAX_COMMITS,
+              partialProgressMaxCommits,
+              PARTIAL_PROGRESS_MAX_COMMITS_LIMIT));
     }
     this.useStartingSequenceNumber =
         booleanOption(USE_STARTING_SEQUENCE_NUMBER, USE_STARTING_SEQUENCE_NUMBER_DEFAULT);
@@ -189,10 +214,12 @@ public final class RewriteOptions {
                   + " leave '%s' out",
               SORT_ORDER, sortOrder, STRATEGY, STRATEGY, STRATEGY));
     }
-    this.varLengthContribution = positiveInt(VAR_LENGTH_CONTRIBUTION, VAR_LENGTH_CONTRIBUTION_DEFAULT);
+    this.varLengthContribution =
+        positiveInt(VAR_LENGTH_CONTRIBUTION, VAR_LENGTH_CONTRIBUTION_DEFAULT);
     this.maxOutputSize = positiveInt(MAX_OUTPUT_SIZE, MAX_OUTPUT_SIZE_DEFAULT);
     for (String zOrderOption : new String[] {VAR_LENGTH_CONTRIBUTION, MAX_OUTPUT_SIZE}) {
-      if (given.containsKey(zOrderOption) && !(requestedSortOrder instanceof RequestedSortOrder.ZOrder)) {
+      if (given.containsKey(zOrderOption)
+          && !(requestedSortOrder instanceof RequestedSortOrder.ZOrder)) {
         // Spark refuses them too: only its z-order runner lists them
         throw new InvalidJobInputException(
             String.format(
@@ -233,7 +260,9 @@ public final class RewriteOptions {
                 "'%s' is set to %s but must be a whole number%s",
                 name, value, name.endsWith("-bytes") ? " of bytes" : ""));
       }
-    } else if (REWRITE_ALL.equals(name) && !value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+    } else if (REWRITE_ALL.equals(name)
+        && !value.equalsIgnoreCase("true")
+        && !value.equalsIgnoreCase("false")) {
       throw new InvalidJobInputException(
           String.format("'%s' is set to %s but must be true or false", name, value));
     } else if (DELETE_RATIO_THRESHOLD.equals(name)) {
@@ -333,7 +362,10 @@ public final class RewriteOptions {
     return maxOutputSize;
   }
 
-  /** The {@code sort-order} given, parsed but not yet checked against a table ({@link RowOrderChoice}). */
+  /**
+   * The {@code sort-order} given, parsed but not yet checked against a table ({@link
+   * RowOrderChoice}).
+   */
   public java.util.Optional<RequestedSortOrder> requestedSortOrder() {
     return java.util.Optional.ofNullable(requestedSortOrder);
   }

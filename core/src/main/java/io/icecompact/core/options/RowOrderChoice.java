@@ -8,14 +8,14 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SortOrderUtil;
 
 /**
- * The row order a job's options ask of a table, resolved as Spark's {@code rewrite_data_files} resolves
- * {@code strategy} and {@code sort_order}: {@code sort} without a sort order uses the table's; a given
- * order is checked against the table's schema. Called by the planner before anything is written, so a
- * bad order fails the job with the table untouched.
+ * The row order a job's options ask of a table, resolved as Spark's {@code rewrite_data_files}
+ * resolves {@code strategy} and {@code sort_order}: {@code sort} without a sort order uses the
+ * table's; a given order is checked against the table's schema. Called by the planner before
+ * anything is written, so a bad order fails the job with the table untouched.
  *
- * <p>Bin-pack on a table with a sort order keeps that order, as users expect of a table they declared
- * sorted (Spark's bin-pack concatenates): the worker sorts a group that fits in memory and leaves a
- * larger one in input order, saying so, where {@code strategy=sort} would fail it.
+ * <p>Bin-pack on a table with a sort order keeps that order, as users expect of a table they
+ * declared sorted (Spark's bin-pack concatenates): the worker sorts a group that fits in memory and
+ * leaves a larger one in input order, saying so, where {@code strategy=sort} would fail it.
  */
 public final class RowOrderChoice {
   private RowOrderChoice() {}
@@ -24,7 +24,9 @@ public final class RowOrderChoice {
   public static RowOrder of(RewriteOptions options, Table table, int outputSpecId) {
     if (options.strategy() == RewriteStrategy.BINPACK) {
       SortOrder tableOrder = table.sortOrder();
-      return tableOrder.isSorted() ? RowOrder.linear(tableOrder, table.schema(), tableOrder.orderId()) : null;
+      return tableOrder.isSorted()
+          ? RowOrder.linear(tableOrder, table.schema(), tableOrder.orderId())
+          : null;
     }
     Schema schema = table.schema();
     RequestedSortOrder requested = options.requestedSortOrder().orElse(null);
@@ -40,8 +42,10 @@ public final class RowOrderChoice {
       return RowOrder.linear(tableOrder, schema, tableOrder.orderId());
     }
     if (requested instanceof RequestedSortOrder.ZOrder zOrder) {
-      return RowOrder.zOrder(zOrder.bind(schema, table.specs().get(outputSpecId)),
-          options.varLengthContribution(), options.maxOutputSize());
+      return RowOrder.zOrder(
+          zOrder.bind(schema, table.specs().get(outputSpecId)),
+          options.varLengthContribution(),
+          options.maxOutputSize());
     }
     SortOrder order = ((RequestedSortOrder.Linear) requested).bind(schema);
     // the files carry the id of the table's equal order, or say unsorted: Spark does the same

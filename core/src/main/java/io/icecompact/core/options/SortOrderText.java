@@ -13,24 +13,31 @@ import org.apache.iceberg.SortField;
 import org.apache.iceberg.SortOrder;
 
 /**
- * Reads and writes {@code sort-order} in the syntax of Spark's {@code rewrite_data_files(sort_order =>
- * ...)}: {@code "c1 ASC NULLS FIRST, c2 DESC"}, transforms such as {@code bucket(16, id)} or
+ * Reads and writes {@code sort-order} in the syntax of Spark's {@code rewrite_data_files(sort_order
+ * => ...)}: {@code "c1 ASC NULLS FIRST, c2 DESC"}, transforms such as {@code bucket(16, id)} or
  * {@code days(ts)}, or {@code "zorder(c1, c2)"}. Without a direction a term is ascending; without a
  * null order, ascending puts nulls first and descending last (Spark's defaults).
  *
  * <p>Hand-written because Iceberg parses this syntax only inside its Spark SQL extensions (an ANTLR
- * grammar run by Spark's parser, {@code ExtendedParser.parseSortOrder}); Iceberg's own
- * {@code SortOrderParser} reads only the JSON of table metadata.
+ * grammar run by Spark's parser, {@code ExtendedParser.parseSortOrder}); Iceberg's own {@code
+ * SortOrderParser} reads only the JSON of table metadata.
  */
 public final class SortOrderText {
   /** Spark's transform names (and their singular aliases) to the canonical name. */
   private static final Map<String, String> TRANSFORMS =
       Map.ofEntries(
-          Map.entry("bucket", "bucket"), Map.entry("truncate", "truncate"),
-          Map.entry("years", "years"), Map.entry("year", "years"),
-          Map.entry("months", "months"), Map.entry("month", "months"),
-          Map.entry("days", "days"), Map.entry("day", "days"), Map.entry("date", "days"),
-          Map.entry("hours", "hours"), Map.entry("hour", "hours"), Map.entry("date_hour", "hours"));
+          Map.entry("bucket", "bucket"),
+          Map.entry("truncate", "truncate"),
+          Map.entry("years", "years"),
+          Map.entry("year", "years"),
+          Map.entry("months", "months"),
+          Map.entry("month", "months"),
+          Map.entry("days", "days"),
+          Map.entry("day", "days"),
+          Map.entry("date", "days"),
+          Map.entry("hours", "hours"),
+          Map.entry("hour", "hours"),
+          Map.entry("date_hour", "hours"));
 
   private final String text;
   private final List<Token> tokens;
@@ -46,20 +53,32 @@ public final class SortOrderText {
     return new SortOrderText(text).order();
   }
 
-  /** {@code order} in the syntax {@link #parse} reads, with every direction and null order spelt out. */
+  /**
+   * {@code order} in the syntax {@link #parse} reads, with every direction and null order spelt
+   * out.
+   */
   public static String describe(SortOrder order, Schema schema) {
     return order.fields().stream()
-        .map(field -> term(field, quoted(schema.findColumnName(field.sourceId()))) + " " + field.direction()
-            + " " + (field.nullOrder() == NullOrder.NULLS_FIRST ? "NULLS FIRST" : "NULLS LAST"))
+        .map(
+            field ->
+                term(field, quoted(schema.findColumnName(field.sourceId())))
+                    + " "
+                    + field.direction()
+                    + " "
+                    + (field.nullOrder() == NullOrder.NULLS_FIRST ? "NULLS FIRST" : "NULLS LAST"))
         .collect(Collectors.joining(", "));
   }
 
   /** Spark's {@code zorder(c1, c2)}. */
   public static String describeZOrder(List<String> columns) {
-    return "zorder(" + columns.stream().map(SortOrderText::quoted).collect(Collectors.joining(", ")) + ")";
+    return "zorder("
+        + columns.stream().map(SortOrderText::quoted).collect(Collectors.joining(", "))
+        + ")";
   }
 
-  /** A column name as {@link #parse} reads it back: parts that are not plain names in backquotes. */
+  /**
+   * A column name as {@link #parse} reads it back: parts that are not plain names in backquotes.
+   */
   private static String quoted(String name) {
     return java.util.Arrays.stream(name.split("\\.", -1))
         .map(part -> part.matches("[A-Za-z_][A-Za-z0-9_]*") ? part : "`" + part + "`")
@@ -88,12 +107,14 @@ public final class SortOrderText {
     do {
       if (peekWord("zorder") && peekAt(1, "(")) {
         if (zOrder != null || !fields.isEmpty()) {
-          throw fail("a z-order cannot be combined with other terms (Spark refuses it too)", position());
+          throw fail(
+              "a z-order cannot be combined with other terms (Spark refuses it too)", position());
         }
         zOrder = zOrderColumns();
       } else {
         if (zOrder != null) {
-          throw fail("a z-order cannot be combined with other terms (Spark refuses it too)", position());
+          throw fail(
+              "a z-order cannot be combined with other terms (Spark refuses it too)", position());
         }
         fields.add(field());
       }
@@ -101,7 +122,9 @@ public final class SortOrderText {
     if (next < tokens.size()) {
       throw fail("expected ',' or the end but found '" + tokens.get(next).text() + "'", position());
     }
-    return zOrder != null ? new RequestedSortOrder.ZOrder(zOrder) : new RequestedSortOrder.Linear(fields);
+    return zOrder != null
+        ? new RequestedSortOrder.ZOrder(zOrder)
+        : new RequestedSortOrder.Linear(fields);
   }
 
   private List<String> zOrderColumns() {
@@ -143,7 +166,9 @@ public final class SortOrderText {
     }
     String transform = TRANSFORMS.get(name.toLowerCase(Locale.ROOT));
     if (transform == null) {
-      throw fail("unknown transform '" + name + "'; known: bucket, truncate, years, months, days, hours", start);
+      throw fail(
+          "unknown transform '" + name + "'; known: bucket, truncate, years, months, days, hours",
+          start);
     }
     String column = null;
     Integer width = null;
@@ -165,8 +190,12 @@ public final class SortOrderText {
     expect(")");
     boolean takesWidth = transform.equals("bucket") || transform.equals("truncate");
     if (column == null || takesWidth != (width != null)) {
-      throw fail(name + (takesWidth ? " takes a number and a column, e.g. " + transform + "(16, id)"
-          : " takes one column, e.g. " + transform + "(ts)"), start);
+      throw fail(
+          name
+              + (takesWidth
+                  ? " takes a number and a column, e.g. " + transform + "(16, id)"
+                  : " takes one column, e.g. " + transform + "(ts)"),
+          start);
     }
     return new RequestedSortOrder.Term(transform, column, width);
   }
@@ -225,11 +254,15 @@ public final class SortOrderText {
 
   private boolean peekAt(int ahead, String symbol) {
     int at = next + ahead;
-    return at < tokens.size() && tokens.get(at).kind() == Token.Kind.SYMBOL && tokens.get(at).text().equals(symbol);
+    return at < tokens.size()
+        && tokens.get(at).kind() == Token.Kind.SYMBOL
+        && tokens.get(at).text().equals(symbol);
   }
 
   private boolean peekWord(String word) {
-    return next < tokens.size() && tokens.get(next).kind() == Token.Kind.NAME && !tokens.get(next).quoted()
+    return next < tokens.size()
+        && tokens.get(next).kind() == Token.Kind.NAME
+        && !tokens.get(next).quoted()
         && tokens.get(next).text().equalsIgnoreCase(word);
   }
 
@@ -255,7 +288,11 @@ public final class SortOrderText {
 
   /** A name (plain or backquoted), a whole number, or one of {@code ( ) , .}. */
   private record Token(Kind kind, String text, int start, boolean quoted) {
-    enum Kind { NAME, NUMBER, SYMBOL }
+    enum Kind {
+      NAME,
+      NUMBER,
+      SYMBOL
+    }
 
     interface Failure {
       InvalidJobInputException at(String problem, int position);
@@ -294,7 +331,8 @@ public final class SortOrderText {
           i = end;
         } else if (Character.isLetter(c) || c == '_') {
           int end = i + 1;
-          while (end < text.length() && (Character.isLetterOrDigit(text.charAt(end)) || text.charAt(end) == '_')) {
+          while (end < text.length()
+              && (Character.isLetterOrDigit(text.charAt(end)) || text.charAt(end) == '_')) {
             end++;
           }
           tokens.add(new Token(Kind.NAME, text.substring(i, end), i, false));

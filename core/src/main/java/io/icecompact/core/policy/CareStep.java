@@ -5,7 +5,10 @@ import java.util.Arrays;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** A table care step that may run after a table's rewrite, named as {@code icecompact.steps} lists it. */
+/**
+ * A table care step that may run after a table's rewrite, named as {@code icecompact.steps} lists
+ * it.
+ */
 public enum CareStep {
   /** Expire snapshots with the retention Iceberg's table properties define. */
   EXPIRE_SNAPSHOTS("expire-snapshots"),

@@ -43,16 +43,22 @@ public final class ColumnarEligibility {
 
   private ColumnarEligibility() {}
 
-  /** The expected path of a group whose files are {@code tasks}, written under spec {@code outputSpecId}. */
+  /**
+   * The expected path of a group whose files are {@code tasks}, written under spec {@code
+   * outputSpecId}.
+   */
   public static RewritePath of(Table table, List<FileScanTask> tasks, int outputSpecId) {
     return of(table, tasks, outputSpecId, null);
   }
 
   /** The same, for a job that orders each group's rows by {@code rowOrder} (null: input order). */
-  public static RewritePath of(Table table, List<FileScanTask> tasks, int outputSpecId, RowOrder rowOrder) {
+  public static RewritePath of(
+      Table table, List<FileScanTask> tasks, int outputSpecId, RowOrder rowOrder) {
     if (rowOrder != null) {
       return RewritePath.generic(
-          "rows are written in sort order " + rowOrder.sortOrder() + ": the columnar path keeps input row order");
+          "rows are written in sort order "
+              + rowOrder.sortOrder()
+              + ": the columnar path keeps input row order");
     }
     String problem = tableProblem(table);
     if (problem == null) {
@@ -64,10 +70,13 @@ public final class ColumnarEligibility {
   /** Why no group of the table can take the columnar path, or null. */
   public static String tableProblem(Table table) {
     if (TableUtil.formatVersion(table) > 3) {
-      return "format version " + TableUtil.formatVersion(table) + " is newer than the columnar path knows";
+      return "format version "
+          + TableUtil.formatVersion(table)
+          + " is newer than the columnar path knows";
     }
     if (table.sortOrder().isSorted()) {
-      return "the table has sort order " + table.sortOrder().orderId()
+      return "the table has sort order "
+          + table.sortOrder().orderId()
           + ": the columnar path keeps input row order";
     }
     List<String> unsupported = new ArrayList<>();
@@ -82,20 +91,25 @@ public final class ColumnarEligibility {
     Set<String> settings = new TreeSet<>();
     for (Map.Entry<String, String> property : table.properties().entrySet()) {
       for (String prefix : UNSUPPORTED_PROPERTY_PREFIXES) {
-        if (property.getKey().startsWith(prefix) && !"false".equalsIgnoreCase(property.getValue().trim())) {
+        if (property.getKey().startsWith(prefix)
+            && !"false".equalsIgnoreCase(property.getValue().trim())) {
           settings.add(property.getKey());
         }
       }
     }
     String pageVersion =
-        table.properties().getOrDefault(
-            TableProperties.PARQUET_PAGE_VERSION, TableProperties.PARQUET_PAGE_VERSION_DEFAULT);
+        table
+            .properties()
+            .getOrDefault(
+                TableProperties.PARQUET_PAGE_VERSION, TableProperties.PARQUET_PAGE_VERSION_DEFAULT);
     if (!"v1".equalsIgnoreCase(pageVersion.trim())) {
       settings.add(TableProperties.PARQUET_PAGE_VERSION + "=" + pageVersion);
     }
     String format =
-        table.properties().getOrDefault(
-            TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT);
+        table
+            .properties()
+            .getOrDefault(
+                TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT);
     if (!"parquet".equalsIgnoreCase(format.trim())) {
       settings.add(TableProperties.DEFAULT_FILE_FORMAT + "=" + format);
     }
@@ -120,8 +134,12 @@ public final class ColumnarEligibility {
         return "input file is encrypted: " + file.location();
       }
       if (file.specId() != outputSpecId) {
-        return "input file written under partition spec " + file.specId() + ", output spec is "
-            + outputSpecId + " (repartitioning): " + file.location();
+        return "input file written under partition spec "
+            + file.specId()
+            + ", output spec is "
+            + outputSpecId
+            + " (repartitioning): "
+            + file.location();
       }
       StructLikeWrapper filePartition =
           StructLikeWrapper.forType(outputSpec.partitionType()).set(file.partition());
@@ -146,8 +164,12 @@ public final class ColumnarEligibility {
     }
     for (int id : delete.equalityFieldIds()) {
       Types.NestedField field = schema.findField(id);
-      if (field == null || !isFlatPrimitive(field.type()) || schema.findColumnName(id).contains(".")) {
-        return "equality delete on field id " + id + ", not a top-level column of the schema: "
+      if (field == null
+          || !isFlatPrimitive(field.type())
+          || schema.findColumnName(id).contains(".")) {
+        return "equality delete on field id "
+            + id
+            + ", not a top-level column of the schema: "
             + delete.location();
       }
     }
@@ -159,8 +181,21 @@ public final class ColumnarEligibility {
       return false;
     }
     return switch (type.typeId()) {
-      case BOOLEAN, INTEGER, LONG, FLOAT, DOUBLE, DATE, TIME, TIMESTAMP, TIMESTAMP_NANO, STRING, UUID,
-          FIXED, BINARY, DECIMAL -> true;
+      case BOOLEAN,
+          INTEGER,
+          LONG,
+          FLOAT,
+          DOUBLE,
+          DATE,
+          TIME,
+          TIMESTAMP,
+          TIMESTAMP_NANO,
+          STRING,
+          UUID,
+          FIXED,
+          BINARY,
+          DECIMAL ->
+          true;
       default -> false;
     };
   }

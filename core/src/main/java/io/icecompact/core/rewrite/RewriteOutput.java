@@ -12,7 +12,12 @@ import org.apache.iceberg.DataFile;
  * @param spilledBytes their bytes
  */
 public record RewriteOutput(
-    List<DataFile> dataFiles, long rowsRead, long rowsDeleted, String path, String pathReason, int spilledRuns,
+    List<DataFile> dataFiles,
+    long rowsRead,
+    long rowsDeleted,
+    String path,
+    String pathReason,
+    int spilledRuns,
     long spilledBytes) {
   public RewriteOutput {
     dataFiles = List.copyOf(dataFiles);

@@ -8,9 +8,15 @@ package io.icecompact.core.rewrite;
  * @param reason why: for the generic path, what made the group ineligible for the columnar one
  */
 public record RewritePath(String name, String reason) {
-  /** Column-by-column copy of Parquet values and pages, no row objects (worker package {@code columnar}). */
+  /**
+   * Column-by-column copy of Parquet values and pages, no row objects (worker package {@code
+   * columnar}).
+   */
   public static final String COLUMNAR = "columnar";
-  /** Iceberg's generic records and delete filter: handles every table, at a fraction of the speed. */
+
+  /**
+   * Iceberg's generic records and delete filter: handles every table, at a fraction of the speed.
+   */
   public static final String GENERIC = "generic";
 
   public static RewritePath columnar(String reason) {

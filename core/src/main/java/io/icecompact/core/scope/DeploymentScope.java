@@ -3,21 +3,21 @@ package io.icecompact.core.scope;
 import io.icecompact.core.error.OutsideDeploymentScopeException;
 import io.icecompact.core.job.JobSpec;
 import java.util.Arrays;
-import org.apache.iceberg.Table;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.Table;
 
 /**
- * The tables and locations one deployment may touch, whatever an execution input asks: every function
- * checks the job against it before it writes anything, so that a caller allowed to start executions
- * (or to invoke one function directly) cannot point the deployment at another table or bucket. IAM
- * bounds the same things from outside; this check gives a clear error instead of an AccessDenied halfway
- * through a job, and also bounds catalogs IAM cannot see (REST, JDBC).
+ * The tables and locations one deployment may touch, whatever an execution input asks: every
+ * function checks the job against it before it writes anything, so that a caller allowed to start
+ * executions (or to invoke one function directly) cannot point the deployment at another table or
+ * bucket. IAM bounds the same things from outside; this check gives a clear error instead of an
+ * AccessDenied halfway through a job, and also bounds catalogs IAM cannot see (REST, JDBC).
  *
- * <p>From the environment: {@code ALLOWED_TABLES}, comma-separated patterns {@code namespace.table} in
- * which a part {@code *} matches any one part ({@code analytics.*}, {@code *.*}); {@code ALLOWED_LOCATIONS},
- * comma-separated location prefixes ({@code s3://bucket/warehouse/}). An unset or empty variable allows
- * everything: the embedded runner and a deployment that chose no bound.
+ * <p>From the environment: {@code ALLOWED_TABLES}, comma-separated patterns {@code namespace.table}
+ * in which a part {@code *} matches any one part ({@code analytics.*}, {@code *.*}); {@code
+ * ALLOWED_LOCATIONS}, comma-separated location prefixes ({@code s3://bucket/warehouse/}). An unset
+ * or empty variable allows everything: the embedded runner and a deployment that chose no bound.
  *
  * @param tablePatterns each pattern split into its parts; empty = any table
  * @param locationPrefixes location prefixes, each ending with "/"; empty = any location
@@ -43,7 +43,9 @@ public record DeploymentScope(List<List<String>> tablePatterns, List<String> loc
     return parse(environment.get(ALLOWED_TABLES_ENV), environment.get(ALLOWED_LOCATIONS_ENV));
   }
 
-  /** Parses the two variables' values; a malformed one is a deployment error, thrown at cold start. */
+  /**
+   * Parses the two variables' values; a malformed one is a deployment error, thrown at cold start.
+   */
   public static DeploymentScope parse(String allowedTables, String allowedLocations) {
     List<List<String>> tables =
         entries(allowedTables).stream().map(DeploymentScope::tablePattern).toList();
@@ -52,7 +54,10 @@ public record DeploymentScope(List<List<String>> tablePatterns, List<String> loc
     return new DeploymentScope(tables, locations);
   }
 
-  /** The job's table, and its work location when it names one; the planner checks the rest once it knows them. */
+  /**
+   * The job's table, and its work location when it names one; the planner checks the rest once it
+   * knows them.
+   */
   public void check(JobSpec job) {
     checkTable(job.table());
     if (job.workLocation() != null && !job.workLocation().isBlank()) {
@@ -67,46 +72,63 @@ public record DeploymentScope(List<List<String>> tablePatterns, List<String> loc
     List<String> parts = table == null ? List.of() : Arrays.asList(table.split("\\.", -1));
     if (tablePatterns.stream().noneMatch(pattern -> matches(pattern, parts))) {
       throw new OutsideDeploymentScopeException(
-          "Table '" + table + "' is outside this deployment's allowed tables " + patternsText()
-              + " (" + ALLOWED_TABLES_ENV + "); nothing was written");
+          "Table '"
+              + table
+              + "' is outside this deployment's allowed tables "
+              + patternsText()
+              + " ("
+              + ALLOWED_TABLES_ENV
+              + "); nothing was written");
     }
   }
 
   /**
-   * The loaded table's location and its data location (a table property such as {@code write.data.path}
-   * may put data files outside the table's location): every step that writes the table checks them, since
-   * the execution input names the table, not where it lives.
+   * The loaded table's location and its data location (a table property such as {@code
+   * write.data.path} may put data files outside the table's location): every step that writes the
+   * table checks them, since the execution input names the table, not where it lives.
    */
   public void checkTableLocations(Table table) {
     checkLocation("table location", table.location());
-    checkLocation("table's data location", table.locationProvider().newDataLocation("probe.parquet"));
+    checkLocation(
+        "table's data location", table.locationProvider().newDataLocation("probe.parquet"));
   }
 
   /**
-   * A location the job would write under (its work location, the table's location). Refused when it is
-   * under no allowed prefix, or has a {@code ..} or {@code .} segment: S3 keeps such keys literally but
-   * Hadoop and local file systems resolve them, so a prefix check on the text would not bound them.
+   * A location the job would write under (its work location, the table's location). Refused when it
+   * is under no allowed prefix, or has a {@code ..} or {@code .} segment: S3 keeps such keys
+   * literally but Hadoop and local file systems resolve them, so a prefix check on the text would
+   * not bound them.
    */
   public void checkLocation(String what, String location) {
     if (locationPrefixes.isEmpty()) {
       return;
     }
     boolean dotSegment =
-        location != null && Arrays.stream(location.split("/")).anyMatch(s -> s.equals("..") || s.equals("."));
+        location != null
+            && Arrays.stream(location.split("/")).anyMatch(s -> s.equals("..") || s.equals("."));
     boolean under =
         location != null
             && locationPrefixes.stream().anyMatch(p -> (sameScheme(location) + "/").startsWith(p));
     if (dotSegment || !under) {
       throw new OutsideDeploymentScopeException(
-          "The " + what + " '" + location + "' is outside this deployment's allowed locations "
-              + locationPrefixes + " (" + ALLOWED_LOCATIONS_ENV + ")"
-              + (dotSegment ? ": it has a '.' or '..' segment" : "") + "; nothing was written");
+          "The "
+              + what
+              + " '"
+              + location
+              + "' is outside this deployment's allowed locations "
+              + locationPrefixes
+              + " ("
+              + ALLOWED_LOCATIONS_ENV
+              + ")"
+              + (dotSegment ? ": it has a '.' or '..' segment" : "")
+              + "; nothing was written");
     }
   }
 
   /**
-   * {@code s3a://} and {@code s3n://} as {@code s3://}: the same bucket to S3 and to S3FileIO, and tables written
-   * through Hadoop's S3A (open-source Spark, Flink) carry {@code s3a://} locations in their metadata.
+   * {@code s3a://} and {@code s3n://} as {@code s3://}: the same bucket to S3 and to S3FileIO, and
+   * tables written through Hadoop's S3A (open-source Spark, Flink) carry {@code s3a://} locations
+   * in their metadata.
    */
   private static String sameScheme(String location) {
     return location.replaceFirst("^s3[an]://", "s3://");
@@ -147,7 +169,10 @@ public record DeploymentScope(List<List<String>> tablePatterns, List<String> loc
   private static String locationPrefix(String text) {
     if (!text.matches("^[a-z][a-z0-9+.-]*://[^/]+.*")) {
       throw new IllegalArgumentException(
-          ALLOWED_LOCATIONS_ENV + " entry '" + text + "' is not a location such as s3://bucket/prefix/");
+          ALLOWED_LOCATIONS_ENV
+              + " entry '"
+              + text
+              + "' is not a location such as s3://bucket/prefix/");
     }
     // a prefix ends at a folder boundary: s3://b/wh allows s3://b/wh/t, not s3://b/wh-other/t
     String prefix = sameScheme(text);

@@ -11,8 +11,8 @@ import org.apache.iceberg.io.FileIO;
 
 /**
  * Creates the catalog and FileIO named by catalog properties, each with a Hadoop configuration when
- * hadoop-common is on the class path (Iceberg gives it only to those that implement Hadoop's
- * {@code Configurable}). What a catalog type needs and the class path lacks is named before anything
+ * hadoop-common is on the class path (Iceberg gives it only to those that implement Hadoop's {@code
+ * Configurable}). What a catalog type needs and the class path lacks is named before anything
  * starts, rather than surfacing as an NPE or a reflection error.
  */
 final class CatalogFactory {
@@ -36,7 +36,9 @@ final class CatalogFactory {
     String type = properties.get(CatalogUtil.ICEBERG_CATALOG_TYPE);
     if (type == null && !properties.containsKey(CatalogProperties.CATALOG_IMPL)) {
       throw new InvalidJobInputException(
-          "Catalog properties must set 'type' (" + KNOWN_TYPES + ") or 'catalog-impl'; got keys "
+          "Catalog properties must set 'type' ("
+              + KNOWN_TYPES
+              + ") or 'catalog-impl'; got keys "
               + properties.keySet());
     }
     if (type != null && !properties.containsKey(CatalogProperties.CATALOG_IMPL)) {
@@ -45,13 +47,15 @@ final class CatalogFactory {
     try {
       return CatalogUtil.buildIcebergCatalog(name, properties, hadoopConfIfAvailable(properties));
     } catch (RuntimeException e) {
-      throw FailureClassifier.classify(e, "Cannot create the catalog", InvalidJobInputException::new);
+      throw FailureClassifier.classify(
+          e, "Cannot create the catalog", InvalidJobInputException::new);
     }
   }
 
   /**
-   * The FileIO named by {@code impl}. Only a FileIO that may fall back to Hadoop's (ResolvingFileIO,
-   * HadoopFileIO) gets a configuration; S3FileIO, the deployed functions' default, never loads Hadoop.
+   * The FileIO named by {@code impl}. Only a FileIO that may fall back to Hadoop's
+   * (ResolvingFileIO, HadoopFileIO) gets a configuration; S3FileIO, the deployed functions'
+   * default, never loads Hadoop.
    */
   static FileIO fileIO(String impl, Map<String, String> properties) {
     Object conf = S3_FILE_IO.equals(impl) ? null : hadoopConfIfAvailable(properties);
@@ -61,14 +65,19 @@ final class CatalogFactory {
   private static void requireClassesOf(String type) {
     if (CatalogUtil.ICEBERG_CATALOG_TYPE_HADOOP.equals(type) && !hadoopAvailable()) {
       throw new InvalidJobInputException(
-          "Catalog type 'hadoop' needs Hadoop's hadoop-common (" + HADOOP_CONFIGURATION
+          "Catalog type 'hadoop' needs Hadoop's hadoop-common ("
+              + HADOOP_CONFIGURATION
               + ") on the class path; the CLI and the worker function carry it, the planner and committer"
               + " functions do not");
     }
     String needs = NOT_SHIPPED.get(type);
     if (needs != null && !present(implementationOf(type))) {
       throw new InvalidJobInputException(
-          "Catalog type '" + type + "' needs " + needs + " on the class path; icecompact does not include"
+          "Catalog type '"
+              + type
+              + "' needs "
+              + needs
+              + " on the class path; icecompact does not include"
               + " them. Use type glue, rest, jdbc or hadoop, or add them to the class path");
     }
   }
@@ -101,8 +110,8 @@ final class CatalogFactory {
   }
 
   /**
-   * Whether Hadoop's Configuration loads and initializes (it needs woodstox and Hadoop's shaded Guava
-   * besides hadoop-common), probed once.
+   * Whether Hadoop's Configuration loads and initializes (it needs woodstox and Hadoop's shaded
+   * Guava besides hadoop-common), probed once.
    */
   private static final class HadoopOnClassPath {
     static final boolean AVAILABLE = loads(HADOOP_CONFIGURATION, true);

@@ -4,10 +4,10 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The Hadoop {@link Configuration} handed to catalogs and FileIOs that read one (Hadoop's catalog and
- * FileIO, Hive's catalog, any {@code Configurable} catalog-impl). Catalog properties {@code hadoop.K=V}
- * set its key {@code K}, as Spark's {@code spark.hadoop.K} do. Only loaded where hadoop-common is on the
- * class path: {@link CatalogFactory} checks first.
+ * The Hadoop {@link Configuration} handed to catalogs and FileIOs that read one (Hadoop's catalog
+ * and FileIO, Hive's catalog, any {@code Configurable} catalog-impl). Catalog properties {@code
+ * hadoop.K=V} set its key {@code K}, as Spark's {@code spark.hadoop.K} do. Only loaded where
+ * hadoop-common is on the class path: {@link CatalogFactory} checks first.
  */
 final class HadoopConfigurations {
   static final String PREFIX = "hadoop.";

@@ -11,11 +11,11 @@ import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.LocationProviders;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
-import org.apache.iceberg.LocationProviders;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
@@ -23,18 +23,20 @@ import org.apache.iceberg.io.FileIO;
 
 /**
  * How every stage reaches a table. The planner and committer go through the catalog; a worker loads
- * the pinned metadata file directly with a FileIO built from the same properties, so it needs storage
- * permissions only.
+ * the pinned metadata file directly with a FileIO built from the same properties, so it needs
+ * storage permissions only.
  */
 public final class TableAccess implements AutoCloseable {
   private static final String CATALOG_NAME = "icecompact";
   private static final String RESOLVING_FILE_IO = "org.apache.iceberg.io.ResolvingFileIO";
+
   /**
-   * Iceberg's {@code HttpClientProperties.CLIENT_TYPE}. The deployed functions carry only the AWS SDK's
-   * url-connection client (the Apache and Netty clients are excluded to keep the Lambda jars small), so
-   * it is the default unless the catalog properties choose another.
+   * Iceberg's {@code HttpClientProperties.CLIENT_TYPE}. The deployed functions carry only the AWS
+   * SDK's url-connection client (the Apache and Netty clients are excluded to keep the Lambda jars
+   * small), so it is the default unless the catalog properties choose another.
    */
   static final String HTTP_CLIENT_TYPE = "http-client.type";
+
   static final String HTTP_CLIENT_TYPE_DEFAULT = "urlconnection";
 
   private final Map<String, String> catalogProperties;
@@ -87,8 +89,8 @@ public final class TableAccess implements AutoCloseable {
   }
 
   /**
-   * Loads the table exactly as it was at {@code pinned}, from its metadata file, with no catalog call.
-   * Fails when that metadata's current snapshot is not the pinned one.
+   * Loads the table exactly as it was at {@code pinned}, from its metadata file, with no catalog
+   * call. Fails when that metadata's current snapshot is not the pinned one.
    */
   public Table loadPinned(String tableName, PinnedSnapshot pinned) {
     Table table;
@@ -121,8 +123,8 @@ public final class TableAccess implements AutoCloseable {
   }
 
   /**
-   * The FileIO named by {@code io-impl} (S3FileIO by default for a Glue catalog or an S3 warehouse), else
-   * Iceberg's ResolvingFileIO.
+   * The FileIO named by {@code io-impl} (S3FileIO by default for a Glue catalog or an S3
+   * warehouse), else Iceberg's ResolvingFileIO.
    */
   public synchronized FileIO fileIO() {
     if (fileIO == null) {
@@ -136,7 +138,8 @@ public final class TableAccess implements AutoCloseable {
     try {
       return CatalogFactory.fileIO(impl, catalogProperties);
     } catch (RuntimeException e) {
-      throw new InvalidJobInputException("Cannot create FileIO '" + impl + "': " + e.getMessage(), e);
+      throw new InvalidJobInputException(
+          "Cannot create FileIO '" + impl + "': " + e.getMessage(), e);
     }
   }
 

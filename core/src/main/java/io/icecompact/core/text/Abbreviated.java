@@ -5,9 +5,9 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Long lists and texts cut to a bounded size for messages that travel through Step Functions (an error's
- * Cause, a job summary), where anything growing with the job would eventually exceed the 256 KiB state
- * payload limit. The full lists stay in the job's documents.
+ * Long lists and texts cut to a bounded size for messages that travel through Step Functions (an
+ * error's Cause, a job summary), where anything growing with the job would eventually exceed the
+ * 256 KiB state payload limit. The full lists stay in the job's documents.
  */
 public final class Abbreviated {
   /** How many names of a list a message shows. */
@@ -40,8 +40,8 @@ public final class Abbreviated {
   }
 
   /**
-   * {@code text} itself when it has at most {@code maxChars} characters, otherwise its first
-   * {@code maxChars} followed by how many were cut.
+   * {@code text} itself when it has at most {@code maxChars} characters, otherwise its first {@code
+   * maxChars} followed by how many were cut.
    */
   public static String text(String text, int maxChars) {
     if (text == null || text.length() <= maxChars) {

@@ -31,17 +31,24 @@ class CaughtErrorTest {
     assertThat(new CaughtError(null, null).message()).isEmpty();
   }
 
-  /** The embedded runner names a group's failure exactly as the Map's Catch names the same error. */
+  /**
+   * The embedded runner names a group's failure exactly as the Map's Catch names the same error.
+   */
   @Test
   void bothRunnersNameAFailureAlike() {
-    for (RuntimeException failure : java.util.List.of(
-        new IllegalStateException("boom"), new CorruptInputFileException("bad footer"),
-        new java.io.UncheckedIOException(new java.io.IOException("reset")))) {
+    for (RuntimeException failure :
+        java.util.List.of(
+            new IllegalStateException("boom"),
+            new CorruptInputFileException("bad footer"),
+            new java.io.UncheckedIOException(new java.io.IOException("reset")))) {
       GroupFailure embedded = GroupFailure.of(2, failure);
-      CaughtError caught = new CaughtError(failure.getClass().getName(),
-          "{\"errorMessage\":\"" + failure.getMessage() + "\"}");
+      CaughtError caught =
+          new CaughtError(
+              failure.getClass().getName(), "{\"errorMessage\":\"" + failure.getMessage() + "\"}");
 
-      assertThat(embedded.errorType()).isEqualTo(caught.shortType()).isEqualTo(failure.getClass().getSimpleName());
+      assertThat(embedded.errorType())
+          .isEqualTo(caught.shortType())
+          .isEqualTo(failure.getClass().getSimpleName());
       assertThat(embedded.message()).isEqualTo(caught.message());
     }
   }

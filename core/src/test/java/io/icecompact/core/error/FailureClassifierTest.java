@@ -15,8 +15,8 @@ class FailureClassifierTest {
     RuntimeException wrapped = new RuntimeException("Failed to read footer", timeout);
 
     IcecompactException classified =
-        FailureClassifier.classify(wrapped, "Cannot rewrite data file s3://b/f.parquet",
-            CorruptInputFileException::new);
+        FailureClassifier.classify(
+            wrapped, "Cannot rewrite data file s3://b/f.parquet", CorruptInputFileException::new);
 
     assertThat(classified).isExactlyInstanceOf(TransientException.class);
     assertThat(classified.retryable()).isTrue();
@@ -30,7 +30,8 @@ class FailureClassifierTest {
   @Test
   void deeplyNestedTimeoutIsTransient() {
     Throwable failure =
-        new IllegalStateException("outer",
+        new IllegalStateException(
+            "outer",
             new RuntimeException("middle", new IOException("io", new SocketTimeoutException())));
     assertThat(FailureClassifier.isTransient(failure)).isTrue();
   }
@@ -40,8 +41,8 @@ class FailureClassifierTest {
     IllegalStateException failure = new IllegalStateException("Not a Parquet file (magic: XYZW)");
 
     IcecompactException classified =
-        FailureClassifier.classify(failure, "Cannot rewrite data file /t/data/f.parquet",
-            CorruptInputFileException::new);
+        FailureClassifier.classify(
+            failure, "Cannot rewrite data file /t/data/f.parquet", CorruptInputFileException::new);
 
     assertThat(classified).isExactlyInstanceOf(CorruptInputFileException.class);
     assertThat(classified.retryable()).isFalse();
@@ -78,22 +79,27 @@ class FailureClassifierTest {
   @Test
   void throttlingAndServerErrorsAreTransientButBindIsNot() {
     assertThat(FailureClassifier.isTransient(new RuntimeException("Please Slow Down"))).isTrue();
-    assertThat(FailureClassifier.isTransient(new RuntimeException("x (Status Code: 503)"))).isTrue();
+    assertThat(FailureClassifier.isTransient(new RuntimeException("x (Status Code: 503)")))
+        .isTrue();
     assertThat(FailureClassifier.isTransient(new BindException("Address in use"))).isFalse();
     assertThat(FailureClassifier.isTransient(new IllegalArgumentException("bad"))).isFalse();
   }
 
   @Test
   void anUntypedServiceErrorBecomesRetryableAndAnythingElseIsLeftAsItIs() {
-    RuntimeException slowDown = new RuntimeException(
-        "Please reduce your request rate. (Service: S3, Status Code: 503, Request ID: 1) (SDK Attempt Count: 6)");
-    RuntimeException retryable = FailureClassifier.retryableIfTransient(slowDown, "Cannot commit job job-1");
+    RuntimeException slowDown =
+        new RuntimeException(
+            "Please reduce your request rate. (Service: S3, Status Code: 503, Request ID: 1) (SDK Attempt Count: 6)");
+    RuntimeException retryable =
+        FailureClassifier.retryableIfTransient(slowDown, "Cannot commit job job-1");
     assertThat(retryable).isExactlyInstanceOf(TransientException.class).hasCause(slowDown);
-    assertThat(retryable).hasMessageStartingWith("Cannot commit job job-1: RuntimeException: Please reduce");
+    assertThat(retryable)
+        .hasMessageStartingWith("Cannot commit job job-1: RuntimeException: Please reduce");
 
     IllegalArgumentException bug = new IllegalArgumentException("no such column");
     assertThat(FailureClassifier.retryableIfTransient(bug, "Cannot plan")).isSameAs(bug);
-    PlanIntegrityException typed = new PlanIntegrityException("bad digest", new SocketTimeoutException());
+    PlanIntegrityException typed =
+        new PlanIntegrityException("bad digest", new SocketTimeoutException());
     assertThat(FailureClassifier.retryableIfTransient(typed, "Cannot plan")).isSameAs(typed);
   }
 }

@@ -113,14 +113,11 @@ class WhereClauseTest {
         clause(
             "ordered_at <= '2026-06-01T02:00:00+02:00'", // = midnight UTC
             r -> !orderedAt(r).isAfter(JUNE_1)),
-        clause(
-            "local_ts >= '2026-06-02'",
-            r -> !orderedAt(r).isBefore(JUNE_1.plusDays(1))),
+        clause("local_ts >= '2026-06-02'", r -> !orderedAt(r).isBefore(JUNE_1.plusDays(1))),
         clause("day = '2026-06-01'", r -> r.getField("day").equals(LocalDate.of(2026, 6, 1))),
         clause("region in ('eu', 'us')", r -> "eu".equals(region(r)) || "us".equals(region(r))),
         clause(
-            "region not in ('eu', 'us')",
-            r -> !"eu".equals(region(r)) && !"us".equals(region(r))),
+            "region not in ('eu', 'us')", r -> !"eu".equals(region(r)) && !"us".equals(region(r))),
         clause("region is null", r -> region(r) == null),
         clause("region IS NOT NULL", r -> region(r) != null),
         clause("region = 'it''s'", r -> "it's".equals(region(r))),
@@ -138,8 +135,11 @@ class WhereClauseTest {
             r ->
                 amount(r).compareTo(new BigDecimal("20")) >= 0
                     && amount(r).compareTo(new BigDecimal("30.5")) < 0),
-        clause("amount between 1.25 and 2.50", r -> amount(r).compareTo(new BigDecimal("1.25")) >= 0
-            && amount(r).compareTo(new BigDecimal("2.50")) <= 0),
+        clause(
+            "amount between 1.25 and 2.50",
+            r ->
+                amount(r).compareTo(new BigDecimal("1.25")) >= 0
+                    && amount(r).compareTo(new BigDecimal("2.50")) <= 0),
         clause("price > 1.5", r -> price(r) > 1.5),
         clause("price <= 2", r -> price(r) <= 2.0),
         clause("qty = 3", r -> (Integer) r.getField("qty") == 3),
@@ -152,12 +152,8 @@ class WhereClauseTest {
         clause(
             "(region = 'eu' or region = 'us') and id < 100",
             r -> ("eu".equals(region(r)) || "us".equals(region(r))) && id(r) < 100),
-        clause(
-            "not region = 'eu' and id < 100",
-            r -> !"eu".equals(region(r)) && id(r) < 100),
-        clause(
-            "not (region = 'eu' and id < 100)",
-            r -> !("eu".equals(region(r)) && id(r) < 100)),
+        clause("not region = 'eu' and id < 100", r -> !"eu".equals(region(r)) && id(r) < 100),
+        clause("not (region = 'eu' and id < 100)", r -> !("eu".equals(region(r)) && id(r) < 100)),
         clause(
             "id < 50 and region = 'us' or id > 350 and not region in ('us') or region is null",
             r ->
@@ -205,8 +201,7 @@ class WhereClauseTest {
   @Test
   void documentedExampleBuildsTheExpectedExpression() {
     long juneFirstMicros = JUNE_1.toEpochSecond() * 1_000_000L;
-    Expression parsed =
-        WhereClause.parse("ordered_at >= '2026-06-01' and region = 'eu'", SCHEMA);
+    Expression parsed = WhereClause.parse("ordered_at >= '2026-06-01' and region = 'eu'", SCHEMA);
     Expression expected =
         Expressions.and(
             Expressions.greaterThanOrEqual("ordered_at", juneFirstMicros),
@@ -264,14 +259,17 @@ class WhereClauseTest {
   void wrongLiteralTypeNamesValueColumnAndType() {
     assertThatThrownBy(() -> WhereClause.parse("id = 'abc'", SCHEMA))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("Malformed filter \"id = 'abc'\": cannot use abc as a value of column 'id' (long)");
+        .hasMessage(
+            "Malformed filter \"id = 'abc'\": cannot use abc as a value of column 'id' (long)");
     assertThatThrownBy(() -> WhereClause.parse("region = 5", SCHEMA))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessage(
             "Malformed filter \"region = 5\": cannot use 5 as a value of column 'region' (string)");
   }
 
-  /** Values that cannot be converted must be bad input too, never a raw parse or range exception. */
+  /**
+   * Values that cannot be converted must be bad input too, never a raw parse or range exception.
+   */
   @ParameterizedTest
   @ValueSource(
       strings = {

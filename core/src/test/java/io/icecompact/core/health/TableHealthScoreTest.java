@@ -6,9 +6,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The score reproduces the measured table of docs/fleet.md, row by row: excess files, delete records per data
- * file and snapshots since compaction give the score it printed. The two rows with deletes fix the
- * delete term's scale (divided by 100: {@code mor2}'s 2,000 per file score 20, not 200,000).
+ * The score reproduces the measured table of docs/fleet.md, row by row: excess files, delete
+ * records per data file and snapshots since compaction give the score it printed. The two rows with
+ * deletes fix the delete term's scale (divided by 100: {@code mor2}'s 2,000 per file score 20, not
+ * 200,000).
  */
 class TableHealthScoreTest {
   @ParameterizedTest(name = "{0}")

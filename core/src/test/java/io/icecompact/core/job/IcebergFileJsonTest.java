@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -22,7 +23,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.inmemory.InMemoryCatalog;
@@ -31,8 +31,9 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
- * Float and double identity partition values that are not finite, signed zeros and nulls survive the
- * plan's and the results' JSON exactly, as stored documents (written and read by {@link JobJson}).
+ * Float and double identity partition values that are not finite, signed zeros and nulls survive
+ * the plan's and the results' JSON exactly, as stored documents (written and read by {@link
+ * JobJson}).
  */
 class IcebergFileJsonTest {
   private static final Schema SCHEMA =
@@ -57,7 +58,11 @@ class IcebergFileJsonTest {
       catalog.initialize("memory", Map.of());
       catalog.createNamespace(Namespace.of("db"));
       Table table =
-          catalog.createTable(TableIdentifier.of("db", "t"), SCHEMA, SPEC, Map.of(TableProperties.FORMAT_VERSION, "2"));
+          catalog.createTable(
+              TableIdentifier.of("db", "t"),
+              SCHEMA,
+              SPEC,
+              Map.of(TableProperties.FORMAT_VERSION, "2"));
       AppendFiles append = table.newAppend();
       RowDelta deletes = table.newRowDelta();
       for (int i = 0; i < VALUES.length; i++) {
@@ -83,7 +88,8 @@ class IcebergFileJsonTest {
         assertThat(after.file().location()).isEqualTo(before.file().location());
         assertThat(values(after.file().partition())).isEqualTo(values(before.file().partition()));
         assertThat(after.deletes()).hasSize(1);
-        assertThat(values(after.deletes().get(0).partition())).isEqualTo(values(before.file().partition()));
+        assertThat(values(after.deletes().get(0).partition()))
+            .isEqualTo(values(before.file().partition()));
         assertThat(after.start()).isEqualTo(before.start());
         assertThat(after.length()).isEqualTo(before.length());
         assertThat(after.spec()).isEqualTo(before.spec());
@@ -115,8 +121,13 @@ class IcebergFileJsonTest {
     PartitionData partition = new PartitionData(spec.partitionType());
     partition.set(0, "NaN");
     DataFile file =
-        DataFiles.builder(spec).withPath("memory-s.parquet").withFormat(FileFormat.PARQUET)
-            .withPartition(partition).withFileSizeInBytes(10).withRecordCount(1).build();
+        DataFiles.builder(spec)
+            .withPath("memory-s.parquet")
+            .withFormat(FileFormat.PARQUET)
+            .withPartition(partition)
+            .withFileSizeInBytes(10)
+            .withRecordCount(1)
+            .build();
     JsonNode tree = JobJson.tree(ContentFileParser.toJson(file, spec));
 
     DataFile read = (DataFile) IcebergFileJson.contentFile(tree, Map.of(spec.specId(), spec));

@@ -7,8 +7,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Snapshot ids are random 64-bit numbers; documents that pass through Step Functions (the plan summary,
- * the job result) carry them as strings so that no reader parsing numbers as doubles rounds them.
+ * Snapshot ids are random 64-bit numbers; documents that pass through Step Functions (the plan
+ * summary, the job result) carry them as strings so that no reader parsing numbers as doubles
+ * rounds them.
  */
 class JobJsonSnapshotIdTest {
   private static final long ID = 6080832484641370336L; // > 2^53: a double would make it ...370000
@@ -16,7 +17,19 @@ class JobJsonSnapshotIdTest {
   @Test
   void snapshotIdsAreWrittenAsStringsAndReadInEitherForm() throws Exception {
     GroupOutcome group =
-        new GroupOutcome(0, "p=1", GroupOutcome.Status.REWRITTEN, null, 5, 100, 1, 10, ID, "columnar", "eligible", 0);
+        new GroupOutcome(
+            0,
+            "p=1",
+            GroupOutcome.Status.REWRITTEN,
+            null,
+            5,
+            100,
+            1,
+            10,
+            ID,
+            "columnar",
+            "eligible",
+            0);
     JobResult result =
         JobResult.builder("job-1", "db.t", JobStatus.COMMITTED)
             .snapshotIds(List.of(ID, 7L))
@@ -36,10 +49,12 @@ class JobJsonSnapshotIdTest {
     assertThat(json.get("snapshot_ids").get(1).asText()).isEqualTo("7");
     assertThat(json.get("groups").get(0).get("snapshot_id").asText()).isEqualTo(Long.toString(ID));
     assertThat(json.get("rewritten_data_files_count").isNumber()).isTrue();
-    assertThat(JobJson.fromBytes(JobJson.toBytes(result), JobResult.class, "result")).isEqualTo(result);
+    assertThat(JobJson.fromBytes(JobJson.toBytes(result), JobResult.class, "result"))
+        .isEqualTo(result);
 
     // documents written before (numbers) still read
-    String numeric = JobJson.toJson(result).replace("\"" + ID + "\"", Long.toString(ID)).replace("\"7\"", "7");
+    String numeric =
+        JobJson.toJson(result).replace("\"" + ID + "\"", Long.toString(ID)).replace("\"7\"", "7");
     assertThat(numeric).contains("[" + ID + ",7]");
     assertThat(JobJson.mapper().readValue(numeric, JobResult.class)).isEqualTo(result);
 
@@ -47,6 +62,7 @@ class JobJsonSnapshotIdTest {
     JsonNode pinnedJson = JobJson.mapper().readTree(JobJson.toJson(pinned));
     assertThat(pinnedJson.get("snapshot_id").asText()).isEqualTo(Long.toString(ID));
     assertThat(pinnedJson.get("sequence_number").isNumber()).isTrue();
-    assertThat(JobJson.mapper().readValue(JobJson.toJson(pinned), PinnedSnapshot.class)).isEqualTo(pinned);
+    assertThat(JobJson.mapper().readValue(JobJson.toJson(pinned), PinnedSnapshot.class))
+        .isEqualTo(pinned);
   }
 }

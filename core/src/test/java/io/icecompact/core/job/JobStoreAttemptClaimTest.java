@@ -7,8 +7,8 @@ import io.icecompact.core.error.AttemptClaimException;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.io.CreateIfAbsent;
 import io.icecompact.core.io.LocalFileIO;
-import java.net.SocketTimeoutException;
 import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Attempt numbers of one group: overlapping attempts (a Step Functions retry after a lost answer starts while
- * the first attempt still runs) must never hold the same number, since outputs are named by it.
+ * Attempt numbers of one group: overlapping attempts (a Step Functions retry after a lost answer
+ * starts while the first attempt still runs) must never hold the same number, since outputs are
+ * named by it.
  */
 class JobStoreAttemptClaimTest {
   @TempDir Path dir;
@@ -48,13 +49,15 @@ class JobStoreAttemptClaimTest {
   }
 
   /**
-   * Many attempts of one group claim at once, each several times: every claim gets its own number. With the
-   * old exists-then-write claim this failed on the first rounds (several threads saw the same free marker).
+   * Many attempts of one group claim at once, each several times: every claim gets its own number.
+   * With the old exists-then-write claim this failed on the first rounds (several threads saw the
+   * same free marker).
    */
   @Test
   void racingClaimsOfOneGroupNeverShareANumberOnTheLocalDisk() throws Exception {
     WorkLocation work = new WorkLocation(dir.resolve("job-race").toString());
-    List<Integer> claimed = race(16, 8, () -> new JobStore(new LocalFileIO()).claimAttempt(work, 7));
+    List<Integer> claimed =
+        race(16, 8, () -> new JobStore(new LocalFileIO()).claimAttempt(work, 7));
     assertThat(claimed).doesNotHaveDuplicates().hasSize(16 * 8);
     // CREATE_NEW never answers "taken" for a free name, so the numbers have no gaps either
     assertThat(claimed).allMatch(n -> n >= 1 && n <= 16 * 8);
@@ -93,7 +96,8 @@ class JobStoreAttemptClaimTest {
         .hasMessageContaining("Cannot create");
   }
 
-  static List<Integer> race(int threads, int claimsPerThread, Callable<Integer> claim) throws Exception {
+  static List<Integer> race(int threads, int claimsPerThread, Callable<Integer> claim)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       CountDownLatch go = new CountDownLatch(1);

@@ -30,7 +30,8 @@ class JobMetricsTest {
             .groups(List.of())
             .build();
 
-    JsonNode emf = JobJson.mapper().readTree(JobJson.toJson(JobMetrics.emf(result, 1_700_000_000_000L)));
+    JsonNode emf =
+        JobJson.mapper().readTree(JobJson.toJson(JobMetrics.emf(result, 1_700_000_000_000L)));
 
     JsonNode directive = emf.get("_aws").get("CloudWatchMetrics").get(0);
     assertThat(emf.get("_aws").get("Timestamp").asLong()).isEqualTo(1_700_000_000_000L);
@@ -51,15 +52,19 @@ class JobMetricsTest {
     assertThat(emf.get("CommitAttempts").asInt()).isZero();
     assertThat(emf.get("LostCommitAttempts").asInt()).isZero();
     assertThat(emf.get("RewrittenBytes").asLong()).isEqualTo(9_000_000L);
-    assertThat(directive.get("Metrics").findValuesAsText("Unit")).contains("Bytes", "Milliseconds", "Count");
+    assertThat(directive.get("Metrics").findValuesAsText("Unit"))
+        .contains("Bytes", "Milliseconds", "Count");
   }
 
   @Test
   void aContendedJobCountsAsContendedOnlyWithItsCommitAttempts() throws Exception {
-    CommitAttempts commit = CommitAttempts.of(List.of(
-        new CommitAttempt(0, 1, 10, 20, 5, 30, 1, CommitAttempt.Outcome.LOST),
-        new CommitAttempt(0, 2, 10, 20, 5, 30, 2, CommitAttempt.Outcome.LOST),
-        new CommitAttempt(0, 3, 10, 20, 5, 30, 0, CommitAttempt.Outcome.REFUSED)), 400L);
+    CommitAttempts commit =
+        CommitAttempts.of(
+            List.of(
+                new CommitAttempt(0, 1, 10, 20, 5, 30, 1, CommitAttempt.Outcome.LOST),
+                new CommitAttempt(0, 2, 10, 20, 5, 30, 2, CommitAttempt.Outcome.LOST),
+                new CommitAttempt(0, 3, 10, 20, 5, 30, 0, CommitAttempt.Outcome.REFUSED)),
+            400L);
     JobResult result =
         JobResult.builder("job-3", "analytics.orders", JobStatus.CONTENDED)
             .reason("other writers won every race")
@@ -70,7 +75,8 @@ class JobMetricsTest {
             .build()
             .withCommit(commit);
 
-    JsonNode emf = JobJson.mapper().readTree(JobJson.toJson(JobMetrics.emf(result, 1_700_000_000_000L)));
+    JsonNode emf =
+        JobJson.mapper().readTree(JobJson.toJson(JobMetrics.emf(result, 1_700_000_000_000L)));
 
     assertThat(emf.get("status").asText()).isEqualTo("CONTENDED");
     assertThat(emf.get("JobsContended").asInt()).isEqualTo(1);
@@ -89,8 +95,16 @@ class JobMetricsTest {
 
   @Test
   void anExecutionThatFailedWithoutAResultCountsAsAFailedJob() throws Exception {
-    JsonNode emf = JobJson.mapper().readTree(JobJson.toJson(JobMetrics.failedExecution(
-        "analytics.orders", "job-2", "io.icecompact.core.error.TransientException", 901_000L, 1_700_000_000_000L)));
+    JsonNode emf =
+        JobJson.mapper()
+            .readTree(
+                JobJson.toJson(
+                    JobMetrics.failedExecution(
+                        "analytics.orders",
+                        "job-2",
+                        "io.icecompact.core.error.TransientException",
+                        901_000L,
+                        1_700_000_000_000L)));
 
     JsonNode directive = emf.get("_aws").get("CloudWatchMetrics").get(0);
     assertThat(directive.get("Dimensions").toString()).isEqualTo("[[\"Table\"]]");

@@ -21,21 +21,25 @@ class MetricsDocTest {
   @Test
   void theMetricTablesOfTheOperationsDocMatchTheEmittedMetrics() throws IOException {
     Set<String> emitted = new TreeSet<>();
-    JobResult result = JobResult.builder("job-1", "db.t", JobStatus.COMMITTED)
-        .snapshotIds(List.of(1L))
-        .rewrittenDataFilesCount(1)
-        .addedDataFilesCount(1)
-        .rewrittenBytesCount(1)
-        .rewrittenGroups(1)
-        .verification(new JobResult.Verification(true, List.of()))
-        .durationMillis(1)
-        .groups(List.of())
-        .build();
+    JobResult result =
+        JobResult.builder("job-1", "db.t", JobStatus.COMMITTED)
+            .snapshotIds(List.of(1L))
+            .rewrittenDataFilesCount(1)
+            .addedDataFilesCount(1)
+            .rewrittenBytesCount(1)
+            .rewrittenGroups(1)
+            .verification(new JobResult.Verification(true, List.of()))
+            .durationMillis(1)
+            .groups(List.of())
+            .build();
     emitted.addAll(metricNames(JobMetrics.emf(result, 0)));
-    emitted.addAll(metricNames(LeaseMetrics.emf("db.t", "job-1", LeaseMetrics.Outcome.ACQUIRED, 0)));
+    emitted.addAll(
+        metricNames(LeaseMetrics.emf("db.t", "job-1", LeaseMetrics.Outcome.ACQUIRED, 0)));
 
     String doc = Files.readString(Path.of("../docs/operations.md"), StandardCharsets.UTF_8);
-    String metrics = doc.substring(doc.indexOf("## Metrics"), doc.indexOf("\n## ", doc.indexOf("## Metrics") + 1));
+    String metrics =
+        doc.substring(
+            doc.indexOf("## Metrics"), doc.indexOf("\n## ", doc.indexOf("## Metrics") + 1));
     Set<String> documented = new TreeSet<>();
     // First cells of the tables' rows: | `Name` | or | `A`, `B` | ...
     Matcher row = Pattern.compile("(?m)^\\| ([^|]+) \\|").matcher(metrics);
@@ -51,7 +55,9 @@ class MetricsDocTest {
   @SuppressWarnings("unchecked")
   private static List<String> metricNames(Map<String, Object> emf) {
     Map<String, Object> aws = (Map<String, Object>) emf.get("_aws");
-    Map<String, Object> directive = ((List<Map<String, Object>>) aws.get("CloudWatchMetrics")).get(0);
-    return ((List<Map<String, String>>) directive.get("Metrics")).stream().map(m -> m.get("Name")).toList();
+    Map<String, Object> directive =
+        ((List<Map<String, Object>>) aws.get("CloudWatchMetrics")).get(0);
+    return ((List<Map<String, String>>) directive.get("Metrics"))
+        .stream().map(m -> m.get("Name")).toList();
   }
 }

@@ -46,7 +46,9 @@ class RewriteOptionsTest {
             "max-groups-per-job");
   }
 
-  /** Iceberg would fail on "512MB" with only "For input string", and read rewrite-all=yes as false. */
+  /**
+   * Iceberg would fail on "512MB" with only "For input string", and read rewrite-all=yes as false.
+   */
   @Test
   void icebergOptionsOfTheWrongFormAreRejectedNamingTheOption() {
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("target-file-size-bytes", "512MB")))
@@ -61,14 +63,15 @@ class RewriteOptionsTest {
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("delete-ratio-threshold", "half")))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessage("'delete-ratio-threshold' is set to half but must be a number from 0 to 1");
-    assertThat(RewriteOptions.parse(Map.of("rewrite-all", "true", "target-file-size-bytes", "1048576")).asMap())
+    assertThat(
+            RewriteOptions.parse(Map.of("rewrite-all", "true", "target-file-size-bytes", "1048576"))
+                .asMap())
         .hasSize(2);
   }
 
   @Test
   void zeroMaxCommitsNamesOptionValueAndRule() {
-    assertThatThrownBy(
-            () -> RewriteOptions.parse(Map.of("partial-progress.max-commits", "0")))
+    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("partial-progress.max-commits", "0")))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessage("'partial-progress.max-commits' is set to 0 but must be > 0");
   }
@@ -82,17 +85,21 @@ class RewriteOptionsTest {
 
   @Test
   void maxCommitsAboveTheStepFunctionsBoundNamesOptionCapAndWhy() {
-    assertThat(RewriteOptions.parse(Map.of("partial-progress.max-commits", "1000")).partialProgressMaxCommits())
+    assertThat(
+            RewriteOptions.parse(Map.of("partial-progress.max-commits", "1000"))
+                .partialProgressMaxCommits())
         .isEqualTo(1000);
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("partial-progress.max-commits", "1001")))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessageStartingWith("'partial-progress.max-commits' is set to 1001 but must be at most 1000")
+        .hasMessageStartingWith(
+            "'partial-progress.max-commits' is set to 1001 but must be at most 1000")
         .hasMessageContaining("Step Functions refuses a state payload over 256 KiB");
   }
 
   @Test
   void maxGroupsAboveTheStepFunctionsBoundNamesOptionCapAndWhy() {
-    assertThat(RewriteOptions.parse(Map.of("max-groups-per-job", "10000")).maxGroupsPerJob()).isEqualTo(10_000);
+    assertThat(RewriteOptions.parse(Map.of("max-groups-per-job", "10000")).maxGroupsPerJob())
+        .isEqualTo(10_000);
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("max-groups-per-job", "10001")))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessageStartingWith("'max-groups-per-job' is set to 10001 but must be at most 10000")
@@ -158,13 +165,15 @@ class RewriteOptionsTest {
 
   @Test
   void givenGroupSizeOverridesTheDefault() {
-    RewriteOptions options =
-        RewriteOptions.parse(Map.of("max-file-group-size-bytes", "1048576"));
+    RewriteOptions options = RewriteOptions.parse(Map.of("max-file-group-size-bytes", "1048576"));
     assertThat(options.plannerOptions())
         .containsExactlyInAnyOrderEntriesOf(Map.of("max-file-group-size-bytes", "1048576"));
   }
 
-  /** If Iceberg adds, renames or removes a planner option, this fails and RewriteOptions must follow. */
+  /**
+   * If Iceberg adds, renames or removes a planner option, this fails and RewriteOptions must
+   * follow.
+   */
   @Test
   void icebergPlannerOptionNamesMatchIcebergsPlanner() throws IOException {
     try (InMemoryCatalog catalog = new InMemoryCatalog()) {
@@ -175,8 +184,7 @@ class RewriteOptionsTest {
               Types.NestedField.required(1, "id", Types.LongType.get()),
               Types.NestedField.optional(2, "data", Types.StringType.get()));
       Table table =
-          catalog.createTable(
-              TableIdentifier.of("db", "t"), schema, PartitionSpec.unpartitioned());
+          catalog.createTable(TableIdentifier.of("db", "t"), schema, PartitionSpec.unpartitioned());
       Set<String> expected = new HashSet<>(new BinPackRewriteFilePlanner(table).validOptions());
       expected.add("output-spec-id");
       assertThat(RewriteOptions.icebergPlannerOptionNames())
@@ -206,10 +214,13 @@ class RewriteOptionsTest {
   void strategyIsBinpackUnlessASortOrderIsGiven() {
     assertThat(RewriteOptions.parse(Map.of()).strategy()).isEqualTo(RewriteStrategy.BINPACK);
     assertThat(RewriteOptions.parse(Map.of()).requestedSortOrder()).isEmpty();
-    assertThat(RewriteOptions.parse(Map.of("sort-order", "id")).strategy()).isEqualTo(RewriteStrategy.SORT);
-    assertThat(RewriteOptions.parse(Map.of("strategy", "SORT")).strategy()).isEqualTo(RewriteStrategy.SORT);
-    assertThat(RewriteOptions.parse(Map.of("strategy", "sort", "sort-order", "zorder(a, b)"))
-            .requestedSortOrder())
+    assertThat(RewriteOptions.parse(Map.of("sort-order", "id")).strategy())
+        .isEqualTo(RewriteStrategy.SORT);
+    assertThat(RewriteOptions.parse(Map.of("strategy", "SORT")).strategy())
+        .isEqualTo(RewriteStrategy.SORT);
+    assertThat(
+            RewriteOptions.parse(Map.of("strategy", "sort", "sort-order", "zorder(a, b)"))
+                .requestedSortOrder())
         .contains(new RequestedSortOrder.ZOrder(java.util.List.of("a", "b")));
   }
 
@@ -218,32 +229,40 @@ class RewriteOptionsTest {
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("strategy", "zorder")))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessage("'strategy' is set to zorder but must be binpack or sort");
-    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("strategy", "binpack", "sort-order", "id")))
+    assertThatThrownBy(
+            () -> RewriteOptions.parse(Map.of("strategy", "binpack", "sort-order", "id")))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("'sort-order' is set to id but 'strategy' is binpack, which keeps rows in input order:"
-            + " set strategy=sort or leave 'strategy' out");
+        .hasMessage(
+            "'sort-order' is set to id but 'strategy' is binpack, which keeps rows in input order:"
+                + " set strategy=sort or leave 'strategy' out");
   }
 
   @Test
   void malformedSortOrderIsRejectedWhenOptionsAreParsed() {
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("sort-order", "id ASCENDING")))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessageStartingWith("'sort-order' is set to id ASCENDING but is not a sort order: expected ','"
-            + " or the end but found 'ASCENDING' (at character 4)");
+        .hasMessageStartingWith(
+            "'sort-order' is set to id ASCENDING but is not a sort order: expected ','"
+                + " or the end but found 'ASCENDING' (at character 4)");
   }
 
   @Test
   void zOrderOptionsApplyToAZOrderOnly() {
-    assertThat(RewriteOptions.parse(Map.of("sort-order", "zorder(a, b)", "var-length-contribution", "4"))
-            .varLengthContribution())
+    assertThat(
+            RewriteOptions.parse(
+                    Map.of("sort-order", "zorder(a, b)", "var-length-contribution", "4"))
+                .varLengthContribution())
         .isEqualTo(4);
-    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("sort-order", "a", "max-output-size", "8")))
+    assertThatThrownBy(
+            () -> RewriteOptions.parse(Map.of("sort-order", "a", "max-output-size", "8")))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessage("'max-output-size' applies to a z-order only, but 'sort-order' is set to a");
     assertThatThrownBy(() -> RewriteOptions.parse(Map.of("var-length-contribution", "8")))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("'var-length-contribution' applies to a z-order only, but 'sort-order' is not set");
-    assertThatThrownBy(() -> RewriteOptions.parse(Map.of("sort-order", "zorder(a)", "max-output-size", "0")))
+        .hasMessage(
+            "'var-length-contribution' applies to a z-order only, but 'sort-order' is not set");
+    assertThatThrownBy(
+            () -> RewriteOptions.parse(Map.of("sort-order", "zorder(a)", "max-output-size", "0")))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessage("'max-output-size' is set to 0 but must be > 0");
   }

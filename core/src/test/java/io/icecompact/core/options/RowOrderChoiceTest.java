@@ -27,8 +27,11 @@ class RowOrderChoiceTest {
     catalog = new InMemoryCatalog();
     catalog.initialize("test", Map.of());
     catalog.createNamespace(Namespace.of("db"));
-    table = catalog.createTable(TableIdentifier.of("db", "t"), SortOrderTextTest.SCHEMA,
-        PartitionSpec.builderFor(SortOrderTextTest.SCHEMA).identity("Region").build());
+    table =
+        catalog.createTable(
+            TableIdentifier.of("db", "t"),
+            SortOrderTextTest.SCHEMA,
+            PartitionSpec.builderFor(SortOrderTextTest.SCHEMA).identity("Region").build());
   }
 
   @AfterEach
@@ -64,8 +67,9 @@ class RowOrderChoiceTest {
   void sortWithoutAnyOrderIsRefusedNamingWhatToSet() {
     assertThatThrownBy(() -> choose("strategy", "sort"))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("'strategy' is sort but the table has no sort order and 'sort-order' is not set: set"
-            + " 'sort-order' (e.g. \"id ASC\" or \"zorder(a, b)\") or give the table a sort order");
+        .hasMessage(
+            "'strategy' is sort but the table has no sort order and 'sort-order' is not set: set"
+                + " 'sort-order' (e.g. \"id ASC\" or \"zorder(a, b)\") or give the table a sort order");
   }
 
   @Test
@@ -86,7 +90,8 @@ class RowOrderChoiceTest {
   void givenOrderCarriesTheIdOfTheTablesEqualOrderElseUnsorted() {
     table.replaceSortOrder().desc("id").commit();
 
-    assertThat(choose("sort-order", "ID DESC").outputSortOrderId()).isEqualTo(table.sortOrder().orderId());
+    assertThat(choose("sort-order", "ID DESC").outputSortOrderId())
+        .isEqualTo(table.sortOrder().orderId());
     RowOrder other = choose("sort-order", "name, id DESC");
     assertThat(other.outputSortOrderId()).isZero();
     assertThat(other.sortOrder()).isEqualTo("name ASC NULLS FIRST, id DESC NULLS LAST");
@@ -108,10 +113,21 @@ class RowOrderChoiceTest {
     RowOrder read = JobJson.fromBytes(JobJson.toBytes(order), RowOrder.class, "row order");
 
     assertThat(read).isEqualTo(order);
-    assertThat(read.linearOrder(table.schema()).sameOrder(order.linearOrder(table.schema()))).isTrue();
-    assertThat(JobJson.fromBytes(JobJson.toBytes(choose("sort-order", "zorder(id, ts)")), RowOrder.class, "z"))
-        .isEqualTo(new RowOrder("zorder(id, ts)", null, List.of("id", "ts"), 0, 8, Integer.MAX_VALUE));
-    assertThat(choose("sort-order", "zorder(id, name)", "var-length-contribution", "16", "max-output-size", "12"))
+    assertThat(read.linearOrder(table.schema()).sameOrder(order.linearOrder(table.schema())))
+        .isTrue();
+    assertThat(
+            JobJson.fromBytes(
+                JobJson.toBytes(choose("sort-order", "zorder(id, ts)")), RowOrder.class, "z"))
+        .isEqualTo(
+            new RowOrder("zorder(id, ts)", null, List.of("id", "ts"), 0, 8, Integer.MAX_VALUE));
+    assertThat(
+            choose(
+                "sort-order",
+                "zorder(id, name)",
+                "var-length-contribution",
+                "16",
+                "max-output-size",
+                "12"))
         .isEqualTo(new RowOrder("zorder(id, name)", null, List.of("id", "name"), 0, 16, 12));
   }
 }

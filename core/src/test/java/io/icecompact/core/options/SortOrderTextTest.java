@@ -36,22 +36,33 @@ class SortOrderTextTest {
   @Test
   void sparkDefaultsAscendingNullsFirstAndDescendingNullsLast() {
     assertThat(SortOrderText.parse("c1 ASC NULLS LAST, c2 DESC, c3, c4 desc nulls first"))
-        .isEqualTo(new Linear(List.of(
-            new Field(new Term(null, "c1", null), SortDirection.ASC, NullOrder.NULLS_LAST),
-            new Field(new Term(null, "c2", null), SortDirection.DESC, NullOrder.NULLS_LAST),
-            new Field(new Term(null, "c3", null), SortDirection.ASC, NullOrder.NULLS_FIRST),
-            new Field(new Term(null, "c4", null), SortDirection.DESC, NullOrder.NULLS_FIRST))));
+        .isEqualTo(
+            new Linear(
+                List.of(
+                    new Field(new Term(null, "c1", null), SortDirection.ASC, NullOrder.NULLS_LAST),
+                    new Field(new Term(null, "c2", null), SortDirection.DESC, NullOrder.NULLS_LAST),
+                    new Field(new Term(null, "c3", null), SortDirection.ASC, NullOrder.NULLS_FIRST),
+                    new Field(
+                        new Term(null, "c4", null), SortDirection.DESC, NullOrder.NULLS_FIRST))));
   }
 
   @Test
   void zOrderTransformsNestedAndQuotedNames() {
     assertThat(SortOrderText.parse("ZORDER(a,b.c)")).isEqualTo(new ZOrder(List.of("a", "b.c")));
     assertThat(SortOrderText.parse("bucket(16, id), truncate(name, 4) DESC, days(ts), `odd name`"))
-        .isEqualTo(new Linear(List.of(
-            new Field(new Term("bucket", "id", 16), SortDirection.ASC, NullOrder.NULLS_FIRST),
-            new Field(new Term("truncate", "name", 4), SortDirection.DESC, NullOrder.NULLS_LAST),
-            new Field(new Term("days", "ts", null), SortDirection.ASC, NullOrder.NULLS_FIRST),
-            new Field(new Term(null, "odd name", null), SortDirection.ASC, NullOrder.NULLS_FIRST))));
+        .isEqualTo(
+            new Linear(
+                List.of(
+                    new Field(
+                        new Term("bucket", "id", 16), SortDirection.ASC, NullOrder.NULLS_FIRST),
+                    new Field(
+                        new Term("truncate", "name", 4), SortDirection.DESC, NullOrder.NULLS_LAST),
+                    new Field(
+                        new Term("days", "ts", null), SortDirection.ASC, NullOrder.NULLS_FIRST),
+                    new Field(
+                        new Term(null, "odd name", null),
+                        SortDirection.ASC,
+                        NullOrder.NULLS_FIRST))));
   }
 
   @Test
@@ -60,24 +71,35 @@ class SortOrderTextTest {
     assertProblem("id,", "expected a column name but the text ended (at character 4)");
     assertProblem("id NULLS", "expected FIRST or LAST after NULLS (at character 9)");
     assertProblem("id; name", "unexpected character ';' (at character 3)");
-    assertProblem("zorder(a, b), id", "a z-order cannot be combined with other terms (Spark refuses it too)"
-        + " (at character 15)");
-    assertProblem("id, zorder(a)", "a z-order cannot be combined with other terms (Spark refuses it too)"
-        + " (at character 5)");
+    assertProblem(
+        "zorder(a, b), id",
+        "a z-order cannot be combined with other terms (Spark refuses it too)"
+            + " (at character 15)");
+    assertProblem(
+        "id, zorder(a)",
+        "a z-order cannot be combined with other terms (Spark refuses it too)"
+            + " (at character 5)");
     assertProblem("zorder(a", "expected ')' but the text ended (at character 9)");
-    assertProblem("bucket(id)", "bucket takes a number and a column, e.g. bucket(16, id) (at character 1)");
+    assertProblem(
+        "bucket(id)", "bucket takes a number and a column, e.g. bucket(16, id) (at character 1)");
     assertProblem("days(3, ts)", "days takes one column, e.g. days(ts) (at character 1)");
     assertProblem("bucket(0, id)", "width 0 must be a whole number > 0 (at character 8)");
-    assertProblem("hash(id)", "unknown transform 'hash'; known: bucket, truncate, years, months, days, hours"
-        + " (at character 1)");
+    assertProblem(
+        "hash(id)",
+        "unknown transform 'hash'; known: bucket, truncate, years, months, days, hours"
+            + " (at character 1)");
     assertProblem("`id", "a backquote is not closed (at character 1)");
   }
 
   private static void assertProblem(String text, String problem) {
     assertThatThrownBy(() -> SortOrderText.parse(text))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("'sort-order' is set to " + text + " but is not a sort order: " + problem
-            + ". Write it as Spark does, e.g. \"c1 ASC NULLS FIRST, c2 DESC\" or \"zorder(c1, c2)\"");
+        .hasMessage(
+            "'sort-order' is set to "
+                + text
+                + " but is not a sort order: "
+                + problem
+                + ". Write it as Spark does, e.g. \"c1 ASC NULLS FIRST, c2 DESC\" or \"zorder(c1, c2)\"");
   }
 
   @Test
@@ -86,12 +108,14 @@ class SortOrderTextTest {
     assertThat(order.fields()).hasSize(2);
     assertThat(order.fields().get(0).sourceId()).isEqualTo(1);
     assertThat(order.fields().get(1).sourceId()).isEqualTo(5);
-    assertThat(SortOrderText.describe(order, SCHEMA)).isEqualTo("id DESC NULLS LAST, Region ASC NULLS FIRST");
+    assertThat(SortOrderText.describe(order, SCHEMA))
+        .isEqualTo("id DESC NULLS LAST, Region ASC NULLS FIRST");
 
     assertThatThrownBy(() -> ((Linear) SortOrderText.parse("id, customer")).bind(SCHEMA))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("'sort-order' names column 'customer', which the table does not have; its columns:"
-            + " id, name, ts, amount, Region, ship to");
+        .hasMessage(
+            "'sort-order' names column 'customer', which the table does not have; its columns:"
+                + " id, name, ts, amount, Region, ship to");
   }
 
   @Test
@@ -99,14 +123,18 @@ class SortOrderTextTest {
     PartitionSpec byRegion = PartitionSpec.builderFor(SCHEMA).identity("Region").build();
     assertThat(((ZOrder) SortOrderText.parse("zorder(region, ID, ts)")).bind(SCHEMA, byRegion))
         .containsExactly("id", "ts");
-    assertThatThrownBy(() -> ((ZOrder) SortOrderText.parse("zorder(region)")).bind(SCHEMA, byRegion))
+    assertThatThrownBy(
+            () -> ((ZOrder) SortOrderText.parse("zorder(region)")).bind(SCHEMA, byRegion))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("'sort-order' z-orders only identity partition columns (region), which are constant"
-            + " within a partition: name at least one other column");
-    assertThatThrownBy(() -> ((ZOrder) SortOrderText.parse("zorder(id, amount)")).bind(SCHEMA, byRegion))
+        .hasMessage(
+            "'sort-order' z-orders only identity partition columns (region), which are constant"
+                + " within a partition: name at least one other column");
+    assertThatThrownBy(
+            () -> ((ZOrder) SortOrderText.parse("zorder(id, amount)")).bind(SCHEMA, byRegion))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("'sort-order' z-orders column 'amount' of type decimal(12, 2), which z-order cannot encode;"
-            + " types it can: binary, boolean, date, double, float, integer, long, string, timestamp");
+        .hasMessage(
+            "'sort-order' z-orders column 'amount' of type decimal(12, 2), which z-order cannot encode;"
+                + " types it can: binary, boolean, date, double, float, integer, long, string, timestamp");
   }
 
   /** What the plan records ({@code describe}) reads back as the same order. */
@@ -131,14 +159,23 @@ class SortOrderTextTest {
             org.apache.iceberg.expressions.Expressions.day("ts"),
             org.apache.iceberg.expressions.Expressions.hour("ts"));
     Arbitrary<Object[]> fields =
-        Combinators.combine(terms, Arbitraries.of(SortDirection.class), Arbitraries.of(NullOrder.class))
+        Combinators.combine(
+                terms, Arbitraries.of(SortDirection.class), Arbitraries.of(NullOrder.class))
             .as((term, direction, nulls) -> new Object[] {term, direction, nulls});
-    return fields.list().ofMinSize(1).ofMaxSize(4).map(list -> {
-      SortOrder.Builder builder = SortOrder.builderFor(SCHEMA);
-      for (Object[] field : list) {
-        builder.sortBy((org.apache.iceberg.expressions.Term) field[0], (SortDirection) field[1], (NullOrder) field[2]);
-      }
-      return builder.build();
-    });
+    return fields
+        .list()
+        .ofMinSize(1)
+        .ofMaxSize(4)
+        .map(
+            list -> {
+              SortOrder.Builder builder = SortOrder.builderFor(SCHEMA);
+              for (Object[] field : list) {
+                builder.sortBy(
+                    (org.apache.iceberg.expressions.Term) field[0],
+                    (SortDirection) field[1],
+                    (NullOrder) field[2]);
+              }
+              return builder.build();
+            });
   }
 }

@@ -40,12 +40,16 @@ class TablePolicyTest {
 
   @Test
   void destructiveStepsRunOnlyWhereTheTableOrTheSweepListsThem() {
-    List<CareStep> sweep = List.of(CareStep.REWRITE_MANIFESTS, CareStep.EXPIRE_SNAPSHOTS, CareStep.REMOVE_ORPHANS);
+    List<CareStep> sweep =
+        List.of(CareStep.REWRITE_MANIFESTS, CareStep.EXPIRE_SNAPSHOTS, CareStep.REMOVE_ORPHANS);
     assertThat(TablePolicy.of("db.t", Map.of(), SCHEMA, 2, 3, null).steps())
         .containsExactly(CareStep.REWRITE_MANIFESTS, CareStep.DELETE_CLEANUP)
         .doesNotContainAnyElementsOf(TablePolicy.DESTRUCTIVE_STEPS);
     assertThat(TablePolicy.of("db.t", Map.of(), SCHEMA, 2, 0, sweep).steps()).isEqualTo(sweep);
-    assertThat(TablePolicy.of("db.t", Map.of("icecompact.steps", "rewrite-manifests"), SCHEMA, 2, 0, sweep).steps())
+    assertThat(
+            TablePolicy.of(
+                    "db.t", Map.of("icecompact.steps", "rewrite-manifests"), SCHEMA, 2, 0, sweep)
+                .steps())
         .as("the table's own property wins over the sweep's list")
         .containsExactly(CareStep.REWRITE_MANIFESTS);
   }
@@ -57,8 +61,9 @@ class TablePolicyTest {
     assertThat(TablePolicy.parseStepList("--care-steps", "none")).isEmpty();
     assertThatThrownBy(() -> TablePolicy.parseStepList("--care-steps", "vacuum"))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("--care-steps names an unknown step 'vacuum'; steps: expire-snapshots, rewrite-manifests,"
-            + " remove-orphans, delete-cleanup, or none");
+        .hasMessage(
+            "--care-steps names an unknown step 'vacuum'; steps: expire-snapshots, rewrite-manifests,"
+                + " remove-orphans, delete-cleanup, or none");
   }
 
   @Test
@@ -69,7 +74,10 @@ class TablePolicyTest {
     assertThat(policy.steps()).endsWith(CareStep.DELETE_CLEANUP);
   }
 
-  /** Without the cleanup, rewritten files would stay candidates by the deletes that still apply by number. */
+  /**
+   * Without the cleanup, rewritten files would stay candidates by the deletes that still apply by
+   * number.
+   */
   @Test
   void aV2TableWhoseStepsLeaveOutTheCleanupGetsNoThreshold() {
     TablePolicy policy = v2(Map.of("icecompact.steps", "expire-snapshots"), 3);
@@ -121,28 +129,37 @@ class TablePolicyTest {
 
   @Test
   void badValuesNameTheTableAndTheProperty() {
-    assertBad(Map.of("icecompact.enabled", "yes"),
+    assertBad(
+        Map.of("icecompact.enabled", "yes"),
         "Table db.t: property 'icecompact.enabled' is 'yes' but must be true or false");
-    assertBad(Map.of("icecompact.min-interval", "6 hours"),
+    assertBad(
+        Map.of("icecompact.min-interval", "6 hours"),
         "Table db.t: property 'icecompact.min-interval' is '6 hours' but must be an ISO-8601 duration such as"
             + " PT6H or a whole number of minutes");
-    assertBad(Map.of("icecompact.min-interval", "-PT1H"),
+    assertBad(
+        Map.of("icecompact.min-interval", "-PT1H"),
         "Table db.t: property 'icecompact.min-interval' is '-PT1H' but must not be negative");
-    assertBad(Map.of("icecompact.where", "colour = 'red'"),
+    assertBad(
+        Map.of("icecompact.where", "colour = 'red'"),
         "Table db.t: property 'icecompact.where' is invalid: Malformed filter \"colour = 'red'\": unknown column"
             + " 'colour'");
-    assertBad(Map.of("icecompact.option.min-input-files", "five"),
+    assertBad(
+        Map.of("icecompact.option.min-input-files", "five"),
         "Table db.t: property 'icecompact.option.min-input-files' is invalid: 'min-input-files' is set to five but"
             + " must be a whole number");
-    assertBad(Map.of("icecompact.option.min-input-file", "5"),
+    assertBad(
+        Map.of("icecompact.option.min-input-file", "5"),
         "Table db.t: property 'icecompact.option.min-input-file' is invalid: Unknown rewrite option 'min-input-file' (did you"
             + " mean 'min-input-files'?)");
-    assertBad(Map.of("icecompact.steps", "expire-snapshots,vacuum"),
+    assertBad(
+        Map.of("icecompact.steps", "expire-snapshots,vacuum"),
         "Table db.t: property 'icecompact.steps' names an unknown step 'vacuum'; steps: expire-snapshots,"
             + " rewrite-manifests, remove-orphans, delete-cleanup, or none");
-    assertBad(Map.of("icecompact.steps", "expire-snapshots,expire-snapshots"),
+    assertBad(
+        Map.of("icecompact.steps", "expire-snapshots,expire-snapshots"),
         "Table db.t: property 'icecompact.steps' names 'expire-snapshots' twice");
-    assertBad(Map.of("icecompact.enable", "false"),
+    assertBad(
+        Map.of("icecompact.enable", "false"),
         "Table db.t: property 'icecompact.enable' is not an icecompact property; known: icecompact.enabled,"
             + " icecompact.min-interval, icecompact.steps, icecompact.where, icecompact.option.<rewrite option>");
   }
@@ -151,7 +168,8 @@ class TablePolicyTest {
   void jsonNamesTheIntervalAndStepsAsTheirPropertiesDo() {
     String json = JobJson.toJson(v2(Map.of("icecompact.min-interval", "PT6H"), 1));
 
-    assertThat(json).contains("\"min_interval\":\"PT6H\"")
+    assertThat(json)
+        .contains("\"min_interval\":\"PT6H\"")
         .contains("\"steps\":[\"rewrite-manifests\",\"delete-cleanup\"]");
   }
 
@@ -165,6 +183,7 @@ class TablePolicyTest {
   @Test
   void stepNamesAreTheirPropertyNames() {
     assertThat(List.of(CareStep.values()).stream().map(CareStep::propertyName))
-        .containsExactly("expire-snapshots", "rewrite-manifests", "remove-orphans", "delete-cleanup");
+        .containsExactly(
+            "expire-snapshots", "rewrite-manifests", "remove-orphans", "delete-cleanup");
   }
 }

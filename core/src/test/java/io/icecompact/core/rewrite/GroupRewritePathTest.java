@@ -34,9 +34,13 @@ class GroupRewritePathTest {
 
     assertThat(output.rowsWritten()).isEqualTo(70);
     assertThat(List.of(output.rowsRead(), output.rowsDeleted())).containsExactly(100L, 30L);
-    assertThat(List.of(output.path(), output.pathReason())).containsExactly(RewritePath.GENERIC, "because");
-    assertThat(List.of(output.spilledRuns(), output.spilledBytes())).as("nothing spilled").containsExactly(0, 0L);
-    assertThat(output.dataFiles()).allSatisfy(file -> assertThat(io.fileExists(file.location())).isTrue());
+    assertThat(List.of(output.path(), output.pathReason()))
+        .containsExactly(RewritePath.GENERIC, "because");
+    assertThat(List.of(output.spilledRuns(), output.spilledBytes()))
+        .as("nothing spilled")
+        .containsExactly(0, 0L);
+    assertThat(output.dataFiles())
+        .allSatisfy(file -> assertThat(io.fileExists(file.location())).isTrue());
   }
 
   @Test
@@ -55,22 +59,28 @@ class GroupRewritePathTest {
     assertThatThrownBy(() -> path.rewrite(null, io, done -> {}, "because"))
         .isInstanceOf(RowCountMismatchException.class)
         .hasMessage("Wrote 69 rows but read 100 and deleted 30 (expected 70 written)");
-    assertThat(path.written).hasSize(2).allSatisfy(location -> assertThat(io.fileExists(location)).isFalse());
+    assertThat(path.written)
+        .hasSize(2)
+        .allSatisfy(location -> assertThat(io.fileExists(location)).isFalse());
   }
 
   @Test
   void aFailedWriteDeletesTheFilesItCompletedAndRaisesTheFailure() {
     IllegalStateException failure = new IllegalStateException("input gone");
-    FixedPath path = new FixedPath(null, 40, 30) {
-      @Override
-      public RowCounts write(OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
-        super.write(files, completed, progress);
-        throw failure;
-      }
-    };
+    FixedPath path =
+        new FixedPath(null, 40, 30) {
+          @Override
+          public RowCounts write(
+              OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
+            super.write(files, completed, progress);
+            throw failure;
+          }
+        };
 
     assertThatThrownBy(() -> path.rewrite(null, io, done -> {}, "because")).isSameAs(failure);
-    assertThat(path.written).hasSize(2).allSatisfy(location -> assertThat(io.fileExists(location)).isFalse());
+    assertThat(path.written)
+        .hasSize(2)
+        .allSatisfy(location -> assertThat(io.fileExists(location)).isFalse());
   }
 
   /** A path that writes one small file per row count given, and reports {@code rows}. */
@@ -90,7 +100,8 @@ class GroupRewritePathTest {
     }
 
     @Override
-    public RowCounts write(OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
+    public RowCounts write(
+        OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
       for (long count : fileRows) {
         String location = folder + written.size() + ".parquet";
         byte[] bytes = ("rows " + count).getBytes(StandardCharsets.UTF_8);

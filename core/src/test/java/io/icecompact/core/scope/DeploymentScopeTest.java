@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 class DeploymentScopeTest {
   private final DeploymentScope scope =
-      DeploymentScope.parse("analytics.*, ops.audit", "s3://lake/warehouse/, s3://work/icecompact/jobs");
+      DeploymentScope.parse(
+          "analytics.*, ops.audit", "s3://lake/warehouse/, s3://work/icecompact/jobs");
 
   @Test
   void tablesMatchPartByPart() {
@@ -18,8 +19,9 @@ class DeploymentScopeTest {
     assertThatCode(() -> scope.checkTable("ops.audit")).doesNotThrowAnyException();
     assertThatThrownBy(() -> scope.checkTable("ops.payroll"))
         .isInstanceOf(OutsideDeploymentScopeException.class)
-        .hasMessage("Table 'ops.payroll' is outside this deployment's allowed tables [analytics.*, ops.audit]"
-            + " (ALLOWED_TABLES); nothing was written");
+        .hasMessage(
+            "Table 'ops.payroll' is outside this deployment's allowed tables [analytics.*, ops.audit]"
+                + " (ALLOWED_TABLES); nothing was written");
     // a * is one part: a nested namespace is not inside analytics.*
     assertThatThrownBy(() -> scope.checkTable("analytics.private.salaries"))
         .isInstanceOf(OutsideDeploymentScopeException.class);
@@ -29,14 +31,19 @@ class DeploymentScopeTest {
 
   @Test
   void locationsMustBeUnderAPrefixAtAFolderBoundary() {
-    assertThatCode(() -> scope.checkLocation("work_location", "s3://work/icecompact/jobs/analytics.orders/job-1"))
+    assertThatCode(
+            () ->
+                scope.checkLocation(
+                    "work_location", "s3://work/icecompact/jobs/analytics.orders/job-1"))
         .doesNotThrowAnyException();
     assertThatCode(() -> scope.checkLocation("table location", "s3://lake/warehouse"))
         .doesNotThrowAnyException();
-    assertThatThrownBy(() -> scope.checkLocation("work_location", "s3://work/icecompact/jobs-other/x"))
+    assertThatThrownBy(
+            () -> scope.checkLocation("work_location", "s3://work/icecompact/jobs-other/x"))
         .isInstanceOf(OutsideDeploymentScopeException.class)
-        .hasMessageContaining("The work_location 's3://work/icecompact/jobs-other/x' is outside this deployment's"
-            + " allowed locations [s3://lake/warehouse/, s3://work/icecompact/jobs/] (ALLOWED_LOCATIONS)");
+        .hasMessageContaining(
+            "The work_location 's3://work/icecompact/jobs-other/x' is outside this deployment's"
+                + " allowed locations [s3://lake/warehouse/, s3://work/icecompact/jobs/] (ALLOWED_LOCATIONS)");
     assertThatThrownBy(() -> scope.checkLocation("work_location", "s3://lake/warehouse/../../etc"))
         .isInstanceOf(OutsideDeploymentScopeException.class)
         .hasMessageContaining("it has a '.' or '..' segment");
@@ -51,7 +58,8 @@ class DeploymentScopeTest {
   void aJobIsCheckedOnItsTableAndItsWorkLocationWhenItNamesOne() {
     JobSpec inScope = new JobSpec("j", "analytics.orders", Map.of(), Map.of(), null, null, null);
     assertThatCode(() -> scope.check(inScope)).doesNotThrowAnyException();
-    JobSpec elsewhere = new JobSpec("j", "analytics.orders", Map.of(), Map.of(), null, null, "s3://other/w");
+    JobSpec elsewhere =
+        new JobSpec("j", "analytics.orders", Map.of(), Map.of(), null, null, "s3://other/w");
     assertThatThrownBy(() -> scope.check(elsewhere)).hasMessageContaining("'s3://other/w'");
   }
 
@@ -59,10 +67,12 @@ class DeploymentScopeTest {
   void unsetVariablesAllowEverythingAndMalformedEntriesFailAtStart() {
     DeploymentScope open = DeploymentScope.fromEnvironment(Map.of());
     assertThatCode(() -> open.checkTable("any.table")).doesNotThrowAnyException();
-    assertThatCode(() -> open.checkLocation("work_location", "file:/tmp/x")).doesNotThrowAnyException();
+    assertThatCode(() -> open.checkLocation("work_location", "file:/tmp/x"))
+        .doesNotThrowAnyException();
     assertThatThrownBy(() -> DeploymentScope.parse("orders", null))
         .hasMessage("ALLOWED_TABLES entry 'orders' is not namespace.table (a part may be *)");
     assertThatThrownBy(() -> DeploymentScope.parse(null, "bucket/prefix"))
-        .hasMessage("ALLOWED_LOCATIONS entry 'bucket/prefix' is not a location such as s3://bucket/prefix/");
+        .hasMessage(
+            "ALLOWED_LOCATIONS entry 'bucket/prefix' is not a location such as s3://bucket/prefix/");
   }
 }

@@ -8,9 +8,10 @@ import org.apache.iceberg.inmemory.InMemoryCatalog;
 import org.junit.jupiter.api.Test;
 
 /**
- * The catalog gets the FileIO TableAccess uses itself: S3FileIO for an S3 warehouse unless the properties
- * name one. Iceberg's JDBC catalog would otherwise default to HadoopFileIO, which the deployed functions do
- * not carry (DeployedJarCatalogsIT in state-machine runs that catalog from the jars).
+ * The catalog gets the FileIO TableAccess uses itself: S3FileIO for an S3 warehouse unless the
+ * properties name one. Iceberg's JDBC catalog would otherwise default to HadoopFileIO, which the
+ * deployed functions do not carry (DeployedJarCatalogsIT in state-machine runs that catalog from
+ * the jars).
  */
 class TableAccessFileIoTest {
   private static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
@@ -23,13 +24,16 @@ class TableAccessFileIoTest {
 
   @Test
   void anExplicitFileIoIsKept() {
-    assertThat(catalogProperties(Map.of("warehouse", "s3://bucket/warehouse", "io-impl", "com.example.MyFileIO")))
+    assertThat(
+            catalogProperties(
+                Map.of("warehouse", "s3://bucket/warehouse", "io-impl", "com.example.MyFileIO")))
         .containsEntry("io-impl", "com.example.MyFileIO");
   }
 
   @Test
   void anotherWarehouseKeepsTheCatalogsOwnDefault() {
-    assertThat(catalogProperties(Map.of("warehouse", "/tmp/warehouse"))).doesNotContainKey("io-impl");
+    assertThat(catalogProperties(Map.of("warehouse", "/tmp/warehouse")))
+        .doesNotContainKey("io-impl");
   }
 
   private static Map<String, String> catalogProperties(Map<String, String> given) {

@@ -1,10 +1,10 @@
 package io.icecompact.engine.care;
 
-import io.icecompact.fixtures.WarehouseTestBase;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.WarehouseTestBase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -26,14 +26,15 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
- * A local warehouse per test, a fragmented table, a compaction run embedded, and readers of storage.
- * Tests print their figures to stderr: they run concurrently with the CLI tests, which check that
- * nothing writes to System.out behind picocli's back.
+ * A local warehouse per test, a fragmented table, a compaction run embedded, and readers of
+ * storage. Tests print their figures to stderr: they run concurrently with the CLI tests, which
+ * check that nothing writes to System.out behind picocli's back.
  */
 @Execution(ExecutionMode.CONCURRENT)
 abstract class CareTestBase extends WarehouseTestBase {
   JobResult compact(Map<String, String> options, String where) {
-    return new EmbeddedJobRunner(2, ProgressListener.NONE).run(new JobSpec(null, TABLE, catalog, options, null, where, null));
+    return new EmbeddedJobRunner(2, ProgressListener.NONE)
+        .run(new JobSpec(null, TABLE, catalog, options, null, where, null));
   }
 
   static Path folder(Table table) {

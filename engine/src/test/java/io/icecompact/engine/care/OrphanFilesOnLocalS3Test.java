@@ -2,15 +2,15 @@ package io.icecompact.engine.care;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.care.OrphanFilesStep;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.testkit.LocalS3;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
@@ -42,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OrphanFilesOnLocalS3Test {
   private static final String TABLE = "db.orders";
-  private static final FragmentedTable.Shape SHAPE = new FragmentedTable.Shape(2, 4, 100, 2, 2, 6, true);
+  private static final FragmentedTable.Shape SHAPE =
+      new FragmentedTable.Shape(2, 4, 100, 2, 2, 6, true);
 
   @TempDir Path dir;
   private LocalS3 s3;
@@ -67,11 +67,14 @@ class OrphanFilesOnLocalS3Test {
   void listsThroughS3AndDeletesOnlyUnreachableObjects() {
     FragmentedTable.create(access.catalog(), TableIdentifier.parse(TABLE), SHAPE);
     JobResult compaction =
-        new EmbeddedJobRunner(2, ProgressListener.NONE).run(new JobSpec(null, TABLE, catalog, Map.of("rewrite-all", "true"), null, null, null));
+        new EmbeddedJobRunner(2, ProgressListener.NONE)
+            .run(
+                new JobSpec(null, TABLE, catalog, Map.of("rewrite-all", "true"), null, null, null));
     assertThat(compaction.status()).isEqualTo(JobStatus.COMMITTED);
     Table table = access.loadTable(TABLE);
     Map<String, Long> rows = LiveRows.multiset(table);
-    String orphan = table.location() + "/data/ordered_at_day=2026-06-01/00009-killed-worker.parquet";
+    String orphan =
+        table.location() + "/data/ordered_at_day=2026-06-01/00009-killed-worker.parquet";
     String doubledSlash = table.location() + "/metadata//stale-m0.avro";
     write(table, orphan);
     write(table, doubledSlash);
@@ -82,7 +85,14 @@ class OrphanFilesOnLocalS3Test {
 
     Clock fourDaysLater = Clock.fixed(Instant.now().plus(Duration.ofDays(4)), ZoneOffset.UTC);
     OrphanFilesStep.Report report =
-        new OrphanFilesStep(access.catalog(), TABLE, OrphanFilesStep.DEFAULT_MIN_AGE, null, fourDaysLater, t -> {}).run(access.loadTable(TABLE));
+        new OrphanFilesStep(
+                access.catalog(),
+                TABLE,
+                OrphanFilesStep.DEFAULT_MIN_AGE,
+                null,
+                fourDaysLater,
+                t -> {})
+            .run(access.loadTable(TABLE));
 
     assertThat(report.problems()).isEmpty();
     assertThat(report.orphansDeleted().count()).isEqualTo(2);
@@ -92,10 +102,12 @@ class OrphanFilesOnLocalS3Test {
     assertThat(reachable).allSatisfy(file -> assertThat(exists(table, file)).as(file).isTrue());
     assertThat(report.workLocationsRemoved()).isEqualTo(1);
     Iterable<FileInfo> work =
-        ((SupportsPrefixOperations) table.io()).listPrefix(table.location() + "/_icecompact/" + compaction.jobId() + "/");
+        ((SupportsPrefixOperations) table.io())
+            .listPrefix(table.location() + "/_icecompact/" + compaction.jobId() + "/");
     assertThat(work).isEmpty();
     assertThat(LiveRows.multiset(access.loadTable(TABLE))).isEqualTo(rows);
-    System.err.printf("orphans on S3: %d listed, %d orphans deleted, %d work files deleted%n",
+    System.err.printf(
+        "orphans on S3: %d listed, %d orphans deleted, %d work files deleted%n",
         report.filesListed(), report.orphansDeleted().count(), report.workFilesDeleted().count());
   }
 

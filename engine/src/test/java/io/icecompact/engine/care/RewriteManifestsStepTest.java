@@ -2,9 +2,9 @@ package io.icecompact.engine.care;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icecompact.care.RewriteManifestsStep;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
-import io.icecompact.care.RewriteManifestsStep;
 import java.util.Map;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.ManifestFile;
@@ -12,7 +12,10 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.junit.jupiter.api.Test;
 
-/** {@link RewriteManifestsStep}: past the threshold, fewer manifests, each a partition range; same files and rows. */
+/**
+ * {@link RewriteManifestsStep}: past the threshold, fewer manifests, each a partition range; same
+ * files and rows.
+ */
 class RewriteManifestsStepTest extends CareTestBase {
   /** 6 day partitions of 5 files: 30 appends, one manifest each. */
   static final FragmentedTable.Shape STREAM = new FragmentedTable.Shape(6, 5, 100, 2, 2, 10, true);
@@ -22,17 +25,25 @@ class RewriteManifestsStepTest extends CareTestBase {
     Table table = create(STREAM);
     Map<String, Long> rows = LiveRows.multiset(table);
     // a target of ten one-entry manifests' bytes: ranges of two day partitions (5 files each)
-    long averageManifest = (long) table.currentSnapshot().dataManifests(table.io()).stream()
-        .mapToLong(ManifestFile::length).average().orElseThrow();
-    table.updateProperties()
-        .set(TableProperties.MANIFEST_TARGET_SIZE_BYTES, Long.toString(10 * averageManifest)).commit();
+    long averageManifest =
+        (long)
+            table.currentSnapshot().dataManifests(table.io()).stream()
+                .mapToLong(ManifestFile::length)
+                .average()
+                .orElseThrow();
+    table
+        .updateProperties()
+        .set(TableProperties.MANIFEST_TARGET_SIZE_BYTES, Long.toString(10 * averageManifest))
+        .commit();
 
     RewriteManifestsStep.Report report = new RewriteManifestsStep(10).run(load());
 
     table = load();
     assertThat(report.rewritten()).isTrue();
-    assertThat(report.dataManifestsBefore()).isEqualTo(table.snapshot(table.currentSnapshot().parentId())
-        .dataManifests(table.io()).size()).isGreaterThanOrEqualTo(30);
+    assertThat(report.dataManifestsBefore())
+        .isEqualTo(
+            table.snapshot(table.currentSnapshot().parentId()).dataManifests(table.io()).size())
+        .isGreaterThanOrEqualTo(30);
     assertThat(report.dataManifestsAfter())
         .isEqualTo(table.currentSnapshot().dataManifests(table.io()).size())
         .isEqualTo(3);
@@ -48,7 +59,9 @@ class RewriteManifestsStepTest extends CareTestBase {
       }
     }
     assertThat(LiveRows.multiset(table)).isEqualTo(rows);
-    System.err.printf("manifests: %d -> %d data manifests%n", report.dataManifestsBefore(), report.dataManifestsAfter());
+    System.err.printf(
+        "manifests: %d -> %d data manifests%n",
+        report.dataManifestsBefore(), report.dataManifestsAfter());
   }
 
   @Test
@@ -61,16 +74,22 @@ class RewriteManifestsStepTest extends CareTestBase {
     assertThat(load().currentSnapshot().snapshotId()).isEqualTo(snapshot);
   }
 
-  /** Whether two manifests' day ranges overlap (the partition summaries of the single day field). */
+  /**
+   * Whether two manifests' day ranges overlap (the partition summaries of the single day field).
+   */
   private static boolean overlaps(ManifestFile a, ManifestFile b) {
-    int aLow = org.apache.iceberg.types.Conversions.fromByteBuffer(
-        org.apache.iceberg.types.Types.IntegerType.get(), a.partitions().get(0).lowerBound());
-    int aHigh = org.apache.iceberg.types.Conversions.fromByteBuffer(
-        org.apache.iceberg.types.Types.IntegerType.get(), a.partitions().get(0).upperBound());
-    int bLow = org.apache.iceberg.types.Conversions.fromByteBuffer(
-        org.apache.iceberg.types.Types.IntegerType.get(), b.partitions().get(0).lowerBound());
-    int bHigh = org.apache.iceberg.types.Conversions.fromByteBuffer(
-        org.apache.iceberg.types.Types.IntegerType.get(), b.partitions().get(0).upperBound());
+    int aLow =
+        org.apache.iceberg.types.Conversions.fromByteBuffer(
+            org.apache.iceberg.types.Types.IntegerType.get(), a.partitions().get(0).lowerBound());
+    int aHigh =
+        org.apache.iceberg.types.Conversions.fromByteBuffer(
+            org.apache.iceberg.types.Types.IntegerType.get(), a.partitions().get(0).upperBound());
+    int bLow =
+        org.apache.iceberg.types.Conversions.fromByteBuffer(
+            org.apache.iceberg.types.Types.IntegerType.get(), b.partitions().get(0).lowerBound());
+    int bHigh =
+        org.apache.iceberg.types.Conversions.fromByteBuffer(
+            org.apache.iceberg.types.Types.IntegerType.get(), b.partitions().get(0).upperBound());
     return aLow <= bHigh && bLow <= aHigh;
   }
 }

@@ -1,6 +1,9 @@
 package io.icecompact.engine.equivalence;
 
-/** The column types a random table may have: every primitive the rewrite paths must carry, and nesting. */
+/**
+ * The column types a random table may have: every primitive the rewrite paths must carry, and
+ * nesting.
+ */
 enum ColumnKind {
   INT,
   LONG,

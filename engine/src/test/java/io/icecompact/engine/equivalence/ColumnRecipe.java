@@ -16,6 +16,8 @@ record ColumnRecipe(ColumnKind kind, boolean present, boolean lowCardinality, in
 
   @Override
   public String toString() {
-    return kind + (lowCardinality ? "/dict" : "/plain") + (optional() ? "/null" + nullPercent + "%" : "");
+    return kind
+        + (lowCardinality ? "/dict" : "/plain")
+        + (optional() ? "/null" + nullPercent + "%" : "");
   }
 }

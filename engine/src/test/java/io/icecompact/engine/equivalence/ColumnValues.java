@@ -16,12 +16,16 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * Values of a column's type, with the edges that tell encoders apart: NaN and both zeros, infinities,
- * empty and multi-byte strings longer than the 16 characters a bound keeps, extreme integers.
+ * Values of a column's type, with the edges that tell encoders apart: NaN and both zeros,
+ * infinities, empty and multi-byte strings longer than the 16 characters a bound keeps, extreme
+ * integers.
  */
 final class ColumnValues {
-  private static final String[] WORDS = {"", "a", "zz", "éte", "漢字", "long value past sixteen chars", "\u0000x"};
-  private static final OffsetDateTime EPOCH = OffsetDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
+  private static final String[] WORDS = {
+    "", "a", "zz", "éte", "漢字", "long value past sixteen chars", "\u0000x"
+  };
+  private static final OffsetDateTime EPOCH =
+      OffsetDateTime.of(1970, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC);
 
   private ColumnValues() {}
 
@@ -31,15 +35,32 @@ final class ColumnValues {
       return null;
     }
     return switch (type.typeId()) {
-      case INTEGER -> pick(random, 8) ? edge(random, 0, Integer.MIN_VALUE, Integer.MAX_VALUE, -1) : random.nextInt(2000) - 1000;
-      case LONG -> pick(random, 8) ? edge(random, 0L, Long.MIN_VALUE, Long.MAX_VALUE, -1L) : random.nextLong();
-      case FLOAT -> pick(random, 4)
-          ? edge(random, Float.NaN, 0.0f, -0.0f, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY)
-          : random.nextFloat() * 200 - 100;
-      case DOUBLE -> pick(random, 4)
-          ? edge(random, Double.NaN, 0.0d, -0.0d, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY)
-          : random.nextDouble() * 2e6 - 1e6;
-      case DECIMAL -> BigDecimal.valueOf(random.nextLong() % 1_000_000_000_000L, ((Types.DecimalType) type).scale());
+      case INTEGER ->
+          pick(random, 8)
+              ? edge(random, 0, Integer.MIN_VALUE, Integer.MAX_VALUE, -1)
+              : random.nextInt(2000) - 1000;
+      case LONG ->
+          pick(random, 8)
+              ? edge(random, 0L, Long.MIN_VALUE, Long.MAX_VALUE, -1L)
+              : random.nextLong();
+      case FLOAT ->
+          pick(random, 4)
+              ? edge(
+                  random, Float.NaN, 0.0f, -0.0f, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY)
+              : random.nextFloat() * 200 - 100;
+      case DOUBLE ->
+          pick(random, 4)
+              ? edge(
+                  random,
+                  Double.NaN,
+                  0.0d,
+                  -0.0d,
+                  Double.POSITIVE_INFINITY,
+                  Double.NEGATIVE_INFINITY)
+              : random.nextDouble() * 2e6 - 1e6;
+      case DECIMAL ->
+          BigDecimal.valueOf(
+              random.nextLong() % 1_000_000_000_000L, ((Types.DecimalType) type).scale());
       case STRING -> string(random);
       case BINARY -> {
         byte[] bytes = new byte[random.nextInt(24)];
@@ -69,7 +90,9 @@ final class ColumnValues {
         Types.MapType map = type.asMapType();
         Map<Object, Object> entries = new LinkedHashMap<>();
         for (int i = random.nextInt(4); i > 0; i--) {
-          entries.put(value(map.keyType(), false, 0, random), value(map.valueType(), map.isValueOptional(), 20, random));
+          entries.put(
+              value(map.keyType(), false, 0, random),
+              value(map.valueType(), map.isValueOptional(), 20, random));
         }
         yield entries;
       }

@@ -38,9 +38,9 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * Builds the table a {@link TableRecipe} describes, the way writers leave tables behind: one commit a
- * file, then position deletes (or deletion vectors), then equality deletes and a file that re-inserts
- * some of the deleted ids (its rows must survive: they are newer than the deletes).
+ * Builds the table a {@link TableRecipe} describes, the way writers leave tables behind: one commit
+ * a file, then position deletes (or deletion vectors), then equality deletes and a file that
+ * re-inserts some of the deleted ids (its rows must survive: they are newer than the deletes).
  */
 final class RecipeTable {
   private final TableRecipe recipe;
@@ -67,7 +67,8 @@ final class RecipeTable {
   }
 
   /** Creates the table; {@code compactOnce} compacts it (called when the recipe asks for it). */
-  static Table create(Catalog catalog, TableIdentifier id, TableRecipe recipe, Runnable compactOnce) {
+  static Table create(
+      Catalog catalog, TableIdentifier id, TableRecipe recipe, Runnable compactOnce) {
     return new RecipeTable(recipe).build(catalog, id, compactOnce);
   }
 
@@ -101,12 +102,17 @@ final class RecipeTable {
       case DATE -> Types.DateType.get();
       case TIMESTAMP -> Types.TimestampType.withZone();
       case BOOLEAN -> Types.BooleanType.get();
-      case STRUCT -> Types.StructType.of(
-          Types.NestedField.optional(ids.incrementAndGet(), "x", Types.DoubleType.get()),
-          Types.NestedField.optional(ids.incrementAndGet(), "y", Types.StringType.get()));
+      case STRUCT ->
+          Types.StructType.of(
+              Types.NestedField.optional(ids.incrementAndGet(), "x", Types.DoubleType.get()),
+              Types.NestedField.optional(ids.incrementAndGet(), "y", Types.StringType.get()));
       case LIST -> Types.ListType.ofOptional(ids.incrementAndGet(), Types.StringType.get());
-      case MAP -> Types.MapType.ofOptional(
-          ids.incrementAndGet(), ids.incrementAndGet(), Types.StringType.get(), Types.IntegerType.get());
+      case MAP ->
+          Types.MapType.ofOptional(
+              ids.incrementAndGet(),
+              ids.incrementAndGet(),
+              Types.StringType.get(),
+              Types.IntegerType.get());
     };
   }
 
@@ -183,7 +189,8 @@ final class RecipeTable {
         new GenericFileWriterFactory.Builder(table)
             .dataFileFormat(FileFormat.PARQUET)
             .build()
-            .newDataWriter(outputs(table).newOutputFile(table.spec(), partition), table.spec(), partition);
+            .newDataWriter(
+                outputs(table).newOutputFile(table.spec(), partition), table.spec(), partition);
     try (writer) {
       rows.forEach(writer::write);
     } catch (IOException e) {
@@ -223,7 +230,8 @@ final class RecipeTable {
         for (List<DataFile> targets : targetsByPartition.values()) {
           for (DataFile target : targets) {
             for (long pos : positions(target)) {
-              dvs.delete(target.location(), pos, table.specs().get(target.specId()), target.partition());
+              dvs.delete(
+                  target.location(), pos, table.specs().get(target.specId()), target.partition());
             }
           }
         }
@@ -240,7 +248,8 @@ final class RecipeTable {
             new GenericFileWriterFactory.Builder(table)
                 .deleteFileFormat(FileFormat.PARQUET)
                 .build()
-                .newPositionDeleteWriter(outputs(table).newOutputFile(table.spec(), partition), table.spec(), partition);
+                .newPositionDeleteWriter(
+                    outputs(table).newOutputFile(table.spec(), partition), table.spec(), partition);
         PositionDelete<Record> delete = PositionDelete.create();
         try (writer) {
           for (DataFile target : targets) {
@@ -296,7 +305,8 @@ final class RecipeTable {
       probe.setField("part", entry.getKey());
       PartitionKey partition = partition(table, probe);
       EqualityDeleteWriter<Record> writer =
-          writers.newEqualityDeleteWriter(outputs(table).newOutputFile(table.spec(), partition), table.spec(), partition);
+          writers.newEqualityDeleteWriter(
+              outputs(table).newOutputFile(table.spec(), partition), table.spec(), partition);
       try (writer) {
         for (long id : ids) {
           GenericRecord key = GenericRecord.create(keySchema);

@@ -10,12 +10,13 @@ import java.util.List;
  * @param files data files written before the deletes (a re-insert file may follow)
  * @param rowsPerFile rows in each of them
  * @param partitioned two identity partitions on {@code part}, or one unpartitioned table
- * @param positionDeletes delete rows by position (v2: one delete file per partition covering several
- *     data files; v3: deletion vectors sharing a Puffin file)
+ * @param positionDeletes delete rows by position (v2: one delete file per partition covering
+ *     several data files; v3: deletion vectors sharing a Puffin file)
  * @param equalityDeletes delete ids by equality, then re-insert some of them in a later file
- * @param maxGroupFiles at most this many files a group: fewer than a partition has makes partial groups
- * @param smallPages tiny page, dictionary and row-group budgets: many pages and row groups a file, and
- *     dictionaries that fall back to plain encoding
+ * @param maxGroupFiles at most this many files a group: fewer than a partition has makes partial
+ *     groups
+ * @param smallPages tiny page, dictionary and row-group budgets: many pages and row groups a file,
+ *     and dictionaries that fall back to plain encoding
  * @param compactFirst (v3) compact once before the last files and deletes, so inputs mix stored and
  *     inherited row lineage
  * @param seed the values

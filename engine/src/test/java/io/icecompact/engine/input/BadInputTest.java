@@ -3,13 +3,13 @@ package io.icecompact.engine.input;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icecompact.fixtures.TestTables;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.options.RewriteOptions;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.TestTables;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.iceberg.expressions.ExpressionParser;
@@ -18,7 +18,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Input a user can get wrong is refused before anything is written, with a message that names it. */
+/**
+ * Input a user can get wrong is refused before anything is written, with a message that names it.
+ */
 class BadInputTest {
   static final String TABLE = "db.orders";
 
@@ -42,7 +44,8 @@ class BadInputTest {
 
   JobResult run(String tableName, Map<String, String> options, String filterJson, String where) {
     JobSpec spec =
-        new JobSpec(null, tableName, TestTables.catalog(warehouse), options, filterJson, where, null);
+        new JobSpec(
+            null, tableName, TestTables.catalog(warehouse), options, filterJson, where, null);
     return new EmbeddedJobRunner(2, ProgressListener.NONE).run(spec);
   }
 
@@ -51,7 +54,8 @@ class BadInputTest {
     assertThat(after.snapshotId()).isEqualTo(before.snapshotId());
     assertThat(after.snapshots()).isEqualTo(before.snapshots());
     assertThat(after.rows()).isEqualTo(before.rows());
-    // no new data files, no new metadata, and no job folder (the plan is stored only after all checks)
+    // no new data files, no new metadata, and no job folder (the plan is stored only after all
+    // checks)
     assertThat(after.files()).isEqualTo(before.files());
     assertThat(TestTables.localPath(location).resolve("_icecompact")).doesNotExist();
   }
@@ -111,7 +115,8 @@ class BadInputTest {
   void whereWithUnterminatedQuoteIsReported() {
     assertThatThrownBy(() -> run(Map.of(), null, "ordered_at >= '2026-06-02"))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessage("Malformed filter \"ordered_at >= '2026-06-02\": unterminated quote at position 14");
+        .hasMessage(
+            "Malformed filter \"ordered_at >= '2026-06-02\": unterminated quote at position 14");
     assertTableUnchanged();
   }
 
@@ -158,7 +163,8 @@ class BadInputTest {
 
   @Test
   void missingCatalogTypeIsBadInput() {
-    JobSpec spec = new JobSpec(null, TABLE, Map.of("uri", "jdbc:sqlite:/nowhere"), Map.of(), null, null, null);
+    JobSpec spec =
+        new JobSpec(null, TABLE, Map.of("uri", "jdbc:sqlite:/nowhere"), Map.of(), null, null, null);
     assertThatThrownBy(() -> new EmbeddedJobRunner(1, ProgressListener.NONE).run(spec))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessageStartingWith("Catalog properties must set 'type'");

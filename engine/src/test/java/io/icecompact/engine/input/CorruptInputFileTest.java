@@ -2,15 +2,15 @@ package io.icecompact.engine.input;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.TestTables;
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.TestTables;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +38,8 @@ class CorruptInputFileTest {
   void corruptFileFailsOnlyItsGroup() throws IOException {
     String location = TestTables.create(warehouse, TABLE, TestTables.SMALL);
     Map<String, Long> rowsBefore = TestTables.withTable(warehouse, TABLE, LiveRows::multiset);
-    Map<String, String> filesBefore = TestTables.withTable(warehouse, TABLE, TestTables::liveDataFiles);
+    Map<String, String> filesBefore =
+        TestTables.withTable(warehouse, TABLE, TestTables::liveDataFiles);
     assertThat(new java.util.TreeSet<>(filesBefore.values()))
         .containsExactly(
             "ordered_at_day=2026-06-01", "ordered_at_day=2026-06-02", "ordered_at_day=2026-06-03");
@@ -57,7 +58,9 @@ class CorruptInputFileTest {
 
     JobResult result =
         new EmbeddedJobRunner(2, ProgressListener.NONE)
-            .run(new JobSpec(null, TABLE, TestTables.catalog(warehouse), Map.of(), null, null, null));
+            .run(
+                new JobSpec(
+                    null, TABLE, TestTables.catalog(warehouse), Map.of(), null, null, null));
 
     assertThat(result.status()).isEqualTo(JobStatus.PARTIAL);
     assertThat(result.groups()).hasSize(3);
@@ -67,7 +70,11 @@ class CorruptInputFileTest {
     GroupOutcome corruptGroup = failed.get(0);
     assertThat(corruptGroup.partition()).isEqualTo(corruptPartition);
     assertThat(corruptGroup.reason())
-        .startsWith(CorruptInputFileException.class.getSimpleName() + ": Cannot rewrite data file " + corrupt + ": ");
+        .startsWith(
+            CorruptInputFileException.class.getSimpleName()
+                + ": Cannot rewrite data file "
+                + corrupt
+                + ": ");
     assertThat(corruptGroup.inputFiles()).isEqualTo(5);
     assertThat(corruptGroup.outputFiles()).isZero();
     assertThat(result.groups())
@@ -81,8 +88,10 @@ class CorruptInputFileTest {
     assertThat(result.failedDataFilesCount()).isEqualTo(5);
     assertThat(result.snapshotIds()).hasSize(1);
 
-    // the corrupt group's files are still the live files of its partition, other partitions were compacted
-    Map<String, String> filesAfter = TestTables.withTable(warehouse, TABLE, TestTables::liveDataFiles);
+    // the corrupt group's files are still the live files of its partition, other partitions were
+    // compacted
+    Map<String, String> filesAfter =
+        TestTables.withTable(warehouse, TABLE, TestTables::liveDataFiles);
     Map<String, String> corruptPartitionBefore = onlyPartition(filesBefore, corruptPartition);
     assertThat(onlyPartition(filesAfter, corruptPartition)).isEqualTo(corruptPartitionBefore);
     assertThat(corruptPartitionBefore).containsKey(corrupt).hasSize(5);
@@ -106,7 +115,8 @@ class CorruptInputFileTest {
   private static String fileWithPositionDeletes(Table table, String partition) {
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
       for (FileScanTask task : tasks) {
-        boolean inPartition = table.spec().partitionToPath(task.file().partition()).equals(partition);
+        boolean inPartition =
+            table.spec().partitionToPath(task.file().partition()).equals(partition);
         boolean positionDeletes =
             task.deletes().stream().anyMatch(d -> d.content() == FileContent.POSITION_DELETES);
         if (inPartition && positionDeletes) {

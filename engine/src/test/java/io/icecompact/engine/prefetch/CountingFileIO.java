@@ -11,8 +11,8 @@ import org.apache.iceberg.io.SeekableInputStream;
 
 /**
  * A FileIO that counts the read streams other threads than the reader's own open on the FileIO it
- * wraps, and their declared bytes: what a prefetch has in flight against storage, seen from outside it
- * (the reader's own direct reads are not the prefetch's).
+ * wraps, and their declared bytes: what a prefetch has in flight against storage, seen from outside
+ * it (the reader's own direct reads are not the prefetch's).
  */
 final class CountingFileIO implements FileIO {
   private final FileIO delegate;

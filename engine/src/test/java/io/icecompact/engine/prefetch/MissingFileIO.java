@@ -7,8 +7,8 @@ import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.SeekableInputStream;
 
 /**
- * A FileIO on which one file is gone, as S3FileIO reports it (NotFoundException when read), while the
- * table shared by the other tests keeps it.
+ * A FileIO on which one file is gone, as S3FileIO reports it (NotFoundException when read), while
+ * the table shared by the other tests keeps it.
  */
 final class MissingFileIO implements FileIO {
   private final FileIO delegate;

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icecompact.fixtures.FragmentedTable;
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.PlanCopy;
 import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupResult;
@@ -16,6 +13,9 @@ import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.PlanCopy;
+import io.icecompact.fixtures.FragmentedTable;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.testkit.LocalS3;
 import io.icecompact.worker.GroupRewriter;
@@ -27,7 +27,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
@@ -53,12 +51,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The input prefetch against real S3 requests (s3proxy in the JVM, Iceberg's S3FileIO): the same
- * output with and without it, requests and bytes within its bounds, typed failures and a clean close.
+ * output with and without it, requests and bytes within its bounds, typed failures and a clean
+ * close.
  */
 class PrefetchOnLocalS3Test {
   private static final String TABLE = "db.orders";
-  /** 2 day partitions of 6 files of 300 rows, position deletes on 3 files, 10 equality-deleted ids. */
-  private static final FragmentedTable.Shape SHAPE = new FragmentedTable.Shape(2, 6, 300, 2, 3, 10, true);
+
+  /**
+   * 2 day partitions of 6 files of 300 rows, position deletes on 3 files, 10 equality-deleted ids.
+   */
+  private static final FragmentedTable.Shape SHAPE =
+      new FragmentedTable.Shape(2, 6, 300, 2, 3, 10, true);
 
   private static LocalS3 s3;
   @TempDir static Path dir;
@@ -67,7 +70,9 @@ class PrefetchOnLocalS3Test {
   private static Table table;
   private static RewritePlanner.PlannedJob planned;
 
-  /** One table for all tests: none changes it (each rewrite writes new files under its own job id). */
+  /**
+   * One table for all tests: none changes it (each rewrite writes new files under its own job id).
+   */
   @BeforeAll
   static void tableOnS3() {
     s3 = new LocalS3().start();
@@ -88,16 +93,21 @@ class PrefetchOnLocalS3Test {
   void groupOutputIsTheSameWithAndWithoutPrefetch() {
     GroupRewriter withPrefetch =
         new GroupRewriter(access, WorkerSettings.defaults().withPrefetch(PrefetchLimits.DEFAULT));
-    GroupRewriter without = new GroupRewriter(access, WorkerSettings.defaults().withPrefetch(PrefetchLimits.OFF));
+    GroupRewriter without =
+        new GroupRewriter(access, WorkerSettings.defaults().withPrefetch(PrefetchLimits.OFF));
     long start = System.nanoTime();
     Map<Integer, GroupOutput> prefetched = rewriteAll("prefetched", withPrefetch);
     long middle = System.nanoTime();
     Map<Integer, GroupOutput> direct = rewriteAll("direct", without);
     long end = System.nanoTime();
-    // recorded, not asserted: local S3 has no latency, so this shows the prefetch's cost, not its gain
+    // recorded, not asserted: local S3 has no latency, so this shows the prefetch's cost, not its
+    // gain
     System.out.printf(
         "prefetch on local S3: %d groups, with prefetch %d ms (%s), without %d ms%n",
-        prefetched.size(), (middle - start) / 1_000_000, withPrefetch.prefetchStats(), (end - middle) / 1_000_000);
+        prefetched.size(),
+        (middle - start) / 1_000_000,
+        withPrefetch.prefetchStats(),
+        (end - middle) / 1_000_000);
 
     assertThat(withPrefetch.prefetchStats().filesPrefetched()).isPositive();
     assertThat(without.prefetchStats()).isEqualTo(PrefetchStats.NONE);
@@ -131,10 +141,13 @@ class PrefetchOnLocalS3Test {
     assertThat(storage.peakOpen()).isLessThanOrEqualTo(2);
     assertThat(storage.peakOpenBytes()).isLessThanOrEqualTo(3 * largest);
     assertThat(storage.open()).isZero();
-    assertThat(stats.filesPrefetched() + stats.filesReadDirectly()).isGreaterThanOrEqualTo(read.size());
+    assertThat(stats.filesPrefetched() + stats.filesReadDirectly())
+        .isGreaterThanOrEqualTo(read.size());
     assertThat(stats.filesPrefetched()).isPositive();
     for (Map.Entry<String, byte[]> file : read.entrySet()) {
-      assertThat(file.getValue()).as(file.getKey()).isEqualTo(readAll(access.fileIO().newInputFile(file.getKey())));
+      assertThat(file.getValue())
+          .as(file.getKey())
+          .isEqualTo(readAll(access.fileIO().newInputFile(file.getKey())));
     }
   }
 
@@ -143,7 +156,8 @@ class PrefetchOnLocalS3Test {
     List<FileScanTask> tasks = planned.tasks(0);
     String missing = tasks.get(1).file().location();
     CountingFileIO storage = new CountingFileIO(new MissingFileIO(access.fileIO(), missing));
-    try (PrefetchingFileIO inputs = PrefetchingFileIO.start(storage, tasks, PrefetchLimits.DEFAULT)) {
+    try (PrefetchingFileIO inputs =
+        PrefetchingFileIO.start(storage, tasks, PrefetchLimits.DEFAULT)) {
       awaitAllFetched(inputs);
       assertThatThrownBy(() -> inputs.newInputFile(missing))
           .isInstanceOf(CorruptInputFileException.class)
@@ -156,7 +170,8 @@ class PrefetchOnLocalS3Test {
   void closeStopsFetchingAndLaterReadsGoToStorage() {
     List<FileScanTask> tasks = planned.tasks(0);
     CountingFileIO storage = new CountingFileIO(access.fileIO());
-    PrefetchingFileIO inputs = PrefetchingFileIO.start(storage, tasks, new PrefetchLimits(1, 1 << 20, 1 << 20));
+    PrefetchingFileIO inputs =
+        PrefetchingFileIO.start(storage, tasks, new PrefetchLimits(1, 1 << 20, 1 << 20));
     inputs.close();
     int streamsAtClose = storage.streams();
 
@@ -177,12 +192,15 @@ class PrefetchOnLocalS3Test {
   private record GroupOutput(List<String> rows, List<JsonNode> files) {}
 
   private Map<Integer, GroupOutput> rewriteAll(String run, GroupRewriter rewriter) {
-    PlanSummary summary = PlanCopy.store(access, planned, table.location(), TABLE, planned.plan().jobId() + "-" + run);
+    PlanSummary summary =
+        PlanCopy.store(
+            access, planned, table.location(), TABLE, planned.plan().jobId() + "-" + run);
     JobStore store = new JobStore(access.fileIO());
     Map<Integer, GroupOutput> outputs = new TreeMap<>();
     for (int index : summary.groupIndexes()) {
       rewriter.rewrite(GroupRequest.of(spec(), summary, index, 1));
-      GroupResult result = store.readGroupResult(new WorkLocation(summary.workLocation()), index).orElseThrow();
+      GroupResult result =
+          store.readGroupResult(new WorkLocation(summary.workLocation()), index).orElseThrow();
       List<String> rows = new ArrayList<>();
       List<JsonNode> files = new ArrayList<>();
       for (JsonNode file : result.outputFiles()) {
@@ -201,7 +219,8 @@ class PrefetchOnLocalS3Test {
     try (CloseableIterable<Record> records =
         Parquet.read(access.fileIO().newInputFile(location))
             .project(table.schema())
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(table.schema(), fileSchema))
+            .createReaderFunc(
+                fileSchema -> GenericParquetReaders.buildReader(table.schema(), fileSchema))
             .build()) {
       for (Record record : records) {
         rows.add(LiveRows.text(record, table.schema().columns().size()));
@@ -231,8 +250,12 @@ class PrefetchOnLocalS3Test {
     return bytes;
   }
 
-  /** Waits until the fetchers have filled the budget (up to one file short): the bound is then tested. */
-  private static void awaitWindowFull(PrefetchingFileIO inputs, PrefetchLimits limits, long largest) {
+  /**
+   * Waits until the fetchers have filled the budget (up to one file short): the bound is then
+   * tested.
+   */
+  private static void awaitWindowFull(
+      PrefetchingFileIO inputs, PrefetchLimits limits, long largest) {
     await(() -> inputs.stats().peakBytesInFlight() > limits.maxBytesInFlight() - largest);
   }
 

@@ -12,10 +12,10 @@ import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
 
 /**
- * The local warehouse's FileIO ({@code io-impl}) with storage that can fail a chosen file's creation with a
- * connection reset, as S3 does under load. Armed per warehouse (tests run concurrently, each on its own),
- * for paths matching a predicate; fires once. The soak uses it on a job's output files and on the
- * committer's manifests.
+ * The local warehouse's FileIO ({@code io-impl}) with storage that can fail a chosen file's
+ * creation with a connection reset, as S3 does under load. Armed per warehouse (tests run
+ * concurrently, each on its own), for paths matching a predicate; fires once. The soak uses it on a
+ * job's output files and on the committer's manifests.
  */
 public class FaultingLocalFileIO extends LocalFileIO {
   private record Armed(Predicate<String> path, AtomicInteger fired) {}
@@ -65,7 +65,9 @@ public class FaultingLocalFileIO extends LocalFileIO {
     String path = location.replaceFirst("^file:", "");
     for (Map.Entry<String, Armed> entry : ARMED.entrySet()) {
       Armed armed = entry.getValue();
-      if (path.startsWith(entry.getKey()) && armed.path().test(path) && armed.fired().compareAndSet(0, 1)) {
+      if (path.startsWith(entry.getKey())
+          && armed.path().test(path)
+          && armed.fired().compareAndSet(0, 1)) {
         throw new UncheckedIOException(
             "injected: cannot create " + location, new SocketException("Connection reset"));
       }

@@ -5,9 +5,15 @@ import java.util.Random;
 /** The fault a soak job draws; each names where it strikes and what the job must end as. */
 enum SoakFault {
   NONE,
-  /** The catalog commits the job's (first or a later) snapshot, then loses the answer: still COMMITTED. */
+  /**
+   * The catalog commits the job's (first or a later) snapshot, then loses the answer: still
+   * COMMITTED.
+   */
   CATALOG_LANDED_ANSWER_LOST,
-  /** The catalog loses the answer of a commit that did not land: UNKNOWN, then a re-commit finishes it. */
+  /**
+   * The catalog loses the answer of a commit that did not land: UNKNOWN, then a re-commit finishes
+   * it.
+   */
   CATALOG_DID_NOT_LAND,
   /** One group's first attempt fails with a transient error before writing: retried, no trace. */
   WORKER_TRANSIENT,
@@ -25,8 +31,8 @@ enum SoakFault {
   /** Storage resets the connection creating one of the job's output files: the worker retries. */
   STORAGE_WORKER_OUTPUT,
   /**
-   * Storage resets the connection creating the committer's first manifest: the commit never reaches the
-   * catalog; the run stops with the error and a re-commit finishes the job.
+   * Storage resets the connection creating the committer's first manifest: the commit never reaches
+   * the catalog; the run stops with the error and a re-commit finishes the job.
    */
   STORAGE_COMMIT_MANIFEST;
 

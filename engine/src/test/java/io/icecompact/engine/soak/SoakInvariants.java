@@ -2,10 +2,10 @@ package io.icecompact.engine.soak;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.LiveRows;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.testkit.EveryTableReaches;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,13 +28,13 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 
 /**
- * What must hold after every soak job, read from the table itself: the live rows are the model's, every
- * file any snapshot references exists, the job's status and group outcomes agree with the snapshots that
- * carry its stamp, and no output of the job is left outside them (unless the job ended UNKNOWN, which
- * keeps everything until a re-commit decides). One instance per table: it remembers the snapshots and
- * manifests it has read, since nothing here expires snapshots and so every file once referenced must stay.
- * Besides, every file any table of the catalog reaches now must exist ({@link EveryTableReaches}, written
- * apart from this class and the care code).
+ * What must hold after every soak job, read from the table itself: the live rows are the model's,
+ * every file any snapshot references exists, the job's status and group outcomes agree with the
+ * snapshots that carry its stamp, and no output of the job is left outside them (unless the job
+ * ended UNKNOWN, which keeps everything until a re-commit decides). One instance per table: it
+ * remembers the snapshots and manifests it has read, since nothing here expires snapshots and so
+ * every file once referenced must stay. Besides, every file any table of the catalog reaches now
+ * must exist ({@link EveryTableReaches}, written apart from this class and the care code).
  */
 final class SoakInvariants {
   static final String JOB_ID = "icecompact.job-id";
@@ -45,7 +45,10 @@ final class SoakInvariants {
   private final Set<String> referenced = new HashSet<>();
   private final Catalog catalog;
 
-  /** {@code catalog}: the soak's catalog, every table of which is checked after each job of this table. */
+  /**
+   * {@code catalog}: the soak's catalog, every table of which is checked after each job of this
+   * table.
+   */
   SoakInvariants(Catalog catalog) {
     this.catalog = catalog;
   }
@@ -53,13 +56,32 @@ final class SoakInvariants {
   /** Checks everything; {@code context} (seed, job number, table, fault) prefixes every message. */
   void check(Table table, JobResult result, Map<String, Long> expectedRows, String context) {
     table.refresh();
-    String where = context + " job " + result.jobId() + " " + result.status() + " (" + result.reason() + "), groups "
-        + result.groups().stream()
-            .map(g -> g.groupIndex() + ":" + g.partition() + ":" + g.status() + ":" + g.rewritePath() + ":" + g.inputFiles())
-            .toList();
+    String where =
+        context
+            + " job "
+            + result.jobId()
+            + " "
+            + result.status()
+            + " ("
+            + result.reason()
+            + "), groups "
+            + result.groups().stream()
+                .map(
+                    g ->
+                        g.groupIndex()
+                            + ":"
+                            + g.partition()
+                            + ":"
+                            + g.status()
+                            + ":"
+                            + g.rewritePath()
+                            + ":"
+                            + g.inputFiles())
+                .toList();
     assertRows(LiveRows.multiset(table), expectedRows, where);
     everyReferencedFileExists(table, where);
-    assertThat(EveryTableReaches.missingFiles(catalog)).as("%s: files some table of the catalog reaches that are gone", where)
+    assertThat(EveryTableReaches.missingFiles(catalog))
+        .as("%s: files some table of the catalog reaches that are gone", where)
         .isEmpty();
     statusAgreesWithSnapshots(table, result, where);
     if (result.status() != JobStatus.UNKNOWN) {
@@ -85,13 +107,16 @@ final class SoakInvariants {
       }
     }
     assertThat(lost.size() + extra.size())
-        .as("%s: live rows: %d expected, %d live; lost %s; extra %s", where, LiveRows.count(expected),
-            LiveRows.count(actual), first(lost), first(extra))
+        .as(
+            "%s: live rows: %d expected, %d live; lost %s; extra %s",
+            where, LiveRows.count(expected), LiveRows.count(actual), first(lost), first(extra))
         .isZero();
   }
 
   private static String first(Map<String, Long> rows) {
-    return rows.size() <= 10 ? rows.toString() : rows.entrySet().stream().limit(10).toList() + " and " + (rows.size() - 10) + " more";
+    return rows.size() <= 10
+        ? rows.toString()
+        : rows.entrySet().stream().limit(10).toList() + " and " + (rows.size() - 10) + " more";
   }
 
   static List<Snapshot> stamped(Table table, String jobId) {
@@ -101,30 +126,47 @@ final class SoakInvariants {
   private static void statusAgreesWithSnapshots(Table table, JobResult result, String where) {
     List<Snapshot> stamped = stamped(table, result.jobId());
     Set<Long> stampedIds = new HashSet<>(stamped.stream().map(Snapshot::snapshotId).toList());
-    assertThat(new HashSet<>(result.snapshotIds())).as("%s: reported snapshots vs stamped", where).isEqualTo(stampedIds);
+    assertThat(new HashSet<>(result.snapshotIds()))
+        .as("%s: reported snapshots vs stamped", where)
+        .isEqualTo(stampedIds);
     List<GroupOutcome> rewritten =
         result.groups().stream().filter(g -> g.status() == GroupOutcome.Status.REWRITTEN).toList();
-    assertThat(result.rewrittenGroups()).as("%s: rewritten groups", where).isEqualTo(rewritten.size());
-    assertThat(stamped.stream().mapToInt(s -> Integer.parseInt(s.summary().get(REWRITTEN_GROUPS))).sum())
+    assertThat(result.rewrittenGroups())
+        .as("%s: rewritten groups", where)
+        .isEqualTo(rewritten.size());
+    assertThat(
+            stamped.stream()
+                .mapToInt(s -> Integer.parseInt(s.summary().get(REWRITTEN_GROUPS)))
+                .sum())
         .as("%s: groups in the stamped snapshots' summaries", where)
         .isEqualTo(rewritten.size());
     for (GroupOutcome group : result.groups()) {
       if (group.status() == GroupOutcome.Status.REWRITTEN) {
-        assertThat(stampedIds).as("%s: snapshot of group %d", where, group.groupIndex()).contains(group.snapshotId());
+        assertThat(stampedIds)
+            .as("%s: snapshot of group %d", where, group.groupIndex())
+            .contains(group.snapshotId());
       } else {
-        assertThat(group.snapshotId()).as("%s: snapshot of unrewritten group %d", where, group.groupIndex()).isNull();
+        assertThat(group.snapshotId())
+            .as("%s: snapshot of unrewritten group %d", where, group.groupIndex())
+            .isNull();
       }
     }
     switch (result.status()) {
-      case COMMITTED -> assertThat(result.groups()).as(where).isNotEmpty().allSatisfy(
-          g -> assertThat(g.status()).as(where).isEqualTo(GroupOutcome.Status.REWRITTEN));
+      case COMMITTED ->
+          assertThat(result.groups())
+              .as(where)
+              .isNotEmpty()
+              .allSatisfy(
+                  g -> assertThat(g.status()).as(where).isEqualTo(GroupOutcome.Status.REWRITTEN));
       case PARTIAL -> {
         assertThat(rewritten).as(where).isNotEmpty();
         assertThat(rewritten.size()).as(where).isLessThan(result.groups().size());
       }
       case FAILED, CONTENDED, NOTHING_TO_DO -> assertThat(stamped).as(where).isEmpty();
-      case UNKNOWN -> assertThat(result.groups()).as(where)
-          .anySatisfy(g -> assertThat(g.status()).isEqualTo(GroupOutcome.Status.NOT_COMMITTED));
+      case UNKNOWN ->
+          assertThat(result.groups())
+              .as(where)
+              .anySatisfy(g -> assertThat(g.status()).isEqualTo(GroupOutcome.Status.NOT_COMMITTED));
     }
     if (result.status() != JobStatus.UNKNOWN) {
       assertThat(result.verification().verified())
@@ -133,7 +175,9 @@ final class SoakInvariants {
     }
   }
 
-  /** Every manifest list, manifest, data and delete file of every snapshot so far is still there. */
+  /**
+   * Every manifest list, manifest, data and delete file of every snapshot so far is still there.
+   */
   private void everyReferencedFileExists(Table table, String where) {
     for (Snapshot snapshot : snapshots(table)) {
       if (!seenSnapshots.add(snapshot.snapshotId())) {
@@ -147,7 +191,8 @@ final class SoakInvariants {
         }
       }
     }
-    List<String> missing = referenced.stream().filter(file -> !table.io().newInputFile(file).exists()).toList();
+    List<String> missing =
+        referenced.stream().filter(file -> !table.io().newInputFile(file).exists()).toList();
     assertThat(missing).as("%s: files a snapshot references that are gone", where).isEmpty();
   }
 
@@ -169,7 +214,10 @@ final class SoakInvariants {
   private static Set<String> addedByJob(Table table, String jobId) {
     Set<String> added = new HashSet<>();
     for (Snapshot snapshot : stamped(table, jobId)) {
-      SnapshotChanges.builderFor(table).snapshot(snapshot).build().addedDataFiles()
+      SnapshotChanges.builderFor(table)
+          .snapshot(snapshot)
+          .build()
+          .addedDataFiles()
           .forEach(file -> added.add(file.location().replaceFirst("^file:", "")));
     }
     return added;

@@ -2,13 +2,9 @@ package io.icecompact.engine.soak;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.fixtures.LiveRows;
-import io.icecompact.engine.EmbeddedJobRunner;
-import io.icecompact.core.error.GroupAttempts;
-import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
-import io.icecompact.engine.ProgressListener;
 import io.icecompact.committer.JobCommitter;
 import io.icecompact.core.error.CorruptInputFileException;
+import io.icecompact.core.error.GroupAttempts;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.GroupOutcome;
@@ -21,6 +17,10 @@ import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.LiveRows;
 import io.icecompact.planner.StoredPlan;
 import io.icecompact.testkit.CommitFaultCatalog;
 import io.icecompact.worker.GroupRewriter;
@@ -33,9 +33,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Table;
 
 /**
- * One soak job: everything it draws from its own seeded {@link Random} first (table, fault, options,
- * writes), then the run through {@link EmbeddedJobRunner} with the writers and the fault in its hooks,
- * then the checks; an UNKNOWN job is re-committed as {@code icecompact recommit} does, and checked again.
+ * One soak job: everything it draws from its own seeded {@link Random} first (table, fault,
+ * options, writes), then the run through {@link EmbeddedJobRunner} with the writers and the fault
+ * in its hooks, then the checks; an UNKNOWN job is re-committed as {@code icecompact recommit}
+ * does, and checked again.
  */
 final class SoakJob {
   /** One table of the soak, with its writer and the invariants' memory of it. */
@@ -60,8 +61,14 @@ final class SoakJob {
   private final AtomicBoolean faultFired = new AtomicBoolean();
   private final AtomicBoolean wroteDuringWorkers = new AtomicBoolean();
 
-  SoakJob(long seed, int number, int jobs, List<SoakTable> tables, Map<String, String> catalog,
-      String warehouseKey, SoakFigures figures) {
+  SoakJob(
+      long seed,
+      int number,
+      int jobs,
+      List<SoakTable> tables,
+      Map<String, String> catalog,
+      String warehouseKey,
+      SoakFigures figures) {
     this.catalog = catalog;
     this.warehouseKey = warehouseKey;
     this.figures = figures;
@@ -74,12 +81,23 @@ final class SoakJob {
     this.writeBeforeRecommit = random.nextBoolean();
     this.options = options(random);
     this.faultGroup = random.nextInt(2);
-    this.passingCommits = options.containsKey(RewriteOptions.PARTIAL_PROGRESS_ENABLED) ? random.nextInt(2) : 0;
+    this.passingCommits =
+        options.containsKey(RewriteOptions.PARTIAL_PROGRESS_ENABLED) ? random.nextInt(2) : 0;
     this.writes = new Random(random.nextLong());
-    this.context = String.format(
-        "soak seed %d, job %d/%d on %s, fault %s (group %d, %d passing commits), writes %d/%s/%s, options %s",
-        seed, number, jobs, soakTable.name(), fault, faultGroup, passingCommits, writesBefore,
-        writeDuringWorkers, writeBeforeCommit, options);
+    this.context =
+        String.format(
+            "soak seed %d, job %d/%d on %s, fault %s (group %d, %d passing commits), writes %d/%s/%s, options %s",
+            seed,
+            number,
+            jobs,
+            soakTable.name(),
+            fault,
+            faultGroup,
+            passingCommits,
+            writesBefore,
+            writeDuringWorkers,
+            writeBeforeCommit,
+            options);
   }
 
   private static Map<String, String> options(Random random) {
@@ -87,7 +105,8 @@ final class SoakJob {
     options.put(RewriteOptions.MIN_INPUT_FILES, "2");
     if (random.nextInt(4) == 0) {
       options.put(RewriteOptions.PARTIAL_PROGRESS_ENABLED, "true");
-      options.put(RewriteOptions.PARTIAL_PROGRESS_MAX_COMMITS, Integer.toString(2 + random.nextInt(2)));
+      options.put(
+          RewriteOptions.PARTIAL_PROGRESS_MAX_COMMITS, Integer.toString(2 + random.nextInt(2)));
     }
     if (random.nextInt(7) == 0) {
       options.put(RewriteOptions.ALLOW_PARTIAL, "false");
@@ -109,7 +128,9 @@ final class SoakJob {
     try {
       runAndCheck(access);
     } catch (AssertionError e) {
-      throw e.getMessage() != null && e.getMessage().contains("soak seed") ? e : new AssertionError(context + ": " + e.getMessage(), e);
+      throw e.getMessage() != null && e.getMessage().contains("soak seed")
+          ? e
+          : new AssertionError(context + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       throw new AssertionError(context + ": " + e, e);
     }
@@ -126,28 +147,37 @@ final class SoakJob {
       figures.write(soakTable.writer().write(table, writes));
     }
     AtomicReference<Map<String, Long>> expected = new AtomicReference<>(LiveRows.multiset(table));
-    JobSpec spec = new JobSpec(null, soakTable.name(), catalog, options, null, null, null).withJobIdIfAbsent();
+    JobSpec spec =
+        new JobSpec(null, soakTable.name(), catalog, options, null, null, null).withJobIdIfAbsent();
 
     if (fault == SoakFault.STORAGE_WORKER_OUTPUT) {
-      FaultingLocalFileIO.arm(warehouseKey, path -> path.contains("/data/") && path.contains(spec.jobId()));
+      FaultingLocalFileIO.arm(
+          warehouseKey, path -> path.contains("/data/") && path.contains(spec.jobId()));
     }
     JobResult result;
     try {
-      result = new EmbeddedJobRunner(2, ProgressListener.NONE, hooks(access, table, expected)).run(spec);
+      result =
+          new EmbeddedJobRunner(2, ProgressListener.NONE, hooks(access, table, expected)).run(spec);
     } catch (RuntimeException e) {
-      if (!(fault == SoakFault.STORAGE_COMMIT_MANIFEST && FaultingLocalFileIO.disarm(warehouseKey))) {
+      if (!(fault == SoakFault.STORAGE_COMMIT_MANIFEST
+          && FaultingLocalFileIO.disarm(warehouseKey))) {
         throw e;
       }
-      // the run stopped with the storage error before any commit reached the catalog: nothing changed,
+      // the run stopped with the storage error before any commit reached the catalog: nothing
+      // changed,
       // and the operator re-commits
       System.err.printf("%s: the run stopped: %s%n", context, e);
       figures.fired(fault);
       figures.status("stopped by " + e.getClass().getSimpleName());
-      assertThat(e).as("%s: what the stopped run tells the operator", context)
+      assertThat(e)
+          .as("%s: what the stopped run tells the operator", context)
           .hasMessageContaining("Nothing was deleted")
           .hasMessageContaining("icecompact recommit --job-id " + spec.jobId());
-      assertThat(SoakInvariants.stamped(table, spec.jobId())).as("%s: stopped run's snapshots", context).isEmpty();
-      SoakInvariants.assertRows(LiveRows.multiset(table), expected.get(), context + ": after the stopped run");
+      assertThat(SoakInvariants.stamped(table, spec.jobId()))
+          .as("%s: stopped run's snapshots", context)
+          .isEmpty();
+      SoakInvariants.assertRows(
+          LiveRows.multiset(table), expected.get(), context + ": after the stopped run");
       recommit(access, table, spec);
       return;
     }
@@ -167,7 +197,8 @@ final class SoakJob {
     }
   }
 
-  private GroupInterceptor hooks(TableAccess access, Table table, AtomicReference<Map<String, Long>> expected) {
+  private GroupInterceptor hooks(
+      TableAccess access, Table table, AtomicReference<Map<String, Long>> expected) {
     return new GroupInterceptor() {
       @Override
       public void beforeGroup(GroupRequest request) {
@@ -194,7 +225,8 @@ final class SoakJob {
         }
         expected.set(LiveRows.multiset(table));
         if (fault == SoakFault.STORAGE_COMMIT_MANIFEST) {
-          FaultingLocalFileIO.arm(warehouseKey, path -> path.contains("/metadata/") && path.endsWith(".avro"));
+          FaultingLocalFileIO.arm(
+              warehouseKey, path -> path.contains("/metadata/") && path.endsWith(".avro"));
         }
         if (fault.catalog()) {
           CommitFaultCatalog.arm(
@@ -234,67 +266,105 @@ final class SoakJob {
         }
         throw new TransientException("injected: Sandbox.Timedout", null);
       }
-      default -> { }
+      default -> {}
     }
   }
 
-  /** The worker's whole attempt, as a killed worker leaves it: outputs written, its result stored or not. */
+  /**
+   * The worker's whole attempt, as a killed worker leaves it: outputs written, its result stored or
+   * not.
+   */
   private static void rewriteFully(GroupRequest request, boolean loseResult) {
     try (TableAccess worker = new TableAccess(request.catalogProperties())) {
       new GroupRewriter(worker).rewrite(request);
       if (loseResult) {
-        worker.fileIO().deleteFile(new WorkLocation(request.workLocation()).groupResult(request.groupIndex()));
+        worker
+            .fileIO()
+            .deleteFile(new WorkLocation(request.workLocation()).groupResult(request.groupIndex()));
       }
     }
   }
 
-  /** Another job for the same table, fault-free, run and checked between this job's workers and its commit. */
+  /**
+   * Another job for the same table, fault-free, run and checked between this job's workers and its
+   * commit.
+   */
   private void competingJob(TableAccess access, Table table) {
     Map<String, Long> before = LiveRows.multiset(table);
-    JobSpec other = new JobSpec(null, soakTable.name(), catalog, Map.of(RewriteOptions.MIN_INPUT_FILES, "2"),
-        null, null, null).withJobIdIfAbsent();
+    JobSpec other =
+        new JobSpec(
+                null,
+                soakTable.name(),
+                catalog,
+                Map.of(RewriteOptions.MIN_INPUT_FILES, "2"),
+                null,
+                null,
+                null)
+            .withJobIdIfAbsent();
     JobResult result = new EmbeddedJobRunner(2, ProgressListener.NONE).run(other);
     count(result);
     soakTable.invariants().check(table, result, before, context + ", the competing job");
-    assertThat(result.status()).as("%s: the competing job", context)
+    assertThat(result.status())
+        .as("%s: the competing job", context)
         .isIn(JobStatus.COMMITTED, JobStatus.NOTHING_TO_DO);
   }
 
-  /** What the drawn fault, once it fired, says about the job's end (the invariants hold whatever it is). */
+  /**
+   * What the drawn fault, once it fired, says about the job's end (the invariants hold whatever it
+   * is).
+   */
   private void expectOutcomeOfFault(JobResult result) {
     if (!faultFired.get()) {
       if (fault == SoakFault.NONE && !writeDuringWorkers && !writeBeforeCommit) {
-        assertThat(result.status()).as("%s: a quiet job", context).isIn(JobStatus.COMMITTED, JobStatus.NOTHING_TO_DO);
+        assertThat(result.status())
+            .as("%s: a quiet job", context)
+            .isIn(JobStatus.COMMITTED, JobStatus.NOTHING_TO_DO);
       }
       return;
     }
     switch (fault) {
-      case CATALOG_LANDED_ANSWER_LOST -> assertThat(result.status()).as("%s: a lost answer of a commit that landed", context)
-          .isIn(JobStatus.COMMITTED, JobStatus.PARTIAL);
-      case CATALOG_DID_NOT_LAND -> assertThat(result.status()).as("%s: a commit that did not land", context)
-          .isEqualTo(JobStatus.UNKNOWN);
-      case WORKER_APPLICATION, WORKER_KILLED_EVERY_ATTEMPT -> assertThat(group(result).status())
-          .as("%s: the failed worker's group", context).isEqualTo(GroupOutcome.Status.FAILED);
-      case STORAGE_WORKER_OUTPUT -> assertThat(result.groups()).as("%s: groups after a retried write", context)
-          .noneSatisfy(g -> assertThat(g.status()).isEqualTo(GroupOutcome.Status.FAILED));
-      case WORKER_TRANSIENT, WORKER_KILLED_AFTER_WRITING -> assertThat(group(result).status())
-          .as("%s: the retried worker's group", context).isNotEqualTo(GroupOutcome.Status.FAILED);
-      default -> { }
+      case CATALOG_LANDED_ANSWER_LOST ->
+          assertThat(result.status())
+              .as("%s: a lost answer of a commit that landed", context)
+              .isIn(JobStatus.COMMITTED, JobStatus.PARTIAL);
+      case CATALOG_DID_NOT_LAND ->
+          assertThat(result.status())
+              .as("%s: a commit that did not land", context)
+              .isEqualTo(JobStatus.UNKNOWN);
+      case WORKER_APPLICATION, WORKER_KILLED_EVERY_ATTEMPT ->
+          assertThat(group(result).status())
+              .as("%s: the failed worker's group", context)
+              .isEqualTo(GroupOutcome.Status.FAILED);
+      case STORAGE_WORKER_OUTPUT ->
+          assertThat(result.groups())
+              .as("%s: groups after a retried write", context)
+              .noneSatisfy(g -> assertThat(g.status()).isEqualTo(GroupOutcome.Status.FAILED));
+      case WORKER_TRANSIENT, WORKER_KILLED_AFTER_WRITING ->
+          assertThat(group(result).status())
+              .as("%s: the retried worker's group", context)
+              .isNotEqualTo(GroupOutcome.Status.FAILED);
+      default -> {}
     }
   }
 
   private GroupOutcome group(JobResult result) {
-    return result.groups().stream().filter(g -> g.groupIndex() == faultGroup).findFirst()
+    return result.groups().stream()
+        .filter(g -> g.groupIndex() == faultGroup)
+        .findFirst()
         .orElseThrow(() -> new AssertionError(context + ": no outcome for group " + faultGroup));
   }
 
-  /** {@code icecompact recommit}'s steps: the stored plan, then the committer alone; checked as a job. */
+  /**
+   * {@code icecompact recommit}'s steps: the stored plan, then the committer alone; checked as a
+   * job.
+   */
   private void recommit(TableAccess access, Table table, JobSpec spec) {
     if (writeBeforeRecommit) {
       figures.write(soakTable.writer().write(table, writes));
     }
     Map<String, Long> expected = LiveRows.multiset(table);
-    JobSpec again = new JobSpec(spec.jobId(), soakTable.name(), catalog, Map.of(), null, null, null);
+    JobSpec again =
+        new JobSpec(spec.jobId(), soakTable.name(), catalog, Map.of(), null, null, null);
     JobResult result;
     try (TableAccess stage = new TableAccess(catalog)) {
       PlanSummary plan = StoredPlan.summary(stage, again, DeploymentScope.unrestricted());

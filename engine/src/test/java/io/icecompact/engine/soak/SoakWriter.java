@@ -23,10 +23,10 @@ import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 
 /**
- * Another engine writing to a soak table: appends new orders, deletes rows by position (a delete file
- * on v2, a deletion vector on v3) and by equality on {@code order_id}. Every choice comes from the
- * {@link Random} it is handed, and candidates are ordered by content (order ids), never by file names
- * (which hold random UUIDs), so a seed replays the same changes.
+ * Another engine writing to a soak table: appends new orders, deletes rows by position (a delete
+ * file on v2, a deletion vector on v3) and by equality on {@code order_id}. Every choice comes from
+ * the {@link Random} it is handed, and candidates are ordered by content (order ids), never by file
+ * names (which hold random UUIDs), so a seed replays the same changes.
  */
 final class SoakWriter {
   /** What one write did, for the soak's figures and messages. */
@@ -37,7 +37,11 @@ final class SoakWriter {
   }
 
   private static final int ORDER_ID = 1;
-  /** {@code -Dsoak.verbose=true} prints every write, to follow a failure back to the write behind it. */
+
+  /**
+   * {@code -Dsoak.verbose=true} prints every write, to follow a failure back to the write behind
+   * it.
+   */
   private static final boolean VERBOSE = Boolean.getBoolean("soak.verbose");
 
   private final int days;
@@ -66,7 +70,12 @@ final class SoakWriter {
       long position = random.nextLong(target.recordCount());
       DeleteFile delete = FragmentedTable.positionDelete(table, target, position);
       table.newRowDelta().addDeletes(delete).commit();
-      log(table, "position delete of %s @ %d (rows from order %d)", target.location(), position, lowerOrderId(target));
+      log(
+          table,
+          "position delete of %s @ %d (rows from order %d)",
+          target.location(),
+          position,
+          lowerOrderId(target));
       return Change.POSITION_DELETE;
     }
     List<Long> ids = liveOrderIdsOfDay(table, day(target));
@@ -91,14 +100,19 @@ final class SoakWriter {
   private static void log(Table table, String format, Object... args) {
     if (VERBOSE) {
       table.refresh();
-      System.err.printf("soak write on %s (snapshot %d, seq %d): %s%n", table.name(),
-          table.currentSnapshot().snapshotId(), table.currentSnapshot().sequenceNumber(), String.format(format, args));
+      System.err.printf(
+          "soak write on %s (snapshot %d, seq %d): %s%n",
+          table.name(),
+          table.currentSnapshot().snapshotId(),
+          table.currentSnapshot().sequenceNumber(),
+          String.format(format, args));
     }
   }
 
   /**
-   * Live data files by their smallest order id (unique: an order is in one live file); on v3, only files
-   * without a deletion vector when {@code withoutDv}, since a second vector would have to merge the first.
+   * Live data files by their smallest order id (unique: an order is in one live file); on v3, only
+   * files without a deletion vector when {@code withoutDv}, since a second vector would have to
+   * merge the first.
    */
   private static List<DataFile> liveDataFiles(Table table, boolean withoutDv) {
     List<DataFile> files = new ArrayList<>();

@@ -17,17 +17,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lambda entry point of the first state, {@code AcquireLease}: checks the execution input against its
- * schema (a malformed input fails here, naming the field, before anything is written), fixes the job
- * id, and takes the table's lease for this execution. Its output becomes the execution state.
+ * Lambda entry point of the first state, {@code AcquireLease}: checks the execution input against
+ * its schema (a malformed input fails here, naming the field, before anything is written), fixes
+ * the job id, and takes the table's lease for this execution. Its output becomes the execution
+ * state.
  *
- * <p>Each acquisition prints one Embedded Metric Format line ({@link LeaseMetrics}): the lease acquired,
- * taken over from an owner that never released it, or held by another execution.
+ * <p>Each acquisition prints one Embedded Metric Format line ({@link LeaseMetrics}): the lease
+ * acquired, taken over from an owner that never released it, or held by another execution.
  */
-public final class AcquireLeaseHandler extends LambdaStep<AcquireLeaseHandler.Input, AcquireLeaseHandler.Output> {
+public final class AcquireLeaseHandler
+    extends LambdaStep<AcquireLeaseHandler.Input, AcquireLeaseHandler.Output> {
   private static final Logger LOG = LoggerFactory.getLogger(AcquireLeaseHandler.class);
 
-  /** {@code input}: the execution input; {@code execution_id}: {@code $$.Execution.Id}, the owner. */
+  /**
+   * {@code input}: the execution input; {@code execution_id}: {@code $$.Execution.Id}, the owner.
+   */
   record Input(JsonNode input, String executionId) {}
 
   /** The execution state every later state reads. */
@@ -44,7 +48,10 @@ public final class AcquireLeaseHandler extends LambdaStep<AcquireLeaseHandler.In
     this(steps, DeploymentScope.unrestricted());
   }
 
-  /** {@code scope}: the tables and locations this deployment may touch, checked before the lease is taken. */
+  /**
+   * {@code scope}: the tables and locations this deployment may touch, checked before the lease is
+   * taken.
+   */
   public AcquireLeaseHandler(LeaseSteps steps, DeploymentScope scope) {
     super("AcquireLease", Input.class);
     this.steps = steps;
@@ -65,13 +72,18 @@ public final class AcquireLeaseHandler extends LambdaStep<AcquireLeaseHandler.In
     log.job(job.jobId(), job.table());
     scope.check(job);
     LeaseGrant grant =
-        steps.lease().acquire(
-            job.table(), executionId, Duration.ofSeconds(input.leaseTtlSecondsOrDefault()));
+        steps
+            .lease()
+            .acquire(
+                job.table(), executionId, Duration.ofSeconds(input.leaseTtlSecondsOrDefault()));
     report(job, grant);
     LeaseSettings settings =
         new LeaseSettings(
-            input.maxConcurrencyOrDefault(), input.leaseTtlSecondsOrDefault(), steps.clock().millis(),
-            input.careOrNone(), input.isRecommit());
+            input.maxConcurrencyOrDefault(),
+            input.leaseTtlSecondsOrDefault(),
+            steps.clock().millis(),
+            input.careOrNone(),
+            input.isRecommit());
     return new Output(job, grant, settings);
   }
 
@@ -80,17 +92,28 @@ public final class AcquireLeaseHandler extends LambdaStep<AcquireLeaseHandler.In
     LeaseMetrics.Outcome outcome;
     if (!grant.acquired()) {
       outcome = LeaseMetrics.Outcome.HELD_BY_ANOTHER;
-      LOG.info("Lease on {} is held by {} until {}: this execution does not compact", grant.table(),
-          grant.heldBy(), Instant.ofEpochMilli(grant.heldUntilMillis()));
+      LOG.info(
+          "Lease on {} is held by {} until {}: this execution does not compact",
+          grant.table(),
+          grant.heldBy(),
+          Instant.ofEpochMilli(grant.heldUntilMillis()));
     } else if (grant.tookOverFrom() != null) {
       outcome = LeaseMetrics.Outcome.TOOK_OVER_EXPIRED;
-      LOG.warn("Took over the lease on {} (token {}): {} let it expire without releasing it", grant.table(),
-          grant.token(), grant.tookOverFrom());
+      LOG.warn(
+          "Took over the lease on {} (token {}): {} let it expire without releasing it",
+          grant.table(),
+          grant.token(),
+          grant.tookOverFrom());
     } else {
       outcome = LeaseMetrics.Outcome.ACQUIRED;
-      LOG.info("Acquired the lease on {} (token {}) until {}", grant.table(), grant.token(),
+      LOG.info(
+          "Acquired the lease on {} (token {}) until {}",
+          grant.table(),
+          grant.token(),
           Instant.ofEpochMilli(grant.expiresAtMillis()));
     }
-    System.out.println(JobJson.toJson(LeaseMetrics.emf(job.table(), job.jobId(), outcome, steps.clock().millis())));
+    System.out.println(
+        JobJson.toJson(
+            LeaseMetrics.emf(job.table(), job.jobId(), outcome, steps.clock().millis())));
   }
 }

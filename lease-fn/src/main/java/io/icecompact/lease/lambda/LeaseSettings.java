@@ -9,7 +9,11 @@ import java.util.List;
  * re-runs the committer of an earlier job ({@code recommit}).
  */
 public record LeaseSettings(
-    int maxConcurrency, int leaseTtlSeconds, long startedAtMillis, List<CareStep> care, boolean recommit) {
+    int maxConcurrency,
+    int leaseTtlSeconds,
+    long startedAtMillis,
+    List<CareStep> care,
+    boolean recommit) {
   public LeaseSettings {
     care = care == null ? List.of() : List.copyOf(care);
   }

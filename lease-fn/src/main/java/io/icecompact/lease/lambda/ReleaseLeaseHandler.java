@@ -22,10 +22,12 @@ import org.slf4j.LoggerFactory;
  * conditional on owner and token, so a lease taken over meanwhile is left to its new holder. A job
  * that reached a result also emits its CloudWatch metrics as one Embedded Metric Format log line.
  */
-public final class ReleaseLeaseHandler extends LambdaStep<ReleaseLeaseHandler.Input, ReleaseLeaseHandler.Output> {
+public final class ReleaseLeaseHandler
+    extends LambdaStep<ReleaseLeaseHandler.Input, ReleaseLeaseHandler.Output> {
   private static final Logger LOG = LoggerFactory.getLogger(ReleaseLeaseHandler.class);
 
-  record Input(JobSpec job, LeaseGrant lease, LeaseSettings settings, JobResult result, CaughtError error) {}
+  record Input(
+      JobSpec job, LeaseGrant lease, LeaseSettings settings, JobResult result, CaughtError error) {}
 
   record Output(boolean released) {}
 
@@ -46,31 +48,44 @@ public final class ReleaseLeaseHandler extends LambdaStep<ReleaseLeaseHandler.In
       log.job(input.job().jobId(), input.job().table());
     }
     LeaseGrant lease = input.lease();
-    long started = input.settings() == null ? steps.clock().millis() : input.settings().startedAtMillis();
+    long started =
+        input.settings() == null ? steps.clock().millis() : input.settings().startedAtMillis();
     JobLogEntry entry = entry(input, started, steps.clock().millis() - started);
     steps.jobLog().record(entry);
     logOutcome(entry);
-    // one Embedded Metric Format line per execution that got the lease, failed ones too: CloudWatch makes
+    // one Embedded Metric Format line per execution that got the lease, failed ones too: CloudWatch
+    // makes
     // the job's metrics from the log
     if (input.result() != null && input.result().status() != null) {
       System.out.println(JobJson.toJson(JobMetrics.emf(input.result(), steps.clock().millis())));
     } else if (input.job() != null) {
-      System.out.println(JobJson.toJson(JobMetrics.failedExecution(input.job().table(), input.job().jobId(),
-          input.error() == null ? "unknown error" : input.error().error(), entry.durationMillis(),
-          steps.clock().millis())));
+      System.out.println(
+          JobJson.toJson(
+              JobMetrics.failedExecution(
+                  input.job().table(),
+                  input.job().jobId(),
+                  input.error() == null ? "unknown error" : input.error().error(),
+                  entry.durationMillis(),
+                  steps.clock().millis())));
     }
     boolean released =
-        lease != null && lease.acquired() && steps.lease().release(lease.table(), lease.owner(), lease.token());
+        lease != null
+            && lease.acquired()
+            && steps.lease().release(lease.table(), lease.owner(), lease.token());
     if (lease != null && lease.acquired() && !released) {
-      LOG.warn("The lease on {} (token {}) was no longer {}'s: left to its new holder", lease.table(),
-          lease.token(), lease.owner());
+      LOG.warn(
+          "The lease on {} (token {}) was no longer {}'s: left to its new holder",
+          lease.table(),
+          lease.token(),
+          lease.owner());
     }
     return new Output(released);
   }
 
   /**
    * One JSON line per job on stdout (the function's log group): infra/template.yaml's metric filter
-   * counts {@code "icecompact": "job"} lines whose status is UNKNOWN or PARTIAL. Keep the field names.
+   * counts {@code "icecompact": "job"} lines whose status is UNKNOWN or PARTIAL. Keep the field
+   * names.
    */
   private static void logOutcome(JobLogEntry entry) throws IOException {
     Map<String, Object> line = new java.util.LinkedHashMap<>();
@@ -83,8 +98,9 @@ public final class ReleaseLeaseHandler extends LambdaStep<ReleaseLeaseHandler.In
   }
 
   /**
-   * The job's entry: from its result, or, for a failed execution, {@code FAILED} with the error's name and
-   * message. The lease's owner is the execution ({@code $$.Execution.Id}, given to AcquireLease).
+   * The job's entry: from its result, or, for a failed execution, {@code FAILED} with the error's
+   * name and message. The lease's owner is the execution ({@code $$.Execution.Id}, given to
+   * AcquireLease).
    */
   private static JobLogEntry entry(Input input, long startedAt, long durationMillis) {
     String execution = input.lease() == null ? null : input.lease().owner();
@@ -92,7 +108,10 @@ public final class ReleaseLeaseHandler extends LambdaStep<ReleaseLeaseHandler.In
       return JobLogEntry.of(input.result(), startedAt, durationMillis, execution);
     }
     String error =
-        input.error() == null ? "unknown error" : input.error().error() + ": " + input.error().message();
-    return JobLogEntry.failed(input.job().table(), input.job().jobId(), startedAt, durationMillis, error, execution);
+        input.error() == null
+            ? "unknown error"
+            : input.error().error() + ": " + input.error().message();
+    return JobLogEntry.failed(
+        input.job().table(), input.job().jobId(), startedAt, durationMillis, error, execution);
   }
 }

@@ -29,9 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
 
 /**
- * AcquireLease in this JVM against dynalite, with the deployed function's logging (module lambda-logging:
- * log4j2, the Lambda appender, the JSON event template) and its stdout captured. Outside Lambda the appender
- * writes to stdout, where the EMF lines go too: in Lambda both end up in the function's log group.
+ * AcquireLease in this JVM against dynalite, with the deployed function's logging (module
+ * lambda-logging: log4j2, the Lambda appender, the JSON event template) and its stdout captured.
+ * Outside Lambda the appender writes to stdout, where the EMF lines go too: in Lambda both end up
+ * in the function's log group.
  */
 class AcquireLeaseHandlerTest {
   static final String LEASES = "icecompact-leases";
@@ -64,7 +65,8 @@ class AcquireLeaseHandlerTest {
   }
 
   @Test
-  void anAcquisitionLogsOneJsonObjectPerLineWithTheJobsKeysAndCountsLeaseAcquired() throws IOException {
+  void anAcquisitionLogsOneJsonObjectPerLineWithTheJobsKeysAndCountsLeaseAcquired()
+      throws IOException {
     Invocation run = acquire(handler, "job-1", "exec-1", "request-1", 3600);
 
     assertThat(run.output().get("lease").get("acquired").asBoolean()).isTrue();
@@ -75,10 +77,13 @@ class AcquireLeaseHandlerTest {
     assertThat(line.get("job_id").asText()).isEqualTo("job-1");
     assertThat(line.get("table").asText()).isEqualTo(table);
     assertThat(line.get("AWSRequestId").asText()).isEqualTo("request-1");
-    assertThat(Instant.parse(line.get("timestamp").asText())).isBetween(Instant.now().minusSeconds(60), Instant.now());
+    assertThat(Instant.parse(line.get("timestamp").asText()))
+        .isBetween(Instant.now().minusSeconds(60), Instant.now());
 
     assertLeaseMetrics(run.onlyEmf(), "job-1", "ACQUIRED", 1, 0, 0);
-    assertThat(MDC.getCopyOfContextMap()).as("the job's keys are gone after the invocation").isNullOrEmpty();
+    assertThat(MDC.getCopyOfContextMap())
+        .as("the job's keys are gone after the invocation")
+        .isNullOrEmpty();
   }
 
   @Test
@@ -90,8 +95,12 @@ class AcquireLeaseHandlerTest {
     assertThat(second.output().get("lease").get("acquired").asBoolean()).isFalse();
     JsonNode line = second.onlyLogLineOf(AcquireLeaseHandler.class);
     assertThat(line.get("message").asText())
-        .isEqualTo("Lease on " + table + " is held by exec-1 until " + T0.plusSeconds(3600)
-            + ": this execution does not compact");
+        .isEqualTo(
+            "Lease on "
+                + table
+                + " is held by exec-1 until "
+                + T0.plusSeconds(3600)
+                + ": this execution does not compact");
     assertThat(line.get("job_id").asText()).isEqualTo("job-2");
     assertThat(line.get("AWSRequestId").asText()).isEqualTo("request-2");
     assertLeaseMetrics(second.onlyEmf(), "job-2", "HELD_BY_ANOTHER", 0, 0, 1);
@@ -108,31 +117,41 @@ class AcquireLeaseHandlerTest {
     JsonNode line = second.onlyLogLineOf(AcquireLeaseHandler.class);
     assertThat(line.get("level").asText()).isEqualTo("WARN");
     assertThat(line.get("message").asText())
-        .isEqualTo("Took over the lease on " + table + " (token 2): exec-1 let it expire without releasing it");
+        .isEqualTo(
+            "Took over the lease on "
+                + table
+                + " (token 2): exec-1 let it expire without releasing it");
     assertLeaseMetrics(second.onlyEmf(), "job-2", "TOOK_OVER_EXPIRED", 1, 1, 0);
   }
 
   @Test
   void aFailureIsLoggedWithTheJobsKeysAndTheNextInvocationDoesNotInheritThem() throws IOException {
-    AcquireLeaseHandler broken = new AcquireLeaseHandler(LeaseSteps.of(dynamo.client(), "no-such-table", clock));
+    AcquireLeaseHandler broken =
+        new AcquireLeaseHandler(LeaseSteps.of(dynamo.client(), "no-such-table", clock));
     ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    assertThatThrownBy(() -> capture(stdout, () -> invoke(broken, "job-1", "exec-1", "request-1", 60)))
+    assertThatThrownBy(
+            () -> capture(stdout, () -> invoke(broken, "job-1", "exec-1", "request-1", 60)))
         .isInstanceOf(LeaseStoreException.class);
 
     JsonNode error = new Invocation(null, lines(stdout)).onlyLogLineOf(InvocationLogContext.class);
     assertThat(error.get("level").asText()).isEqualTo("ERROR");
-    assertThat(error.get("message").asText()).startsWith("AcquireLease failed: " + LeaseStoreException.class.getName());
+    assertThat(error.get("message").asText())
+        .startsWith("AcquireLease failed: " + LeaseStoreException.class.getName());
     assertThat(error.get("job_id").asText()).isEqualTo("job-1");
     assertThat(error.get("table").asText()).isEqualTo(table);
     assertThat(error.get("errorType").asText()).isEqualTo(LeaseStoreException.class.getName());
-    assertThat(error.get("stackTrace").asText()).contains("at io.icecompact.lease.TableLease.acquire");
+    assertThat(error.get("stackTrace").asText())
+        .contains("at io.icecompact.lease.TableLease.acquire");
 
     // Same thread, next job: a warm container must not stamp its lines with the failed job's id.
     Invocation next = acquire(handler, "job-2", "exec-2", "request-2", 60);
-    assertThat(next.logLines()).isNotEmpty().allSatisfy(line -> {
-      assertThat(line.get("job_id").asText()).isEqualTo("job-2");
-      assertThat(line.get("AWSRequestId").asText()).isEqualTo("request-2");
-    });
+    assertThat(next.logLines())
+        .isNotEmpty()
+        .allSatisfy(
+            line -> {
+              assertThat(line.get("job_id").asText()).isEqualTo("job-2");
+              assertThat(line.get("AWSRequestId").asText()).isEqualTo("request-2");
+            });
   }
 
   /** The EMF document of one acquisition at the test clock's time. */
@@ -142,10 +161,13 @@ class AcquireLeaseHandlerTest {
     assertThat(directive.get("Namespace").asText()).isEqualTo("icecompact");
     assertThat(directive.get("Dimensions").toString()).isEqualTo("[[\"Table\"]]");
     List<String> names = new ArrayList<>();
-    directive.get("Metrics").forEach(m -> {
-      names.add(m.get("Name").asText());
-      assertThat(m.get("Unit").asText()).isEqualTo("Count");
-    });
+    directive
+        .get("Metrics")
+        .forEach(
+            m -> {
+              names.add(m.get("Name").asText());
+              assertThat(m.get("Unit").asText()).isEqualTo("Count");
+            });
     assertThat(names).containsExactly("LeaseAcquired", "LeaseTakeovers", "LeaseHeld");
     assertThat(emf.get("_aws").get("Timestamp").asLong()).isEqualTo(clock.millis());
     assertThat(emf.get("Table").asText()).isEqualTo(table);
@@ -158,14 +180,20 @@ class AcquireLeaseHandlerTest {
 
   // ---- invoking and capturing ----
 
-  /** The handler's output and every line it printed, each parsed (a line that is no JSON object fails). */
+  /**
+   * The handler's output and every line it printed, each parsed (a line that is no JSON object
+   * fails).
+   */
   record Invocation(JsonNode output, List<JsonNode> lines) {
     List<JsonNode> logLines() {
       return lines.stream().filter(l -> l.has("level")).toList();
     }
 
     JsonNode onlyLogLineOf(Class<?> logger) {
-      List<JsonNode> of = logLines().stream().filter(l -> l.get("logger").asText().equals(logger.getName())).toList();
+      List<JsonNode> of =
+          logLines().stream()
+              .filter(l -> l.get("logger").asText().equals(logger.getName()))
+              .toList();
       assertThat(of).as("log lines of %s in %s", logger.getName(), lines).hasSize(1);
       return of.get(0);
     }
@@ -177,20 +205,23 @@ class AcquireLeaseHandlerTest {
     }
   }
 
-  private Invocation acquire(AcquireLeaseHandler target, String jobId, String owner, String requestId, int ttl)
+  private Invocation acquire(
+      AcquireLeaseHandler target, String jobId, String owner, String requestId, int ttl)
       throws IOException {
     ByteArrayOutputStream stdout = new ByteArrayOutputStream();
     JsonNode output = capture(stdout, () -> invoke(target, jobId, owner, requestId, ttl));
     return new Invocation(output, lines(stdout));
   }
 
-  private JsonNode invoke(AcquireLeaseHandler target, String jobId, String owner, String requestId, int ttl)
+  private JsonNode invoke(
+      AcquireLeaseHandler target, String jobId, String owner, String requestId, int ttl)
       throws IOException {
-    Map<String, Object> input = Map.of(
-        "table", table,
-        "catalog_properties", Map.of("type", "glue"),
-        "job_id", jobId,
-        "lease_ttl_seconds", ttl);
+    Map<String, Object> input =
+        Map.of(
+            "table", table,
+            "catalog_properties", Map.of("type", "glue"),
+            "job_id", jobId,
+            "lease_ttl_seconds", ttl);
     byte[] payload = JSON.writeValueAsBytes(Map.of("input", input, "execution_id", owner));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     target.handleRequest(
@@ -202,7 +233,10 @@ class AcquireLeaseHandlerTest {
     JsonNode run() throws IOException;
   }
 
-  /** Runs {@code body} with System.out going to {@code stdout} (both the log appender and the EMF lines). */
+  /**
+   * Runs {@code body} with System.out going to {@code stdout} (both the log appender and the EMF
+   * lines).
+   */
   private static JsonNode capture(ByteArrayOutputStream stdout, Body body) throws IOException {
     PrintStream original = System.out;
     System.setOut(new PrintStream(stdout, true, UTF_8));

@@ -16,8 +16,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rejection's message becomes the error's Cause in Step Functions, where a payload may not exceed
- * 256 KiB: it stays short however large or broken the input is.
+ * The rejection's message becomes the error's Cause in Step Functions, where a payload may not
+ * exceed 256 KiB: it stays short however large or broken the input is.
  */
 class ExecutionInputTest {
   @Test
@@ -31,7 +31,8 @@ class ExecutionInputTest {
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessageStartingWith("Execution input must be a JSON object, got: [0,1,2,")
         .hasMessageContaining("more characters)")
-        .satisfies(e -> org.assertj.core.api.Assertions.assertThat(e.getMessage()).hasSizeLessThan(300));
+        .satisfies(
+            e -> org.assertj.core.api.Assertions.assertThat(e.getMessage()).hasSizeLessThan(300));
   }
 
   @Test
@@ -49,33 +50,40 @@ class ExecutionInputTest {
         .hasMessageStartingWith("Execution input is invalid: ")
         .hasMessageContaining("integer found, string expected")
         .hasMessageEndingWith("; ... and 1991 more")
-        .satisfies(e -> org.assertj.core.api.Assertions.assertThat(e.getMessage()).hasSizeLessThan(2_000));
+        .satisfies(
+            e -> org.assertj.core.api.Assertions.assertThat(e.getMessage()).hasSizeLessThan(2_000));
   }
 
   @Test
   void aDeeplyNestedInputIsRefusedWhileParsingWithAClearError() {
     String nested = "[".repeat(10_000) + "]".repeat(10_000);
-    String request = "{\"execution_id\": \"e\", \"input\": {\"table\": \"db.t\", \"options\": " + nested + "}}";
+    String request =
+        "{\"execution_id\": \"e\", \"input\": {\"table\": \"db.t\", \"options\": " + nested + "}}";
 
     assertThatThrownBy(() -> ExecutionInput.read(stream(request), JsonNode.class))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessageStartingWith("Execution input is refused: nested deeper than 16 levels or longer than 266240 bytes")
+        .hasMessageStartingWith(
+            "Execution input is refused: nested deeper than 16 levels or longer than 266240 bytes")
         .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(500));
   }
 
   @Test
   void anInputLongerThanStepFunctionsAllowsIsRefusedWhileParsing() {
-    String request = "{\"execution_id\": \"e\", \"input\": {\"table\": \"db.t\", \"where\": \""
-        + "x".repeat(300 * 1024) + "\"}}";
+    String request =
+        "{\"execution_id\": \"e\", \"input\": {\"table\": \"db.t\", \"where\": \""
+            + "x".repeat(300 * 1024)
+            + "\"}}";
 
     assertThatThrownBy(() -> ExecutionInput.read(stream(request), JsonNode.class))
         .isInstanceOf(InvalidJobInputException.class)
-        .hasMessageStartingWith("Execution input is refused: nested deeper than 16 levels or longer than 266240 bytes");
+        .hasMessageStartingWith(
+            "Execution input is refused: nested deeper than 16 levels or longer than 266240 bytes");
   }
 
   @Test
   void inputThatIsNotJsonIsAnInvalidInput() {
-    assertThatThrownBy(() -> ExecutionInput.read(stream("{\"input\": {\"table\": "), JsonNode.class))
+    assertThatThrownBy(
+            () -> ExecutionInput.read(stream("{\"input\": {\"table\": "), JsonNode.class))
         .isInstanceOf(InvalidJobInputException.class)
         .hasMessageStartingWith("Execution input is not readable JSON: ");
   }
@@ -127,7 +135,9 @@ class ExecutionInputTest {
         .hasMessageContaining("$.care");
   }
 
-  /** The schema (the documented contract) lists exactly the steps the code knows, by the same names. */
+  /**
+   * The schema (the documented contract) lists exactly the steps the code knows, by the same names.
+   */
   @Test
   void theSchemasCareStepsAreTheCareStepEnum() throws Exception {
     JsonNode schema;
@@ -135,10 +145,16 @@ class ExecutionInputTest {
       schema = JobJson.mapper().readTree(in);
     }
     List<String> names = new ArrayList<>();
-    schema.get("properties").get("care").get("items").get("enum").forEach(name -> names.add(name.asText()));
+    schema
+        .get("properties")
+        .get("care")
+        .get("items")
+        .get("enum")
+        .forEach(name -> names.add(name.asText()));
 
-    assertThat(names).containsExactlyInAnyOrder(
-        Arrays.stream(CareStep.values()).map(CareStep::propertyName).toArray(String[]::new));
+    assertThat(names)
+        .containsExactlyInAnyOrder(
+            Arrays.stream(CareStep.values()).map(CareStep::propertyName).toArray(String[]::new));
   }
 
   private static ObjectNode minimal() {

@@ -2,7 +2,6 @@ package io.icecompact.lease.lambda;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.error.CaughtError;
@@ -35,13 +34,15 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * ReleaseLease and ReleaseLeaseAfterFailure against dynalite: the job log entry names the execution (the
- * lease's owner) and expires 90 days after the job ended, whether the job reached a result or failed.
+ * ReleaseLease and ReleaseLeaseAfterFailure against dynalite: the job log entry names the execution
+ * (the lease's owner) and expires 90 days after the job ended, whether the job reached a result or
+ * failed.
  */
 class ReleaseLeaseHandlerTest {
   static final String LEASES = "icecompact-leases";
   static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
-  static final String EXECUTION = "arn:aws:states:eu-west-1:123456789012:execution:icecompact-compaction:e-42";
+  static final String EXECUTION =
+      "arn:aws:states:eu-west-1:123456789012:execution:icecompact-compaction:e-42";
 
   private static LocalDynamoDb dynamo;
   private static int tableCounter;
@@ -95,10 +96,13 @@ class ReleaseLeaseHandlerTest {
     assertThat(entry.startedAtMillis()).isEqualTo(T0.toEpochMilli());
     assertThat(entry.durationMillis()).isEqualTo(42_000);
     assertThat(entry.snapshotIds()).containsExactly(7L);
-    assertThat(entry.counts()).containsEntry("rewritten_data_files_count", 12L).containsEntry("rewritten_groups", 3L);
+    assertThat(entry.counts())
+        .containsEntry("rewritten_data_files_count", 12L)
+        .containsEntry("rewritten_groups", 3L);
     assertThat(entry.resultLocation()).isEqualTo("s3://work/" + table + "/job-1/result.json");
     assertThat(entry.error()).isNull();
-    assertThat(expiresAt("job-1")).isEqualTo(T0.plusSeconds(42).plus(Duration.ofDays(90)).getEpochSecond());
+    assertThat(expiresAt("job-1"))
+        .isEqualTo(T0.plusSeconds(42).plus(Duration.ofDays(90)).getEpochSecond());
   }
 
   @Test
@@ -107,9 +111,11 @@ class ReleaseLeaseHandlerTest {
     clock.advance(Duration.ofSeconds(5));
     // what a Catch passes on for a Lambda error: its type, and Lambda's error document as the cause
     CaughtError error =
-        new CaughtError(TransientException.class.getName(),
+        new CaughtError(
+            TransientException.class.getName(),
             "{\"errorMessage\":\"S3 503 Slow Down reading plan.json\",\"errorType\":\""
-                + TransientException.class.getName() + "\",\"stackTrace\":[]}");
+                + TransientException.class.getName()
+                + "\",\"stackTrace\":[]}");
 
     JsonNode output = release(lease, Map.of("error", error));
 
@@ -117,13 +123,21 @@ class ReleaseLeaseHandlerTest {
     JobLogEntry entry = steps.jobLog().find(table, "job-1").orElseThrow();
     assertThat(entry.status()).isEqualTo("FAILED");
     assertThat(entry.error())
-        .isEqualTo("io.icecompact.core.error.TransientException: S3 503 Slow Down reading plan.json");
+        .isEqualTo(
+            "io.icecompact.core.error.TransientException: S3 503 Slow Down reading plan.json");
     assertThat(entry.executionArn()).isEqualTo(EXECUTION);
     assertThat(entry.durationMillis()).isEqualTo(5_000);
     assertThat(entry.counts()).isEmpty();
-    assertThat(expiresAt("job-1")).isEqualTo(T0.plusSeconds(5).plus(Duration.ofDays(90)).getEpochSecond());
-    // and it is counted: one EMF line with JobsFailed 1, the table as dimension and the error's name
-    JsonNode emf = printed.stream().filter(line -> line.contains("\"_aws\"")).map(this::json).findFirst().orElseThrow();
+    assertThat(expiresAt("job-1"))
+        .isEqualTo(T0.plusSeconds(5).plus(Duration.ofDays(90)).getEpochSecond());
+    // and it is counted: one EMF line with JobsFailed 1, the table as dimension and the error's
+    // name
+    JsonNode emf =
+        printed.stream()
+            .filter(line -> line.contains("\"_aws\""))
+            .map(this::json)
+            .findFirst()
+            .orElseThrow();
     assertThat(emf.get("Table").asText()).isEqualTo(table);
     assertThat(emf.get("JobsFailed").asInt()).isEqualTo(1);
     assertThat(emf.get("error").asText()).isEqualTo(TransientException.class.getName());
@@ -142,34 +156,45 @@ class ReleaseLeaseHandlerTest {
   void aStepFunctionsTimeoutIsLoggedWithItsPlainCause() throws IOException {
     LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
 
-    release(lease, Map.of("error", new CaughtError("States.Timeout", "Task timed out after 900 seconds")));
+    release(
+        lease,
+        Map.of("error", new CaughtError("States.Timeout", "Task timed out after 900 seconds")));
 
     assertThat(steps.jobLog().recent(table, 5))
         .singleElement()
-        .satisfies(entry -> {
-          assertThat(entry.status()).isEqualTo("FAILED");
-          assertThat(entry.error()).isEqualTo("States.Timeout: Task timed out after 900 seconds");
-        });
+        .satisfies(
+            entry -> {
+              assertThat(entry.status()).isEqualTo("FAILED");
+              assertThat(entry.error())
+                  .isEqualTo("States.Timeout: Task timed out after 900 seconds");
+            });
   }
 
   /** The lines the last {@link #release} printed on stdout (the function's log group). */
   private List<String> printed = List.of();
 
-  /** Invokes the handler with the job, lease and settings as the state machine passes them, plus {@code more}. */
+  /**
+   * Invokes the handler with the job, lease and settings as the state machine passes them, plus
+   * {@code more}.
+   */
   private JsonNode release(LeaseGrant lease, Map<String, Object> more) throws IOException {
     Map<String, Object> input = new HashMap<>(more);
-    input.put("job", new JobSpec("job-1", table, Map.of("type", "glue"), Map.of(), null, null, null));
+    input.put(
+        "job", new JobSpec("job-1", table, Map.of("type", "glue"), Map.of(), null, null, null));
     input.put("lease", lease);
     input.put("settings", new LeaseSettings(10, 7200, T0.toEpochMilli(), List.of(), false));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     PrintStream original = System.out;
-    // the handler's outcome line and EMF line go to stdout (the function's log group): kept out of the test's
+    // the handler's outcome line and EMF line go to stdout (the function's log group): kept out of
+    // the test's
     ByteArrayOutputStream logged = new ByteArrayOutputStream();
     System.setOut(new PrintStream(logged, true, UTF_8));
     try {
-      new ReleaseLeaseHandler(steps).handleRequest(
-          new ByteArrayInputStream(JobJson.mapper().writeValueAsBytes(input)), out,
-          LocalLambda.context("ReleaseLease", "request-1"));
+      new ReleaseLeaseHandler(steps)
+          .handleRequest(
+              new ByteArrayInputStream(JobJson.mapper().writeValueAsBytes(input)),
+              out,
+              LocalLambda.context("ReleaseLease", "request-1"));
     } finally {
       System.setOut(original);
       printed = logged.toString(UTF_8).lines().toList();
@@ -180,13 +205,18 @@ class ReleaseLeaseHandlerTest {
   private long expiresAt(String jobId) {
     JobLogEntry entry = steps.jobLog().find(table, jobId).orElseThrow();
     Map<String, AttributeValue> item =
-        dynamo.client()
-            .query(b -> b.tableName(LEASES)
-                .keyConditionExpression("pk = :t")
-                .expressionAttributeValues(Map.of(":t", AttributeValue.fromS(table))))
-            .items().stream()
+        dynamo
+            .client()
+            .query(
+                b ->
+                    b.tableName(LEASES)
+                        .keyConditionExpression("pk = :t")
+                        .expressionAttributeValues(Map.of(":t", AttributeValue.fromS(table))))
+            .items()
+            .stream()
             .filter(i -> i.containsKey("job_id") && i.get("job_id").s().equals(entry.jobId()))
-            .findFirst().orElseThrow();
+            .findFirst()
+            .orElseThrow();
     return Long.parseLong(item.get(JobLog.EXPIRES_AT).n());
   }
 }

@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
- * When a sweep's assessment must stop starting new work: in a Lambda, the invocation's remaining time
- * less a safety margin, so that the plan so far is returned instead of the invocation being killed
- * ({@code Sandbox.Timedout}, which the state machine cannot retry usefully). A clock, not the Lambda
- * context, so that the assessment is tested without AWS.
+ * When a sweep's assessment must stop starting new work: in a Lambda, the invocation's remaining
+ * time less a safety margin, so that the plan so far is returned instead of the invocation being
+ * killed ({@code Sandbox.Timedout}, which the state machine cannot retry usefully). A clock, not
+ * the Lambda context, so that the assessment is tested without AWS.
  */
 public final class Deadline {
   private static final Deadline NONE = new Deadline(() -> 0L, Long.MAX_VALUE);
@@ -25,7 +25,9 @@ public final class Deadline {
     return NONE;
   }
 
-  /** {@code budget} from now on {@code clock} (milliseconds); a negative budget has already passed. */
+  /**
+   * {@code budget} from now on {@code clock} (milliseconds); a negative budget has already passed.
+   */
   public static Deadline in(Duration budget, LongSupplier clock) {
     long now = clock.getAsLong();
     long at = budget.toMillis() >= Long.MAX_VALUE - now ? Long.MAX_VALUE : now + budget.toMillis();
@@ -47,6 +49,8 @@ public final class Deadline {
 
   @Override
   public String toString() {
-    return isNone() ? "no deadline" : "deadline in " + Math.max(0, atMillis - clock.getAsLong()) + " ms";
+    return isNone()
+        ? "no deadline"
+        : "deadline in " + Math.max(0, atMillis - clock.getAsLong()) + " ms";
   }
 }

@@ -8,9 +8,14 @@ public enum Decision {
   SKIP_DISABLED,
   /** The last compaction is more recent than {@code icecompact.min-interval}. */
   SKIP_TOO_SOON,
-  /** The planner's dry run with the table's options found no group: a job would exit green and do nothing. */
+  /**
+   * The planner's dry run with the table's options found no group: a job would exit green and do
+   * nothing.
+   */
   SKIP_NO_OP,
-  /** An {@code icecompact.*} property cannot be used: the reason names it; the other tables go on. */
+  /**
+   * An {@code icecompact.*} property cannot be used: the reason names it; the other tables go on.
+   */
   SKIP_INVALID_POLICY,
   /**
    * The table or its metadata could not be read (dropped after it was listed, a missing manifest, a

@@ -1,7 +1,7 @@
 package io.icecompact.planner.fleet;
 
-import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.FailureClassifier;
+import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.InvalidTablePolicyException;
 import io.icecompact.core.health.TableHealth;
@@ -35,13 +35,17 @@ import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
- * The decision tree of docs/fleet.md ("Deciding per table") over the tables of one or more namespaces: per table its health, its
- * policy and a decision, ranked so that the tables to compact come first, highest score first.
+ * The decision tree of docs/fleet.md ("Deciding per table") over the tables of one or more
+ * namespaces: per table its health, its policy and a decision, ranked so that the tables to compact
+ * come first, highest score first.
  *
  * <p>Reads metadata and plans (the planner's dry run); writes nothing.
  */
 public final class FleetAssessor {
-  /** Decisions to compact first, then by score, then by name so equal scores rank the same way twice. */
+  /**
+   * Decisions to compact first, then by score, then by name so equal scores rank the same way
+   * twice.
+   */
   public static final Comparator<TableAssessment> RANKING =
       Comparator.comparing((TableAssessment a) -> a.decision() != Decision.COMPACT)
           .thenComparing(Comparator.comparingDouble(TableAssessment::score).reversed())
@@ -80,11 +84,12 @@ public final class FleetAssessor {
 
   /**
    * The tables of {@code namespaces}, ranked, as far as {@code deadline} allows. Every namespace is
-   * listed first, so that the number left out is known; then the tables are assessed one by one, starting
-   * at a place in the list that {@code seed} (the sweep's execution name) picks, so that sweeps cut short
-   * by their deadline do not always leave out the same tables. The deadline is checked before each
-   * listing and each table; a table's assessment is not interrupted, so the deadline must leave a margin
-   * for the slowest one (planning a 100k-file table took 7 s). An unknown namespace is bad input.
+   * listed first, so that the number left out is known; then the tables are assessed one by one,
+   * starting at a place in the list that {@code seed} (the sweep's execution name) picks, so that
+   * sweeps cut short by their deadline do not always leave out the same tables. The deadline is
+   * checked before each listing and each table; a table's assessment is not interrupted, so the
+   * deadline must leave a margin for the slowest one (planning a 100k-file table took 7 s). An
+   * unknown namespace is bad input.
    */
   public FleetAssessment assess(List<String> namespaces, Deadline deadline, String seed) {
     Set<String> tables = new LinkedHashSet<>();
@@ -115,16 +120,23 @@ public final class FleetAssessor {
     return new FleetAssessment(assessments, notAssessed(left, unlisted, assessments.size()));
   }
 
-  private static FleetAssessment.NotAssessed notAssessed(List<String> left, List<String> unlisted, int assessed) {
+  private static FleetAssessment.NotAssessed notAssessed(
+      List<String> left, List<String> unlisted, int assessed) {
     if (left.isEmpty() && unlisted.isEmpty()) {
       return FleetAssessment.NotAssessed.NONE;
     }
-    String reason = String.format(
-        "the assessment reached its deadline after %d tables: %d tables listed but not assessed%s; the next"
-            + " sweep starts elsewhere in the list",
-        assessed, left.size(), unlisted.isEmpty() ? "" : ", " + unlisted.size() + " namespaces not listed");
-    return new FleetAssessment.NotAssessed(left.size(),
-        left.subList(0, Math.min(left.size(), FleetAssessment.NAMES_LISTED_MAX)), unlisted, reason);
+    String reason =
+        String.format(
+            "the assessment reached its deadline after %d tables: %d tables listed but not assessed%s; the next"
+                + " sweep starts elsewhere in the list",
+            assessed,
+            left.size(),
+            unlisted.isEmpty() ? "" : ", " + unlisted.size() + " namespaces not listed");
+    return new FleetAssessment.NotAssessed(
+        left.size(),
+        left.subList(0, Math.min(left.size(), FleetAssessment.NAMES_LISTED_MAX)),
+        unlisted,
+        reason);
   }
 
   private List<TableIdentifier> listTables(String namespace) {
@@ -136,25 +148,30 @@ public final class FleetAssessor {
     } catch (NoSuchNamespaceException e) {
       throw new InvalidJobInputException("Namespace not found: " + namespace, e);
     } catch (RuntimeException e) {
-      // a throttled or unavailable catalog is worth the state machine's retry; a refusal (403) is not
+      // a throttled or unavailable catalog is worth the state machine's retry; a refusal (403) is
+      // not
       throw FailureClassifier.classify(
           e, "Cannot list the tables of namespace " + namespace, InvalidJobInputException::new);
     }
   }
 
-  /** One table of a fleet: a table that cannot be read must not stop the assessment of the others. */
+  /**
+   * One table of a fleet: a table that cannot be read must not stop the assessment of the others.
+   */
   private TableAssessment assessOrUnreadable(String name) {
     try {
       return assess(name);
     } catch (RuntimeException e) {
       String type = e instanceof IcecompactException ? "" : e.getClass().getSimpleName() + ": ";
-      return new TableAssessment(name, null, null, Decision.SKIP_UNREADABLE, type + e.getMessage(), null);
+      return new TableAssessment(
+          name, null, null, Decision.SKIP_UNREADABLE, type + e.getMessage(), null);
     }
   }
 
   /**
-   * One table's assessment; the table's policy problems become its decision. Fails when the table or
-   * its metadata cannot be read ({@link #assess(List)} records that as {@link Decision#SKIP_UNREADABLE}).
+   * One table's assessment; the table's policy problems become its decision. Fails when the table
+   * or its metadata cannot be read ({@link #assess(List)} records that as {@link
+   * Decision#SKIP_UNREADABLE}).
    */
   public TableAssessment assess(String name) {
     Table table = access.loadTable(name);
@@ -162,10 +179,16 @@ public final class FleetAssessor {
     TablePolicy policy;
     try {
       policy =
-          TablePolicy.of(name, table.properties(), table.schema(), health.formatVersion(), health.deleteFiles(),
+          TablePolicy.of(
+              name,
+              table.properties(),
+              table.schema(),
+              health.formatVersion(),
+              health.deleteFiles(),
               sweepSteps);
     } catch (InvalidTablePolicyException e) {
-      return new TableAssessment(name, health, null, Decision.SKIP_INVALID_POLICY, e.getMessage(), null);
+      return new TableAssessment(
+          name, health, null, Decision.SKIP_INVALID_POLICY, e.getMessage(), null);
     }
     if (!policy.enabled()) {
       return new TableAssessment(
@@ -174,42 +197,64 @@ public final class FleetAssessor {
     if (health.lastCompactionMillis() != null && !policy.minInterval().isZero()) {
       Duration since = Duration.ofMillis(clock.getAsLong() - health.lastCompactionMillis());
       if (since.compareTo(policy.minInterval()) < 0) {
-        return new TableAssessment(name, health, policy, Decision.SKIP_TOO_SOON,
-            String.format("last compaction at %s, %s ago; %s is %s",
-                Instant.ofEpochMilli(health.lastCompactionMillis()), readable(since), TablePolicy.MIN_INTERVAL,
+        return new TableAssessment(
+            name,
+            health,
+            policy,
+            Decision.SKIP_TOO_SOON,
+            String.format(
+                "last compaction at %s, %s ago; %s is %s",
+                Instant.ofEpochMilli(health.lastCompactionMillis()),
+                readable(since),
+                TablePolicy.MIN_INTERVAL,
                 policy.minInterval()),
             null);
       }
     }
     RewritePlanner.PlannedJob planned;
     try {
-      planned = new RewritePlanner(access).dryRun(
-          new JobSpec(null, name, Map.of(), policy.options(), null, policy.where(), null));
+      planned =
+          new RewritePlanner(access)
+              .dryRun(
+                  new JobSpec(null, name, Map.of(), policy.options(), null, policy.where(), null));
     } catch (InvalidJobInputException e) {
       if (!rejectsAnOption(policy, e)) {
         throw e; // the table itself (e.g. dropped since it was loaded): not its policy
       }
-      // an option Iceberg checks only when planning (a range rule, e.g. max-file-size below the target)
-      return new TableAssessment(name, health, null, Decision.SKIP_INVALID_POLICY,
-          policy.optionRejectedByPlanner(name, e).getMessage(), null);
+      // an option Iceberg checks only when planning (a range rule, e.g. max-file-size below the
+      // target)
+      return new TableAssessment(
+          name,
+          health,
+          null,
+          Decision.SKIP_INVALID_POLICY,
+          policy.optionRejectedByPlanner(name, e).getMessage(),
+          null);
     }
     if (planned.plan() == null) {
       return new TableAssessment(name, health, policy, Decision.SKIP_NO_OP, planned.reason(), null);
     }
     CompactionPrediction prediction = predict(table, policy, planned);
-    return new TableAssessment(name, health, policy, Decision.COMPACT,
-        String.format("%d groups of %d files would be rewritten into about %d", prediction.groups(),
-            prediction.dataFilesRead(), prediction.filesWrittenEstimate()),
+    return new TableAssessment(
+        name,
+        health,
+        policy,
+        Decision.COMPACT,
+        String.format(
+            "%d groups of %d files would be rewritten into about %d",
+            prediction.groups(), prediction.dataFilesRead(), prediction.filesWrittenEstimate()),
         prediction);
   }
 
   /** The planner's message starts so for Iceberg's checks, and quotes our own options by name. */
   private static boolean rejectsAnOption(TablePolicy policy, InvalidJobInputException e) {
     String message = String.valueOf(e.getMessage());
-    return message.startsWith("Invalid rewrite option") || TablePolicy.namedOption(policy.options(), message).isPresent();
+    return message.startsWith("Invalid rewrite option")
+        || TablePolicy.namedOption(policy.options(), message).isPresent();
   }
 
-  static CompactionPrediction predict(Table table, TablePolicy policy, RewritePlanner.PlannedJob planned) {
+  static CompactionPrediction predict(
+      Table table, TablePolicy policy, RewritePlanner.PlannedJob planned) {
     long target = targetFileSize(table, policy);
     List<PlannedGroup> groups = planned.plan().groups();
     long dataFiles = 0;
@@ -242,7 +287,8 @@ public final class FleetAssessor {
         groupDeleted += Math.min(positions, task.file().recordCount());
       }
       groupDeleted = Math.min(groupDeleted, groupRows);
-      long written = groupRows == 0 ? 0 : Math.round(groupBytes * (1 - (double) groupDeleted / groupRows));
+      long written =
+          groupRows == 0 ? 0 : Math.round(groupBytes * (1 - (double) groupDeleted / groupRows));
       dataBytes += groupBytes;
       deletedRows += groupDeleted;
       bytesWritten += written;
@@ -265,18 +311,24 @@ public final class FleetAssessor {
         target);
   }
 
-  /** The job's target: the policy's option, else the table's write target, else Iceberg's 512 MB. */
+  /**
+   * The job's target: the policy's option, else the table's write target, else Iceberg's 512 MB.
+   */
   static long targetFileSize(Table table, TablePolicy policy) {
     String option = policy.options().get(RewriteOptions.TARGET_FILE_SIZE_BYTES);
     if (option != null) {
       return Long.parseLong(option.trim());
     }
-    return PropertyUtil.propertyAsLong(table.properties(), TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+    return PropertyUtil.propertyAsLong(
+        table.properties(),
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
   }
 
   private static String readable(Duration duration) {
     long minutes = duration.toMinutes();
-    return minutes >= 120 ? (minutes / 60) + " h" : minutes >= 1 ? minutes + " min" : duration.toSeconds() + " s";
+    return minutes >= 120
+        ? (minutes / 60) + " h"
+        : minutes >= 1 ? minutes + " min" : duration.toSeconds() + " s";
   }
 }

@@ -7,7 +7,8 @@ import io.icecompact.core.policy.TablePolicy;
  * One table of a sweep: its health, its policy, the decision and why.
  *
  * @param table the table's identifier
- * @param health the health numbers and score of docs/fleet.md (null when the table could not be read)
+ * @param health the health numbers and score of docs/fleet.md (null when the table could not be
+ *     read)
  * @param policy the policy from the table's properties (null when a property is invalid)
  * @param decision what a sweep does with it
  * @param reason why, in words an operator can act on

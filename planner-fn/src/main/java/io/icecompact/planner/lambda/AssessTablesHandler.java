@@ -15,20 +15,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Lambda entry point of the sweep's {@code AssessTables} state: reads
- * {@code {"sweep": <sweep input>, "execution_name": "<the sweep's execution name>"}}, assesses every
- * table of the sweep's namespaces it has time for and returns the {@link SweepPlan} (its size bounded by
- * {@code max_tables} and {@link SweepPlan#PLAN_BYTES_MAX}). The assessment stops starting tables when the
- * invocation's remaining time, less {@link #safetyMargin}, has run out, and the plan says which tables it
- * left: a Lambda timeout would fail the whole sweep with an error nothing retries. A bad sweep input
- * or an unknown namespace is an {@link InvalidJobInputException} naming the field; other errors are
- * icecompact's typed exceptions, whose class names the state machine's Retry and Catch match.
+ * Lambda entry point of the sweep's {@code AssessTables} state: reads {@code {"sweep": <sweep
+ * input>, "execution_name": "<the sweep's execution name>"}}, assesses every table of the sweep's
+ * namespaces it has time for and returns the {@link SweepPlan} (its size bounded by {@code
+ * max_tables} and {@link SweepPlan#PLAN_BYTES_MAX}). The assessment stops starting tables when the
+ * invocation's remaining time, less {@link #safetyMargin}, has run out, and the plan says which
+ * tables it left: a Lambda timeout would fail the whole sweep with an error nothing retries. A bad
+ * sweep input or an unknown namespace is an {@link InvalidJobInputException} naming the field;
+ * other errors are icecompact's typed exceptions, whose class names the state machine's Retry and
+ * Catch match.
  */
 public final class AssessTablesHandler extends LambdaStep<AssessTablesHandler.Input, SweepPlan> {
   private static final Logger LOG = LoggerFactory.getLogger(AssessTablesHandler.class);
   private static final Duration SAFETY_MARGIN = Duration.ofSeconds(60);
 
-  /** {@code sweep}: the sweep input ({@link SweepInput}); {@code execution_name}: the sweep's execution name. */
+  /**
+   * {@code sweep}: the sweep input ({@link SweepInput}); {@code execution_name}: the sweep's
+   * execution name.
+   */
   record Input(JsonNode sweep, String executionName) {}
 
   public AssessTablesHandler() {
@@ -42,20 +46,30 @@ public final class AssessTablesHandler extends LambdaStep<AssessTablesHandler.In
     String name = require("execution_name", input.executionName());
     SweepInput sweep = SweepInput.parse(sweepInput);
     try (TableAccess access = new TableAccess(sweep.catalogProperties())) {
-      SweepPlan plan = SweepPlan.of(
-          new FleetAssessor(access, sweep.careSteps()).assess(sweep.namespaces(), deadline, name), sweep, name);
+      SweepPlan plan =
+          SweepPlan.of(
+              new FleetAssessor(access, sweep.careSteps())
+                  .assess(sweep.namespaces(), deadline, name),
+              sweep,
+              name);
       // the sweep still succeeds: say in its log too that it covered less than asked
       if (plan.notAssessed().any()) {
         LOG.warn("Not every table was assessed: {}", plan.notAssessed().reason());
       }
       if (plan.notPlanned().count() > 0) {
-        LOG.warn("{} tables left out of the plan: {}", plan.notPlanned().count(), plan.notPlanned().reason());
+        LOG.warn(
+            "{} tables left out of the plan: {}",
+            plan.notPlanned().count(),
+            plan.notPlanned().reason());
       }
       return plan;
     }
   }
 
-  /** The invocation's remaining time less the safety margin; none without a context (tests, local runs). */
+  /**
+   * The invocation's remaining time less the safety margin; none without a context (tests, local
+   * runs).
+   */
   static Deadline deadline(Context context) {
     if (context == null) {
       return Deadline.none();
@@ -65,8 +79,8 @@ public final class AssessTablesHandler extends LambdaStep<AssessTablesHandler.In
   }
 
   /**
-   * Time kept for the table being assessed when the deadline passes and for writing the plan: a minute,
-   * or a quarter of a shorter remaining time. Planning one table of 100k files took 7 s.
+   * Time kept for the table being assessed when the deadline passes and for writing the plan: a
+   * minute, or a quarter of a shorter remaining time. Planning one table of 100k files took 7 s.
    */
   static Duration safetyMargin(Duration remaining) {
     Duration quarter = remaining.dividedBy(4);

@@ -14,9 +14,10 @@ import io.icecompact.planner.StoredPlan;
  * Lambda entry point of the {@code PlanRewrite} state: reads {@code {"job": JobSpec}} from the
  * execution state and returns the small {@code PlanSummary}. With {@code "recommit": true} (the
  * {@code LoadStoredPlan} state) it plans nothing and returns the summary of the job's stored plan
- * ({@link StoredPlan}), for a re-run of the job's committer. Errors are the planner's typed exceptions,
- * whose class names the state machine's Retry and Catch match; an S3 or network failure met while reading
- * the table's manifests is a {@code TransientException} ({@link RewritePlanner#plan}), so the step is retried.
+ * ({@link StoredPlan}), for a re-run of the job's committer. Errors are the planner's typed
+ * exceptions, whose class names the state machine's Retry and Catch match; an S3 or network failure
+ * met while reading the table's manifests is a {@code TransientException} ({@link
+ * RewritePlanner#plan}), so the step is retried.
  */
 public final class PlanRewriteHandler extends LambdaStep<PlanRewriteHandler.Input, PlanSummary> {
   /** The part of the execution state this step reads. */
@@ -39,7 +40,9 @@ public final class PlanRewriteHandler extends LambdaStep<PlanRewriteHandler.Inpu
     log.job(job.jobId(), job.table());
     scope.check(job);
     try (TableAccess access = new TableAccess(job.catalogProperties())) {
-      return input.recommit() ? StoredPlan.summary(access, job, scope) : new RewritePlanner(access, scope).plan(job);
+      return input.recommit()
+          ? StoredPlan.summary(access, job, scope)
+          : new RewritePlanner(access, scope).plan(job);
     }
   }
 }

@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 28: a namespace larger than the assessment's deadline. The clock is the test's: each reading of
- * it advances 7 s, the time planning one 100k-file table took, so the deadline passes after a known
- * number of tables whatever the machine's speed.
+ * Issue 28: a namespace larger than the assessment's deadline. The clock is the test's: each
+ * reading of it advances 7 s, the time planning one 100k-file table took, so the deadline passes
+ * after a known number of tables whatever the machine's speed.
  */
 class FleetAssessorDeadlineTest {
   private static final int TABLES = 20;
@@ -40,7 +40,8 @@ class FleetAssessorDeadlineTest {
     properties.put("uri", "jdbc:sqlite:" + warehouse.resolve("catalog.db"));
     properties.put("jdbc.schema-version", "V1");
     properties.put("warehouse", warehouse.toString());
-    // metadata-only tables: their metadata files in memory (this module's tests have no Hadoop FileSystem)
+    // metadata-only tables: their metadata files in memory (this module's tests have no Hadoop
+    // FileSystem)
     properties.put("io-impl", "org.apache.iceberg.inmemory.InMemoryFileIO");
     access = new TableAccess(properties);
     ((SupportsNamespaces) access.catalog()).createNamespace(Namespace.of("big"));
@@ -77,21 +78,33 @@ class FleetAssessorDeadlineTest {
     assertThat(left.reason()).contains("deadline").contains("13 tables listed but not assessed");
     List<String> all = new ArrayList<>(left.tables());
     result.ranked().forEach(a -> all.add(a.table()));
-    assertThat(all).as("every table either assessed or named as left").doesNotHaveDuplicates().hasSize(TABLES);
+    assertThat(all)
+        .as("every table either assessed or named as left")
+        .doesNotHaveDuplicates()
+        .hasSize(TABLES);
 
     // the plan carries it: the Lambda's answer says how many were not assessed
-    SweepPlan plan = SweepPlan.of(result, new SweepInput(Map.of("type", "jdbc"), List.of("big"), 10, 2, null, null, null),
-        "sweep-1");
+    SweepPlan plan =
+        SweepPlan.of(
+            result,
+            new SweepInput(Map.of("type", "jdbc"), List.of("big"), 10, 2, null, null, null),
+            "sweep-1");
     assertThat(plan.tablesAssessed()).isEqualTo(7);
     assertThat(plan.notAssessed().count()).isEqualTo(13);
   }
 
   @Test
   void anotherSweepStartsElsewhereSoTheSameTablesAreNotAlwaysLeft() {
-    List<String> first = new FleetAssessor(access)
-        .assess(List.of("big"), Deadline.in(Duration.ofSeconds(60), ticking()), "sweep-1").notAssessed().tables();
-    List<String> second = new FleetAssessor(access)
-        .assess(List.of("big"), Deadline.in(Duration.ofSeconds(60), ticking()), "sweep-2").notAssessed().tables();
+    List<String> first =
+        new FleetAssessor(access)
+            .assess(List.of("big"), Deadline.in(Duration.ofSeconds(60), ticking()), "sweep-1")
+            .notAssessed()
+            .tables();
+    List<String> second =
+        new FleetAssessor(access)
+            .assess(List.of("big"), Deadline.in(Duration.ofSeconds(60), ticking()), "sweep-2")
+            .notAssessed()
+            .tables();
 
     assertThat(first).hasSize(13);
     assertThat(second).hasSize(13).isNotEqualTo(first);
@@ -99,8 +112,9 @@ class FleetAssessorDeadlineTest {
 
   @Test
   void aDeadlineAlreadyPassedListsNothingAndSaysWhichNamespaces() {
-    FleetAssessment result = new FleetAssessor(access)
-        .assess(List.of("big"), Deadline.in(Duration.ZERO, ticking()), "sweep-1");
+    FleetAssessment result =
+        new FleetAssessor(access)
+            .assess(List.of("big"), Deadline.in(Duration.ZERO, ticking()), "sweep-1");
 
     assertThat(result.ranked()).isEmpty();
     assertThat(result.notAssessed().namespaces()).containsExactly("big");
@@ -109,7 +123,8 @@ class FleetAssessorDeadlineTest {
 
   @Test
   void withoutADeadlineEveryTableIsAssessed() {
-    FleetAssessment result = new FleetAssessor(access).assess(List.of("big"), Deadline.none(), "sweep-1");
+    FleetAssessment result =
+        new FleetAssessor(access).assess(List.of("big"), Deadline.none(), "sweep-1");
 
     assertThat(result.ranked()).hasSize(TABLES);
     assertThat(result.notAssessed()).isEqualTo(FleetAssessment.NotAssessed.NONE);

@@ -14,44 +14,65 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class SweepPlanTest {
-  private static final Map<String, String> CATALOG = Map.of("type", "jdbc", "uri", "jdbc:sqlite:/tmp/c.db");
+  private static final Map<String, String> CATALOG =
+      Map.of("type", "jdbc", "uri", "jdbc:sqlite:/tmp/c.db");
   private static final String SWEEP = "sweep-2026-12-02T06-00-00Z";
 
   private static SweepInput input(int maxTables) {
     return new SweepInput(CATALOG, List.of("lab"), maxTables, 3, "s3://bucket/work", 8, null);
   }
 
-  private static TableAssessment assessment(String table, double score, Decision decision, String where) {
-    TableHealth health = new TableHealth(table, 2, 1L, 10, 1000, 100, 2, 8, 0, 0, 0, 2, null, score);
-    TablePolicy policy = new TablePolicy(decision != Decision.SKIP_DISABLED, Duration.ZERO, where,
-        Map.of("partial-progress.enabled", "true", "min-input-files", "5"), TablePolicy.DEFAULT_STEPS);
+  private static TableAssessment assessment(
+      String table, double score, Decision decision, String where) {
+    TableHealth health =
+        new TableHealth(table, 2, 1L, 10, 1000, 100, 2, 8, 0, 0, 0, 2, null, score);
+    TablePolicy policy =
+        new TablePolicy(
+            decision != Decision.SKIP_DISABLED,
+            Duration.ZERO,
+            where,
+            Map.of("partial-progress.enabled", "true", "min-input-files", "5"),
+            TablePolicy.DEFAULT_STEPS);
     return new TableAssessment(table, health, policy, decision, "because", null);
   }
 
   @Test
   void theTopMaxTablesToCompactCarryTheirPolicyAndTheSweepsSettingsAndEveryDecisionIsCounted() {
-    List<TableAssessment> ranked = List.of(
-        assessment("lab.stream", 108, Decision.COMPACT, "day >= '2026-12-01'"),
-        assessment("lab.dv3", 28, Decision.COMPACT, null),
-        assessment("lab.leftover", 16, Decision.COMPACT, null),
-        assessment("lab.hourly", 50, Decision.SKIP_NO_OP, null),
-        assessment("ops.optout", 27, Decision.SKIP_DISABLED, null));
+    List<TableAssessment> ranked =
+        List.of(
+            assessment("lab.stream", 108, Decision.COMPACT, "day >= '2026-12-01'"),
+            assessment("lab.dv3", 28, Decision.COMPACT, null),
+            assessment("lab.leftover", 16, Decision.COMPACT, null),
+            assessment("lab.hourly", 50, Decision.SKIP_NO_OP, null),
+            assessment("ops.optout", 27, Decision.SKIP_DISABLED, null));
 
     SweepPlan plan = SweepPlan.of(ranked, input(2), SWEEP);
 
     assertThat(plan.tablesAssessed()).isEqualTo(5);
-    assertThat(plan.decisions()).containsEntry(Decision.COMPACT, 3).containsEntry(Decision.SKIP_NO_OP, 1)
-        .containsEntry(Decision.SKIP_DISABLED, 1).containsEntry(Decision.SKIP_TOO_SOON, 0)
-        .containsEntry(Decision.SKIP_INVALID_POLICY, 0).containsEntry(Decision.SKIP_UNREADABLE, 0);
+    assertThat(plan.decisions())
+        .containsEntry(Decision.COMPACT, 3)
+        .containsEntry(Decision.SKIP_NO_OP, 1)
+        .containsEntry(Decision.SKIP_DISABLED, 1)
+        .containsEntry(Decision.SKIP_TOO_SOON, 0)
+        .containsEntry(Decision.SKIP_INVALID_POLICY, 0)
+        .containsEntry(Decision.SKIP_UNREADABLE, 0);
     assertThat(plan.compactCount()).isEqualTo(2);
     assertThat(plan.maxConcurrentTables()).isEqualTo(3);
-    assertThat(plan.toCompact()).extracting(SweepPlan.TableToCompact::table).containsExactly("lab.stream", "lab.dv3");
+    assertThat(plan.toCompact())
+        .extracting(SweepPlan.TableToCompact::table)
+        .containsExactly("lab.stream", "lab.dv3");
     SweepPlan.TableToCompact first = plan.toCompact().get(0);
     assertThat(first.score()).isEqualTo(108);
-    assertThat(first.input()).isEqualTo(new SweepPlan.CompactionInput("lab.stream",
-        ranked.get(0).policy().options(), "day >= '2026-12-01'", ranked.get(0).policy().steps()));
+    assertThat(first.input())
+        .isEqualTo(
+            new SweepPlan.CompactionInput(
+                "lab.stream",
+                ranked.get(0).policy().options(),
+                "day >= '2026-12-01'",
+                ranked.get(0).policy().steps()));
     // the sweep's part once, not per table
-    assertThat(plan.sharedInput()).isEqualTo(new SweepPlan.SharedInput(CATALOG, "s3://bucket/work", 8));
+    assertThat(plan.sharedInput())
+        .isEqualTo(new SweepPlan.SharedInput(CATALOG, "s3://bucket/work", 8));
     assertThat(plan.notAssessed().count()).isZero();
     assertThat(plan.notPlanned().count()).isZero();
   }
@@ -59,18 +80,25 @@ class SweepPlanTest {
   @Test
   void theInputIsTheCompactionsExecutionInputInSnakeCaseWithoutAbsentFields() {
     SweepInput bare = new SweepInput(CATALOG, List.of("lab"), null, null, null, null, null);
-    JsonNode json = JobJson.mapper().valueToTree(
-        SweepPlan.of(List.of(assessment("lab.stream", 108, Decision.COMPACT, null)), bare, SWEEP));
+    JsonNode json =
+        JobJson.mapper()
+            .valueToTree(
+                SweepPlan.of(
+                    List.of(assessment("lab.stream", 108, Decision.COMPACT, null)), bare, SWEEP));
 
     assertThat(json.get("compact_count").asInt()).isEqualTo(1);
-    assertThat(json.get("max_concurrent_tables").asInt()).isEqualTo(SweepInput.MAX_CONCURRENT_TABLES_DEFAULT);
+    assertThat(json.get("max_concurrent_tables").asInt())
+        .isEqualTo(SweepInput.MAX_CONCURRENT_TABLES_DEFAULT);
     assertThat(json.get("decisions").get("COMPACT").asInt()).isEqualTo(1);
     JsonNode item = json.get("to_compact").get(0);
     assertThat(item.get("execution_name").asText()).startsWith("lab.stream-" + SWEEP + "-");
-    assertThat(item.get("input").fieldNames()).toIterable()
+    assertThat(item.get("input").fieldNames())
+        .toIterable()
         .containsExactlyInAnyOrder("table", "options", "care");
     // merged into each input by the sweep's Map: absent fields left out, so the merge adds no nulls
-    assertThat(json.get("shared_input").fieldNames()).toIterable().containsExactly("catalog_properties");
+    assertThat(json.get("shared_input").fieldNames())
+        .toIterable()
+        .containsExactly("catalog_properties");
     assertThat(json.get("not_assessed").get("count").asInt()).isZero();
     assertThat(json.get("not_planned").get("count").asInt()).isZero();
     assertThat(item.get("input").get("options").get("min-input-files").asText()).isEqualTo("5");
@@ -84,7 +112,8 @@ class SweepPlanTest {
   @Test
   void thePlanIsBoundedByMaxTablesNotByTheTablesAssessed() {
     List<TableAssessment> ranked = new ArrayList<>();
-    IntStream.range(0, 10_000).forEach(i -> ranked.add(assessment("lab.t" + i, 10_000 - i, Decision.COMPACT, null)));
+    IntStream.range(0, 10_000)
+        .forEach(i -> ranked.add(assessment("lab.t" + i, 10_000 - i, Decision.COMPACT, null)));
 
     SweepPlan plan = SweepPlan.of(ranked, input(100), SWEEP);
 
@@ -94,15 +123,22 @@ class SweepPlanTest {
   }
 
   /**
-   * Issue 28: 100 tables whose where (a table property) is 2 KB each would make a 200 KB plan. Entries
-   * stop being added before the plan passes its byte budget, and the plan says which were left out; a
-   * smaller entry after them still fits.
+   * Issue 28: 100 tables whose where (a table property) is 2 KB each would make a 200 KB plan.
+   * Entries stop being added before the plan passes its byte budget, and the plan says which were
+   * left out; a smaller entry after them still fits.
    */
   @Test
   void entriesThatWouldPutThePlanOverItsByteBudgetAreLeftOutAndNamed() {
     List<TableAssessment> ranked = new ArrayList<>();
-    IntStream.range(0, 99).forEach(i ->
-        ranked.add(assessment("lab.t" + i, 1000 - i, Decision.COMPACT, "id > '" + "x".repeat(2000) + "'")));
+    IntStream.range(0, 99)
+        .forEach(
+            i ->
+                ranked.add(
+                    assessment(
+                        "lab.t" + i,
+                        1000 - i,
+                        Decision.COMPACT,
+                        "id > '" + "x".repeat(2000) + "'")));
     ranked.add(assessment("lab.small", 1, Decision.COMPACT, null));
 
     SweepPlan plan = SweepPlan.of(ranked, input(100), SWEEP);
@@ -110,19 +146,28 @@ class SweepPlanTest {
     assertThat(JobJson.toBytes(plan).length).isLessThanOrEqualTo(SweepPlan.PLAN_BYTES_MAX);
     assertThat(plan.compactCount()).isEqualTo(plan.toCompact().size()).isBetween(40, 99);
     assertThat(plan.notPlanned().count()).isEqualTo(100 - plan.compactCount());
-    assertThat(plan.notPlanned().tables()).hasSize(FleetAssessment.NAMES_LISTED_MAX).startsWith("lab.t" + (plan.compactCount() - 1));
+    assertThat(plan.notPlanned().tables())
+        .hasSize(FleetAssessment.NAMES_LISTED_MAX)
+        .startsWith("lab.t" + (plan.compactCount() - 1));
     assertThat(plan.notPlanned().reason()).contains(String.valueOf(SweepPlan.PLAN_BYTES_MAX));
-    assertThat(plan.toCompact()).extracting(SweepPlan.TableToCompact::table).contains("lab.small", "lab.t0");
+    assertThat(plan.toCompact())
+        .extracting(SweepPlan.TableToCompact::table)
+        .contains("lab.small", "lab.t0");
     assertThat(plan.decisions()).containsEntry(Decision.COMPACT, 100);
   }
 
   /** Issue 28: what the assessment had no time for is in the plan, counted and named. */
   @Test
   void tablesNotAssessedBeforeTheDeadlineAreInThePlan() {
-    FleetAssessment.NotAssessed left = new FleetAssessment.NotAssessed(2, List.of("lab.a", "lab.b"), List.of("ops"),
-        "the assessment reached its deadline");
-    SweepPlan plan = SweepPlan.of(new FleetAssessment(List.of(assessment("lab.stream", 108, Decision.COMPACT, null)),
-        left), input(10), SWEEP);
+    FleetAssessment.NotAssessed left =
+        new FleetAssessment.NotAssessed(
+            2, List.of("lab.a", "lab.b"), List.of("ops"), "the assessment reached its deadline");
+    SweepPlan plan =
+        SweepPlan.of(
+            new FleetAssessment(
+                List.of(assessment("lab.stream", 108, Decision.COMPACT, null)), left),
+            input(10),
+            SWEEP);
 
     JsonNode json = JobJson.mapper().valueToTree(plan);
     assertThat(json.get("tables_assessed").asInt()).isEqualTo(1);
@@ -145,18 +190,24 @@ class SweepPlanTest {
   @Test
   void executionNamesAreValidForStepFunctionsAndUniquePerTableAndSweep() {
     String longTable = "analytics_" + "x".repeat(60) + ".orders";
-    String longSweep = "a1b2c3d4-e5f6-4711-8899-aabbccddeeff-scheduled-by-eventbridge-for-the-nightly-run";
-    List<String> names = List.of(
-        SweepPlan.executionName(longTable, longSweep),
-        SweepPlan.executionName(longTable + "2", longSweep),
-        SweepPlan.executionName(longTable, longSweep + "2"),
-        SweepPlan.executionName("lab.a b", SWEEP),
-        SweepPlan.executionName("lab.a:b", SWEEP),
-        SweepPlan.executionName("\"weird\".t{1}$%", "sweep/éé"));
+    String longSweep =
+        "a1b2c3d4-e5f6-4711-8899-aabbccddeeff-scheduled-by-eventbridge-for-the-nightly-run";
+    List<String> names =
+        List.of(
+            SweepPlan.executionName(longTable, longSweep),
+            SweepPlan.executionName(longTable + "2", longSweep),
+            SweepPlan.executionName(longTable, longSweep + "2"),
+            SweepPlan.executionName("lab.a b", SWEEP),
+            SweepPlan.executionName("lab.a:b", SWEEP),
+            SweepPlan.executionName("\"weird\".t{1}$%", "sweep/éé"));
 
-    assertThat(names).doesNotHaveDuplicates()
-        .allSatisfy(name -> assertThat(name).hasSizeLessThanOrEqualTo(80).matches("[A-Za-z0-9._-]+"));
-    assertThat(SweepPlan.executionName("lab.stream", SWEEP)).startsWith("lab.stream-" + SWEEP + "-");
-    assertThat(SweepPlan.executionName("lab.stream", SWEEP)).isEqualTo(SweepPlan.executionName("lab.stream", SWEEP));
+    assertThat(names)
+        .doesNotHaveDuplicates()
+        .allSatisfy(
+            name -> assertThat(name).hasSizeLessThanOrEqualTo(80).matches("[A-Za-z0-9._-]+"));
+    assertThat(SweepPlan.executionName("lab.stream", SWEEP))
+        .startsWith("lab.stream-" + SWEEP + "-");
+    assertThat(SweepPlan.executionName("lab.stream", SWEEP))
+        .isEqualTo(SweepPlan.executionName("lab.stream", SWEEP));
   }
 }

@@ -3,10 +3,10 @@ package io.icecompact.statemachine.coldstart;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.core.table.TableAccess;
-import io.icecompact.statemachine.ClassPathJars;
+import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.lease.LeaseTableSchema;
+import io.icecompact.statemachine.ClassPathJars;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalS3;
 import java.io.IOException;
@@ -23,27 +23,30 @@ import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
- * Cold and warm starts of each function, from its deployable jar, on this machine: for each of the seven
- * functions of the compaction state machine a fresh {@link ExecutionEnvironment} (Lambda's runtime interface
- * client in a new JVM) runs init, then a first and a second real invocation, against local S3 (s3proxy) and
- * DynamoDB (dynalite, the lease table), with Iceberg's JDBC catalog on a SQLite file (its driver added to the
- * {@code lib} of the planner, the committer and CareForTable, as docs/deploy.md says for JDBC catalogs). The
- * functions run the way the state machine chains them, on two small fragmented tables, A and B (4 day partitions
- * of 5 files, position and equality deletes): AcquireLease, PlanRewrite, CommitSnapshot, CareForTable (every care
- * step) and ReleaseLease handle job A then job B; RewriteGroup rewrites groups 0 and 1 of job A first (then the
- * rest, not reported); RecordGroupFailure records two failures.
+ * Cold and warm starts of each function, from its deployable jar, on this machine: for each of the
+ * seven functions of the compaction state machine a fresh {@link ExecutionEnvironment} (Lambda's
+ * runtime interface client in a new JVM) runs init, then a first and a second real invocation,
+ * against local S3 (s3proxy) and DynamoDB (dynalite, the lease table), with Iceberg's JDBC catalog
+ * on a SQLite file (its driver added to the {@code lib} of the planner, the committer and
+ * CareForTable, as docs/deploy.md says for JDBC catalogs). The functions run the way the state
+ * machine chains them, on two small fragmented tables, A and B (4 day partitions of 5 files,
+ * position and equality deletes): AcquireLease, PlanRewrite, CommitSnapshot, CareForTable (every
+ * care step) and ReleaseLease handle job A then job B; RewriteGroup rewrites groups 0 and 1 of job
+ * A first (then the rest, not reported); RecordGroupFailure records two failures.
  *
- * <p>A benchmark, not a test: it prints figures and checks only that every invocation succeeded and that the
- * functions' stdout is one JSON object per line. Run it with (from the repository root; builds the jars first):
+ * <p>A benchmark, not a test: it prints figures and checks only that every invocation succeeded and
+ * that the functions' stdout is one JSON object per line. Run it with (from the repository root;
+ * builds the jars first):
  *
  * <pre>mvn -B -o verify -pl state-machine -am -DskipTests -Pcold-start</pre>
  *
- * The table is printed and written to {@code state-machine/target/cold-start.md}; the functions' logs are
- * kept under a temporary folder it names.
+ * The table is printed and written to {@code state-machine/target/cold-start.md}; the functions'
+ * logs are kept under a temporary folder it names.
  */
 public final class ColdStartBenchmark {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final FragmentedTable.Shape SHAPE = new FragmentedTable.Shape(4, 5, 300, 2, 2, 10, true);
+  private static final FragmentedTable.Shape SHAPE =
+      new FragmentedTable.Shape(4, 5, 300, 2, 2, 10, true);
   private static final String LEASES = "icecompact-leases";
 
   private final Path root;
@@ -53,19 +56,37 @@ public final class ColdStartBenchmark {
   private final String bucket;
 
   /** Functions that call the catalog, and so get the JDBC driver. */
-  private static final List<String> CATALOG_FUNCTIONS = List.of("PlanRewrite", "CommitSnapshot", "CareForTable");
+  private static final List<String> CATALOG_FUNCTIONS =
+      List.of("PlanRewrite", "CommitSnapshot", "CareForTable");
 
-  /** The care steps each job asks for: all of them (on these young tables they find little to remove). */
+  /**
+   * The care steps each job asks for: all of them (on these young tables they find little to
+   * remove).
+   */
   private static final List<String> CARE_STEPS =
       List.of("delete-cleanup", "rewrite-manifests", "expire-snapshots", "remove-orphans");
 
   /**
-   * Each function's tiered compilation level, as infra/template.yaml sets it in JAVA_TOOL_OPTIONS; the system
-   * property {@code cold-start.tiered-stop-at-level} puts every function on one level instead, for comparison.
+   * Each function's tiered compilation level, as infra/template.yaml sets it in JAVA_TOOL_OPTIONS;
+   * the system property {@code cold-start.tiered-stop-at-level} puts every function on one level
+   * instead, for comparison.
    */
-  private static final Map<String, Integer> TIERED_STOP_AT_LEVEL = Map.of(
-      "AcquireLease", 1, "PlanRewrite", 1, "RewriteGroup", 4, "CommitSnapshot", 1, "CareForTable", 1,
-      "ReleaseLease", 1, "RecordGroupFailure", 1);
+  private static final Map<String, Integer> TIERED_STOP_AT_LEVEL =
+      Map.of(
+          "AcquireLease",
+          1,
+          "PlanRewrite",
+          1,
+          "RewriteGroup",
+          4,
+          "CommitSnapshot",
+          1,
+          "CareForTable",
+          1,
+          "ReleaseLease",
+          1,
+          "RecordGroupFailure",
+          1);
 
   private ColdStartBenchmark(Path root, Path workDir, LocalS3 s3, LocalDynamoDb dynamo) {
     this.root = root;
@@ -81,7 +102,8 @@ public final class ColdStartBenchmark {
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     Path workDir = Files.createTempDirectory("icecompact-cold-start");
     Map<String, List<ExecutionEnvironment.Measured>> byFunction = new LinkedHashMap<>();
-    try (LocalS3 s3 = new LocalS3().start(); LocalDynamoDb dynamo = new LocalDynamoDb().start()) {
+    try (LocalS3 s3 = new LocalS3().start();
+        LocalDynamoDb dynamo = new LocalDynamoDb().start()) {
       LeaseTableSchema.create(dynamo.client(), LEASES);
       ColdStartBenchmark benchmark = new ColdStartBenchmark(root, workDir, s3, dynamo);
       for (int round = 1; round <= rounds; round++) {
@@ -99,7 +121,8 @@ public final class ColdStartBenchmark {
   }
 
   /** One job on each of two fresh tables, every function in a fresh environment. */
-  private List<ExecutionEnvironment.Measured> round(int round) throws IOException, InterruptedException {
+  private List<ExecutionEnvironment.Measured> round(int round)
+      throws IOException, InterruptedException {
     Map<String, String> catalog = catalogProperties(round);
     String tableA = "db.orders_" + round + "a";
     String tableB = "db.orders_" + round + "b";
@@ -110,14 +133,23 @@ public final class ColdStartBenchmark {
     Path roundDir = Files.createDirectories(workDir.resolve("round-" + round));
     List<ExecutionEnvironment.Measured> measured = new ArrayList<>();
 
-    ExecutionEnvironment.Measured acquire = run(roundDir, "AcquireLease", "lease-fn",
-        "io.icecompact.lease.lambda.AcquireLeaseHandler",
-        List.of(acquireInput(tableA, catalog, round), acquireInput(tableB, catalog, round)));
+    ExecutionEnvironment.Measured acquire =
+        run(
+            roundDir,
+            "AcquireLease",
+            "lease-fn",
+            "io.icecompact.lease.lambda.AcquireLeaseHandler",
+            List.of(acquireInput(tableA, catalog, round), acquireInput(tableB, catalog, round)));
     measured.add(acquire);
     List<ObjectNode> states = answers(acquire);
 
-    ExecutionEnvironment.Measured plan = run(roundDir, "PlanRewrite", "planner-fn",
-        "io.icecompact.planner.lambda.PlanRewriteHandler", each(states, state -> object("job", state.get("job"))));
+    ExecutionEnvironment.Measured plan =
+        run(
+            roundDir,
+            "PlanRewrite",
+            "planner-fn",
+            "io.icecompact.planner.lambda.PlanRewriteHandler",
+            each(states, state -> object("job", state.get("job"))));
     measured.add(plan);
     List<ObjectNode> plans = answers(plan);
     for (int i = 0; i < states.size(); i++) {
@@ -126,12 +158,21 @@ public final class ColdStartBenchmark {
 
     List<JsonNode> groups = new ArrayList<>();
     states.forEach(state -> groups.addAll(groupRequests(state)));
-    measured.add(run(roundDir, "RewriteGroup", "worker-fn", "io.icecompact.worker.lambda.RewriteGroupHandler",
-        each(groups, group -> object("group", group))));
+    measured.add(
+        run(
+            roundDir,
+            "RewriteGroup",
+            "worker-fn",
+            "io.icecompact.worker.lambda.RewriteGroupHandler",
+            each(groups, group -> object("group", group))));
 
-    ExecutionEnvironment.Measured commit = run(roundDir, "CommitSnapshot", "committer-fn",
-        "io.icecompact.committer.lambda.CommitSnapshotHandler",
-        each(states, state -> select(state, "job", "plan", "lease")));
+    ExecutionEnvironment.Measured commit =
+        run(
+            roundDir,
+            "CommitSnapshot",
+            "committer-fn",
+            "io.icecompact.committer.lambda.CommitSnapshotHandler",
+            each(states, state -> select(state, "job", "plan", "lease")));
     measured.add(commit);
     List<ObjectNode> results = answers(commit);
     for (int i = 0; i < states.size(); i++) {
@@ -139,23 +180,40 @@ public final class ColdStartBenchmark {
     }
 
     // Both jobs committed, so the state machine's CareRequested? choice goes to CareForTable.
-    ExecutionEnvironment.Measured care = run(roundDir, "CareForTable", "care-fn",
-        "io.icecompact.care.lambda.CareForTableHandler", each(states, ColdStartBenchmark::careRequest));
+    ExecutionEnvironment.Measured care =
+        run(
+            roundDir,
+            "CareForTable",
+            "care-fn",
+            "io.icecompact.care.lambda.CareForTableHandler",
+            each(states, ColdStartBenchmark::careRequest));
     measured.add(care);
     List<ObjectNode> cared = answers(care);
     for (int i = 0; i < states.size(); i++) {
       ((ObjectNode) states.get(i).get("result")).set("care", cared.get(i));
     }
 
-    measured.add(run(roundDir, "ReleaseLease", "lease-fn", "io.icecompact.lease.lambda.ReleaseLeaseHandler",
-        each(states, state -> select(state, "job", "lease", "settings", "result"))));
+    measured.add(
+        run(
+            roundDir,
+            "ReleaseLease",
+            "lease-fn",
+            "io.icecompact.lease.lambda.ReleaseLeaseHandler",
+            each(states, state -> select(state, "job", "lease", "settings", "result"))));
 
-    ObjectNode error = JSON.createObjectNode()
-        .put("Error", "io.icecompact.core.error.TransientException")
-        .put("Cause", "{\"errorMessage\":\"benchmark\",\"errorType\":\"io.icecompact.core.error.TransientException\"}");
-    measured.add(run(roundDir, "RecordGroupFailure", "worker-fn",
-        "io.icecompact.worker.lambda.RecordGroupFailureHandler",
-        each(groups.subList(0, 2), group -> object("group", group).set("error", error))));
+    ObjectNode error =
+        JSON.createObjectNode()
+            .put("Error", "io.icecompact.core.error.TransientException")
+            .put(
+                "Cause",
+                "{\"errorMessage\":\"benchmark\",\"errorType\":\"io.icecompact.core.error.TransientException\"}");
+    measured.add(
+        run(
+            roundDir,
+            "RecordGroupFailure",
+            "worker-fn",
+            "io.icecompact.worker.lambda.RecordGroupFailureHandler",
+            each(groups.subList(0, 2), group -> object("group", group).set("error", error))));
     return measured;
   }
 
@@ -167,22 +225,32 @@ public final class ColdStartBenchmark {
       bytes.add(JSON.writeValueAsBytes(payload));
     }
     List<Path> jars = new ArrayList<>();
-    jars.add(root.resolve(module).resolve("target").resolve("icecompact-" + module + "-lambda.jar"));
+    jars.add(
+        root.resolve(module).resolve("target").resolve("icecompact-" + module + "-lambda.jar"));
     if (CATALOG_FUNCTIONS.contains(function)) {
       jars.add(ClassPathJars.find("sqlite-jdbc"));
     }
     ExecutionEnvironment.Measured measured =
-        ExecutionEnvironment.run(function, jars, handler + "::handleRequest", bytes, environment(function), roundDir);
+        ExecutionEnvironment.run(
+            function, jars, handler + "::handleRequest", bytes, environment(function), roundDir);
     StdoutCheck.requireJsonLines(measured.stdout());
-    System.out.printf("%-20s init %5d ms, invocations %s ms%n", function, measured.initMillis(),
+    System.out.printf(
+        "%-20s init %5d ms, invocations %s ms%n",
+        function,
+        measured.initMillis(),
         measured.invocations().stream().map(RuntimeApiStub.Invocation::millis).toList());
     return measured;
   }
 
-  /** A function's environment: the template's logging and JIT settings, local endpoints, the local keys. */
+  /**
+   * A function's environment: the template's logging and JIT settings, local endpoints, the local
+   * keys.
+   */
   private Map<String, String> environment(String function) {
     Map<String, String> env = new TreeMap<>();
-    env.put("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + tieredStopAtLevel(function));
+    env.put(
+        "JAVA_TOOL_OPTIONS",
+        "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + tieredStopAtLevel(function));
     env.put("AWS_LAMBDA_LOG_FORMAT", "JSON");
     env.put("AWS_LAMBDA_LOG_LEVEL", "INFO");
     env.put("AWS_REGION", LocalS3.REGION);
@@ -196,7 +264,9 @@ public final class ColdStartBenchmark {
 
   static int tieredStopAtLevel(String function) {
     String everyFunction = System.getProperty("cold-start.tiered-stop-at-level", "");
-    return everyFunction.isBlank() ? TIERED_STOP_AT_LEVEL.get(function) : Integer.parseInt(everyFunction);
+    return everyFunction.isBlank()
+        ? TIERED_STOP_AT_LEVEL.get(function)
+        : Integer.parseInt(everyFunction);
   }
 
   /** Iceberg's JDBC catalog on a SQLite file of this round, over a warehouse on local S3. */
@@ -217,7 +287,9 @@ public final class ColdStartBenchmark {
     input.put("work_location", "s3://" + bucket + "/work/" + table);
     input.set("care", JSON.valueToTree(CARE_STEPS));
     return object("input", input)
-        .put("execution_id", "arn:aws:states:us-east-1:123456789012:execution:compaction:" + table + "-" + round);
+        .put(
+            "execution_id",
+            "arn:aws:states:us-east-1:123456789012:execution:compaction:" + table + "-" + round);
   }
 
   /** The Map's items for one job, as the state machine's ItemSelector builds them. */
@@ -242,7 +314,8 @@ public final class ColdStartBenchmark {
     return request;
   }
 
-  private static List<ObjectNode> answers(ExecutionEnvironment.Measured measured) throws IOException {
+  private static List<ObjectNode> answers(ExecutionEnvironment.Measured measured)
+      throws IOException {
     List<ObjectNode> answers = new ArrayList<>();
     for (RuntimeApiStub.Invocation invocation : measured.invocations()) {
       answers.add((ObjectNode) JSON.readTree(invocation.answer()));
@@ -250,7 +323,8 @@ public final class ColdStartBenchmark {
     return answers;
   }
 
-  private static <T extends JsonNode> List<JsonNode> each(List<T> items, Function<T, JsonNode> payload) {
+  private static <T extends JsonNode> List<JsonNode> each(
+      List<T> items, Function<T, JsonNode> payload) {
     return items.stream().map(payload).toList();
   }
 

@@ -15,10 +15,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Lambda's Runtime API (the {@code 2018-06-01} interface a runtime polls) for one execution environment: it
- * hands out the given payloads one at a time, in order, and records when the runtime first asked for work
- * (its init is over), when each payload was handed out and when its answer came back. Once every payload is
- * answered it holds the runtime's next poll open, as Lambda does with a frozen environment.
+ * Lambda's Runtime API (the {@code 2018-06-01} interface a runtime polls) for one execution
+ * environment: it hands out the given payloads one at a time, in order, and records when the
+ * runtime first asked for work (its init is over), when each payload was handed out and when its
+ * answer came back. Once every payload is answered it holds the runtime's next poll open, as Lambda
+ * does with a frozen environment.
  */
 final class RuntimeApiStub implements AutoCloseable {
   private static final String PREFIX = "/2018-06-01/runtime/";
@@ -42,11 +43,13 @@ final class RuntimeApiStub implements AutoCloseable {
   private final CountDownLatch done = new CountDownLatch(1);
   private final CountDownLatch closing = new CountDownLatch(1);
   private final HttpServer server;
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread thread = new Thread(r, "runtime-api-stub");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ExecutorService executor =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread thread = new Thread(r, "runtime-api-stub");
+            thread.setDaemon(true);
+            return thread;
+          });
   private long firstPollNanos;
   private String initError;
 
@@ -126,11 +129,17 @@ final class RuntimeApiStub implements AutoCloseable {
     }
     byte[] payload = payloads.get(index);
     exchange.getResponseHeaders().set("Lambda-Runtime-Aws-Request-Id", "request-" + (index + 1));
-    exchange.getResponseHeaders().set(
-        "Lambda-Runtime-Deadline-Ms", Long.toString(System.currentTimeMillis() + 900_000));
-    exchange.getResponseHeaders().set("Lambda-Runtime-Invoked-Function-Arn", FUNCTION_ARN + functionName);
-    exchange.getResponseHeaders().set(
-        "Lambda-Runtime-Trace-Id", "Root=1-00000000-000000000000000000000000;Parent=0000000000000000;Sampled=0");
+    exchange
+        .getResponseHeaders()
+        .set("Lambda-Runtime-Deadline-Ms", Long.toString(System.currentTimeMillis() + 900_000));
+    exchange
+        .getResponseHeaders()
+        .set("Lambda-Runtime-Invoked-Function-Arn", FUNCTION_ARN + functionName);
+    exchange
+        .getResponseHeaders()
+        .set(
+            "Lambda-Runtime-Trace-Id",
+            "Root=1-00000000-000000000000000000000000;Parent=0000000000000000;Sampled=0");
     // The runtime interface client's native HTTP client requires a content type.
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     synchronized (this) {
@@ -140,7 +149,8 @@ final class RuntimeApiStub implements AutoCloseable {
     exchange.getResponseBody().write(payload);
   }
 
-  private void answered(HttpExchange exchange, long now, boolean error, byte[] body) throws IOException {
+  private void answered(HttpExchange exchange, long now, boolean error, byte[] body)
+      throws IOException {
     boolean last;
     synchronized (this) {
       invocations.add(new Invocation(handedOut.get(invocations.size()), now, error, body));

@@ -8,8 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * What a function printed through the real runtime path (log4j2, the Lambda appender, the runtime interface
- * client's logger; EMF and the job line on System.out) must be one JSON object per line, as CloudWatch gets it.
+ * What a function printed through the real runtime path (log4j2, the Lambda appender, the runtime
+ * interface client's logger; EMF and the job line on System.out) must be one JSON object per line,
+ * as CloudWatch gets it.
  */
 final class StdoutCheck {
   private static final ObjectMapper JSON = new ObjectMapper();

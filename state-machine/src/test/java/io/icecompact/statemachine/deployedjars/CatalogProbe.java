@@ -22,17 +22,18 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * Runs in a fresh JVM whose class path is a function's deployable jar (plus what a deployment adds next to
- * it, such as a JDBC driver) and this class alone: it uses only the jar's classes, so a class the jar leaves
- * out fails here as it would in Lambda. Started by {@link DeployedJar}.
+ * Runs in a fresh JVM whose class path is a function's deployable jar (plus what a deployment adds
+ * next to it, such as a JDBC driver) and this class alone: it uses only the jar's classes, so a
+ * class the jar leaves out fails here as it would in Lambda. Started by {@link DeployedJar}.
  *
- * <p>Each case is a properties file: Iceberg catalog properties, handed to icecompact's {@link TableAccess} as
- * the planner and committer hand them, plus steps under {@code probe.}: {@code probe.load} (a table to load
- * through the catalog), {@code probe.set-property} (then commit this value as a table property and read it
- * back), {@code probe.pinned-metadata} and {@code probe.pinned-snapshot} (load that metadata file without the
- * catalog, as a worker does, and count the live rows, or with {@code probe.delete-cleanup} run CareForTable's delete cleanup on it, which
- * decides from its manifests). Without steps, the catalog is only created
- * (initialized). The outcome of every case goes into one properties file, keyed by the case's name.
+ * <p>Each case is a properties file: Iceberg catalog properties, handed to icecompact's {@link
+ * TableAccess} as the planner and committer hand them, plus steps under {@code probe.}: {@code
+ * probe.load} (a table to load through the catalog), {@code probe.set-property} (then commit this
+ * value as a table property and read it back), {@code probe.pinned-metadata} and {@code
+ * probe.pinned-snapshot} (load that metadata file without the catalog, as a worker does, and count
+ * the live rows, or with {@code probe.delete-cleanup} run CareForTable's delete cleanup on it,
+ * which decides from its manifests). Without steps, the catalog is only created (initialized). The
+ * outcome of every case goes into one properties file, keyed by the case's name.
  */
 public final class CatalogProbe {
   static final String STEP_PREFIX = "probe.";
@@ -40,8 +41,13 @@ public final class CatalogProbe {
   static final String SET_PROPERTY = STEP_PREFIX + "set-property";
   static final String PINNED_METADATA = STEP_PREFIX + "pinned-metadata";
   static final String PINNED_SNAPSHOT = STEP_PREFIX + "pinned-snapshot";
-  /** With a pinned table: run delete cleanup on it (every delete applying: it decides and commits nothing). */
+
+  /**
+   * With a pinned table: run delete cleanup on it (every delete applying: it decides and commits
+   * nothing).
+   */
   static final String DELETE_CLEANUP = STEP_PREFIX + "delete-cleanup";
+
   /** The table property {@link #SET_PROPERTY} commits. */
   static final String PROBE_PROPERTY = "icecompact.probe";
 
@@ -69,7 +75,8 @@ public final class CatalogProbe {
   private static Map<String, String> run(Map<String, String> properties) {
     Map<String, String> steps = new TreeMap<>();
     Map<String, String> catalogProperties = new TreeMap<>();
-    properties.forEach((key, value) -> (key.startsWith(STEP_PREFIX) ? steps : catalogProperties).put(key, value));
+    properties.forEach(
+        (key, value) -> (key.startsWith(STEP_PREFIX) ? steps : catalogProperties).put(key, value));
     Map<String, String> outcome = new TreeMap<>();
     try (TableAccess access = new TableAccess(catalogProperties)) {
       if (steps.containsKey(PINNED_METADATA)) {
@@ -87,7 +94,8 @@ public final class CatalogProbe {
         outcome.put("metadata", TableAccess.metadataLocation(table));
         if (steps.containsKey(SET_PROPERTY)) {
           table.updateProperties().set(PROBE_PROPERTY, steps.get(SET_PROPERTY)).commit();
-          outcome.put("property", access.loadTable(steps.get(LOAD)).properties().get(PROBE_PROPERTY));
+          outcome.put(
+              "property", access.loadTable(steps.get(LOAD)).properties().get(PROBE_PROPERTY));
         }
       }
       outcome.put("outcome", "ok");
@@ -105,7 +113,10 @@ public final class CatalogProbe {
         Long.parseLong(steps.get(PINNED_SNAPSHOT)), 0, steps.get(PINNED_METADATA), 0, 0, 0, 2);
   }
 
-  /** Live rows, every delete applied: reads the data and delete files as a worker does (Parquet, S3FileIO). */
+  /**
+   * Live rows, every delete applied: reads the data and delete files as a worker does (Parquet,
+   * S3FileIO).
+   */
   private static long liveRows(Table table) throws IOException {
     long rows = 0;
     try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {

@@ -17,9 +17,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A function's deployable jar ({@code <module>/target/icecompact-<module>-lambda.jar}, built by the module's
- * {@code package} phase) run in a fresh JVM with {@link CatalogProbe}: the class path is the jar, the probe's
- * own class files and any jar a deployment adds next to it (a JDBC driver), never this test's class path.
+ * A function's deployable jar ({@code <module>/target/icecompact-<module>-lambda.jar}, built by the
+ * module's {@code package} phase) run in a fresh JVM with {@link CatalogProbe}: the class path is
+ * the jar, the probe's own class files and any jar a deployment adds next to it (a JDBC driver),
+ * never this test's class path.
  */
 final class DeployedJar {
   private final Path jar;
@@ -30,11 +31,18 @@ final class DeployedJar {
     this.extraJars = extraJars;
   }
 
-  /** The jar of function module {@code module} (e.g. {@code planner-fn}) under the repository root. */
+  /**
+   * The jar of function module {@code module} (e.g. {@code planner-fn}) under the repository root.
+   */
   static DeployedJar of(Path repositoryRoot, String module, List<Path> extraJars) {
-    Path jar = repositoryRoot.resolve(module).resolve("target").resolve("icecompact-" + module + "-lambda.jar");
+    Path jar =
+        repositoryRoot
+            .resolve(module)
+            .resolve("target")
+            .resolve("icecompact-" + module + "-lambda.jar");
     if (!Files.isRegularFile(jar)) {
-      throw new IllegalStateException(jar + " is missing: build it with mvn package (mvn verify does)");
+      throw new IllegalStateException(
+          jar + " is missing: build it with mvn package (mvn verify does)");
     }
     return new DeployedJar(jar, List.copyOf(extraJars));
   }
@@ -44,18 +52,21 @@ final class DeployedJar {
   }
 
   /**
-   * Runs every case (name to properties, see {@link CatalogProbe}) in one JVM and returns the outcomes, keyed
-   * {@code <case>.<key>}.
+   * Runs every case (name to properties, see {@link CatalogProbe}) in one JVM and returns the
+   * outcomes, keyed {@code <case>.<key>}.
    *
-   * @param environment the JVM's environment variables on top of this process's (credentials, region)
+   * @param environment the JVM's environment variables on top of this process's (credentials,
+   *     region)
    */
-  Properties probe(Map<String, Map<String, String>> cases, Map<String, String> environment, Path workDir)
+  Properties probe(
+      Map<String, Map<String, String>> cases, Map<String, String> environment, Path workDir)
       throws IOException, InterruptedException {
     Path caseDir = Files.createDirectories(workDir.resolve("cases"));
     for (Map.Entry<String, Map<String, String>> entry : cases.entrySet()) {
       Properties properties = new Properties();
       properties.putAll(entry.getValue());
-      try (OutputStream out = Files.newOutputStream(caseDir.resolve(entry.getKey() + ".properties"))) {
+      try (OutputStream out =
+          Files.newOutputStream(caseDir.resolve(entry.getKey() + ".properties"))) {
         properties.store(out, null);
       }
     }
@@ -74,18 +85,25 @@ final class DeployedJar {
             CatalogProbe.class.getName(),
             caseDir.toString(),
             outcomes.toString());
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().remove("JAVA_TOOL_OPTIONS");
     builder.environment().remove("CLASSPATH");
     builder.environment().putAll(environment);
     Process process = builder.start();
     if (!process.waitFor(3, TimeUnit.MINUTES)) {
       process.destroyForcibly().waitFor();
-      throw new IllegalStateException("the probe on " + jar.getFileName() + " did not end in 3 minutes; " + log);
+      throw new IllegalStateException(
+          "the probe on " + jar.getFileName() + " did not end in 3 minutes; " + log);
     }
     if (process.exitValue() != 0 || !Files.isRegularFile(outcomes)) {
-      throw new IllegalStateException("the probe on " + jar.getFileName() + " exited with " + process.exitValue()
-          + ":\n" + Files.readString(log, StandardCharsets.UTF_8));
+      throw new IllegalStateException(
+          "the probe on "
+              + jar.getFileName()
+              + " exited with "
+              + process.exitValue()
+              + ":\n"
+              + Files.readString(log, StandardCharsets.UTF_8));
     }
     Properties result = new Properties();
     try (InputStream in = Files.newInputStream(outcomes)) {
@@ -98,7 +116,8 @@ final class DeployedJar {
   private static Path probeClasses(Path target) throws IOException {
     Path classes;
     try {
-      classes = Path.of(CatalogProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      classes =
+          Path.of(CatalogProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IOException(e);
     }
@@ -107,7 +126,8 @@ final class DeployedJar {
     Path to = Files.createDirectories(target.resolve(packagePath));
     Map<Path, Path> copies = new LinkedHashMap<>();
     try (Stream<Path> files = Files.list(from)) {
-      files.filter(f -> f.getFileName().toString().matches("CatalogProbe(\\$.*)?\\.class"))
+      files
+          .filter(f -> f.getFileName().toString().matches("CatalogProbe(\\$.*)?\\.class"))
           .forEach(f -> copies.put(f, to.resolve(f.getFileName())));
     }
     for (Map.Entry<Path, Path> copy : copies.entrySet()) {

@@ -18,10 +18,11 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 /**
  * The compressed pages of one output column chunk until its row group is written.
  *
- * <p>parquet-java's {@code ColumnChunkPageWriteStore} does this for pages its column writers encode,
- * but it cannot take pages that are already compressed: a page copied as it is from an input file
- * (pass-through) would have to be decompressed and compressed again, the very cost it avoids. Here
- * both kinds of pages sit in one list, in row order, and go to the file writer together.
+ * <p>parquet-java's {@code ColumnChunkPageWriteStore} does this for pages its column writers
+ * encode, but it cannot take pages that are already compressed: a page copied as it is from an
+ * input file (pass-through) would have to be decompressed and compressed again, the very cost it
+ * avoids. Here both kinds of pages sit in one list, in row order, and go to the file writer
+ * together.
  */
 final class ChunkBuffer implements PageWriteStore, PageWriter {
   /** A compressed page: {@code length} bytes of {@code bytes} from {@code offset}. */
@@ -68,9 +69,15 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
 
   @Override
   public void writePage(
-      BytesInput bytes, int valueCount, Statistics<?> statistics, Encoding rl, Encoding dl, Encoding values)
+      BytesInput bytes,
+      int valueCount,
+      Statistics<?> statistics,
+      Encoding rl,
+      Encoding dl,
+      Encoding values)
       throws IOException {
-    throw new UnsupportedOperationException("pages need a row count (parquet-java >= 1.11 writers give one)");
+    throw new UnsupportedOperationException(
+        "pages need a row count (parquet-java >= 1.11 writers give one)");
   }
 
   @Override
@@ -99,8 +106,19 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
       throws IOException {
     long uncompressed = bytes.size();
     byte[] compressed = compressor.compress(bytes);
-    add(new Page(compressed, 0, compressed.length, (int) uncompressed, valueCount, rowCount, statistics,
-        sizeStatistics, rl, dl, values));
+    add(
+        new Page(
+            compressed,
+            0,
+            compressed.length,
+            (int) uncompressed,
+            valueCount,
+            rowCount,
+            statistics,
+            sizeStatistics,
+            rl,
+            dl,
+            values));
   }
 
   @Override
@@ -120,8 +138,8 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
   }
 
   /**
-   * A data page copied from an input file ({@code length} bytes of {@code chunk} from {@code offset},
-   * not copied again): compressed with this chunk's codec, v1, no page statistics.
+   * A data page copied from an input file ({@code length} bytes of {@code chunk} from {@code
+   * offset}, not copied again): compressed with this chunk's codec, v1, no page statistics.
    */
   void copyPage(
       byte[] chunk,
@@ -134,7 +152,19 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
       Encoding dl,
       Encoding values) {
     copiedPages = true;
-    add(new Page(chunk, offset, length, uncompressedSize, valueCount, -1, statistics, null, rl, dl, values));
+    add(
+        new Page(
+            chunk,
+            offset,
+            length,
+            uncompressedSize,
+            valueCount,
+            -1,
+            statistics,
+            null,
+            rl,
+            dl,
+            values));
   }
 
   private void add(Page page) {
@@ -163,7 +193,8 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
     }
     BytesInput compressed = BytesInput.from(compressor.compress(page.getBytes()));
     dictionary =
-        new DictionaryPage(compressed, page.getUncompressedSize(), page.getDictionarySize(), page.getEncoding());
+        new DictionaryPage(
+            compressed, page.getUncompressedSize(), page.getDictionarySize(), page.getEncoding());
     bufferedBytes += compressed.size();
   }
 
@@ -186,9 +217,9 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
   public void close() {}
 
   /**
-   * Writes the chunk. Copied pages carry no page statistics (their chunk's statistics ride on the first
-   * page of each copied chunk), so a chunk holding any gets no column or offset index: the file
-   * writer's page API without a row count leaves both out, rather than describe pages wrongly.
+   * Writes the chunk. Copied pages carry no page statistics (their chunk's statistics ride on the
+   * first page of each copied chunk), so a chunk holding any gets no column or offset index: the
+   * file writer's page API without a row count leaves both out, rather than describe pages wrongly.
    */
   void writeTo(ParquetFileWriter writer) throws IOException {
     writer.startColumn(column, valueCount, codec);
@@ -202,12 +233,25 @@ final class ChunkBuffer implements PageWriteStore, PageWriter {
       BytesInput bytes = BytesInput.from(page.bytes(), page.offset(), page.length());
       if (copiedPages) {
         writer.writeDataPage(
-            page.valueCount(), page.uncompressedSize(), bytes, page.statistics(),
-            page.rlEncoding(), page.dlEncoding(), page.valuesEncoding());
+            page.valueCount(),
+            page.uncompressedSize(),
+            bytes,
+            page.statistics(),
+            page.rlEncoding(),
+            page.dlEncoding(),
+            page.valuesEncoding());
       } else {
         writer.writeDataPage(
-            page.valueCount(), page.uncompressedSize(), bytes, page.statistics(), page.rowCount(),
-            page.rlEncoding(), page.dlEncoding(), page.valuesEncoding(), null, null,
+            page.valueCount(),
+            page.uncompressedSize(),
+            bytes,
+            page.statistics(),
+            page.rowCount(),
+            page.rlEncoding(),
+            page.dlEncoding(),
+            page.valuesEncoding(),
+            null,
+            null,
             sizeStatistics ? page.sizeStatistics() : null);
       }
     }

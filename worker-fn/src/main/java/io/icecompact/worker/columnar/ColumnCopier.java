@@ -15,17 +15,19 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * read and a write.
  *
  * <p>Two details of parquet-java's column API matter here. A deleted non-null value must be skipped
- * before {@code consume()}, which does not advance past an unread value (a null has no value and must
- * not be skipped). And a binary value is a view into the decompressed input page: it is marked as
- * reused before writing, since the writer's statistics and dictionary keep the values they are given
- * (copying only those marked reused), and would otherwise keep every input page alive with them.
+ * before {@code consume()}, which does not advance past an unread value (a null has no value and
+ * must not be skipped). And a binary value is a view into the decompressed input page: it is marked
+ * as reused before writing, since the writer's statistics and dictionary keep the values they are
+ * given (copying only those marked reused), and would otherwise keep every input page alive with
+ * them.
  */
 final class ColumnCopier {
   private ColumnCopier() {}
 
   /**
-   * Copies rows {@code [from, to)} of the current row group; {@code firstRow} is the row group's first
-   * position in its file, {@code deleted} the file's deleted positions. Returns the rows written.
+   * Copies rows {@code [from, to)} of the current row group; {@code firstRow} is the row group's
+   * first position in its file, {@code deleted} the file's deleted positions. Returns the rows
+   * written.
    */
   static int copy(
       ColumnReader reader,
@@ -35,7 +37,8 @@ final class ColumnCopier {
       int to,
       long firstRow,
       BitSet deleted) {
-    if (isFixedDecimalToInteger(reader.getDescriptor().getPrimitiveType(), sink.column().getPrimitiveType())) {
+    if (isFixedDecimalToInteger(
+        reader.getDescriptor().getPrimitiveType(), sink.column().getPrimitiveType())) {
       return copyFixedDecimal(reader, sink, from, to, firstRow, deleted);
     }
     ColumnWriter writer = sink.writer();
@@ -159,7 +162,12 @@ final class ColumnCopier {
 
   /** Nulls for rows {@code [from, to)} that are not deleted: a column the file does not have. */
   static int copyNulls(
-      ColumnSink sink, FloatingPointMetrics metrics, int from, int to, long firstRow, BitSet deleted) {
+      ColumnSink sink,
+      FloatingPointMetrics metrics,
+      int from,
+      int to,
+      long firstRow,
+      BitSet deleted) {
     ColumnWriter writer = sink.writer();
     int fileFrom = Math.toIntExact(firstRow + from);
     int written = 0;
@@ -177,15 +185,16 @@ final class ColumnCopier {
   }
 
   /**
-   * Whether {@code written} is a decimal in fixed bytes that the output stores as INT32 or INT64 (the
-   * same precision and scale): pyarrow writes every decimal so unless told otherwise, Iceberg's
-   * writer uses integers up to 18 digits.
+   * Whether {@code written} is a decimal in fixed bytes that the output stores as INT32 or INT64
+   * (the same precision and scale): pyarrow writes every decimal so unless told otherwise,
+   * Iceberg's writer uses integers up to 18 digits.
    */
   static boolean isFixedDecimalToInteger(PrimitiveType written, PrimitiveType output) {
     return written.getPrimitiveTypeName() == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
         && (output.getPrimitiveTypeName() == PrimitiveTypeName.INT32
             || output.getPrimitiveTypeName() == PrimitiveTypeName.INT64)
-        && written.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation
+        && written.getLogicalTypeAnnotation()
+            instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation
         && written.getLogicalTypeAnnotation().equals(output.getLogicalTypeAnnotation());
   }
 
@@ -195,7 +204,8 @@ final class ColumnCopier {
     ColumnWriter writer = sink.writer();
     int maxDefinition = reader.getDescriptor().getMaxDefinitionLevel();
     int present = sink.column().getMaxDefinitionLevel();
-    boolean int32 = sink.column().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32;
+    boolean int32 =
+        sink.column().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT32;
     int fileFrom = Math.toIntExact(firstRow + from);
     int written = 0;
     for (int pos = fileFrom, end = fileFrom + (to - from); pos < end; pos++) {
@@ -221,7 +231,10 @@ final class ColumnCopier {
     return written;
   }
 
-  /** Big-endian two's complement bytes as a long (the decimal's precision keeps it within 8 bytes' range). */
+  /**
+   * Big-endian two's complement bytes as a long (the decimal's precision keeps it within 8 bytes'
+   * range).
+   */
   private static long signedValue(Binary bytes) {
     ByteBuffer buffer = bytes.toByteBuffer();
     long value = buffer.get(buffer.position()); // sign-extended first byte
@@ -233,13 +246,14 @@ final class ColumnCopier {
 
   /**
    * The value marked as one whose bytes will change: whatever the writer keeps (statistics bounds,
-   * dictionary entries) it then copies, and the rest of the input page is not kept alive through it.
-   * Cheaper than copying every value.
+   * dictionary entries) it then copies, and the rest of the input page is not kept alive through
+   * it. Cheaper than copying every value.
    */
   static Binary reused(Binary value) {
     ByteBuffer bytes = value.toByteBuffer();
     return bytes.hasArray()
-        ? Binary.fromReusedByteArray(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining())
+        ? Binary.fromReusedByteArray(
+            bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining())
         : Binary.fromReusedByteBuffer(bytes);
   }
 

@@ -41,7 +41,9 @@ final class ColumnSink {
     this.properties = properties;
     this.chunk = new ChunkBuffer(column, compressor, settings.codec);
     if (properties.isDictionaryEnabled(column) && DictionaryColumnWriter.supports(column)) {
-      dictionary = new DictionaryColumnWriter(column, properties, plainProperties, chunk, expectedDictionarySize);
+      dictionary =
+          new DictionaryColumnWriter(
+              column, properties, plainProperties, chunk, expectedDictionarySize);
       writer = dictionary;
     } else {
       open();

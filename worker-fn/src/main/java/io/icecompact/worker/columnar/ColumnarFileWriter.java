@@ -23,8 +23,8 @@ import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 
 /**
- * One output data file being written: the open row group's column sinks, the Parquet file writer they
- * flush into in schema order, and the float metrics Iceberg needs besides the footer.
+ * One output data file being written: the open row group's column sinks, the Parquet file writer
+ * they flush into in schema order, and the float metrics Iceberg needs besides the footer.
  */
 final class ColumnarFileWriter {
   private final EncryptedOutputFile output;
@@ -48,7 +48,8 @@ final class ColumnarFileWriter {
       WriteSettings settings,
       ParquetProperties dictionaryOn,
       ParquetProperties dictionaryOff,
-      PageCompressor compressor) throws IOException {
+      PageCompressor compressor)
+      throws IOException {
     this.compressor = compressor;
     this.output = output;
     this.columns = columns;
@@ -83,9 +84,9 @@ final class ColumnarFileWriter {
   }
 
   /**
-   * The sink of column {@code c} in the open row group, opened on first use. {@code plain} asks for a
-   * column without dictionary (one that may receive copied pages); it only counts when the row group's
-   * sink for the column is opened.
+   * The sink of column {@code c} in the open row group, opened on first use. {@code plain} asks for
+   * a column without dictionary (one that may receive copied pages); it only counts when the row
+   * group's sink for the column is opened.
    */
   ColumnSink sink(int c, boolean plain) {
     if (sinks == null) {
@@ -93,9 +94,14 @@ final class ColumnarFileWriter {
     }
     if (sinks[c] == null) {
       plainColumns[c] = plain;
-      sinks[c] = new ColumnSink(
-          columns.columns.get(c), plain ? dictionaryOff : dictionaryOn, dictionaryOff, settings, compressor,
-          dictionarySizes[c]);
+      sinks[c] =
+          new ColumnSink(
+              columns.columns.get(c),
+              plain ? dictionaryOff : dictionaryOn,
+              dictionaryOff,
+              settings,
+              compressor,
+              dictionarySizes[c]);
     }
     return sinks[c];
   }
@@ -151,7 +157,8 @@ final class ColumnarFileWriter {
     rowGroupRows = 0;
   }
 
-  DataFile close(PartitionSpec spec, StructLike partition, MetricsConfig metricsConfig) throws IOException {
+  DataFile close(PartitionSpec spec, StructLike partition, MetricsConfig metricsConfig)
+      throws IOException {
     flushRowGroup();
     writer.end(Map.of("iceberg.schema", SchemaParser.toJson(columns.schema)));
     ParquetMetadata footer = writer.getFooter();

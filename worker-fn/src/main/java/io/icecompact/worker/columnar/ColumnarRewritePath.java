@@ -37,15 +37,17 @@ import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * The columnar rewrite of one group: each input row group is read column by column with parquet-java's
- * column readers and its live values written straight into the output row group's column writers; no
- * row object is ever built. Each column of a row group is copied its cheapest way ({@link ColumnCopy},
- * chosen by {@link RowGroupCopies}); output row groups close at the table's row-group size and files
- * roll at the group's maximum output size ({@link OutputFileRoller}), as the generic path's writer does.
+ * The columnar rewrite of one group: each input row group is read column by column with
+ * parquet-java's column readers and its live values written straight into the output row group's
+ * column writers; no row object is ever built. Each column of a row group is copied its cheapest
+ * way ({@link ColumnCopy}, chosen by {@link RowGroupCopies}); output row groups close at the
+ * table's row-group size and files roll at the group's maximum output size ({@link
+ * OutputFileRoller}), as the generic path's writer does.
  *
- * <p>Only groups the generic path would rewrite identically come here (see {@code ColumnarEligibility}
- * and {@link #prepare}): flat current-schema Parquet files of the output spec and one partition. Rows
- * keep their input order; v3 lineage is written as the generic path writes it.
+ * <p>Only groups the generic path would rewrite identically come here (see {@code
+ * ColumnarEligibility} and {@link #prepare}): flat current-schema Parquet files of the output spec
+ * and one partition. Rows keep their input order; v3 lineage is written as the generic path writes
+ * it.
  */
 public final class ColumnarRewritePath implements GroupRewritePath {
   /** Rows copied per column before the output row group's size is checked. */
@@ -92,9 +94,9 @@ public final class ColumnarRewritePath implements GroupRewritePath {
    * output's columns, and that every equality delete's key is stored in it. Returns the group ready
    * to copy, or why it must take the generic path instead.
    *
-   * <p>{@code footerIO} is the table's own FileIO, not the input prefetch: the prefetch frees a file's
-   * bytes once a later data file is opened, so reading every footer through it first would release
-   * (or bypass) the whole group's prefetch before the copy starts.
+   * <p>{@code footerIO} is the table's own FileIO, not the input prefetch: the prefetch frees a
+   * file's bytes once a later data file is opened, so reading every footer through it first would
+   * release (or bypass) the whole group's prefetch before the copy starts.
    */
   public static Preparation prepare(Table table, List<FileScanTask> tasks, FileIO footerIO) {
     for (FileScanTask task : tasks) {
@@ -115,7 +117,8 @@ public final class ColumnarRewritePath implements GroupRewritePath {
             "file written under another schema (" + problem + "): " + task.file().location());
       }
       String deleteProblem =
-          FooterCheck.missingDeleteKey(fileType, task.file().location(), task.deletes(), table.schema());
+          FooterCheck.missingDeleteKey(
+              fileType, task.file().location(), task.deletes(), table.schema());
       if (deleteProblem != null) {
         return new Preparation.Refused(deleteProblem);
       }
@@ -123,7 +126,10 @@ public final class ColumnarRewritePath implements GroupRewritePath {
       for (int c = 0; c < sources.length; c++) {
         // by field id, as Iceberg's readers match columns: the file may name it otherwise
         var written = FooterCheck.columnWithId(fileType, columns.fieldId(c));
-        sources[c] = written == null ? null : fileType.getColumnDescription(new String[] {written.getName()});
+        sources[c] =
+            written == null
+                ? null
+                : fileType.getColumnDescription(new String[] {written.getName()});
       }
       checked.add(new ColumnarInput(task, footer, sources));
     }
@@ -136,19 +142,29 @@ public final class ColumnarRewritePath implements GroupRewritePath {
   }
 
   @Override
-  public RowCounts write(OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
+  public RowCounts write(
+      OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
     StructLike partition = group.inputs().get(0).task().file().partition();
     PageCompressor compressor = settings.newCompressor();
     PageDecompressors decompressors = new PageDecompressors(ReadOptions.newCodecFactory());
     ParquetReadOptions readOptions = ReadOptions.builder().withCodecFactory(decompressors).build();
     OutputFileRoller outputs =
         new OutputFileRoller(
-            table.io(), files, spec, partition, MetricsConfig.forTable(table), columns, settings, compressor,
-            targetFileSize, completed);
+            table.io(),
+            files,
+            spec,
+            partition,
+            MetricsConfig.forTable(table),
+            columns,
+            settings,
+            compressor,
+            targetFileSize,
+            completed);
     long rowsRead = 0;
     long rowsDeleted = 0;
     boolean failed = true;
-    // the copy threads, or null to copy columns on this thread: parquet-java's codecs other than ZSTD
+    // the copy threads, or null to copy columns on this thread: parquet-java's codecs other than
+    // ZSTD
     // keep per-instance state, so those tables copy on one thread
     ExecutorService columnPool =
         columnThreads > 1 && compressor.threadSafe() ? newColumnPool(columnThreads) : null;
@@ -177,33 +193,46 @@ public final class ColumnarRewritePath implements GroupRewritePath {
 
   /** Copies one file's live rows. */
   private InputFileRead.Rows copyFile(
-      ColumnarInput input, ParquetReadOptions readOptions, OutputFileRoller outputs, ExecutorService columnPool) {
+      ColumnarInput input,
+      ParquetReadOptions readOptions,
+      OutputFileRoller outputs,
+      ExecutorService columnPool) {
     String location = input.location();
     long expectedRows = input.task().file().recordCount();
-    long footerRows = input.footer().getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
+    long footerRows =
+        input.footer().getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
     if (footerRows != expectedRows) {
       throw new RowCountMismatchException(
-          String.format("%s holds %d rows but its metadata says %d", location, footerRows, expectedRows));
+          String.format(
+              "%s holds %d rows but its metadata says %d", location, footerRows, expectedRows));
     }
-    ParquetInputOf file = new ParquetInputOf(table.io().newInputFile(location, input.task().file().fileSizeInBytes()));
-    return InputFileRead.checked(input.task(), () -> {
-      long read = 0;
-      long kept = 0;
-      try (SeekableInputStream stream = file.newStream();
-          ParquetFileReader reader =
-              ParquetFileReader.open(file, input.footer(), readOptions, stream)) {
-        BitSet deleted = deletes.of(input, reader);
-        List<BlockMetaData> blocks = input.footer().getBlocks();
-        for (int index = 0; index < blocks.size(); index++) {
-          kept += copyRowGroup(input, reader, stream, index, read, deleted, outputs, columnPool);
-          read += blocks.get(index).getRowCount();
-        }
-      }
-      return new InputFileRead.Rows(read, kept);
-    });
+    ParquetInputOf file =
+        new ParquetInputOf(
+            table.io().newInputFile(location, input.task().file().fileSizeInBytes()));
+    return InputFileRead.checked(
+        input.task(),
+        () -> {
+          long read = 0;
+          long kept = 0;
+          try (SeekableInputStream stream = file.newStream();
+              ParquetFileReader reader =
+                  ParquetFileReader.open(file, input.footer(), readOptions, stream)) {
+            BitSet deleted = deletes.of(input, reader);
+            List<BlockMetaData> blocks = input.footer().getBlocks();
+            for (int index = 0; index < blocks.size(); index++) {
+              kept +=
+                  copyRowGroup(input, reader, stream, index, read, deleted, outputs, columnPool);
+              read += blocks.get(index).getRowCount();
+            }
+          }
+          return new InputFileRead.Rows(read, kept);
+        });
   }
 
-  /** Copies one input row group, each column its cheapest way ({@link RowGroupCopies}); returns the rows kept. */
+  /**
+   * Copies one input row group, each column its cheapest way ({@link RowGroupCopies}); returns the
+   * rows kept.
+   */
   private long copyRowGroup(
       ColumnarInput input,
       ParquetFileReader reader,
@@ -212,16 +241,19 @@ public final class ColumnarRewritePath implements GroupRewritePath {
       long firstRow,
       BitSet deleted,
       OutputFileRoller outputs,
-      ExecutorService columnPool) throws IOException {
+      ExecutorService columnPool)
+      throws IOException {
     BlockMetaData block = input.footer().getBlocks().get(index);
     int rows = Math.toIntExact(block.getRowCount());
     int nextDeleted = deleted.nextSetBit(Math.toIntExact(firstRow));
     boolean noDeletes = nextDeleted < 0 || nextDeleted >= firstRow + rows;
-    ColumnCopy[] copies = rowGroupCopies.choose(input, reader, stream, index, noDeletes, outputs.current());
+    ColumnCopy[] copies =
+        rowGroupCopies.choose(input, reader, stream, index, noDeletes, outputs.current());
 
     long kept = 0;
     // copied pages hold the whole row group: it goes into one output row group
-    boolean pagesCopied = Arrays.stream(copies).anyMatch(copy -> copy instanceof ColumnCopy.PassThrough);
+    boolean pagesCopied =
+        Arrays.stream(copies).anyMatch(copy -> copy instanceof ColumnCopy.PassThrough);
     int sliceRows = pagesCopied ? Math.max(rows, 1) : ROWS_PER_SLICE;
     ExecutorService pool = columnPool != null && threadSafeCodecs(block) ? columnPool : null;
     for (int from = 0; from < rows; from += sliceRows) {
@@ -233,18 +265,25 @@ public final class ColumnarRewritePath implements GroupRewritePath {
   }
 
   /**
-   * Copies rows {@code [from, to)} of the open row group, every column; returns the rows kept. With a
-   * {@code pool}, the columns not copied as whole pages are copied at once, one task each: every column
-   * has its own reader, sink and metrics, and the codecs keep their state per thread.
+   * Copies rows {@code [from, to)} of the open row group, every column; returns the rows kept. With
+   * a {@code pool}, the columns not copied as whole pages are copied at once, one task each: every
+   * column has its own reader, sink and metrics, and the codecs keep their state per thread.
    */
   private static int copySlice(
-      ColumnCopy[] copies, int from, int to, long firstRow, BitSet deleted, ColumnarFileWriter out,
+      ColumnCopy[] copies,
+      int from,
+      int to,
+      long firstRow,
+      BitSet deleted,
+      ColumnarFileWriter out,
       ExecutorService pool) {
     ColumnSink[] sinks = new ColumnSink[copies.length];
     int[] written = new int[copies.length];
     List<Integer> toCopy = new ArrayList<>();
     for (int c = 0; c < copies.length; c++) {
-      sinks[c] = out.sink(c, copies[c].plainSink()); // opened here, on the one thread that owns the file writer
+      sinks[c] =
+          out.sink(
+              c, copies[c].plainSink()); // opened here, on the one thread that owns the file writer
       if (copies[c] instanceof ColumnCopy.PassThrough) {
         written[c] = copies[c].copy(sinks[c], out.floatMetrics(c), from, to, firstRow, deleted);
       } else {
@@ -272,7 +311,9 @@ public final class ColumnarRewritePath implements GroupRewritePath {
     for (int c = 0; c < copies.length; c++) {
       if (kept >= 0 && written[c] != kept) {
         throw new IllegalStateException(
-            String.format("Column %s kept %d rows, the previous column %d", sinks[c].column(), written[c], kept));
+            String.format(
+                "Column %s kept %d rows, the previous column %d",
+                sinks[c].column(), written[c], kept));
       }
       kept = written[c];
     }
@@ -282,8 +323,8 @@ public final class ColumnarRewritePath implements GroupRewritePath {
 
   /**
    * The tasks' results in order. Every task is waited for, even after one failed, so no copy still
-   * writes into a sink when the failure reaches the caller (which then aborts the output); the first
-   * failure is raised as it was thrown.
+   * writes into a sink when the failure reaches the caller (which then aborts the output); the
+   * first failure is raised as it was thrown.
    */
   private static int[] awaitAll(List<Future<Integer>> tasks) {
     int[] results = new int[tasks.size()];
@@ -321,7 +362,8 @@ public final class ColumnarRewritePath implements GroupRewritePath {
   /** Whether every chunk of the row group is read with a codec whose decompressor is per thread. */
   private static boolean threadSafeCodecs(BlockMetaData block) {
     for (ColumnChunkMetaData chunk : block.getColumns()) {
-      if (chunk.getCodec() != CompressionCodecName.ZSTD && chunk.getCodec() != CompressionCodecName.UNCOMPRESSED) {
+      if (chunk.getCodec() != CompressionCodecName.ZSTD
+          && chunk.getCodec() != CompressionCodecName.UNCOMPRESSED) {
         return false;
       }
     }

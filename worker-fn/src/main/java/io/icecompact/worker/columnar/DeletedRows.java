@@ -37,8 +37,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * looking each row's key up in the group's {@link EqualityDeleteIndex} (deleted iff a delete newer
  * than the file holds it).
  *
- * <p>Which delete files apply is what Iceberg's planning attached to the scan task; the loader reads each
- * delete file once per group.
+ * <p>Which delete files apply is what Iceberg's planning attached to the scan task; the loader
+ * reads each delete file once per group.
  */
 final class DeletedRows {
   private final GroupDeleteLoader loader;
@@ -72,9 +72,13 @@ final class DeletedRows {
     return deleted;
   }
 
-  /** Reads the key columns of each row group and marks rows whose key a delete newer than the file holds. */
+  /**
+   * Reads the key columns of each row group and marks rows whose key a delete newer than the file
+   * holds.
+   */
   private static void markEqualityDeletes(
-      ParquetFileReader reader, FileEqualityDeletes.Key key, long fileSequence, BitSet deleted) throws IOException {
+      ParquetFileReader reader, FileEqualityDeletes.Key key, long fileSequence, BitSet deleted)
+      throws IOException {
     MessageType fileType = reader.getFooter().getFileMetaData().getSchema();
     String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
     List<Types.NestedField> keyFields = key.keySchema().columns();
@@ -86,18 +90,22 @@ final class DeletedRows {
     KeyRow row = new KeyRow(keyColumns.length);
     List<LongKeyDeletes> integers = integerIndexes(key);
     long firstRow = 0;
-    // by index: each key schema reads the file's row groups again (readNextRowGroup would be at the end)
+    // by index: each key schema reads the file's row groups again (readNextRowGroup would be at the
+    // end)
     for (int index = 0; index < reader.getRowGroups().size(); index++) {
       BlockMetaData block = reader.getRowGroups().get(index);
       if (integers != null && !mayMatch(integers, statistics(block, keyColumns[0]), fileSequence)) {
-        firstRow += block.getRowCount(); // no deleted key within the chunk's bounds: nothing to read
+        firstRow +=
+            block.getRowCount(); // no deleted key within the chunk's bounds: nothing to read
         continue;
       }
       PageReadStore pages = reader.readRowGroup(index);
       int rows = Math.toIntExact(pages.getRowCount());
-      ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy);
+      ColumnReadStoreImpl store =
+          new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy);
       if (integers != null) {
-        markIntegers(store.getColumnReader(keyColumns[0]), integers, fileSequence, rows, firstRow, deleted);
+        markIntegers(
+            store.getColumnReader(keyColumns[0]), integers, fileSequence, rows, firstRow, deleted);
         firstRow += rows;
         continue;
       }
@@ -117,7 +125,9 @@ final class DeletedRows {
     }
   }
 
-  /** The key's indexes as primitive long indexes, or null when it is not one integer-valued column. */
+  /**
+   * The key's indexes as primitive long indexes, or null when it is not one integer-valued column.
+   */
   private static List<LongKeyDeletes> integerIndexes(FileEqualityDeletes.Key key) {
     List<LongKeyDeletes> integers = new ArrayList<>();
     for (KeyDeletes index : key.indexes()) {
@@ -130,10 +140,11 @@ final class DeletedRows {
   }
 
   /**
-   * Whether a chunk with these statistics may hold a deleted key: false only when its statistics are
-   * complete and no key lies within its bounds (and it has no null a null key would delete).
+   * Whether a chunk with these statistics may hold a deleted key: false only when its statistics
+   * are complete and no key lies within its bounds (and it has no null a null key would delete).
    */
-  private static boolean mayMatch(List<LongKeyDeletes> indexes, Statistics<?> stats, long fileSequence) {
+  private static boolean mayMatch(
+      List<LongKeyDeletes> indexes, Statistics<?> stats, long fileSequence) {
     if (stats == null || stats.isEmpty() || !stats.isNumNullsSet()) {
       return true;
     }
@@ -160,9 +171,15 @@ final class DeletedRows {
   }
 
   private static void markIntegers(
-      ColumnReader column, List<LongKeyDeletes> indexes, long fileSequence, int rows, long firstRow, BitSet deleted) {
+      ColumnReader column,
+      List<LongKeyDeletes> indexes,
+      long fileSequence,
+      int rows,
+      long firstRow,
+      BitSet deleted) {
     int maxDefinition = column.getDescriptor().getMaxDefinitionLevel();
-    boolean int64 = column.getDescriptor().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT64;
+    boolean int64 =
+        column.getDescriptor().getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.INT64;
     LongKeyDeletes only = indexes.size() == 1 ? indexes.get(0) : null;
     for (int row = 0; row < rows; row++) {
       boolean match = false;
@@ -211,7 +228,8 @@ final class DeletedRows {
 
   static ColumnDescriptor columnWithId(MessageType type, int fieldId) {
     for (ColumnDescriptor column : type.getColumns()) {
-      if (column.getPrimitiveType().getId() != null && column.getPrimitiveType().getId().intValue() == fieldId) {
+      if (column.getPrimitiveType().getId() != null
+          && column.getPrimitiveType().getId().intValue() == fieldId) {
         return column;
       }
     }

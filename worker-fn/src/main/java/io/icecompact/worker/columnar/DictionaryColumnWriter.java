@@ -28,21 +28,21 @@ import shaded.parquet.it.unimi.dsi.fastutil.objects.Object2IntLinkedOpenHashMap;
  *
  * <p>Copying a dictionary-encoded input chunk, each input id's output id is learnt once per output
  * chunk ({@link #idsOf}, {@link #idOf}) and every row is written as that id ({@link #writeId}): no
- * value is decoded, hashed or encoded again. parquet-java's column writer
- * only takes values, and those per-value steps were most of the columnar path's time on dictionary
- * columns, even in files whose other columns' pages pass through. Pages are what parquet-java's v1
- * writer makes for such a chunk: RLE definition levels, then the bit width and RLE/bit-packed ids;
- * one PLAIN dictionary page. Page statistics of signed numbers are kept as two longs
- * ({@link SignedBounds}); in other orders they take each id's value the first time it occurs in the
- * page.
+ * value is decoded, hashed or encoded again. parquet-java's column writer only takes values, and
+ * those per-value steps were most of the columnar path's time on dictionary columns, even in files
+ * whose other columns' pages pass through. Pages are what parquet-java's v1 writer makes for such a
+ * chunk: RLE definition levels, then the bit width and RLE/bit-packed ids; one PLAIN dictionary
+ * page. Page statistics of signed numbers are kept as two longs ({@link SignedBounds}); in other
+ * orders they take each id's value the first time it occurs in the page.
  *
  * <p>Fallback is parquet-java's. When the dictionary would grow past the table's dictionary page
- * size, the open page is written with the dictionary and the rest of the chunk goes to parquet-java's
- * plain column writer over the same chunk. When the first page's ids and dictionary are not smaller
- * than its values written plainly, that page goes there too, and the chunk has no dictionary.
+ * size, the open page is written with the dictionary and the rest of the chunk goes to
+ * parquet-java's plain column writer over the same chunk. When the first page's ids and dictionary
+ * are not smaller than its values written plainly, that page goes there too, and the chunk has no
+ * dictionary.
  *
- * <p>Numbers are indexed by {@link LongLongMap}; binaries by fastutil's map as shaded into the pinned
- * parquet-column (which keeps only the linked ones).
+ * <p>Numbers are indexed by {@link LongLongMap}; binaries by fastutil's map as shaded into the
+ * pinned parquet-column (which keeps only the linked ones).
  */
 final class DictionaryColumnWriter implements ColumnWriter {
   private final ColumnDescriptor column;
@@ -60,7 +60,8 @@ final class DictionaryColumnWriter implements ColumnWriter {
   private final LongLongMap numberIds;
   private final Object2IntLinkedOpenHashMap<Binary> binaryIds;
   private long[] numbers;
-  // numbers: ids from this one on are not in numberIds yet (see idsOf), and the range of all numbers
+  // numbers: ids from this one on are not in numberIds yet (see idsOf), and the range of all
+  // numbers
   private int indexedIds;
   private long smallest = Long.MAX_VALUE;
   private long largest = Long.MIN_VALUE;
@@ -133,7 +134,9 @@ final class DictionaryColumnWriter implements ColumnWriter {
   static boolean supports(ColumnDescriptor column) {
     PrimitiveTypeName type = column.getPrimitiveType().getPrimitiveTypeName();
     return column.getMaxRepetitionLevel() == 0
-        && (type == PrimitiveTypeName.INT32 || type == PrimitiveTypeName.INT64 || type == PrimitiveTypeName.BINARY);
+        && (type == PrimitiveTypeName.INT32
+            || type == PrimitiveTypeName.INT64
+            || type == PrimitiveTypeName.BINARY);
   }
 
   /**
@@ -159,10 +162,10 @@ final class DictionaryColumnWriter implements ColumnWriter {
    * The output ids of the first {@code count} numbers of an input dictionary (distinct, as a
    * dictionary's are), added if new; -1 for those that did not fit before the dictionary fell back.
    *
-   * <p>When they all lie outside the range of the numbers already in the dictionary, none of them can
-   * be there: they are appended without a lookup, and indexed only if a later call needs it. The
-   * timestamps of a streaming table's files usually cover disjoint windows, and looking each of them up
-   * in an index of the whole output dictionary cost a cache miss per value.
+   * <p>When they all lie outside the range of the numbers already in the dictionary, none of them
+   * can be there: they are appended without a lookup, and indexed only if a later call needs it.
+   * The timestamps of a streaming table's files usually cover disjoint windows, and looking each of
+   * them up in an index of the whole output dictionary cost a cache miss per value.
    */
   int[] idsOf(long[] values, int count) {
     int[] ids = new int[count];
@@ -204,17 +207,22 @@ final class DictionaryColumnWriter implements ColumnWriter {
     }
   }
 
-  /** As {@link #idOf(long)} for a binary value, copied if added: the value may be a view into a page. */
+  /**
+   * As {@link #idOf(long)} for a binary value, copied if added: the value may be a view into a
+   * page.
+   */
   int idOf(Binary value) {
     if (fallback != null) {
-      return -1; // values are written as themselves now: no hash of each row's bytes (a high-cardinality column)
+      return -1; // values are written as themselves now: no hash of each row's bytes (a
+      // high-cardinality column)
     }
     int id = binaryIds.getInt(value);
     if (id >= 0 || !roomFor(4L + value.length())) {
       return id;
     }
     id = dictionarySize++;
-    ByteBuffer bytes = value.toByteBuffer(); // always copied: getBytes() may hand out the value's own array
+    ByteBuffer bytes =
+        value.toByteBuffer(); // always copied: getBytes() may hand out the value's own array
     byte[] copy = new byte[bytes.remaining()];
     bytes.get(copy);
     Binary kept = Binary.fromConstantByteArray(copy);
@@ -261,7 +269,10 @@ final class DictionaryColumnWriter implements ColumnWriter {
       }
     }
     if (!firstPageDone) {
-      pagePlainBytes += type == PrimitiveTypeName.BINARY ? 4L + binaries[id].length() : type == PrimitiveTypeName.INT32 ? 4 : 8;
+      pagePlainBytes +=
+          type == PrimitiveTypeName.BINARY
+              ? 4L + binaries[id].length()
+              : type == PrimitiveTypeName.INT32 ? 4 : 8;
     }
     addDefinition(definition);
   }
@@ -350,7 +361,10 @@ final class DictionaryColumnWriter implements ColumnWriter {
 
   /** Bytes held: the chunk's pages, the open page and the dictionary. */
   long bufferedBytes() {
-    long pages = fallbackStore != null ? fallbackStore.getBufferedSize() : chunk.bufferedBytes() + openPageBytes();
+    long pages =
+        fallbackStore != null
+            ? fallbackStore.getBufferedSize()
+            : chunk.bufferedBytes() + openPageBytes();
     return pages + dictionaryBytes;
   }
 
@@ -380,10 +394,18 @@ final class DictionaryColumnWriter implements ColumnWriter {
         }
       }
       BytesInput levels =
-          maxDefinition == 0 ? BytesInput.empty() : LevelEncoding.definitions(definitions, pageValues, maxDefinition);
+          maxDefinition == 0
+              ? BytesInput.empty()
+              : LevelEncoding.definitions(definitions, pageValues, maxDefinition);
       chunk.writePage(
-          BytesInput.concat(levels, values), pageValues, pageValues, pageStatistics, null,
-          Encoding.BIT_PACKED, maxDefinition == 0 ? Encoding.BIT_PACKED : Encoding.RLE, encoding);
+          BytesInput.concat(levels, values),
+          pageValues,
+          pageValues,
+          pageStatistics,
+          null,
+          Encoding.BIT_PACKED,
+          maxDefinition == 0 ? Encoding.BIT_PACKED : Encoding.RLE,
+          encoding);
       if (encoding == Encoding.PLAIN_DICTIONARY) {
         dictionaryPages++;
       }
@@ -401,28 +423,36 @@ final class DictionaryColumnWriter implements ColumnWriter {
     pageStatistics = Statistics.createStats(column.getPrimitiveType());
   }
 
-  /** The ids after a byte holding their bit width, as parquet-java's dictionary writer lays them out. */
+  /**
+   * The ids after a byte holding their bit width, as parquet-java's dictionary writer lays them
+   * out.
+   */
   private BytesInput encodedIds() throws IOException {
     int width = BytesUtils.getWidthFromMaxInt(dictionarySize - 1);
     try (RunLengthBitPackingHybridEncoder encoder =
-        new RunLengthBitPackingHybridEncoder(width, 1024, Math.toIntExact(Math.max(pageSize, 1024)), allocator)) {
+        new RunLengthBitPackingHybridEncoder(
+            width, 1024, Math.toIntExact(Math.max(pageSize, 1024)), allocator)) {
       for (int i = 0; i < pageIds; i++) {
         encoder.writeInt(ids[i]);
       }
-      return BytesInput.concat(BytesInput.from(new byte[] {(byte) width}), BytesInput.copy(encoder.toBytes()));
+      return BytesInput.concat(
+          BytesInput.from(new byte[] {(byte) width}), BytesInput.copy(encoder.toBytes()));
     }
   }
 
   /**
    * From now on values go to parquet-java's plain writer over the same chunk. The open page is
-   * written first with the dictionary, or, after the first page's check, replayed to the plain writer.
+   * written first with the dictionary, or, after the first page's check, replayed to the plain
+   * writer.
    */
   private void fallBack(boolean replayOpenPage) {
     if (!replayOpenPage && pageValues > 0) {
       firstPageDone = true; // the open page keeps the dictionary: its ids fit it
       writePage();
     }
-    fallbackStore = plainProperties.newColumnWriteStore(new MessageType("table", column.getPrimitiveType()), chunk);
+    fallbackStore =
+        plainProperties.newColumnWriteStore(
+            new MessageType("table", column.getPrimitiveType()), chunk);
     fallback = fallbackStore.getColumnWriter(column);
     if (replayOpenPage) {
       for (int i = 0, next = 0; i < pageValues; i++) {
@@ -445,7 +475,9 @@ final class DictionaryColumnWriter implements ColumnWriter {
     }
   }
 
-  /** Ends the chunk: the open page, the plain writer's pages, and the dictionary if a page uses it. */
+  /**
+   * Ends the chunk: the open page, the plain writer's pages, and the dictionary if a page uses it.
+   */
   @Override
   public void close() {
     if (fallbackStore == null) {
@@ -456,7 +488,10 @@ final class DictionaryColumnWriter implements ColumnWriter {
     }
     if (dictionaryPages > 0) {
       PlainValuesWriter plain =
-          new PlainValuesWriter(Math.toIntExact(Math.max(dictionaryBytes, 64)), Math.toIntExact(Math.max(dictionaryBytes, 64)), allocator);
+          new PlainValuesWriter(
+              Math.toIntExact(Math.max(dictionaryBytes, 64)),
+              Math.toIntExact(Math.max(dictionaryBytes, 64)),
+              allocator);
       for (int id = 0; id < dictionarySize; id++) {
         switch (type) {
           case INT32 -> plain.writeInteger((int) numbers[id]);
@@ -466,7 +501,8 @@ final class DictionaryColumnWriter implements ColumnWriter {
       }
       try {
         chunk.writeDictionaryPage(
-            new DictionaryPage(BytesInput.copy(plain.getBytes()), dictionarySize, Encoding.PLAIN_DICTIONARY));
+            new DictionaryPage(
+                BytesInput.copy(plain.getBytes()), dictionarySize, Encoding.PLAIN_DICTIONARY));
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot write the dictionary of " + column, e);
       } finally {

@@ -52,7 +52,8 @@ final class DictionaryIdCopier implements PageCopier {
     this.maxDefinition = column.getMaxDefinitionLevel();
     DictionaryPage page = pages.readDictionaryPage();
     if (page == null) {
-      throw new IllegalStateException("Column " + column + " has dictionary-encoded pages but no dictionary");
+      throw new IllegalStateException(
+          "Column " + column + " has dictionary-encoded pages but no dictionary");
     }
     try {
       this.dictionary = page.getEncoding().initDictionary(column, page);
@@ -62,7 +63,9 @@ final class DictionaryIdCopier implements PageCopier {
     this.outputIds = new int[dictionary.getMaxId() + 1];
   }
 
-  /** Whether a chunk of this column, all of whose pages are dictionary-encoded, can be copied here. */
+  /**
+   * Whether a chunk of this column, all of whose pages are dictionary-encoded, can be copied here.
+   */
   static boolean supports(ColumnDescriptor column) {
     return DictionaryColumnWriter.supports(column) && column.getMaxDefinitionLevel() <= 1;
   }
@@ -72,7 +75,8 @@ final class DictionaryIdCopier implements PageCopier {
   public int copy(ColumnSink sink, int from, int to, long firstRow, BitSet deleted) {
     DictionaryColumnWriter writer = sink.dictionary();
     if (writer == null) {
-      throw new IllegalStateException("Column " + column + " is copied by id into a column without dictionary");
+      throw new IllegalStateException(
+          "Column " + column + " is copied by id into a column without dictionary");
     }
     if (writer != translatedFor) {
       translatedFor = writer; // a new output chunk: a new dictionary
@@ -121,14 +125,17 @@ final class DictionaryIdCopier implements PageCopier {
   private long[] numbers() {
     long[] numbers = new long[outputIds.length];
     for (int id = 0; id < numbers.length; id++) {
-      numbers[id] = type == PrimitiveTypeName.INT32 ? dictionary.decodeToInt(id) : dictionary.decodeToLong(id);
+      numbers[id] =
+          type == PrimitiveTypeName.INT32
+              ? dictionary.decodeToInt(id)
+              : dictionary.decodeToLong(id);
     }
     return numbers;
   }
 
   /**
-   * The output id of {@code inputId}'s value, added to the writer's dictionary; or, once that is full,
-   * -1 after writing the value itself.
+   * The output id of {@code inputId}'s value, added to the writer's dictionary; or, once that is
+   * full, -1 after writing the value itself.
    */
   private int learn(DictionaryColumnWriter writer, int inputId, int definition) {
     int outputId =
@@ -144,7 +151,8 @@ final class DictionaryIdCopier implements PageCopier {
     switch (type) {
       case INT32 -> writer.write(dictionary.decodeToInt(inputId), 0, definition);
       case INT64 -> writer.write(dictionary.decodeToLong(inputId), 0, definition);
-      default -> writer.write(ColumnCopier.reused(dictionary.decodeToBinary(inputId)), 0, definition);
+      default ->
+          writer.write(ColumnCopier.reused(dictionary.decodeToBinary(inputId)), 0, definition);
     }
     return -1;
   }
@@ -152,7 +160,8 @@ final class DictionaryIdCopier implements PageCopier {
   private void readPage() throws IOException {
     DataPage page = pages.readPage();
     if (page == null) {
-      throw new IllegalStateException("Column " + column + " has fewer values than its row group's rows");
+      throw new IllegalStateException(
+          "Column " + column + " has fewer values than its row group's rows");
     }
     pageValues = page.getValueCount();
     nextValue = 0;
@@ -170,7 +179,8 @@ final class DictionaryIdCopier implements PageCopier {
       dataOffset = 0;
       if (maxDefinition > 0) {
         if (v1.getDlEncoding() != Encoding.RLE) {
-          throw new IllegalStateException("Column " + column + " has " + v1.getDlEncoding() + " definition levels");
+          throw new IllegalStateException(
+              "Column " + column + " has " + v1.getDlEncoding() + " definition levels");
         }
         int length = BytesUtils.readIntLittleEndian(data, 0);
         levels = Arrays.copyOfRange(data, 4, 4 + length);
@@ -185,14 +195,16 @@ final class DictionaryIdCopier implements PageCopier {
       encoding = v2.getDataEncoding();
     }
     if (!encoding.usesDictionary()) {
-      throw new IllegalStateException("Column " + column + " has a " + encoding + " page among dictionary ones");
+      throw new IllegalStateException(
+          "Column " + column + " has a " + encoding + " page among dictionary ones");
     }
     int present = pageValues;
     if (levels == null) {
       Arrays.fill(definitions, 0, pageValues, 0);
     } else {
       RunLengthBitPackingHybridDecoder decoder =
-          new RunLengthBitPackingHybridDecoder(BytesUtils.getWidthFromMaxInt(maxDefinition), new ByteArrayInputStream(levels));
+          new RunLengthBitPackingHybridDecoder(
+              BytesUtils.getWidthFromMaxInt(maxDefinition), new ByteArrayInputStream(levels));
       present = 0;
       for (int i = 0; i < pageValues; i++) {
         definitions[i] = decoder.readInt();
@@ -208,7 +220,8 @@ final class DictionaryIdCopier implements PageCopier {
         ids[i] = decoder.readInt();
         if (ids[i] >= outputIds.length) {
           throw new IllegalStateException(
-              String.format("Column %s refers to dictionary id %d of a dictionary of %d values",
+              String.format(
+                  "Column %s refers to dictionary id %d of a dictionary of %d values",
                   column, ids[i], outputIds.length));
         }
       }

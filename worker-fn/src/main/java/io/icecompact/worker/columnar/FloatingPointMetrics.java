@@ -9,9 +9,9 @@ import org.apache.iceberg.types.Type;
  * Value, null and NaN counts and NaN-free bounds of one float or double column of an output file.
  *
  * <p>Parquet statistics carry no NaN count, so Iceberg's writer gathers these itself; and once
- * Iceberg is handed any metrics of a column it ignores the footer for that column entirely, so these
- * must be complete. Non-null values go through Iceberg's own builders to keep its bound semantics
- * (e.g. {@code -0.0 < 0.0}).
+ * Iceberg is handed any metrics of a column it ignores the footer for that column entirely, so
+ * these must be complete. Non-null values go through Iceberg's own builders to keep its bound
+ * semantics (e.g. {@code -0.0 < 0.0}).
  */
 final class FloatingPointMetrics {
   private final int fieldId;

@@ -16,15 +16,18 @@ import org.apache.parquet.schema.Type.Repetition;
 /**
  * Whether a data file's columns can be copied into the output's, matched by field id as Iceberg's
  * readers match them. Allowed: another name (a renamed column), a {@code required} column under an
- * optional field (Spark writes a non-nullable DataFrame column so; its values gain definition levels),
- * and columns the schema no longer has (dropped; left out, as Iceberg's readers leave them out).
- * Anything else (a promoted or otherwise different type, a file without field ids, nested columns,
- * an absent column with a default) needs Iceberg's schema projection, which only the generic path does.
+ * optional field (Spark writes a non-nullable DataFrame column so; its values gain definition
+ * levels), and columns the schema no longer has (dropped; left out, as Iceberg's readers leave them
+ * out). Anything else (a promoted or otherwise different type, a file without field ids, nested
+ * columns, an absent column with a default) needs Iceberg's schema projection, which only the
+ * generic path does.
  */
 final class FooterCheck {
   private FooterCheck() {}
 
-  /** The difference that rules the file out, or null when each output column has a copyable source. */
+  /**
+   * The difference that rules the file out, or null when each output column has a copyable source.
+   */
   static String problem(MessageType output, MessageType file, Set<Integer> mayBeAbsent) {
     Map<Integer, Type> fileFields = new HashMap<>();
     for (Type field : file.getFields()) {
@@ -37,7 +40,10 @@ final class FooterCheck {
       Type written = fileFields.get(expected.getId().intValue());
       if (written == null) {
         if (!mayBeAbsent.contains(expected.getId().intValue())) {
-          return "column " + expected.getName() + " (id " + expected.getId()
+          return "column "
+              + expected.getName()
+              + " (id "
+              + expected.getId()
               + ") is missing and is required or has an initial default";
         }
       } else if (!written.isPrimitive()) {
@@ -45,8 +51,15 @@ final class FooterCheck {
       } else {
         String difference = difference(written.asPrimitiveType(), expected.asPrimitiveType());
         if (difference != null) {
-          return "column " + expected.getName() + " is written as '" + written + "', the schema has '"
-              + expected + "' (" + difference + ")";
+          return "column "
+              + expected.getName()
+              + " is written as '"
+              + written
+              + "', the schema has '"
+              + expected
+              + "' ("
+              + difference
+              + ")";
         }
       }
     }
@@ -55,18 +68,26 @@ final class FooterCheck {
 
   /**
    * The equality delete keyed on a column the file does not store, or null. Such a column was added
-   * after the file was written and its rows read it as null (or its initial default); {@link DeletedRows}
-   * reads keys from the file's own columns only, so the generic path applies that delete.
+   * after the file was written and its rows read it as null (or its initial default); {@link
+   * DeletedRows} reads keys from the file's own columns only, so the generic path applies that
+   * delete.
    */
-  static String missingDeleteKey(MessageType file, String fileLocation, List<DeleteFile> deletes, Schema schema) {
+  static String missingDeleteKey(
+      MessageType file, String fileLocation, List<DeleteFile> deletes, Schema schema) {
     for (DeleteFile delete : deletes) {
       if (delete.content() != FileContent.EQUALITY_DELETES) {
         continue;
       }
       for (int id : delete.equalityFieldIds()) {
         if (columnWithId(file, id) == null) {
-          return "equality delete on column " + schema.findColumnName(id) + " (id " + id + "), which data file "
-              + fileLocation + " does not contain: " + delete.location();
+          return "equality delete on column "
+              + schema.findColumnName(id)
+              + " (id "
+              + id
+              + "), which data file "
+              + fileLocation
+              + " does not contain: "
+              + delete.location();
         }
       }
     }
@@ -85,7 +106,8 @@ final class FooterCheck {
       return "another logical type";
     }
     if (written.getRepetition() == expected.getRepetition()
-        || written.getRepetition() == Repetition.REQUIRED && expected.getRepetition() == Repetition.OPTIONAL) {
+        || written.getRepetition() == Repetition.REQUIRED
+            && expected.getRepetition() == Repetition.OPTIONAL) {
       return null;
     }
     return written.getRepetition() == Repetition.OPTIONAL

@@ -72,7 +72,8 @@ final class FooterReader {
 
   private ParquetMetadata read(FileScanTask task) {
     String location = task.file().location();
-    ParquetInputOf file = new ParquetInputOf(io.newInputFile(location, task.file().fileSizeInBytes()));
+    ParquetInputOf file =
+        new ParquetInputOf(io.newInputFile(location, task.file().fileSizeInBytes()));
     try (SeekableInputStream stream = file.newStream()) {
       return ParquetFileReader.readFooter(file, options, stream);
     } catch (IOException | RuntimeException e) {

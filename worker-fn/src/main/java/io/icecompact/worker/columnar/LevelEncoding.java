@@ -21,7 +21,8 @@ final class LevelEncoding {
       return BytesInput.concat(BytesInput.fromInt(run.length), BytesInput.from(run));
     }
     try (RunLengthBitPackingHybridEncoder encoder =
-        new RunLengthBitPackingHybridEncoder(width, 256, 1 << 20, HeapByteBufferAllocator.getInstance())) {
+        new RunLengthBitPackingHybridEncoder(
+            width, 256, 1 << 20, HeapByteBufferAllocator.getInstance())) {
       for (int i = 0; i < count; i++) {
         encoder.writeInt(levels[i]);
       }
@@ -32,8 +33,8 @@ final class LevelEncoding {
 
   /**
    * Whether RLE/bit-packed {@code levels} (without their length prefix) open with one RLE run of
-   * {@code value} covering at least {@code count} levels: then every level of the page is {@code value}
-   * and none needs decoding.
+   * {@code value} covering at least {@code count} levels: then every level of the page is {@code
+   * value} and none needs decoding.
    */
   static boolean isSingleRun(byte[] levels, int count, int value, int width) {
     long header = 0;
@@ -74,7 +75,10 @@ final class LevelEncoding {
     return true;
   }
 
-  /** One RLE run: its ULEB128 header ({@code count << 1}), then the value in whole bytes, little-endian. */
+  /**
+   * One RLE run: its ULEB128 header ({@code count << 1}), then the value in whole bytes,
+   * little-endian.
+   */
   private static byte[] singleRun(int count, int value, int width) {
     int valueBytes = (width + 7) / 8;
     byte[] run = new byte[5 + valueBytes];

@@ -6,9 +6,9 @@ import org.apache.parquet.column.ColumnWriter;
 
 /**
  * Writes a v3 row lineage column with the generic path's semantics: the stored value where the file
- * has one, otherwise {@code first_row_id + position} for {@code _row_id} and the file's data sequence
- * number for {@code _last_updated_sequence_number}; all nulls when the file has no first row id
- * (Iceberg's reader then reads both columns as null).
+ * has one, otherwise {@code first_row_id + position} for {@code _row_id} and the file's data
+ * sequence number for {@code _last_updated_sequence_number}; all nulls when the file has no first
+ * row id (Iceberg's reader then reads both columns as null).
  */
 final class LineageCopier {
   private LineageCopier() {}
@@ -38,7 +38,8 @@ final class LineageCopier {
       boolean hasStored = false;
       long storedValue = 0;
       if (stored != null) {
-        hasStored = stored.getCurrentDefinitionLevel() == stored.getDescriptor().getMaxDefinitionLevel();
+        hasStored =
+            stored.getCurrentDefinitionLevel() == stored.getDescriptor().getMaxDefinitionLevel();
         if (hasStored) {
           storedValue = stored.getLong();
         }

@@ -18,7 +18,9 @@ final class NoConverter extends GroupConverter {
     this.fields = new Converter[type.getFieldCount()];
     for (int i = 0; i < fields.length; i++) {
       fields[i] =
-          type.getType(i).isPrimitive() ? new PrimitiveConverter() {} : new NoConverter(type.getType(i).asGroupType());
+          type.getType(i).isPrimitive()
+              ? new PrimitiveConverter() {}
+              : new NoConverter(type.getType(i).asGroupType());
     }
   }
 

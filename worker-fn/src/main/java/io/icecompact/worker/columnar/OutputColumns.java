@@ -10,13 +10,14 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * The columns of every output file: the table's schema, plus {@code _row_id} and
- * {@code _last_updated_sequence_number} on a v3 table (as the generic path writes them), converted
- * to Parquet the way Iceberg's writer converts them.
+ * The columns of every output file: the table's schema, plus {@code _row_id} and {@code
+ * _last_updated_sequence_number} on a v3 table (as the generic path writes them), converted to
+ * Parquet the way Iceberg's writer converts them.
  */
 final class OutputColumns {
   static final Set<Integer> LINEAGE_IDS =
-      Set.of(MetadataColumns.ROW_ID.fieldId(), MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId());
+      Set.of(
+          MetadataColumns.ROW_ID.fieldId(), MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId());
 
   final Schema schema;
   final MessageType type;
@@ -24,7 +25,8 @@ final class OutputColumns {
   final Types.NestedField[] fields;
 
   OutputColumns(Schema tableSchema, int formatVersion) {
-    this.schema = formatVersion >= 3 ? MetadataColumns.schemaWithRowLineage(tableSchema) : tableSchema;
+    this.schema =
+        formatVersion >= 3 ? MetadataColumns.schemaWithRowLineage(tableSchema) : tableSchema;
     this.type = ParquetSchemaUtil.convert(schema, "table");
     this.columns = type.getColumns();
     this.fields = new Types.NestedField[columns.size()];
@@ -34,8 +36,8 @@ final class OutputColumns {
   }
 
   /**
-   * Field ids a data file may lack: the lineage columns (derived) and optional fields added after it
-   * was written without an initial default (they read as nulls).
+   * Field ids a data file may lack: the lineage columns (derived) and optional fields added after
+   * it was written without an initial default (they read as nulls).
    */
   Set<Integer> mayBeAbsent() {
     Set<Integer> ids = new java.util.HashSet<>(LINEAGE_IDS);

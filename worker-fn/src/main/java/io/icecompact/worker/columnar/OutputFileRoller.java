@@ -61,10 +61,17 @@ final class OutputFileRoller {
   ColumnarFileWriter current() {
     if (open == null) {
       try {
-        open = new ColumnarFileWriter(
-            files.newOutputFile(spec, partition), columns, settings, dictionaryOn, dictionaryOff, compressor);
+        open =
+            new ColumnarFileWriter(
+                files.newOutputFile(spec, partition),
+                columns,
+                settings,
+                dictionaryOn,
+                dictionaryOff,
+                compressor);
       } catch (IOException | RuntimeException e) {
-        throw FailureClassifier.classify(e, "Cannot create output file", GroupRewriteException::new);
+        throw FailureClassifier.classify(
+            e, "Cannot create output file", GroupRewriteException::new);
       }
     }
     return open;
@@ -129,7 +136,8 @@ final class OutputFileRoller {
     try {
       io.deleteFile(location);
     } catch (RuntimeException ignored) {
-      // an undeletable orphan is left for remove_orphan_files; the failure being raised matters more
+      // an undeletable orphan is left for remove_orphan_files; the failure being raised matters
+      // more
     }
   }
 }

@@ -15,10 +15,10 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * Compresses pages for one group's output, from any of the group's copy threads.
  *
  * <p>For ZSTD (Iceberg's default codec) each thread keeps and reuses one zstd context and its
- * buffers: parquet-java's codec goes through a Hadoop compression stream that sets up a new zstd stream
- * for every page, which cost as much as the compression itself on pages of this size. The frames are
- * the same format either way. Other codecs use parquet-java's compressor, which is not thread-safe
- * ({@link #threadSafe()}).
+ * buffers: parquet-java's codec goes through a Hadoop compression stream that sets up a new zstd
+ * stream for every page, which cost as much as the compression itself on pages of this size. The
+ * frames are the same format either way. Other codecs use parquet-java's compressor, which is not
+ * thread-safe ({@link #threadSafe()}).
  */
 final class PageCompressor implements AutoCloseable {
   /** parquet-java's default ZSTD level when the table sets none. */

@@ -10,10 +10,10 @@ import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
- * The codec factory one group's input files are read with: ZSTD pages are decompressed with one reused
- * zstd context per thread (parquet-java's codec sets up a Hadoop decompression stream per page), so
- * the group's copy threads may decompress pages of one row group at once; other codecs go to
- * parquet-java's factory, which is not thread-safe.
+ * The codec factory one group's input files are read with: ZSTD pages are decompressed with one
+ * reused zstd context per thread (parquet-java's codec sets up a Hadoop decompression stream per
+ * page), so the group's copy threads may decompress pages of one row group at once; other codecs go
+ * to parquet-java's factory, which is not thread-safe.
  */
 final class PageDecompressors implements CompressionCodecFactory, AutoCloseable {
   private final CompressionCodecFactory fallback;
@@ -31,15 +31,18 @@ final class PageDecompressors implements CompressionCodecFactory, AutoCloseable 
         public BytesInput decompress(BytesInput bytes, int uncompressedSize) throws IOException {
           byte[] output = new byte[uncompressedSize];
           byte[] input = bytes.toByteArray();
-          int size = zstd.get().decompressByteArray(output, 0, uncompressedSize, input, 0, input.length);
+          int size =
+              zstd.get().decompressByteArray(output, 0, uncompressedSize, input, 0, input.length);
           if (size != uncompressedSize) {
-            throw new IOException("ZSTD page decompressed to " + size + " bytes, expected " + uncompressedSize);
+            throw new IOException(
+                "ZSTD page decompressed to " + size + " bytes, expected " + uncompressedSize);
           }
           return BytesInput.from(output);
         }
 
         @Override
-        public void decompress(ByteBuffer input, int compressedSize, ByteBuffer output, int uncompressedSize)
+        public void decompress(
+            ByteBuffer input, int compressedSize, ByteBuffer output, int uncompressedSize)
             throws IOException {
           byte[] in = new byte[compressedSize];
           input.duplicate().get(in);

@@ -22,14 +22,15 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * The copy of a plain-encoded input column chunk whose row group has deleted rows, done on the
- * pages' bytes: each decompressed page's values are copied in runs of kept rows into new PLAIN pages,
- * with their definition levels and statistics; no value goes through a column reader or writer.
+ * pages' bytes: each decompressed page's values are copied in runs of kept rows into new PLAIN
+ * pages, with their definition levels and statistics; no value goes through a column reader or
+ * writer.
  *
- * <p>For such a chunk (an ID, an amount, a free-text column) parquet-java's reader and writer cost a
- * few virtual calls, a statistics update and a buffer append per value, which was most of the time
- * of a file with a single deleted row. Only flat INT32, INT64, FIXED_LEN_BYTE_ARRAY and BINARY columns
- * whose pages are all PLAIN come here (see {@link #supports}); floating-point columns stay on the
- * column API, since Iceberg's NaN counts need every value.
+ * <p>For such a chunk (an ID, an amount, a free-text column) parquet-java's reader and writer cost
+ * a few virtual calls, a statistics update and a buffer append per value, which was most of the
+ * time of a file with a single deleted row. Only flat INT32, INT64, FIXED_LEN_BYTE_ARRAY and BINARY
+ * columns whose pages are all PLAIN come here (see {@link #supports}); floating-point columns stay
+ * on the column API, since Iceberg's NaN counts need every value.
  */
 final class PlainPageFilter implements PageCopier {
   private final PageReader pages;
@@ -60,11 +61,16 @@ final class PlainPageFilter implements PageCopier {
   private final UnsignedBytesBounds byteBounds;
 
   /**
-   * {@code column}: the input's, {@code output}: the output's (the same type, maybe optional where the
-   * input is required); {@code pageRowLimit} and {@code pageSize}: the table's, where output pages are cut.
+   * {@code column}: the input's, {@code output}: the output's (the same type, maybe optional where
+   * the input is required); {@code pageRowLimit} and {@code pageSize}: the table's, where output
+   * pages are cut.
    */
   PlainPageFilter(
-      PageReader pages, ColumnDescriptor column, ColumnDescriptor output, int pageRowLimit, long pageSize) {
+      PageReader pages,
+      ColumnDescriptor column,
+      ColumnDescriptor output,
+      int pageRowLimit,
+      long pageSize) {
     this.output = output;
     this.outputMaxDefinition = output.getMaxDefinitionLevel();
     this.pageRowLimit = pageRowLimit;
@@ -144,7 +150,8 @@ final class PlainPageFilter implements PageCopier {
       int length = width >= 0 ? width : 4 + littleEndian.getInt(valueOffset);
       if ((width < 0 && length < 4) || valueOffset + length > values.length) {
         throw new IllegalStateException(
-            String.format("A value of column %s runs past the end of its page (%d bytes at %d of %d)",
+            String.format(
+                "A value of column %s runs past the end of its page (%d bytes at %d of %d)",
                 column, length, valueOffset, values.length));
       }
       if (isDeleted) {
@@ -167,7 +174,10 @@ final class PlainPageFilter implements PageCopier {
    */
   private void updateStatistics(int offset, int length) {
     if (numberBounds != null) {
-      numberBounds.add(type == PrimitiveTypeName.INT32 ? littleEndian.getInt(offset) : littleEndian.getLong(offset));
+      numberBounds.add(
+          type == PrimitiveTypeName.INT32
+              ? littleEndian.getInt(offset)
+              : littleEndian.getLong(offset));
       return;
     }
     if (byteBounds != null) {
@@ -177,8 +187,10 @@ final class PlainPageFilter implements PageCopier {
     switch (type) {
       case INT32 -> outStatistics.updateStats(littleEndian.getInt(offset));
       case INT64 -> outStatistics.updateStats(littleEndian.getLong(offset));
-      case FIXED_LEN_BYTE_ARRAY -> outStatistics.updateStats(Binary.fromReusedByteArray(values, offset, length));
-      default -> outStatistics.updateStats(Binary.fromReusedByteArray(values, offset + 4, length - 4));
+      case FIXED_LEN_BYTE_ARRAY ->
+          outStatistics.updateStats(Binary.fromReusedByteArray(values, offset, length));
+      default ->
+          outStatistics.updateStats(Binary.fromReusedByteArray(values, offset + 4, length - 4));
     }
   }
 
@@ -204,7 +216,8 @@ final class PlainPageFilter implements PageCopier {
   private void readPage() throws IOException {
     DataPage page = pages.readPage();
     if (page == null) {
-      throw new IllegalStateException("Column " + column + " has fewer values than its row group's rows");
+      throw new IllegalStateException(
+          "Column " + column + " has fewer values than its row group's rows");
     }
     pageRemaining = page.getValueCount();
     byte[] levels;
@@ -214,7 +227,8 @@ final class PlainPageFilter implements PageCopier {
       int levelBytes = 0;
       if (maxDefinition > 0) {
         if (v1.getDlEncoding() != Encoding.RLE) {
-          throw new IllegalStateException("Column " + column + " has " + v1.getDlEncoding() + " definition levels");
+          throw new IllegalStateException(
+              "Column " + column + " has " + v1.getDlEncoding() + " definition levels");
         }
         levelBytes = 4 + BytesUtils.readIntLittleEndian(bytes, 0);
         levels = Arrays.copyOfRange(bytes, 4, levelBytes);
@@ -233,14 +247,16 @@ final class PlainPageFilter implements PageCopier {
     littleEndian = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
     int levelWidth = BytesUtils.getWidthFromMaxInt(maxDefinition);
     definitions =
-        levels == null || LevelEncoding.isSingleRun(levels, pageRemaining, maxDefinition, levelWidth)
+        levels == null
+                || LevelEncoding.isSingleRun(levels, pageRemaining, maxDefinition, levelWidth)
             ? null
             : new RunLengthBitPackingHybridDecoder(levelWidth, new ByteArrayInputStream(levels));
   }
 
   private void requirePlain(Encoding encoding) {
     if (encoding != Encoding.PLAIN) {
-      throw new IllegalStateException("Column " + column + " has a " + encoding + " page among PLAIN ones");
+      throw new IllegalStateException(
+          "Column " + column + " has a " + encoding + " page among PLAIN ones");
     }
   }
 
@@ -259,9 +275,16 @@ final class PlainPageFilter implements PageCopier {
         outputMaxDefinition == 0
             ? BytesInput.empty()
             : LevelEncoding.definitions(outDefinitions, outCount, outputMaxDefinition);
-    sink.chunk().writePage(
-        BytesInput.concat(levels, BytesInput.from(outValues, 0, outValueBytes)), outCount, outCount, outStatistics, null,
-        Encoding.BIT_PACKED, outputMaxDefinition == 0 ? Encoding.BIT_PACKED : Encoding.RLE, Encoding.PLAIN);
+    sink.chunk()
+        .writePage(
+            BytesInput.concat(levels, BytesInput.from(outValues, 0, outValueBytes)),
+            outCount,
+            outCount,
+            outStatistics,
+            null,
+            Encoding.BIT_PACKED,
+            outputMaxDefinition == 0 ? Encoding.BIT_PACKED : Encoding.RLE,
+            Encoding.PLAIN);
     outCount = 0;
     outValueBytes = 0;
     outStatistics = Statistics.createStats(output.getPrimitiveType());

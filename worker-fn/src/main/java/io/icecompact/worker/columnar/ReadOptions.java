@@ -8,26 +8,30 @@ import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.hadoop.util.HadoopCodecs;
 
 /**
- * parquet-java read options over an empty Hadoop configuration. {@code ParquetReadOptions.builder()}
- * without an argument builds a {@code new Configuration()}, which parses core-default.xml on every call
- * (about 18% of a small group's time, profiled); parquet-java's read settings and codecs keep their
- * defaults in code, and the columnar path sets none of them.
+ * parquet-java read options over an empty Hadoop configuration. {@code
+ * ParquetReadOptions.builder()} without an argument builds a {@code new Configuration()}, which
+ * parses core-default.xml on every call (about 18% of a small group's time, profiled);
+ * parquet-java's read settings and codecs keep their defaults in code, and the columnar path sets
+ * none of them.
  */
 final class ReadOptions {
   // never modified, so shared: a Configuration's reads are thread-safe
-  private static final ParquetConfiguration EMPTY = new HadoopParquetConfiguration(new Configuration(false));
+  private static final ParquetConfiguration EMPTY =
+      new HadoopParquetConfiguration(new Configuration(false));
 
   private ReadOptions() {}
 
   /**
-   * A new builder. The options it builds hold their own codec factory, which caches codecs and is not
-   * thread-safe: build options per rewrite, not once for all.
+   * A new builder. The options it builds hold their own codec factory, which caches codecs and is
+   * not thread-safe: build options per rewrite, not once for all.
    */
   static ParquetReadOptions.Builder builder() {
     return ParquetReadOptions.builder(EMPTY);
   }
 
-  /** parquet-java's codec factory over the same configuration; like the options, one per rewrite. */
+  /**
+   * parquet-java's codec factory over the same configuration; like the options, one per rewrite.
+   */
   static CompressionCodecFactory newCodecFactory() {
     return HadoopCodecs.newFactory(EMPTY, 0);
   }

@@ -22,9 +22,10 @@ import org.apache.parquet.schema.MessageType;
 
 /**
  * Chooses the {@link ColumnCopy} of each output column for one input row group and opens what it
- * reads: chunks that qualify (no deleted row, see {@link ChunkPassThrough}) as their compressed pages,
- * plain chunks of a row group with deleted rows by their pages' bytes ({@link PlainPageFilter}),
- * dictionary-encoded chunks by id ({@link DictionaryIdCopier}), the others value by value.
+ * reads: chunks that qualify (no deleted row, see {@link ChunkPassThrough}) as their compressed
+ * pages, plain chunks of a row group with deleted rows by their pages' bytes ({@link
+ * PlainPageFilter}), dictionary-encoded chunks by id ({@link DictionaryIdCopier}), the others value
+ * by value.
  *
  * <p>The choice opens the output row group's sinks it depends on (a page copy needs a sink without
  * dictionary, an id copy one with), so it is made on the thread that owns the output file.
@@ -34,9 +35,9 @@ final class RowGroupCopies {
   private final WriteSettings settings;
 
   /**
-   * A column whose copy reads the row group's chunk, as decided before the chunks are read (they are
-   * read together): by its pages ({@code onPages}: plain pages if {@code plainWanted}, else dictionary
-   * ids) or by value.
+   * A column whose copy reads the row group's chunk, as decided before the chunks are read (they
+   * are read together): by its pages ({@code onPages}: plain pages if {@code plainWanted}, else
+   * dictionary ids) or by value.
    */
   private record ChunkRead(ColumnDescriptor source, boolean plainWanted, boolean onPages) {}
 
@@ -52,7 +53,8 @@ final class RowGroupCopies {
       SeekableInputStream stream,
       int index,
       boolean noDeletes,
-      ColumnarFileWriter out) throws IOException {
+      ColumnarFileWriter out)
+      throws IOException {
     BlockMetaData block = input.footer().getBlocks().get(index);
     int rows = Math.toIntExact(block.getRowCount());
     Map<ColumnPath, ColumnChunkMetaData> chunks = new HashMap<>();
@@ -63,20 +65,30 @@ final class RowGroupCopies {
     List<ColumnDescriptor> toRead = new ArrayList<>(); // the sources of reads, read together
     for (int c = 0; c < columns.size(); c++) {
       ColumnDescriptor source = input.sources()[c];
-      ColumnChunkMetaData chunk = source == null ? null : chunks.get(ColumnPath.get(source.getPath()));
+      ColumnChunkMetaData chunk =
+          source == null ? null : chunks.get(ColumnPath.get(source.getPath()));
       boolean lineage = isLineage(c);
-      // a required input column under an optional output one: its pages need definition levels added
+      // a required input column under an optional output one: its pages need definition levels
+      // added
       boolean sameLevels =
-          source != null && source.getMaxDefinitionLevel() == columns.columns.get(c).getMaxDefinitionLevel();
-      // values stored otherwise (a decimal in fixed bytes for an INT64 one) are converted one by one
+          source != null
+              && source.getMaxDefinitionLevel() == columns.columns.get(c).getMaxDefinitionLevel();
+      // values stored otherwise (a decimal in fixed bytes for an INT64 one) are converted one by
+      // one
       boolean sameValues =
           source != null
               && source.getPrimitiveType().getPrimitiveTypeName()
                   == columns.columns.get(c).getPrimitiveType().getPrimitiveTypeName();
       boolean passThrough =
-          chunk != null && !lineage && sameLevels && sameValues && ChunkPassThrough.eligible(chunk, settings.codec);
+          chunk != null
+              && !lineage
+              && sameLevels
+              && sameValues
+              && ChunkPassThrough.eligible(chunk, settings.codec);
       boolean plainPages =
-          chunk != null && !lineage && sameValues
+          chunk != null
+              && !lineage
+              && sameValues
               && ChunkPassThrough.plainValues(chunk)
               && PlainPageFilter.supports(source);
       boolean plainWanted = passThrough || plainPages;
@@ -107,11 +119,19 @@ final class RowGroupCopies {
 
   /** Sets the copies of {@code reads} over the row group's {@code pages}. */
   private void openReaders(
-      ColumnarInput input, PageReadStore pages, int index, int rows, ChunkRead[] reads, ColumnCopy[] copies) {
+      ColumnarInput input,
+      PageReadStore pages,
+      int index,
+      int rows,
+      ChunkRead[] reads,
+      ColumnCopy[] copies) {
     MessageType fileType = input.footer().getFileMetaData().getSchema();
     ColumnReadStoreImpl store =
         new ColumnReadStoreImpl(
-            pages, NoConverter.forSchema(fileType), fileType, input.footer().getFileMetaData().getCreatedBy());
+            pages,
+            NoConverter.forSchema(fileType),
+            fileType,
+            input.footer().getFileMetaData().getCreatedBy());
     for (int c = 0; c < copies.length; c++) {
       if (reads[c] == null) {
         continue;
@@ -125,7 +145,11 @@ final class RowGroupCopies {
             reads[c].plainWanted()
                 ? new ColumnCopy.PlainPages(
                     new PlainPageFilter(
-                        pageReader, source, columns.columns.get(c), settings.pageRowLimit, settings.pageSize))
+                        pageReader,
+                        source,
+                        columns.columns.get(c),
+                        settings.pageRowLimit,
+                        settings.pageSize))
                 : new ColumnCopy.DictionaryIds(new DictionaryIdCopier(pageReader, source));
       } else {
         ColumnReader columnReader = store.getColumnReader(source);
@@ -144,13 +168,19 @@ final class RowGroupCopies {
     }
   }
 
-  /** A lineage column (its stored values from {@code stored}, or null), or nulls for an added column. */
+  /**
+   * A lineage column (its stored values from {@code stored}, or null), or nulls for an added
+   * column.
+   */
   private ColumnCopy lineageOrNulls(ColumnarInput input, int c, ColumnReader stored) {
     if (!isLineage(c)) {
       return new ColumnCopy.Nulls(); // added after the file was written
     }
     return new ColumnCopy.Lineage(
-        stored, input.task().file().firstRowId(), input.task().file().dataSequenceNumber(), columns.isRowId(c));
+        stored,
+        input.task().file().firstRowId(),
+        input.task().file().dataSequenceNumber(),
+        columns.isRowId(c));
   }
 
   private boolean isLineage(int c) {
@@ -169,10 +199,10 @@ final class RowGroupCopies {
   }
 
   /**
-   * Whether every data page of the chunk is dictionary-encoded: by its encoding statistics, or, in a
-   * file without them (Trino's writer, old parquet-java), by its encodings when no value encoding but
-   * the dictionary's is listed (a v1 dictionary page is PLAIN_DICTIONARY; a v2 one is PLAIN, which
-   * leaves such a chunk undecided, so decoded).
+   * Whether every data page of the chunk is dictionary-encoded: by its encoding statistics, or, in
+   * a file without them (Trino's writer, old parquet-java), by its encodings when no value encoding
+   * but the dictionary's is listed (a v1 dictionary page is PLAIN_DICTIONARY; a v2 one is PLAIN,
+   * which leaves such a chunk undecided, so decoded).
    */
   private static boolean dictionaryPagesOnly(ColumnChunkMetaData chunk) {
     if (chunk == null) {

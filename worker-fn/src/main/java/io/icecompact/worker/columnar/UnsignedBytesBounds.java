@@ -7,9 +7,9 @@ import org.apache.parquet.schema.PrimitiveComparator;
 import org.apache.parquet.schema.PrimitiveType;
 
 /**
- * The bounds of a page's binary or fixed-length values in unsigned byte order (strings, UUIDs, plain
- * binaries), compared in place in the page's bytes and handed to the page's statistics once: a
- * statistics update per value would wrap each in a Binary and compare it a byte at a time.
+ * The bounds of a page's binary or fixed-length values in unsigned byte order (strings, UUIDs,
+ * plain binaries), compared in place in the page's bytes and handed to the page's statistics once:
+ * a statistics update per value would wrap each in a Binary and compare it a byte at a time.
  */
 final class UnsignedBytesBounds {
   private boolean any;

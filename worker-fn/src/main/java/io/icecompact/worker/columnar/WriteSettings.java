@@ -34,13 +34,19 @@ final class WriteSettings {
             TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES_DEFAULT);
     this.pageSize =
         PropertyUtil.propertyAsInt(
-            properties, TableProperties.PARQUET_PAGE_SIZE_BYTES, TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
+            properties,
+            TableProperties.PARQUET_PAGE_SIZE_BYTES,
+            TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
     this.pageRowLimit =
         PropertyUtil.propertyAsInt(
-            properties, TableProperties.PARQUET_PAGE_ROW_LIMIT, TableProperties.PARQUET_PAGE_ROW_LIMIT_DEFAULT);
+            properties,
+            TableProperties.PARQUET_PAGE_ROW_LIMIT,
+            TableProperties.PARQUET_PAGE_ROW_LIMIT_DEFAULT);
     this.dictionaryPageSize =
         PropertyUtil.propertyAsInt(
-            properties, TableProperties.PARQUET_DICT_SIZE_BYTES, TableProperties.PARQUET_DICT_SIZE_BYTES_DEFAULT);
+            properties,
+            TableProperties.PARQUET_DICT_SIZE_BYTES,
+            TableProperties.PARQUET_DICT_SIZE_BYTES_DEFAULT);
     this.minRowsForSizeCheck =
         PropertyUtil.propertyAsInt(
             properties,
@@ -54,7 +60,9 @@ final class WriteSettings {
     this.codec =
         CompressionCodecName.fromConf(
             properties
-                .getOrDefault(TableProperties.PARQUET_COMPRESSION, TableProperties.PARQUET_COMPRESSION_DEFAULT)
+                .getOrDefault(
+                    TableProperties.PARQUET_COMPRESSION,
+                    TableProperties.PARQUET_COMPRESSION_DEFAULT)
                 .toUpperCase(Locale.ROOT));
     this.compressionLevel = properties.get(TableProperties.PARQUET_COMPRESSION_LEVEL);
     this.codecCompressor =
@@ -77,7 +85,7 @@ final class WriteSettings {
           conf.set("io.compression.codec.zstd.level", level);
           conf.set("parquet.compression.codec.zstd.level", level);
         }
-        default -> { }
+        default -> {}
       }
     }
     return conf;
@@ -86,10 +94,10 @@ final class WriteSettings {
   /**
    * Encoder settings for one output column. Each call builds its own v1 values-writer factory:
    * {@code ParquetProperties.build()} initializes the factory it is given with itself, and both the
-   * default factory and {@code DefaultValuesWriterFactory} (which delegates to static instances) are
-   * shared, so a second configuration would silently rewrite the first (a column lost its dictionary
-   * that way; see WriteSettingsTest). With a dictionary, INT32, INT64 and BINARY columns are written
-   * by {@link DictionaryColumnWriter} under these settings.
+   * default factory and {@code DefaultValuesWriterFactory} (which delegates to static instances)
+   * are shared, so a second configuration would silently rewrite the first (a column lost its
+   * dictionary that way; see WriteSettingsTest). With a dictionary, INT32, INT64 and BINARY columns
+   * are written by {@link DictionaryColumnWriter} under these settings.
    */
   ParquetProperties properties(boolean dictionary) {
     return ParquetProperties.builder()

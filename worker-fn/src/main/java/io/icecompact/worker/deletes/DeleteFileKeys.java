@@ -17,18 +17,24 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.parquet.Parquet;
 
 /**
- * The keys of one equality delete file, streamed: a Parquet file is read with Iceberg's generic reader
- * projected on the key columns, each record handed on in Iceberg's internal values and then dropped. Other
- * formats go through Iceberg's delete loader, which collects the file's keys in a set first.
+ * The keys of one equality delete file, streamed: a Parquet file is read with Iceberg's generic
+ * reader projected on the key columns, each record handed on in Iceberg's internal values and then
+ * dropped. Other formats go through Iceberg's delete loader, which collects the file's keys in a
+ * set first.
  */
 final class DeleteFileKeys {
   private DeleteFileKeys() {}
 
   /**
-   * Hands each key of {@code delete} to {@code keys}: values are fresh, the struct around them is reused,
-   * so a consumer that keeps a key copies the struct.
+   * Hands each key of {@code delete} to {@code keys}: values are fresh, the struct around them is
+   * reused, so a consumer that keeps a key copies the struct.
    */
-  static void forEach(DeleteFile delete, Schema keySchema, FileIO io, DeleteLoader loader, Consumer<StructLike> keys) {
+  static void forEach(
+      DeleteFile delete,
+      Schema keySchema,
+      FileIO io,
+      DeleteLoader loader,
+      Consumer<StructLike> keys) {
     if (delete.format() != FileFormat.PARQUET) {
       loader.loadEqualityDeletes(List.of(delete), keySchema).forEach(keys);
       return;
@@ -37,7 +43,8 @@ final class DeleteFileKeys {
     try (CloseableIterable<Record> records =
         Parquet.read(io.newInputFile(delete.location(), delete.fileSizeInBytes()))
             .project(keySchema)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(keySchema, fileSchema))
+            .createReaderFunc(
+                fileSchema -> GenericParquetReaders.buildReader(keySchema, fileSchema))
             .build()) {
       for (Record record : records) {
         keys.accept(internal.wrap(record));

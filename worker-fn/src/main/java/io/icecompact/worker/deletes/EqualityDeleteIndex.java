@@ -13,7 +13,6 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.DeleteLoader;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.types.Type;
@@ -21,29 +20,33 @@ import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.util.StructLikeWrapper;
 
 /**
- * A group's equality deletes, indexed once: for each key schema and scope (a partition of a spec, or the
- * whole table for deletes written under an unpartitioned spec), each deleted key with the newest data
- * sequence number that deletes it ({@link KeyDeletes}).
+ * A group's equality deletes, indexed once: for each key schema and scope (a partition of a spec,
+ * or the whole table for deletes written under an unpartitioned spec), each deleted key with the
+ * newest data sequence number that deletes it ({@link KeyDeletes}).
  *
- * <p>Iceberg's readers build a set of keys per data file from the delete files that apply to it. In a
- * CDC table every data file has a different list (every equality delete committed after it), so that
- * costs CPU and memory in data files x deleted keys. Here each delete file is read once and each row
- * checks its key against the index of each scope that applies to its file: deleted iff the key's newest
- * delete sequence number is above the file's data sequence number, which is the spec's rule. Which scopes
- * apply to a file is what Iceberg's planning attached to its task; a delete file the planning left out of a
- * file's task (its bounds exclude the file) cannot hold a key of the file, so indexing it as well changes
- * nothing.
+ * <p>Iceberg's readers build a set of keys per data file from the delete files that apply to it. In
+ * a CDC table every data file has a different list (every equality delete committed after it), so
+ * that costs CPU and memory in data files x deleted keys. Here each delete file is read once and
+ * each row checks its key against the index of each scope that applies to its file: deleted iff the
+ * key's newest delete sequence number is above the file's data sequence number, which is the spec's
+ * rule. Which scopes apply to a file is what Iceberg's planning attached to its task; a delete file
+ * the planning left out of a file's task (its bounds exclude the file) cannot hold a key of the
+ * file, so indexing it as well changes nothing.
  */
 public final class EqualityDeleteIndex {
   /** Indexes of one group: none until the group's tasks are indexed. */
   private final Map<Scope, KeyDeletes> indexes;
+
   private final Map<Integer, PartitionSpec> specs;
   // each delete file object's scope, found once: a CDC table's data file carries thousands of them
   private final Map<DeleteFile, Scope> scopes;
   private final long keys;
 
   private EqualityDeleteIndex(
-      Map<Scope, KeyDeletes> indexes, Map<Integer, PartitionSpec> specs, Map<DeleteFile, Scope> scopes, long keys) {
+      Map<Scope, KeyDeletes> indexes,
+      Map<Integer, PartitionSpec> specs,
+      Map<DeleteFile, Scope> scopes,
+      long keys) {
     this.indexes = indexes;
     this.specs = specs;
     this.scopes = scopes;
@@ -57,8 +60,8 @@ public final class EqualityDeleteIndex {
    * @param io reads the delete files
    * @param loader reads the keys of a delete file not in Parquet (Iceberg's loader); it should not
    *     cache them, the index holds them
-   * @param maxBytes the heap the index may take; a group whose delete keys would need more is refused
-   *     before anything is read
+   * @param maxBytes the heap the index may take; a group whose delete keys would need more is
+   *     refused before anything is read
    * @param groupIndex names the group in the refusal
    */
   public static EqualityDeleteIndex of(
@@ -76,7 +79,9 @@ public final class EqualityDeleteIndex {
         if (delete.content() == FileContent.EQUALITY_DELETES && !scopes.containsKey(delete)) {
           Scope scope = Scope.of(delete, specs);
           scopes.put(delete, scope);
-          files.computeIfAbsent(scope, unused -> new LinkedHashMap<>()).putIfAbsent(delete.location(), delete);
+          files
+              .computeIfAbsent(scope, unused -> new LinkedHashMap<>())
+              .putIfAbsent(delete.location(), delete);
         }
       }
     }
@@ -84,7 +89,8 @@ public final class EqualityDeleteIndex {
     long records = 0;
     long bytes = 0;
     for (Map.Entry<Scope, Map<String, DeleteFile>> entry : files.entrySet()) {
-      long scopeRecords = entry.getValue().values().stream().mapToLong(DeleteFile::recordCount).sum();
+      long scopeRecords =
+          entry.getValue().values().stream().mapToLong(DeleteFile::recordCount).sum();
       recordsByScope.put(entry.getKey(), scopeRecords);
       records += scopeRecords;
       bytes += estimateBytes(entry.getKey().keySchema(tableSchema), scopeRecords);
@@ -122,16 +128,21 @@ public final class EqualityDeleteIndex {
       if (delete.content() == FileContent.EQUALITY_DELETES) {
         Scope known = scopes.get(delete); // read only: files may be read on several threads
         Scope scope = known != null ? known : Scope.of(delete, specs);
-        KeyDeletes index = Objects.requireNonNull(indexes.get(scope), "no index for a delete of the group");
-        List<KeyDeletes> applying = byKey.computeIfAbsent(scope.keyIds(), unused -> new ArrayList<>());
+        KeyDeletes index =
+            Objects.requireNonNull(indexes.get(scope), "no index for a delete of the group");
+        List<KeyDeletes> applying =
+            byKey.computeIfAbsent(scope.keyIds(), unused -> new ArrayList<>());
         if (!applying.contains(index)) {
           applying.add(index);
         }
       }
     }
     List<FileEqualityDeletes.Key> keys = new ArrayList<>();
-    byKey.forEach((ids, applying) -> keys.add(
-        new FileEqualityDeletes.Key(TypeUtil.select(tableSchema, ids), List.copyOf(applying))));
+    byKey.forEach(
+        (ids, applying) ->
+            keys.add(
+                new FileEqualityDeletes.Key(
+                    TypeUtil.select(tableSchema, ids), List.copyOf(applying))));
     return new FileEqualityDeletes(task.file().dataSequenceNumber(), keys);
   }
 
@@ -183,12 +194,14 @@ public final class EqualityDeleteIndex {
       Set<Integer> ids = Set.copyOf(delete.equalityFieldIds());
       PartitionSpec spec = specs.get(delete.specId());
       if (spec == null) {
-        throw new IllegalStateException("Equality delete " + delete.location() + " names unknown spec " + delete.specId());
+        throw new IllegalStateException(
+            "Equality delete " + delete.location() + " names unknown spec " + delete.specId());
       }
       if (spec.isUnpartitioned()) {
         return new Scope(ids, -1, null);
       }
-      StructLikeWrapper partition = StructLikeWrapper.forType(spec.partitionType()).set(delete.partition());
+      StructLikeWrapper partition =
+          StructLikeWrapper.forType(spec.partitionType()).set(delete.partition());
       return new Scope(ids, delete.specId(), partition);
     }
 

@@ -7,13 +7,16 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.util.StructProjection;
 
 /**
- * The equality deletes that apply to one data file: per key schema, the indexes of the scopes attached to
- * its task, and the file's data sequence number they are compared with.
+ * The equality deletes that apply to one data file: per key schema, the indexes of the scopes
+ * attached to its task, and the file's data sequence number they are compared with.
  */
 public final class FileEqualityDeletes {
   /** One key schema's indexes for the file. */
   public record Key(Schema keySchema, List<KeyDeletes> indexes) {
-    /** Whether a delete newer than {@code fileSequence} holds {@code key} (Iceberg's internal values). */
+    /**
+     * Whether a delete newer than {@code fileSequence} holds {@code key} (Iceberg's internal
+     * values).
+     */
     public boolean deletes(StructLike key, long fileSequence) {
       for (KeyDeletes index : indexes) {
         if (index.newestSequence(key) > fileSequence) {
@@ -32,7 +35,9 @@ public final class FileEqualityDeletes {
     this.keys = keys;
   }
 
-  /** The data file's data sequence number: a key deleted at a higher one is deleted in this file. */
+  /**
+   * The data file's data sequence number: a key deleted at a higher one is deleted in this file.
+   */
   public long fileSequence() {
     return fileSequence;
   }
@@ -47,7 +52,8 @@ public final class FileEqualityDeletes {
 
   /**
    * Which rows are deleted, for rows of {@code rowSchema} in Iceberg's internal values (an {@code
-   * InternalRecordWrapper} around a generic record). Not thread-safe: it reuses one projection per key.
+   * InternalRecordWrapper} around a generic record). Not thread-safe: it reuses one projection per
+   * key.
    */
   public Predicate<StructLike> deletedRows(Schema rowSchema) {
     int count = keys.size();

@@ -19,14 +19,16 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 
 /**
- * A group's deletes, each delete file read once, on the worker's own thread: position deletes and deletion
- * vectors through Iceberg's loader, equality deletes into one {@link EqualityDeleteIndex} for the group.
+ * A group's deletes, each delete file read once, on the worker's own thread: position deletes and
+ * deletion vectors through Iceberg's loader, equality deletes into one {@link EqualityDeleteIndex}
+ * for the group.
  *
  * <p>Iceberg's default loader reads delete files again for every data file (a delete file usually
- * applies to every file of its partition) and hands the reads to a shared pool whose waiter polls every
- * 10 ms; on groups of small files that waiting dominated the rewrite. Caching is bounded: only position
- * delete files smaller than {@link #MAX_CACHED_BYTES} (Iceberg's own size estimate) are cached, and the
- * equality index refuses a group whose keys would take more than a quarter of the heap.
+ * applies to every file of its partition) and hands the reads to a shared pool whose waiter polls
+ * every 10 ms; on groups of small files that waiting dominated the rewrite. Caching is bounded:
+ * only position delete files smaller than {@link #MAX_CACHED_BYTES} (Iceberg's own size estimate)
+ * are cached, and the equality index refuses a group whose keys would take more than a quarter of
+ * the heap.
  */
 public final class GroupDeleteLoader extends BaseDeleteLoader {
   static final long MAX_CACHED_BYTES = 256L * 1024 * 1024;
@@ -61,24 +63,32 @@ public final class GroupDeleteLoader extends BaseDeleteLoader {
     return (V) cache.computeIfAbsent(key, unused -> valueSupplier.get());
   }
 
-  /** The group's equality deletes, indexed on first use (each delete file read once, not cached here). */
+  /**
+   * The group's equality deletes, indexed on first use (each delete file read once, not cached
+   * here).
+   */
   public synchronized EqualityDeleteIndex equalityDeletes() {
     if (equalityDeletes == null) {
       FileIO io = table.io();
-      DeleteLoader uncached = new BaseDeleteLoader(deleteFile -> io.newInputFile(deleteFile.location()), null);
+      DeleteLoader uncached =
+          new BaseDeleteLoader(deleteFile -> io.newInputFile(deleteFile.location()), null);
       equalityDeletes =
-          EqualityDeleteIndex.of(tasks, table.specs(), table.schema(), io, uncached, maxIndexBytes, groupIndex);
+          EqualityDeleteIndex.of(
+              tasks, table.specs(), table.schema(), io, uncached, maxIndexBytes, groupIndex);
     }
     return equalityDeletes;
   }
 
   /**
-   * Iceberg's delete filter for the file's position deletes and deletion vectors, reading them through
-   * this loader; equality deletes are left to {@link #equalityDeletes()}.
+   * Iceberg's delete filter for the file's position deletes and deletion vectors, reading them
+   * through this loader; equality deletes are left to {@link #equalityDeletes()}.
    */
-  public DeleteFilter<Record> positionFilterFor(FileScanTask task, Schema tableSchema, Schema projection) {
+  public DeleteFilter<Record> positionFilterFor(
+      FileScanTask task, Schema tableSchema, Schema projection) {
     List<DeleteFile> positional =
-        task.deletes().stream().filter(delete -> delete.content() == FileContent.POSITION_DELETES).toList();
+        task.deletes().stream()
+            .filter(delete -> delete.content() == FileContent.POSITION_DELETES)
+            .toList();
     DeleteLoader loader = this;
     FileIO io = table.io();
     return new DeleteFilter<>(task.file().location(), positional, tableSchema, projection) {

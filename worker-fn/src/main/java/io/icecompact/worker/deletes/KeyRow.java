@@ -3,8 +3,8 @@ package io.icecompact.worker.deletes;
 import org.apache.iceberg.StructLike;
 
 /**
- * A key's values as a struct over a plain array: what the indexes hold for a multi-column key, and what a
- * reader fills, one row after another, to look a row's key up.
+ * A key's values as a struct over a plain array: what the indexes hold for a multi-column key, and
+ * what a reader fills, one row after another, to look a row's key up.
  */
 public final class KeyRow implements StructLike {
   private final Object[] values;

@@ -5,9 +5,10 @@ import java.util.Arrays;
 import org.apache.iceberg.StructLike;
 
 /**
- * Deleted keys of one integer-valued column (int, long, date, time, timestamps) as primitive longs: no
- * boxing and no object per key, so a CDC table's millions of deleted ids fit in tens of megabytes. The
- * distinct keys are also kept sorted, to skip a row group whose key bounds hold none.
+ * Deleted keys of one integer-valued column (int, long, date, time, timestamps) as primitive longs:
+ * no boxing and no object per key, so a CDC table's millions of deleted ids fit in tens of
+ * megabytes. The distinct keys are also kept sorted, to skip a row group whose key bounds hold
+ * none.
  */
 public final class LongKeyDeletes implements KeyDeletes {
   private final LongLongMap sequences;

@@ -5,8 +5,9 @@ import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.StructLikeMap;
 
 /**
- * Deleted keys of several columns: Iceberg's own struct map, which hashes a key with the type's hash and
- * compares colliding keys field by field with the type's comparators (so equality is exactly Iceberg's).
+ * Deleted keys of several columns: Iceberg's own struct map, which hashes a key with the type's
+ * hash and compares colliding keys field by field with the type's comparators (so equality is
+ * exactly Iceberg's).
  */
 public final class StructKeyDeletes implements KeyDeletes {
   private final StructLikeMap<Long> sequences;
@@ -17,7 +18,9 @@ public final class StructKeyDeletes implements KeyDeletes {
     this.sequences = StructLikeMap.create(keyType);
   }
 
-  /** Heap bytes for {@code keys} keys: map entry, wrapper, record and boxed fields, per field ~40. */
+  /**
+   * Heap bytes for {@code keys} keys: map entry, wrapper, record and boxed fields, per field ~40.
+   */
   static long estimateBytes(long keys, int fields) {
     return keys * (160 + 40L * fields);
   }

@@ -5,9 +5,10 @@ import java.util.Map;
 import org.apache.iceberg.StructLike;
 
 /**
- * Deleted keys of one column that is not integer-valued (strings, binary, decimals, UUIDs, floats): the
- * values themselves in a hash map. Same equality as Iceberg's struct sets: strings compare as strings
- * whatever their CharSequence class, binary by content, NaN equals NaN, a null key deletes null values.
+ * Deleted keys of one column that is not integer-valued (strings, binary, decimals, UUIDs, floats):
+ * the values themselves in a hash map. Same equality as Iceberg's struct sets: strings compare as
+ * strings whatever their CharSequence class, binary by content, NaN equals NaN, a null key deletes
+ * null values.
  */
 public final class ValueKeyDeletes implements KeyDeletes {
   private final Map<Object, Long> sequences;
@@ -17,7 +18,10 @@ public final class ValueKeyDeletes implements KeyDeletes {
     this.sequences = new HashMap<>((int) Math.min(1 << 26, expectedKeys * 4 / 3 + 16));
   }
 
-  /** Heap bytes for {@code keys} keys: a map entry, a boxed sequence and the value (a short string, say). */
+  /**
+   * Heap bytes for {@code keys} keys: a map entry, a boxed sequence and the value (a short string,
+   * say).
+   */
   static long estimateBytes(long keys) {
     return keys * 120;
   }
@@ -52,6 +56,8 @@ public final class ValueKeyDeletes implements KeyDeletes {
   }
 
   private static Object normal(Object value) {
-    return value instanceof CharSequence chars && !(value instanceof String) ? chars.toString() : value;
+    return value instanceof CharSequence chars && !(value instanceof String)
+        ? chars.toString()
+        : value;
   }
 }

@@ -8,9 +8,10 @@ import java.io.IOException;
 import org.apache.iceberg.FileScanTask;
 
 /**
- * What both rewrite paths owe each input data file they read: a failure to read it is typed as the file's
- * ({@link CorruptInputFileException}, or transient when the environment failed), unless the path already
- * typed it; and every row its metadata counts was read, else {@link RowCountMismatchException}.
+ * What both rewrite paths owe each input data file they read: a failure to read it is typed as the
+ * file's ({@link CorruptInputFileException}, or transient when the environment failed), unless the
+ * path already typed it; and every row its metadata counts was read, else {@link
+ * RowCountMismatchException}.
  */
 public final class InputFileRead {
   private InputFileRead() {}
@@ -28,7 +29,9 @@ public final class InputFileRead {
     Rows run() throws IOException;
   }
 
-  /** Runs {@code copy} of {@code task}'s data file, typing its failures and checking its rows read. */
+  /**
+   * Runs {@code copy} of {@code task}'s data file, typing its failures and checking its rows read.
+   */
   public static Rows checked(FileScanTask task, Copy copy) {
     String location = task.file().location();
     Rows rows;
@@ -37,12 +40,14 @@ public final class InputFileRead {
     } catch (IcecompactException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
-      throw FailureClassifier.classify(e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
+      throw FailureClassifier.classify(
+          e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
     }
     if (rows.read() != task.file().recordCount()) {
       throw new RowCountMismatchException(
-          String.format("Read %d rows from %s but its metadata says %d", rows.read(), location,
-              task.file().recordCount()));
+          String.format(
+              "Read %d rows from %s but its metadata says %d",
+              rows.read(), location, task.file().recordCount()));
     }
     return rows;
   }

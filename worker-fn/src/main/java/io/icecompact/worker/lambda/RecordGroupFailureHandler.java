@@ -14,10 +14,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Lambda entry point of the {@code RecordGroupFailure} state, the Map item's Catch: stores why the
- * group's worker gave up next to the results, so the committer reads failures where it reads results
- * and the Map's own output stays empty (far from Step Functions' payload limit).
+ * group's worker gave up next to the results, so the committer reads failures where it reads
+ * results and the Map's own output stays empty (far from Step Functions' payload limit).
  */
-public final class RecordGroupFailureHandler extends LambdaStep<RecordGroupFailureHandler.Input, GroupFailure> {
+public final class RecordGroupFailureHandler
+    extends LambdaStep<RecordGroupFailureHandler.Input, GroupFailure> {
   private static final Logger LOG = LoggerFactory.getLogger(RecordGroupFailureHandler.class);
 
   record Input(GroupRequest group, CaughtError error) {}
@@ -31,10 +32,15 @@ public final class RecordGroupFailureHandler extends LambdaStep<RecordGroupFailu
     GroupRequest group = require("group", input.group());
     log.job(group.jobId(), group.table()).group(group.groupIndex());
     CaughtError error = require("error", input.error());
-    LOG.warn("Group {} failed after its retries: {}: {}", group.groupIndex(), error.error(), error.message());
+    LOG.warn(
+        "Group {} failed after its retries: {}: {}",
+        group.groupIndex(),
+        error.error(),
+        error.message());
     GroupFailure failure = new GroupFailure(group.groupIndex(), error.shortType(), error.message());
     try (TableAccess access = new TableAccess(group.catalogProperties())) {
-      new JobStore(access.fileIO()).writeGroupFailure(new WorkLocation(group.workLocation()), failure);
+      new JobStore(access.fileIO())
+          .writeGroupFailure(new WorkLocation(group.workLocation()), failure);
     }
     return failure;
   }

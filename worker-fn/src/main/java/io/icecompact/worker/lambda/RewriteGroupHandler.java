@@ -15,25 +15,27 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Lambda entry point of the {@code RewriteGroup} state (one Map item): rewrites one group and returns
- * the small {@code GroupStatus}. The attempt is numbered by a marker it claims in the work location (as the
- * embedded runner's are), so a retried invocation never overwrites an earlier attempt's files.
+ * Lambda entry point of the {@code RewriteGroup} state (one Map item): rewrites one group and
+ * returns the small {@code GroupStatus}. The attempt is numbered by a marker it claims in the work
+ * location (as the embedded runner's are), so a retried invocation never overwrites an earlier
+ * attempt's files.
  *
- * <p>A warm container keeps its {@link GroupRewriter} (and so the last plan and pinned table it read)
- * for the next group of the same job.
+ * <p>A warm container keeps its {@link GroupRewriter} (and so the last plan and pinned table it
+ * read) for the next group of the same job.
  */
 public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.Input, GroupStatus> {
   /**
-   * {@code group}: the Map item (its attempt is numbered here, from markers in the work location, as the
-   * embedded runner numbers it); {@code lease}: the job's table lease, kept alive by each group
-   * ({@link LeaseHeartbeat}), absent when invoked without one.
+   * {@code group}: the Map item (its attempt is numbered here, from markers in the work location,
+   * as the embedded runner numbers it); {@code lease}: the job's table lease, kept alive by each
+   * group ({@link LeaseHeartbeat}), absent when invoked without one.
    */
   record Input(GroupRequest group, LeaseGrant lease) {}
 
   /** Catalog properties and the rewriter built for them. */
   private record Cached(Map<String, String> catalogProperties, GroupRewriter rewriter) {}
 
-  // Only the last: a container serves groups of one job at a time, and properties that change per job
+  // Only the last: a container serves groups of one job at a time, and properties that change per
+  // job
   // (e.g. vended credentials) must not pile up rewriters for the container's life.
   private static final AtomicReference<Cached> LAST = new AtomicReference<>();
 
@@ -64,13 +66,18 @@ public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.In
     scope.checkLocation("plan location", group.planLocation());
     if (input.lease() != null && !group.table().equals(input.lease().table())) {
       throw new InvalidJobInputException(
-          "RewriteGroup's lease is on " + input.lease().table() + ", its group on " + group.table());
+          "RewriteGroup's lease is on "
+              + input.lease().table()
+              + ", its group on "
+              + group.table());
     }
     heartbeat.beat(input.lease()); // before any read: a job that lost its table stops here
     GroupRewriter rewriter = rewriterFor(group.catalogProperties());
     int attempt = rewriter.claimAttempt(group.workLocation(), group.groupIndex());
     try {
-      return rewriter.rewrite(group.asAttempt(attempt)); // failures typed by the stage, as the embedded runner sees them
+      return rewriter.rewrite(
+          group.asAttempt(
+              attempt)); // failures typed by the stage, as the embedded runner sees them
     } catch (RuntimeException | OutOfMemoryError e) {
       if (WorkerOutOfMemoryException.in(e).isPresent()) {
         throw outOfMemory(group.groupIndex(), WorkerOutOfMemoryException.in(e).get());
@@ -80,15 +87,19 @@ public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.In
   }
 
   /**
-   * The runtime would report a bare {@code java.lang.OutOfMemoryError} ("Java heap space") and end the
-   * container; the typed error names the heap and the setting that raises it, and the Map's Catch records it
-   * as the group's reason (no Retry lists it: the same heap runs out the same way). The cached rewriter is
-   * dropped, so that the container's next group starts from a fresh one.
+   * The runtime would report a bare {@code java.lang.OutOfMemoryError} ("Java heap space") and end
+   * the container; the typed error names the heap and the setting that raises it, and the Map's
+   * Catch records it as the group's reason (no Retry lists it: the same heap runs out the same
+   * way). The cached rewriter is dropped, so that the container's next group starts from a fresh
+   * one.
    */
   private static WorkerOutOfMemoryException outOfMemory(int groupIndex, OutOfMemoryError error) {
     LAST.set(null);
     return new WorkerOutOfMemoryException(
-        groupIndex, error, Runtime.getRuntime().maxMemory(), WorkerOutOfMemoryException.LAMBDA_SETTING);
+        groupIndex,
+        error,
+        Runtime.getRuntime().maxMemory(),
+        WorkerOutOfMemoryException.LAMBDA_SETTING);
   }
 
   private static GroupRewriter rewriterFor(Map<String, String> catalogProperties) {

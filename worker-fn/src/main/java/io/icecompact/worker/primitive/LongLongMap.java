@@ -1,16 +1,17 @@
 package io.icecompact.worker.primitive;
 
 /**
- * A map from long keys to non-negative long values: open addressing with linear probing over one array
- * that holds each key next to its value, so a lookup usually reads one cache line. Used for the dictionary
- * ids of an output dictionary's INT32/INT64 values and for the deleted keys of integer equality deletes.
+ * A map from long keys to non-negative long values: open addressing with linear probing over one
+ * array that holds each key next to its value, so a lookup usually reads one cache line. Used for
+ * the dictionary ids of an output dictionary's INT32/INT64 values and for the deleted keys of
+ * integer equality deletes.
  *
  * <p>Written here because the maps at hand do worse at exactly this: parquet-column shades only
- * fastutil's linked maps, whose keys, values and links sit in three arrays, and boxed maps take ~80 bytes
- * an entry. Learning the ids of a timestamp column (tens of thousands of distinct values per output row
- * group, each looked up once per input file, with the map out of cache between lookups) took a third of
- * the columnar path's time with one. Keys are hashed by Fibonacci hashing, which spreads arithmetic
- * progressions (timestamps a second apart, sequential ids) evenly.
+ * fastutil's linked maps, whose keys, values and links sit in three arrays, and boxed maps take ~80
+ * bytes an entry. Learning the ids of a timestamp column (tens of thousands of distinct values per
+ * output row group, each looked up once per input file, with the map out of cache between lookups)
+ * took a third of the columnar path's time with one. Keys are hashed by Fibonacci hashing, which
+ * spreads arithmetic progressions (timestamps a second apart, sequential ids) evenly.
  */
 public final class LongLongMap {
   private static final long PHI = 0x9E3779B97F4A7C15L;
@@ -25,14 +26,18 @@ public final class LongLongMap {
     slots = new long[2 << bits];
   }
 
-  /** Heap bytes a map sized for {@code keys} keys takes: 16 a slot, the slots a power of two at most half used. */
+  /**
+   * Heap bytes a map sized for {@code keys} keys takes: 16 a slot, the slots a power of two at most
+   * half used.
+   */
   public static long bytesFor(long keys) {
     return 16L << bitsFor(keys);
   }
 
   private static int bitsFor(long expected) {
     int bits = 4;
-    while ((1L << bits) < expected * 2L && bits < 29) { // 2 << 29 longs: the largest power of two an array holds
+    while ((1L << bits) < expected * 2L
+        && bits < 29) { // 2 << 29 longs: the largest power of two an array holds
       bits++;
     }
     return bits;

@@ -14,17 +14,17 @@ import org.apache.iceberg.data.Record;
 
 /**
  * A group's live rows sorted in memory without keeping a record or a key object per row: each row's
- * values go into columns ({@link RowColumns}) and its sort key into key columns ({@link KeyColumns}) as
- * it is added, the row numbers are sorted by their keys ({@link StableIndexSort}), and the rows are
- * handed back in that order, rebuilt one at a time into a single record.
+ * values go into columns ({@link RowColumns}) and its sort key into key columns ({@link
+ * KeyColumns}) as it is added, the row numbers are sorted by their keys ({@link StableIndexSort}),
+ * and the rows are handed back in that order, rebuilt one at a time into a single record.
  *
- * <p>The keys are {@link RowKeys}', compared field by field as {@link SortedRows} compares them, and the
- * sort is stable, so the row sequence is {@link SortedRows}' exactly. It takes every type {@link
- * SortedRows} takes (values it cannot hold as longs stay objects); what it does not do is sort beyond
- * memory: a group that does not fit is sorted by {@link ExternalSortedRows}, as before.
+ * <p>The keys are {@link RowKeys}', compared field by field as {@link SortedRows} compares them,
+ * and the sort is stable, so the row sequence is {@link SortedRows}' exactly. It takes every type
+ * {@link SortedRows} takes (values it cannot hold as longs stay objects); what it does not do is
+ * sort beyond memory: a group that does not fit is sorted by {@link ExternalSortedRows}, as before.
  *
- * <p>The record handed to the sink is reused: it is valid during the call only (the writer encodes it
- * at once).
+ * <p>The record handed to the sink is reused: it is valid during the call only (the writer encodes
+ * it at once).
  */
 public final class ColumnSortedRows implements RowSorter {
   private final RowKeys keys;
@@ -39,10 +39,11 @@ public final class ColumnSortedRows implements RowSorter {
 
   /**
    * For rows of {@code rowSchema} ordered by {@code order} ({@code repartitionInto} as in {@link
-   * SortedRows}), with room for {@code expectedRows} to begin with (the group's row count: the arrays
-   * then never grow).
+   * SortedRows}), with room for {@code expectedRows} to begin with (the group's row count: the
+   * arrays then never grow).
    */
-  public ColumnSortedRows(Schema rowSchema, RowOrder order, PartitionSpec repartitionInto, int expectedRows) {
+  public ColumnSortedRows(
+      Schema rowSchema, RowOrder order, PartitionSpec repartitionInto, int expectedRows) {
     this.keys = new RowKeys(rowSchema, order, repartitionInto);
     this.rowSchema = rowSchema;
     this.capacity = Math.max(16, expectedRows);
@@ -64,7 +65,8 @@ public final class ColumnSortedRows implements RowSorter {
 
   private void grow() {
     if (capacity == Integer.MAX_VALUE - 8) {
-      throw new IllegalStateException("A group of more than " + capacity + " rows cannot be sorted in memory");
+      throw new IllegalStateException(
+          "A group of more than " + capacity + " rows cannot be sorted in memory");
     }
     capacity = (int) Math.min(Integer.MAX_VALUE - 8, capacity + (long) (capacity >> 1) + 1);
     rows.grow(capacity);
@@ -76,10 +78,12 @@ public final class ColumnSortedRows implements RowSorter {
     if (partition == null) {
       return -1;
     }
-    return partitionNumbers.computeIfAbsent(partition, p -> {
-      partitions.add(p);
-      return partitions.size() - 1;
-    });
+    return partitionNumbers.computeIfAbsent(
+        partition,
+        p -> {
+          partitions.add(p);
+          return partitions.size() - 1;
+        });
   }
 
   public int size() {

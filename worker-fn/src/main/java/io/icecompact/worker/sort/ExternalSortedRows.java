@@ -32,24 +32,26 @@ import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.types.Types;
 
 /**
- * A group's live rows sorted with bounded memory: rows are buffered {@code runRows} at a time, each full
- * buffer is sorted in memory ({@link SortedRows}, the same keys and order) and spilled to a local file
- * as a sorted run, then the runs are merged (a priority queue over one reader per run). Ties between
- * runs go to the earlier run, so the result is the sequence the in-memory stable sort gives.
+ * A group's live rows sorted with bounded memory: rows are buffered {@code runRows} at a time, each
+ * full buffer is sorted in memory ({@link SortedRows}, the same keys and order) and spilled to a
+ * local file as a sorted run, then the runs are merged (a priority queue over one reader per run).
+ * Ties between runs go to the earlier run, so the result is the sequence the in-memory stable sort
+ * gives.
  *
- * <p>Runs are Avro files written and read with Iceberg's generic Avro writer and reader: Avro is read a
- * block (tens of KB) at a time, so a merge of k runs holds k blocks, where a Parquet reader would hold a
- * decoded row group per run. They are zstd level 1: fast, and /tmp is what bounds the group.
+ * <p>Runs are Avro files written and read with Iceberg's generic Avro writer and reader: Avro is
+ * read a block (tens of KB) at a time, so a merge of k runs holds k blocks, where a Parquet reader
+ * would hold a decoded row group per run. They are zstd level 1: fast, and /tmp is what bounds the
+ * group.
  *
- * <p>A run row is the row's columns then its output partition's number (an index into the partitions
- * added, -1 to compute it from the row), so each row is written under the partition it came with. Run
- * columns carry fresh field ids: under its reserved ids Iceberg's Avro reader would derive the v3 row
- * lineage columns from file constants (none here) instead of reading them.
+ * <p>A run row is the row's columns then its output partition's number (an index into the
+ * partitions added, -1 to compute it from the row), so each row is written under the partition it
+ * came with. Run columns carry fresh field ids: under its reserved ids Iceberg's Avro reader would
+ * derive the v3 row lineage columns from file constants (none here) instead of reading them.
  *
- * <p>Every file lives in a directory of its own under the spill directory, deleted by {@link #close}.
- * The directory's name holds the process id, so that the runs a dead process left (a Lambda worker
- * ended by its timeout keeps its /tmp for the next invocation) can be told apart and deleted
- * ({@link #deleteAbandoned}).
+ * <p>Every file lives in a directory of its own under the spill directory, deleted by {@link
+ * #close}. The directory's name holds the process id, so that the runs a dead process left (a
+ * Lambda worker ended by its timeout keeps its /tmp for the next invocation) can be told apart and
+ * deleted ({@link #deleteAbandoned}).
  */
 public final class ExternalSortedRows implements RowSorter {
   private static final String DIRECTORY_PREFIX = "icecompact-sort-";
@@ -69,12 +71,16 @@ public final class ExternalSortedRows implements RowSorter {
   private long spilledBytes;
 
   /**
-   * For rows of {@code rowSchema} ordered by {@code order} ({@code repartitionInto} as in
-   * {@link SortedRows}), holding at most {@code runRows} rows in memory, spilling under
-   * {@code spillDirectory}.
+   * For rows of {@code rowSchema} ordered by {@code order} ({@code repartitionInto} as in {@link
+   * SortedRows}), holding at most {@code runRows} rows in memory, spilling under {@code
+   * spillDirectory}.
    */
   public ExternalSortedRows(
-      Schema rowSchema, RowOrder order, PartitionSpec repartitionInto, long runRows, Path spillDirectory) {
+      Schema rowSchema,
+      RowOrder order,
+      PartitionSpec repartitionInto,
+      long runRows,
+      Path spillDirectory) {
     if (runRows < 1) {
       throw new IllegalArgumentException("runRows must be >= 1, got " + runRows);
     }
@@ -89,14 +95,16 @@ public final class ExternalSortedRows implements RowSorter {
       IN_USE.add(directory);
     } catch (IOException | RuntimeException e) {
       throw FailureClassifier.classify(
-          e, "Cannot create a directory for sorted runs under " + spillDirectory, GroupRewriteException::new);
+          e,
+          "Cannot create a directory for sorted runs under " + spillDirectory,
+          GroupRewriteException::new);
     }
   }
 
   /**
-   * Deletes the run directories under {@code spillDirectory} that no sort uses: those of processes no
-   * longer running, and this process's own not in use (a restarted Lambda runtime may get the dead
-   * one's process id). Returns how many were deleted; never fails.
+   * Deletes the run directories under {@code spillDirectory} that no sort uses: those of processes
+   * no longer running, and this process's own not in use (a restarted Lambda runtime may get the
+   * dead one's process id). Returns how many were deleted; never fails.
    */
   public static int deleteAbandoned(Path spillDirectory) {
     int deleted = 0;
@@ -136,7 +144,8 @@ public final class ExternalSortedRows implements RowSorter {
     try (Stream<Path> files = Files.list(directory)) {
       files.forEach(file -> file.toFile().delete());
     } catch (IOException | RuntimeException ignored) {
-      // fall through: the directory's own delete fails too, and the files are left for the next cleanup
+      // fall through: the directory's own delete fails too, and the files are left for the next
+      // cleanup
     }
     directory.toFile().delete();
   }
@@ -146,11 +155,13 @@ public final class ExternalSortedRows implements RowSorter {
     List<Types.NestedField> fields = new ArrayList<>();
     int nextId = rowSchema.highestFieldId() + 1;
     for (Types.NestedField field : rowSchema.columns()) {
-      fields.add(MetadataColumns.isMetadataColumn(field.fieldId())
-          ? Types.NestedField.optional(nextId++, field.name(), field.type(), field.doc())
-          : field);
+      fields.add(
+          MetadataColumns.isMetadataColumn(field.fieldId())
+              ? Types.NestedField.optional(nextId++, field.name(), field.type(), field.doc())
+              : field);
     }
-    fields.add(Types.NestedField.required(nextId, "_icecompact_partition", Types.IntegerType.get()));
+    fields.add(
+        Types.NestedField.required(nextId, "_icecompact_partition", Types.IntegerType.get()));
     return new Schema(fields);
   }
 
@@ -200,16 +211,19 @@ public final class ExternalSortedRows implements RowSorter {
             .set(TableProperties.AVRO_COMPRESSION_LEVEL, "1")
             .overwrite()
             .build()) {
-      GenericRecord runRow = GenericRecord.create(runSchema); // the writer encodes it at once: reused
-      buffer.drainTo((row, partition) -> {
-        for (int i = 0; i < columns; i++) {
-          runRow.set(i, row.get(i, Object.class));
-        }
-        runRow.set(columns, partitionNumber(partition));
-        out.add(runRow);
-      });
+      GenericRecord runRow =
+          GenericRecord.create(runSchema); // the writer encodes it at once: reused
+      buffer.drainTo(
+          (row, partition) -> {
+            for (int i = 0; i < columns; i++) {
+              runRow.set(i, row.get(i, Object.class));
+            }
+            runRow.set(columns, partitionNumber(partition));
+            out.add(runRow);
+          });
     } catch (IOException | RuntimeException e) {
-      throw FailureClassifier.classify(e, "Cannot write sorted run " + run, GroupRewriteException::new);
+      throw FailureClassifier.classify(
+          e, "Cannot write sorted run " + run, GroupRewriteException::new);
     }
     runs.add(run);
     try {
@@ -223,17 +237,20 @@ public final class ExternalSortedRows implements RowSorter {
     if (partition == null) {
       return -1;
     }
-    return partitionNumbers.computeIfAbsent(partition, p -> {
-      partitions.add(p);
-      return partitions.size() - 1;
-    });
+    return partitionNumbers.computeIfAbsent(
+        partition,
+        p -> {
+          partitions.add(p);
+          return partitions.size() - 1;
+        });
   }
 
   /** One run's next row, with its key. */
   private record Head(int run, StructLike key, Record row, Iterator<Record> rest) {}
 
   private void merge(SortedSink sink) {
-    Comparator<Head> order = Comparator.comparing(Head::key, keys.order()).thenComparingInt(Head::run);
+    Comparator<Head> order =
+        Comparator.comparing(Head::key, keys.order()).thenComparingInt(Head::run);
     PriorityQueue<Head> heads = new PriorityQueue<>(Math.max(1, runs.size()), order);
     List<CloseableIterable<Record>> readers = new ArrayList<>();
     try {
@@ -252,7 +269,8 @@ public final class ExternalSortedRows implements RowSorter {
       while (!heads.isEmpty()) {
         Head head = heads.poll();
         int partition = (Integer) head.row().get(columns);
-        // the row keeps its partition number as a last column: the writer and the partition key read by
+        // the row keeps its partition number as a last column: the writer and the partition key
+        // read by
         // position, the row's own columns only
         sink.accept(head.row(), partition < 0 ? null : partitions.get(partition));
         if (head.rest().hasNext()) {
@@ -260,7 +278,8 @@ public final class ExternalSortedRows implements RowSorter {
         }
       }
     } catch (RuntimeException e) {
-      throw FailureClassifier.classify(e, "Cannot merge sorted runs in " + directory, GroupRewriteException::new);
+      throw FailureClassifier.classify(
+          e, "Cannot merge sorted runs in " + directory, GroupRewriteException::new);
     } finally {
       for (CloseableIterable<Record> reader : readers) {
         try {

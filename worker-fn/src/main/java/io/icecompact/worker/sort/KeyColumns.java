@@ -15,13 +15,14 @@ import org.apache.iceberg.types.Type;
 /**
  * The sort keys of a group's rows, one array per key field, so that two rows compare by their row
  * numbers without a key object per row: numeric keys (integers, longs, dates, times, timestamps,
- * booleans, floats, doubles) as longs, z-values as fixed-width slices of one byte array, any other key
- * (strings, decimals, binaries...) as the transform's value, compared with Iceberg's comparator of its
- * type.
+ * booleans, floats, doubles) as longs, z-values as fixed-width slices of one byte array, any other
+ * key (strings, decimals, binaries...) as the transform's value, compared with Iceberg's comparator
+ * of its type.
  *
- * <p>Each field compares as Iceberg's {@code SortOrderComparators} compares it ({@link RowKeys#order}):
- * the type's natural order, reversed when descending, nulls before or after every value; floats and
- * doubles as their {@code compareTo} orders them ({@code -0.0} before {@code 0.0}, NaN last).
+ * <p>Each field compares as Iceberg's {@code SortOrderComparators} compares it ({@link
+ * RowKeys#order}): the type's natural order, reversed when descending, nulls before or after every
+ * value; floats and doubles as their {@code compareTo} orders them ({@code -0.0} before {@code
+ * 0.0}, NaN last).
  */
 final class KeyColumns {
   private final KeyColumn[] columns;
@@ -33,11 +34,12 @@ final class KeyColumns {
     for (int i = 0; i < columns.length; i++) {
       SortField field = fields.get(i);
       Type type = keys.types().get(i);
-      columns[i] = i == keys.zValuePosition()
-          ? new ZValueColumn(keys.zValueBytes(), capacity)
-          : LongColumn.encodes(type)
-              ? new LongColumn(type.typeId(), field, capacity)
-              : new ObjectColumn(type, field, capacity);
+      columns[i] =
+          i == keys.zValuePosition()
+              ? new ZValueColumn(keys.zValueBytes(), capacity)
+              : LongColumn.encodes(type)
+                  ? new LongColumn(type.typeId(), field, capacity)
+                  : new ObjectColumn(type, field, capacity);
     }
   }
 
@@ -74,7 +76,10 @@ final class KeyColumns {
     int compare(int a, int b);
   }
 
-  /** Keys whose order is that of a long: integers, dates, times, timestamps, booleans, floats, doubles. */
+  /**
+   * Keys whose order is that of a long: integers, dates, times, timestamps, booleans, floats,
+   * doubles.
+   */
   private static final class LongColumn implements KeyColumn {
     private final Type.TypeID type;
     private final boolean descending;
@@ -102,20 +107,22 @@ final class KeyColumns {
         nulls.set(row);
         return;
       }
-      values[row] = switch (type) {
-        case BOOLEAN -> (Boolean) value ? 1 : 0;
-        case INTEGER, DATE -> (Integer) value;
-        case FLOAT -> {
-          // Float.compare's order as a signed int's: negative values' magnitude bits reversed
-          int bits = Float.floatToIntBits((Float) value);
-          yield bits ^ ((bits >> 31) & Integer.MAX_VALUE);
-        }
-        case DOUBLE -> {
-          long bits = Double.doubleToLongBits((Double) value);
-          yield bits ^ ((bits >> 63) & Long.MAX_VALUE);
-        }
-        default -> (Long) value; // LONG, TIME, TIMESTAMP, TIMESTAMP_NANO: internal values are longs
-      };
+      values[row] =
+          switch (type) {
+            case BOOLEAN -> (Boolean) value ? 1 : 0;
+            case INTEGER, DATE -> (Integer) value;
+            case FLOAT -> {
+              // Float.compare's order as a signed int's: negative values' magnitude bits reversed
+              int bits = Float.floatToIntBits((Float) value);
+              yield bits ^ ((bits >> 31) & Integer.MAX_VALUE);
+            }
+            case DOUBLE -> {
+              long bits = Double.doubleToLongBits((Double) value);
+              yield bits ^ ((bits >> 63) & Long.MAX_VALUE);
+            }
+            default ->
+                (Long) value; // LONG, TIME, TIMESTAMP, TIMESTAMP_NANO: internal values are longs
+          };
     }
 
     @Override
@@ -149,7 +156,8 @@ final class KeyColumns {
     public void set(int row, Object value) {
       ByteBuffer zValue = ((ByteBuffer) value).duplicate();
       if (zValue.remaining() != width) {
-        throw new IllegalStateException("A z-value of " + zValue.remaining() + " bytes, expected " + width);
+        throw new IllegalStateException(
+            "A z-value of " + zValue.remaining() + " bytes, expected " + width);
       }
       zValue.get(bytes, row * width, width);
     }
@@ -167,17 +175,22 @@ final class KeyColumns {
     }
   }
 
-  /** Any other key: the transform's values, compared as Iceberg's sort order comparator compares them. */
+  /**
+   * Any other key: the transform's values, compared as Iceberg's sort order comparator compares
+   * them.
+   */
   private static final class ObjectColumn implements KeyColumn {
     private final Comparator<Object> order;
     private Object[] values;
 
     ObjectColumn(Type type, SortField field, int capacity) {
       Comparator<Object> natural = Comparators.forType(type.asPrimitiveType());
-      Comparator<Object> directed = field.direction() == SortDirection.DESC ? natural.reversed() : natural;
-      this.order = field.nullOrder() == NullOrder.NULLS_FIRST
-          ? Comparators.<Object>nullsFirst().thenComparing(directed)
-          : Comparators.<Object>nullsLast().thenComparing(directed);
+      Comparator<Object> directed =
+          field.direction() == SortDirection.DESC ? natural.reversed() : natural;
+      this.order =
+          field.nullOrder() == NullOrder.NULLS_FIRST
+              ? Comparators.<Object>nullsFirst().thenComparing(directed)
+              : Comparators.<Object>nullsLast().thenComparing(directed);
       this.values = new Object[capacity];
     }
 

@@ -16,11 +16,11 @@ import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.DateTimeUtil;
 
 /**
- * A group's rows held column by column, as Iceberg's generic records hold their values but without an
- * object per row: each column of a type that fits a long (booleans, integers, longs, floats, doubles,
- * dates, times, timestamps, decimals of up to 18 digits) is one {@code long[]} and a null bitmap, any other
- * (strings, binaries, wide decimals, nested values...) one {@code Object[]} of the record's own values.
- * A record of the row rebuilt from the columns equals the record added.
+ * A group's rows held column by column, as Iceberg's generic records hold their values but without
+ * an object per row: each column of a type that fits a long (booleans, integers, longs, floats,
+ * doubles, dates, times, timestamps, decimals of up to 18 digits) is one {@code long[]} and a null
+ * bitmap, any other (strings, binaries, wide decimals, nested values...) one {@code Object[]} of
+ * the record's own values. A record of the row rebuilt from the columns equals the record added.
  *
  * <p>Memory: 8 bytes a row for a long column (a record holds a boxed value, 16 to 24 bytes, and a
  * timestamp as an {@code OffsetDateTime}, about 100), the reference and the value for the others.
@@ -28,13 +28,17 @@ import org.apache.iceberg.util.DateTimeUtil;
 final class RowColumns {
   private final Column[] columns;
 
-  /** For rows of {@code schema}'s columns (a record may hold more after them), room for {@code capacity}. */
+  /**
+   * For rows of {@code schema}'s columns (a record may hold more after them), room for {@code
+   * capacity}.
+   */
   RowColumns(Schema schema, int capacity) {
     List<Types.NestedField> fields = schema.columns();
     this.columns = new Column[fields.size()];
     for (int i = 0; i < columns.length; i++) {
       Type type = fields.get(i).type();
-      columns[i] = LongColumn.encodes(type) ? new LongColumn(type, capacity) : new ObjectColumn(capacity);
+      columns[i] =
+          LongColumn.encodes(type) ? new LongColumn(type, capacity) : new ObjectColumn(capacity);
     }
   }
 
@@ -77,11 +81,12 @@ final class RowColumns {
 
     LongColumn(Type type, int capacity) {
       this.type = type.typeId();
-      this.adjustToUtc = switch (this.type) {
-        case TIMESTAMP -> ((Types.TimestampType) type).shouldAdjustToUTC();
-        case TIMESTAMP_NANO -> ((Types.TimestampNanoType) type).shouldAdjustToUTC();
-        default -> false;
-      };
+      this.adjustToUtc =
+          switch (this.type) {
+            case TIMESTAMP -> ((Types.TimestampType) type).shouldAdjustToUTC();
+            case TIMESTAMP_NANO -> ((Types.TimestampNanoType) type).shouldAdjustToUTC();
+            default -> false;
+          };
       this.scale = type instanceof Types.DecimalType decimal ? decimal.scale() : 0;
       this.values = new long[capacity];
     }
@@ -101,24 +106,27 @@ final class RowColumns {
         nulls.set(row);
         return;
       }
-      values[row] = switch (type) {
-        case BOOLEAN -> (Boolean) value ? 1 : 0;
-        case INTEGER -> (Integer) value;
-        case LONG -> (Long) value;
-        case FLOAT -> Float.floatToRawIntBits((Float) value);
-        case DOUBLE -> Double.doubleToRawLongBits((Double) value);
-        case DATE -> ((LocalDate) value).toEpochDay();
-        case TIME -> ((LocalTime) value).toNanoOfDay();
-        case TIMESTAMP -> adjustToUtc
-            ? DateTimeUtil.microsFromTimestamptz((OffsetDateTime) value)
-            : DateTimeUtil.microsFromTimestamp((LocalDateTime) value);
-        case TIMESTAMP_NANO -> adjustToUtc
-            ? DateTimeUtil.nanosFromTimestamptz((OffsetDateTime) value)
-            : DateTimeUtil.nanosFromTimestamp((LocalDateTime) value);
-        // records hold decimals at their type's scale (Iceberg's writer refuses any other)
-        case DECIMAL -> ((BigDecimal) value).unscaledValue().longValueExact();
-        default -> throw new IllegalStateException("Not a long column: " + type);
-      };
+      values[row] =
+          switch (type) {
+            case BOOLEAN -> (Boolean) value ? 1 : 0;
+            case INTEGER -> (Integer) value;
+            case LONG -> (Long) value;
+            case FLOAT -> Float.floatToRawIntBits((Float) value);
+            case DOUBLE -> Double.doubleToRawLongBits((Double) value);
+            case DATE -> ((LocalDate) value).toEpochDay();
+            case TIME -> ((LocalTime) value).toNanoOfDay();
+            case TIMESTAMP ->
+                adjustToUtc
+                    ? DateTimeUtil.microsFromTimestamptz((OffsetDateTime) value)
+                    : DateTimeUtil.microsFromTimestamp((LocalDateTime) value);
+            case TIMESTAMP_NANO ->
+                adjustToUtc
+                    ? DateTimeUtil.nanosFromTimestamptz((OffsetDateTime) value)
+                    : DateTimeUtil.nanosFromTimestamp((LocalDateTime) value);
+            // records hold decimals at their type's scale (Iceberg's writer refuses any other)
+            case DECIMAL -> ((BigDecimal) value).unscaledValue().longValueExact();
+            default -> throw new IllegalStateException("Not a long column: " + type);
+          };
     }
 
     @Override
@@ -135,21 +143,27 @@ final class RowColumns {
         case DOUBLE -> Double.longBitsToDouble(value);
         case DATE -> LocalDate.ofEpochDay(value);
         case TIME -> LocalTime.ofNanoOfDay(value);
-        case TIMESTAMP -> adjustToUtc ? timestamptz(value) : DateTimeUtil.timestampFromMicros(value);
-        case TIMESTAMP_NANO -> adjustToUtc ? DateTimeUtil.timestamptzFromNanos(value) : DateTimeUtil.timestampFromNanos(value);
+        case TIMESTAMP ->
+            adjustToUtc ? timestamptz(value) : DateTimeUtil.timestampFromMicros(value);
+        case TIMESTAMP_NANO ->
+            adjustToUtc
+                ? DateTimeUtil.timestamptzFromNanos(value)
+                : DateTimeUtil.timestampFromNanos(value);
         case DECIMAL -> BigDecimal.valueOf(value, scale);
         default -> throw new IllegalStateException("Not a long column: " + type);
       };
     }
 
     /**
-     * The UTC date-time of {@code micros}, equal to {@code DateTimeUtil.timestamptzFromMicros}'s, built
-     * from its parts: adding the micros to the epoch was among the hottest frames of the bench's profile.
+     * The UTC date-time of {@code micros}, equal to {@code DateTimeUtil.timestamptzFromMicros}'s,
+     * built from its parts: adding the micros to the epoch was among the hottest frames of the
+     * bench's profile.
      */
     private static OffsetDateTime timestamptz(long micros) {
       long seconds = Math.floorDiv(micros, 1_000_000L);
       int nanos = (int) Math.floorMod(micros, 1_000_000L) * 1000;
-      return OffsetDateTime.of(LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC), ZoneOffset.UTC);
+      return OffsetDateTime.of(
+          LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC), ZoneOffset.UTC);
     }
 
     @Override

@@ -23,11 +23,11 @@ import org.apache.iceberg.util.SortOrderUtil;
  * The sort key of a row in the job's row order, and the order of keys: shared by the in-memory sort
  * ({@link SortedRows}) and the external one ({@link ExternalSortedRows}), so both order rows alike.
  *
- * <p>A key is Iceberg's {@link SortKey}: the sort order's transforms of the row's internal values. A
- * z-order is sorted as Spark sorts it: by one extra binary column, the row's z-value ({@link ZValues}),
- * ascending. When the group's files are repartitioned into another spec, the output partition's fields
- * come first ({@link SortOrderUtil#buildSortOrder}), as in Spark, so each output partition's rows are
- * contiguous.
+ * <p>A key is Iceberg's {@link SortKey}: the sort order's transforms of the row's internal values.
+ * A z-order is sorted as Spark sorts it: by one extra binary column, the row's z-value ({@link
+ * ZValues}), ascending. When the group's files are repartitioned into another spec, the output
+ * partition's fields come first ({@link SortOrderUtil#buildSortOrder}), as in Spark, so each output
+ * partition's rows are contiguous.
  *
  * <p>Not thread-safe: one instance per sorting thread.
  */
@@ -42,9 +42,9 @@ final class RowKeys {
   private final int zValuePosition;
 
   /**
-   * For rows of {@code rowSchema} (the table's schema, with row lineage columns on v3; a row may hold
-   * more columns after these), ordered by {@code order}; {@code repartitionInto} is the output spec when
-   * the group's files are written under another spec, else null.
+   * For rows of {@code rowSchema} (the table's schema, with row lineage columns on v3; a row may
+   * hold more columns after these), ordered by {@code order}; {@code repartitionInto} is the output
+   * spec when the group's files are written under another spec, else null.
    */
   RowKeys(Schema rowSchema, RowOrder order, PartitionSpec repartitionInto) {
     this.internal = new InternalRecordWrapper(rowSchema.asStruct());
@@ -53,9 +53,14 @@ final class RowKeys {
     SortOrder sortOrder;
     if (order.zOrdered()) {
       this.zValues =
-          new ZValues(rowSchema, order.zOrderColumns(), order.zOrderVarLengthBytes(), order.zOrderMaxBytes());
+          new ZValues(
+              rowSchema,
+              order.zOrderColumns(),
+              order.zOrderVarLengthBytes(),
+              order.zOrderMaxBytes());
       sortSchema = WithZValue.schema(rowSchema);
-      sortOrder = SortOrder.builderFor(sortSchema).asc(WithZValue.NAME, NullOrder.NULLS_LAST).build();
+      sortOrder =
+          SortOrder.builderFor(sortSchema).asc(WithZValue.NAME, NullOrder.NULLS_LAST).build();
     } else {
       this.zValues = null;
       sortSchema = rowSchema;
@@ -67,9 +72,10 @@ final class RowKeys {
     this.key = new SortKey(sortSchema, sortOrder);
     this.keyOrder = keyComparator(sortSchema, sortOrder);
     this.keyFields = sortOrder.fields();
-    this.keyTypes = keyFields.stream()
-        .map(field -> field.transform().getResultType(sortSchema.findType(field.sourceId())))
-        .toList();
+    this.keyTypes =
+        keyFields.stream()
+            .map(field -> field.transform().getResultType(sortSchema.findType(field.sourceId())))
+            .toList();
     int zPosition = -1;
     if (zValues != null) {
       int zFieldId = sortSchema.findField(WithZValue.NAME).fieldId();
@@ -87,10 +93,16 @@ final class RowKeys {
     return view(row).copy();
   }
 
-  /** The key of {@code row}, valid until the next call: for callers that copy its values out at once. */
+  /**
+   * The key of {@code row}, valid until the next call: for callers that copy its values out at
+   * once.
+   */
   SortKey view(Record row) {
     StructLike values = internal.wrap(row);
-    key.wrap(zValues == null ? values : new WithZValue(values, ByteBuffer.wrap(zValues.of(values)), columns));
+    key.wrap(
+        zValues == null
+            ? values
+            : new WithZValue(values, ByteBuffer.wrap(zValues.of(values)), columns));
     return key;
   }
 
@@ -120,16 +132,20 @@ final class RowKeys {
   }
 
   /**
-   * Compares keys (structs of the transforms' results) field by field with each field's direction and
-   * null order: Iceberg's own comparator over a schema of the key's fields with identity transforms.
+   * Compares keys (structs of the transforms' results) field by field with each field's direction
+   * and null order: Iceberg's own comparator over a schema of the key's fields with identity
+   * transforms.
    */
   private static Comparator<StructLike> keyComparator(Schema sortSchema, SortOrder order) {
     List<Types.NestedField> keyFields = new ArrayList<>();
     List<SortField> fields = order.fields();
     for (int i = 0; i < fields.size(); i++) {
       SortField field = fields.get(i);
-      keyFields.add(Types.NestedField.optional(i + 1, "key_" + i,
-          field.transform().getResultType(sortSchema.findType(field.sourceId()))));
+      keyFields.add(
+          Types.NestedField.optional(
+              i + 1,
+              "key_" + i,
+              field.transform().getResultType(sortSchema.findType(field.sourceId()))));
     }
     Schema keySchema = new Schema(keyFields);
     SortOrder.Builder keyOrder = SortOrder.builderFor(keySchema);

@@ -8,11 +8,17 @@ import org.apache.iceberg.data.Record;
 public interface RowSorter extends Closeable {
   /** Where sorted rows go. */
   interface SortedSink {
-    /** {@code partition} is the row's output partition as it was added (null: compute it from the row). */
+    /**
+     * {@code partition} is the row's output partition as it was added (null: compute it from the
+     * row).
+     */
     void accept(Record row, StructLike partition);
   }
 
-  /** Keeps {@code row}; {@code partition} is its output partition, or null to compute it when written. */
+  /**
+   * Keeps {@code row}; {@code partition} is its output partition, or null to compute it when
+   * written.
+   */
   void add(Record row, StructLike partition);
 
   /**

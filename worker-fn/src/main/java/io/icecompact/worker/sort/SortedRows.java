@@ -10,8 +10,8 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.data.Record;
 
 /**
- * A group's live rows, held in memory and handed back in the job's row order. Each row's sort key is
- * computed once when it is added ({@link RowKeys}), so sorting compares keys, not rows.
+ * A group's live rows, held in memory and handed back in the job's row order. Each row's sort key
+ * is computed once when it is added ({@link RowKeys}), so sorting compares keys, not rows.
  *
  * <p>Memory: every live row of the group at once, as Iceberg generic records (several times their
  * Parquet size); a group beyond that is sorted by {@link ExternalSortedRows}.
@@ -25,8 +25,8 @@ public final class SortedRows implements RowSorter {
 
   /**
    * For rows of {@code rowSchema} (the table's schema, with row lineage columns on v3), ordered by
-   * {@code order}; {@code repartitionInto} is the output spec when the group's files are written under
-   * another spec, else null.
+   * {@code order}; {@code repartitionInto} is the output spec when the group's files are written
+   * under another spec, else null.
    */
   public SortedRows(Schema rowSchema, RowOrder order, PartitionSpec repartitionInto) {
     this(new RowKeys(rowSchema, order, repartitionInto));

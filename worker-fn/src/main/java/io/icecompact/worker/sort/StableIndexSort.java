@@ -1,9 +1,10 @@
 package io.icecompact.worker.sort;
 
 /**
- * Sorts row numbers by a comparison of the rows they name, stably (rows that compare equal keep their
- * order), without boxing them: a bottom-up merge sort over {@code int[]}, runs of 32 first sorted by
- * insertion. The JDK sorts {@code int[]} only by value and {@code Integer[]} by comparator.
+ * Sorts row numbers by a comparison of the rows they name, stably (rows that compare equal keep
+ * their order), without boxing them: a bottom-up merge sort over {@code int[]}, runs of 32 first
+ * sorted by insertion. The JDK sorts {@code int[]} only by value and {@code Integer[]} by
+ * comparator.
  */
 final class StableIndexSort {
   private static final int RUN = 32;
@@ -54,8 +55,12 @@ final class StableIndexSort {
     }
   }
 
-  /** Merges the sorted {@code source[from, middle)} and {@code source[middle, to)} into {@code target}. */
-  private static void merge(int[] source, int[] target, int from, int middle, int to, Comparison order) {
+  /**
+   * Merges the sorted {@code source[from, middle)} and {@code source[middle, to)} into {@code
+   * target}.
+   */
+  private static void merge(
+      int[] source, int[] target, int from, int middle, int to, Comparison order) {
     if (middle >= to || order.compare(source[middle - 1], source[middle]) <= 0) {
       System.arraycopy(source, from, target, from, to - from); // already in order (or one run)
       return;

@@ -15,7 +15,10 @@ final class WithZValue implements StructLike {
   private final ByteBuffer zValue;
   private final int zPosition;
 
-  /** {@code zPosition}: the number of the schema's columns (a row read may hold more, e.g. {@code _pos}). */
+  /**
+   * {@code zPosition}: the number of the schema's columns (a row read may hold more, e.g. {@code
+   * _pos}).
+   */
   WithZValue(StructLike row, ByteBuffer zValue, int zPosition) {
     this.row = row;
     this.zValue = zValue;
@@ -25,7 +28,8 @@ final class WithZValue implements StructLike {
   /** {@code rowSchema} plus the z-value column, under a field id the schema does not use. */
   static Schema schema(Schema rowSchema) {
     List<Types.NestedField> columns = new ArrayList<>(rowSchema.columns());
-    columns.add(Types.NestedField.required(rowSchema.highestFieldId() + 1, NAME, Types.BinaryType.get()));
+    columns.add(
+        Types.NestedField.required(rowSchema.highestFieldId() + 1, NAME, Types.BinaryType.get()));
     return new Schema(columns);
   }
 

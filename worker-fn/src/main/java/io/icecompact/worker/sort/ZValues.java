@@ -12,16 +12,17 @@ import org.apache.iceberg.util.ByteBuffers;
 import org.apache.iceberg.util.ZOrderByteUtils;
 
 /**
- * The z-value of a row, as Spark's z-order computes it ({@code SparkZOrderUDF}): each column's value as
- * {@link ZOrderByteUtils#PRIMITIVE_BUFFER_SIZE} order-preserving bytes (strings and binaries truncated or
- * zero-filled to {@code var-length-contribution} bytes, nulls all zeros), then the columns' bits
- * interleaved, at most {@code max-output-size} bytes of them. Rows sorted by these
- * bytes (unsigned) are ordered along a z-curve, so each output file covers a small box of the columns.
+ * The z-value of a row, as Spark's z-order computes it ({@code SparkZOrderUDF}): each column's
+ * value as {@link ZOrderByteUtils#PRIMITIVE_BUFFER_SIZE} order-preserving bytes (strings and
+ * binaries truncated or zero-filled to {@code var-length-contribution} bytes, nulls all zeros),
+ * then the columns' bits interleaved, at most {@code max-output-size} bytes of them. Rows sorted by
+ * these bytes (unsigned) are ordered along a z-curve, so each output file covers a small box of the
+ * columns.
  *
- * <p>Values are Iceberg's internal ones ({@code InternalRecordWrapper}), dates as days. Timestamps count
- * seconds, as Spark's cast to long does: the bits interleave by position, and microseconds would give a
- * timestamp 20 more varying bits than its seconds, so the curve would follow time alone down to the
- * second before any other column (measured by {@code bench --skipping}).
+ * <p>Values are Iceberg's internal ones ({@code InternalRecordWrapper}), dates as days. Timestamps
+ * count seconds, as Spark's cast to long does: the bits interleave by position, and microseconds
+ * would give a timestamp 20 more varying bits than its seconds, so the curve would follow time
+ * alone down to the second before any other column (measured by {@code bench --skipping}).
  */
 final class ZValues {
   private static final int BYTES = ZOrderByteUtils.PRIMITIVE_BUFFER_SIZE;
@@ -44,7 +45,8 @@ final class ZValues {
     for (int i = 0; i < columns.size(); i++) {
       Types.NestedField field = schema.findField(columns.get(i));
       if (field == null || !fields.contains(field)) {
-        throw new IllegalArgumentException("z-order column " + columns.get(i) + " is not a top-level column");
+        throw new IllegalArgumentException(
+            "z-order column " + columns.get(i) + " is not a top-level column");
       }
       positions[i] = fields.indexOf(field);
       types[i] = field.type().typeId();
@@ -80,16 +82,23 @@ final class ZValues {
       return buffer.array(); // zeros, as Spark's PRIMITIVE_EMPTY
     }
     return switch (type) {
-      case BOOLEAN -> buffer.put(0, (byte) ((Boolean) value ? -127 : 0)).array(); // Spark's encoding
+      case BOOLEAN ->
+          buffer.put(0, (byte) ((Boolean) value ? -127 : 0)).array(); // Spark's encoding
       case INTEGER -> ZOrderByteUtils.intToOrderedBytes((Integer) value, buffer).array();
       case DATE -> ZOrderByteUtils.longToOrderedBytes((Integer) value, buffer).array();
       case LONG -> ZOrderByteUtils.longToOrderedBytes((Long) value, buffer).array();
-      case TIMESTAMP -> ZOrderByteUtils.longToOrderedBytes(Math.floorDiv((Long) value, 1_000_000L), buffer).array();
+      case TIMESTAMP ->
+          ZOrderByteUtils.longToOrderedBytes(Math.floorDiv((Long) value, 1_000_000L), buffer)
+              .array();
       case FLOAT -> ZOrderByteUtils.floatToOrderedBytes((Float) value, buffer).array();
       case DOUBLE -> ZOrderByteUtils.doubleToOrderedBytes((Double) value, buffer).array();
-      case STRING -> ZOrderByteUtils.stringToOrderedBytes(value.toString(), varLengthBytes, buffer, encoder).array();
-      case BINARY -> ZOrderByteUtils.byteTruncateOrFill(
-          ByteBuffers.toByteArray((ByteBuffer) value), varLengthBytes, buffer).array();
+      case STRING ->
+          ZOrderByteUtils.stringToOrderedBytes(value.toString(), varLengthBytes, buffer, encoder)
+              .array();
+      case BINARY ->
+          ZOrderByteUtils.byteTruncateOrFill(
+                  ByteBuffers.toByteArray((ByteBuffer) value), varLengthBytes, buffer)
+              .array();
       default -> throw new IllegalArgumentException("z-order cannot encode type " + type);
     };
   }

@@ -30,14 +30,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ColumnCopierTest {
-  private static final Schema SCHEMA = new Schema(Types.NestedField.optional(1, "s", Types.StringType.get()));
+  private static final Schema SCHEMA =
+      new Schema(Types.NestedField.optional(1, "s", Types.StringType.get()));
 
   @TempDir Path dir;
 
   /**
    * Pitfall: a binary value from the column reader is a view into the decompressed input page. The
-   * fake reader here hands out views of one buffer it overwrites for every value, then garbles it for
-   * good; statistics, dictionary and values must still be the values read.
+   * fake reader here hands out views of one buffer it overwrites for every value, then garbles it
+   * for good; statistics, dictionary and values must still be the values read.
    */
   @Test
   void binaryValuesSurviveTheInputBufferBeingReused() throws IOException {
@@ -58,9 +59,15 @@ class ColumnCopierTest {
 
     assertThat(kept).isEqualTo(5);
     assertThat(read(file)).containsExactly("pear", "apple", null, "kiwi", "pear");
-    assertThat(Conversions.<CharSequence>fromByteBuffer(Types.StringType.get(), data.lowerBounds().get(1)).toString())
+    assertThat(
+            Conversions.<CharSequence>fromByteBuffer(
+                    Types.StringType.get(), data.lowerBounds().get(1))
+                .toString())
         .isEqualTo("apple");
-    assertThat(Conversions.<CharSequence>fromByteBuffer(Types.StringType.get(), data.upperBounds().get(1)).toString())
+    assertThat(
+            Conversions.<CharSequence>fromByteBuffer(
+                    Types.StringType.get(), data.upperBounds().get(1))
+                .toString())
         .isEqualTo("pear");
     assertThat(data.nullValueCounts()).containsEntry(1, 1L);
   }

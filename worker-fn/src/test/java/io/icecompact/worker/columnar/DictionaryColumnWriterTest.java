@@ -48,25 +48,48 @@ class DictionaryColumnWriterTest {
   void valuesWrittenByIdOrByValueReadBackWithTheirStatistics() throws IOException {
     List<Object[]> rows = new ArrayList<>();
     for (int i = 0; i < 5_000; i++) {
-      rows.add(i % 7 == 3 ? new Object[] {null, null, null} : new Object[] {(long) (i % 50) - 20, i % 9, "v" + (i % 30)});
+      rows.add(
+          i % 7 == 3
+              ? new Object[] {null, null, null}
+              : new Object[] {(long) (i % 50) - 20, i % 9, "v" + (i % 30)});
     }
     Written written = write(Map.of(), rows, true);
 
     assertThat(read(written.file)).isEqualTo(rows.stream().map(Arrays::asList).toList());
-    assertThat(written.data.nullValueCounts()).containsEntry(1, 714L).containsEntry(2, 714L).containsEntry(3, 714L);
-    assertThat((Long) Conversions.fromByteBuffer(Types.LongType.get(), written.data.lowerBounds().get(1))).isEqualTo(-20L);
-    assertThat((Long) Conversions.fromByteBuffer(Types.LongType.get(), written.data.upperBounds().get(1))).isEqualTo(29L);
-    assertThat((Integer) Conversions.fromByteBuffer(Types.IntegerType.get(), written.data.upperBounds().get(2))).isEqualTo(8);
-    assertThat(Conversions.<CharSequence>fromByteBuffer(Types.StringType.get(), written.data.upperBounds().get(3)).toString())
+    assertThat(written.data.nullValueCounts())
+        .containsEntry(1, 714L)
+        .containsEntry(2, 714L)
+        .containsEntry(3, 714L);
+    assertThat(
+            (Long)
+                Conversions.fromByteBuffer(Types.LongType.get(), written.data.lowerBounds().get(1)))
+        .isEqualTo(-20L);
+    assertThat(
+            (Long)
+                Conversions.fromByteBuffer(Types.LongType.get(), written.data.upperBounds().get(1)))
+        .isEqualTo(29L);
+    assertThat(
+            (Integer)
+                Conversions.fromByteBuffer(
+                    Types.IntegerType.get(), written.data.upperBounds().get(2)))
+        .isEqualTo(8);
+    assertThat(
+            Conversions.<CharSequence>fromByteBuffer(
+                    Types.StringType.get(), written.data.upperBounds().get(3))
+                .toString())
         .isEqualTo("v9");
     for (ColumnChunkMetaData chunk : chunks(written.file)) {
       EncodingStats encodings = chunk.getEncodingStats();
       assertThat(chunk.hasDictionaryPage()).as(chunk.getPath().toDotString()).isTrue();
-      assertThat(encodings.hasNonDictionaryEncodedPages()).as(chunk.getPath().toDotString()).isFalse();
+      assertThat(encodings.hasNonDictionaryEncodedPages())
+          .as(chunk.getPath().toDotString())
+          .isFalse();
     }
   }
 
-  /** A dictionary that outgrows the table's dictionary page size: later values are written plainly. */
+  /**
+   * A dictionary that outgrows the table's dictionary page size: later values are written plainly.
+   */
   @Test
   void dictionaryOutgrowingItsPageSizeFallsBackForTheRestOfTheChunk() throws IOException {
     List<Object[]> rows = new ArrayList<>();
@@ -76,16 +99,28 @@ class DictionaryColumnWriterTest {
       rows.add(new Object[] {n, (int) n, "s" + n});
     }
     Written written =
-        write(Map.of(TableProperties.PARQUET_DICT_SIZE_BYTES, "4000", TableProperties.PARQUET_PAGE_ROW_LIMIT, "500"), rows, true);
+        write(
+            Map.of(
+                TableProperties.PARQUET_DICT_SIZE_BYTES,
+                "4000",
+                TableProperties.PARQUET_PAGE_ROW_LIMIT,
+                "500"),
+            rows,
+            true);
 
     assertThat(read(written.file)).isEqualTo(rows.stream().map(Arrays::asList).toList());
     for (ColumnChunkMetaData chunk : chunks(written.file)) {
       EncodingStats encodings = chunk.getEncodingStats();
       assertThat(chunk.hasDictionaryPage()).as(chunk.getPath().toDotString()).isTrue();
       assertThat(encodings.hasDictionaryEncodedPages()).isTrue();
-      assertThat(encodings.hasNonDictionaryEncodedPages()).as(chunk.getPath().toDotString()).isTrue();
+      assertThat(encodings.hasNonDictionaryEncodedPages())
+          .as(chunk.getPath().toDotString())
+          .isTrue();
     }
-    assertThat((Long) Conversions.fromByteBuffer(Types.LongType.get(), written.data.upperBounds().get(1))).isEqualTo(2_999L);
+    assertThat(
+            (Long)
+                Conversions.fromByteBuffer(Types.LongType.get(), written.data.upperBounds().get(1)))
+        .isEqualTo(2_999L);
   }
 
   /** parquet-java's check after the first page: unique values gain nothing from a dictionary. */
@@ -121,8 +156,8 @@ class DictionaryColumnWriterTest {
 
   /**
    * Input dictionaries learnt at once: one outside the range of the dictionary so far is appended
-   * without lookups, one overlapping it is looked up (after indexing what was appended), and no value
-   * gets two ids.
+   * without lookups, one overlapping it is looked up (after indexing what was appended), and no
+   * value gets two ids.
    */
   @Test
   void inputDictionariesLearntAtOnceGiveEachValueOneId() throws IOException {
@@ -167,7 +202,8 @@ class DictionaryColumnWriterTest {
    * Writes the rows through each column's dictionary writer: every value by value the first time,
    * then (with {@code byId}) by the id it got, as the copy of a dictionary-encoded chunk does.
    */
-  private Written write(Map<String, String> properties, List<Object[]> rows, boolean byId) throws IOException {
+  private Written write(Map<String, String> properties, List<Object[]> rows, boolean byId)
+      throws IOException {
     WriteSettings settings = new WriteSettings(properties);
     OutputColumns columns = new OutputColumns(SCHEMA, 2);
     File file = dir.resolve("out-" + System.nanoTime() + ".parquet").toFile();
@@ -184,11 +220,12 @@ class DictionaryColumnWriterTest {
         } else if (byId && ids.containsKey(value) && ids.get(value) >= 0) {
           dictionary.writeId(ids.get(value), 1);
         } else {
-          int id = switch (c) {
-            case 0 -> dictionary.idOf((Long) value);
-            case 1 -> dictionary.idOf((Integer) value);
-            default -> dictionary.idOf(Binary.fromString((String) value));
-          };
+          int id =
+              switch (c) {
+                case 0 -> dictionary.idOf((Long) value);
+                case 1 -> dictionary.idOf((Integer) value);
+                default -> dictionary.idOf(Binary.fromString((String) value));
+              };
           ids.put(value, id);
           if (id >= 0) {
             dictionary.writeId(id, 1);
@@ -196,7 +233,12 @@ class DictionaryColumnWriterTest {
             switch (c) {
               case 0 -> dictionary.write((long) (Long) value, 0, 1);
               case 1 -> dictionary.write((int) (Integer) value, 0, 1);
-              default -> dictionary.write(Binary.fromConstantByteArray(((String) value).getBytes(StandardCharsets.UTF_8)), 0, 1);
+              default ->
+                  dictionary.write(
+                      Binary.fromConstantByteArray(
+                          ((String) value).getBytes(StandardCharsets.UTF_8)),
+                      0,
+                      1);
             }
           }
         }
@@ -228,5 +270,4 @@ class DictionaryColumnWriterTest {
     }
     return rows;
   }
-
 }

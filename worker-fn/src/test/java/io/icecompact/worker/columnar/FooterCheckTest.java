@@ -32,9 +32,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Each reason {@link FooterCheck} gives for leaving a file to the generic path, and the differences it
- * lets through, on the footers of real Parquet files written by parquet-java (as other engines write
- * them: another name, required columns, fixed-bytes decimals, no field ids).
+ * Each reason {@link FooterCheck} gives for leaving a file to the generic path, and the differences
+ * it lets through, on the footers of real Parquet files written by parquet-java (as other engines
+ * write them: another name, required columns, fixed-bytes decimals, no field ids).
  */
 class FooterCheckTest {
   /** The table: id, name, price, and {@code channel} added after some files were written. */
@@ -58,10 +58,21 @@ class FooterCheckTest {
   void renamedRequiredDroppedAndLaterAddedColumnsAndFixedDecimalsPass() throws IOException {
     MessageType file =
         Types.buildMessage()
-            .required(INT64).id(1).named("order_id") // renamed
-            .required(BINARY).as(stringType()).id(2).named("name") // required under an optional field
-            .required(FIXED_LEN_BYTE_ARRAY).length(5).as(decimalType(2, 10)).id(3).named("price") // pyarrow's
-            .optional(INT32).id(9).named("dropped") // no longer in the schema
+            .required(INT64)
+            .id(1)
+            .named("order_id") // renamed
+            .required(BINARY)
+            .as(stringType())
+            .id(2)
+            .named("name") // required under an optional field
+            .required(FIXED_LEN_BYTE_ARRAY)
+            .length(5)
+            .as(decimalType(2, 10))
+            .id(3)
+            .named("price") // pyarrow's
+            .optional(INT32)
+            .id(9)
+            .named("dropped") // no longer in the schema
             .named("spark_schema"); // no channel: added later, reads as nulls
     assertThat(problem(file)).isNull();
   }
@@ -70,16 +81,22 @@ class FooterCheckTest {
   void aColumnWithoutFieldIdIsRefused() throws IOException {
     MessageType file =
         Types.buildMessage()
-            .required(INT64).id(1).named("id")
-            .optional(BINARY).as(stringType()).named("name")
+            .required(INT64)
+            .id(1)
+            .named("id")
+            .optional(BINARY)
+            .as(stringType())
+            .named("name")
             .named("table");
     assertThat(problem(file)).isEqualTo("column name has no field id");
   }
 
   @Test
   void aMissingRequiredColumnIsRefused() throws IOException {
-    MessageType file = Types.buildMessage().optional(BINARY).as(stringType()).id(2).named("name").named("table");
-    assertThat(problem(file)).isEqualTo("column id (id 1) is missing and is required or has an initial default");
+    MessageType file =
+        Types.buildMessage().optional(BINARY).as(stringType()).id(2).named("name").named("table");
+    assertThat(problem(file))
+        .isEqualTo("column id (id 1) is missing and is required or has an initial default");
   }
 
   @Test
@@ -87,8 +104,11 @@ class FooterCheckTest {
     Schema withDefault =
         new Schema(
             NestedField.required(1, "id", LongType.get()),
-            NestedField.optional("region").withId(5).ofType(StringType.get())
-                .withInitialDefault(org.apache.iceberg.expressions.Literal.of("eu")).build());
+            NestedField.optional("region")
+                .withId(5)
+                .ofType(StringType.get())
+                .withInitialDefault(org.apache.iceberg.expressions.Literal.of("eu"))
+                .build());
     MessageType file = Types.buildMessage().required(INT64).id(1).named("id").named("table");
     OutputColumns columns = new OutputColumns(withDefault, 3);
     assertThat(FooterCheck.problem(columns.type, footer(file), columns.mayBeAbsent()))
@@ -99,8 +119,16 @@ class FooterCheckTest {
   void aNestedColumnIsRefused() throws IOException {
     MessageType file =
         Types.buildMessage()
-            .required(INT64).id(1).named("id")
-            .optionalGroup().id(2).optional(BINARY).as(stringType()).id(7).named("first").named("name")
+            .required(INT64)
+            .id(1)
+            .named("id")
+            .optionalGroup()
+            .id(2)
+            .optional(BINARY)
+            .as(stringType())
+            .id(7)
+            .named("first")
+            .named("name")
             .named("table");
     assertThat(problem(file)).isEqualTo("column name (id 2) is nested");
   }
@@ -109,37 +137,54 @@ class FooterCheckTest {
   void anotherPhysicalTypeIsRefused() throws IOException {
     MessageType file = Types.buildMessage().required(INT32).id(1).named("id").named("table");
     assertThat(problem(file))
-        .startsWith("column id is written as 'required int32 id = 1', the schema has 'required int64 id = 1'")
+        .startsWith(
+            "column id is written as 'required int32 id = 1', the schema has 'required int64 id = 1'")
         .endsWith("(another physical type)");
   }
 
   @Test
   void anotherLogicalTypeIsRefused() throws IOException {
     MessageType file =
-        Types.buildMessage().required(INT64).id(1).named("id").optional(BINARY).id(2).named("name").named("table");
-    assertThat(problem(file)).startsWith("column name is written as").endsWith("(another logical type)");
+        Types.buildMessage()
+            .required(INT64)
+            .id(1)
+            .named("id")
+            .optional(BINARY)
+            .id(2)
+            .named("name")
+            .named("table");
+    assertThat(problem(file))
+        .startsWith("column name is written as")
+        .endsWith("(another logical type)");
   }
 
   @Test
   void anOptionalColumnOfARequiredFieldIsRefused() throws IOException {
     MessageType file = Types.buildMessage().optional(INT64).id(1).named("id").named("table");
     assertThat(problem(file))
-        .startsWith("column id is written as").endsWith("(optional in the file, required in the schema)");
+        .startsWith("column id is written as")
+        .endsWith("(optional in the file, required in the schema)");
   }
 
   @Test
   void aRepeatedColumnIsRefused() throws IOException {
     MessageType file =
         Types.buildMessage()
-            .required(INT64).id(1).named("id")
-            .repeated(BINARY).as(stringType()).id(2).named("name")
+            .required(INT64)
+            .id(1)
+            .named("id")
+            .repeated(BINARY)
+            .as(stringType())
+            .id(2)
+            .named("name")
             .named("table");
     assertThat(problem(file)).startsWith("column name is written as").endsWith("(repeated)");
   }
 
   @Test
   void anEqualityDeleteOnAColumnTheFileLacksIsNamed() throws IOException {
-    MessageType file = footer(Types.buildMessage().required(INT64).id(1).named("id").named("table"));
+    MessageType file =
+        footer(Types.buildMessage().required(INT64).id(1).named("id").named("table"));
     DeleteFile onChannel = equalityDelete("/deletes/channel.parquet", 4);
     DeleteFile onId = equalityDelete("/deletes/id.parquet", 1);
     DeleteFile positions =
@@ -151,8 +196,11 @@ class FooterCheckTest {
             .withRecordCount(1)
             .build();
 
-    assertThat(FooterCheck.missingDeleteKey(file, "/data/a.parquet", List.of(positions, onId), SCHEMA)).isNull();
-    assertThat(FooterCheck.missingDeleteKey(file, "/data/a.parquet", List.of(onId, onChannel), SCHEMA))
+    assertThat(
+            FooterCheck.missingDeleteKey(file, "/data/a.parquet", List.of(positions, onId), SCHEMA))
+        .isNull();
+    assertThat(
+            FooterCheck.missingDeleteKey(file, "/data/a.parquet", List.of(onId, onChannel), SCHEMA))
         .isEqualTo(
             "equality delete on column channel (id 4), which data file /data/a.parquet does not contain: "
                 + "/deletes/channel.parquet");
@@ -165,7 +213,8 @@ class FooterCheckTest {
   /** The schema in the footer of a file parquet-java writes with {@code type} (no rows). */
   private MessageType footer(MessageType type) throws IOException {
     Path file = dir.resolve(System.nanoTime() + ".parquet");
-    try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(type).build()) {
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(new LocalOutputFile(file)).withType(type).build()) {
       // no rows: the footer alone is checked
     }
     try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(file))) {

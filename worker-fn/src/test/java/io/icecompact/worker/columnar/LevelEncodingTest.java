@@ -25,7 +25,8 @@ class LevelEncodingTest {
     for (byte[] levels : new byte[][] {allDefined, someNull, allNull, one}) {
       byte[] encoded = LevelEncoding.definitions(levels, levels.length, 1).toByteArray();
       assertThat(BytesUtils.readIntLittleEndian(encoded, 0)).isEqualTo(encoded.length - 4);
-      assertThat(decode(Arrays.copyOfRange(encoded, 4, encoded.length), levels.length, 1)).isEqualTo(levels);
+      assertThat(decode(Arrays.copyOfRange(encoded, 4, encoded.length), levels.length, 1))
+          .isEqualTo(levels);
     }
     // the first count levels only
     byte[] prefix = LevelEncoding.definitions(someNull, 3, 1).toByteArray();
@@ -57,7 +58,8 @@ class LevelEncodingTest {
 
   private static byte[] encodeWithParquetJava(byte[] levels) throws IOException {
     try (RunLengthBitPackingHybridEncoder encoder =
-        new RunLengthBitPackingHybridEncoder(1, 256, 1 << 20, HeapByteBufferAllocator.getInstance())) {
+        new RunLengthBitPackingHybridEncoder(
+            1, 256, 1 << 20, HeapByteBufferAllocator.getInstance())) {
       for (byte level : levels) {
         encoder.writeInt(level);
       }

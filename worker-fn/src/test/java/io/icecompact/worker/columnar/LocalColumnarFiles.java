@@ -9,10 +9,18 @@ import org.apache.iceberg.encryption.EncryptedFiles;
 final class LocalColumnarFiles {
   private LocalColumnarFiles() {}
 
-  /** A writer of {@code columns} into {@code file}, with the settings' dictionary and plain encoders. */
-  static ColumnarFileWriter writer(File file, OutputColumns columns, WriteSettings settings) throws IOException {
+  /**
+   * A writer of {@code columns} into {@code file}, with the settings' dictionary and plain
+   * encoders.
+   */
+  static ColumnarFileWriter writer(File file, OutputColumns columns, WriteSettings settings)
+      throws IOException {
     return new ColumnarFileWriter(
         EncryptedFiles.plainAsEncryptedOutput(Files.localOutput(file)),
-        columns, settings, settings.properties(true), settings.properties(false), settings.newCompressor());
+        columns,
+        settings,
+        settings.properties(true),
+        settings.properties(false),
+        settings.newCompressor());
   }
 }

@@ -16,7 +16,9 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 class KeyDeletesTest {
-  /** The newest sequence of each key, as a map taking the maximum gives it; absent keys are NONE. */
+  /**
+   * The newest sequence of each key, as a map taking the maximum gives it; absent keys are NONE.
+   */
   @Property(tries = 100)
   void longKeysKeepTheNewestSequence(
       @ForAll @Size(max = 2_000) List<@IntRange(min = -50, max = 50) Integer> keys,
@@ -31,7 +33,8 @@ class KeyDeletesTest {
     index.sortKeys();
     for (long key = -60; key <= 60; key++) {
       assertThat(index.newestSequence(key)).isEqualTo(newest.getOrDefault(key, KeyDeletes.NONE));
-      assertThat(index.newestSequence(key(key))).isEqualTo(newest.getOrDefault(key, KeyDeletes.NONE));
+      assertThat(index.newestSequence(key(key)))
+          .isEqualTo(newest.getOrDefault(key, KeyDeletes.NONE));
       long probe = key;
       assertThat(index.anyWithin(key, key + 5))
           .isEqualTo(newest.keySet().stream().anyMatch(k -> k >= probe && k <= probe + 5));
@@ -53,7 +56,10 @@ class KeyDeletesTest {
     assertThat(values.newestSequence("")).isEqualTo(KeyDeletes.NONE);
   }
 
-  /** Iceberg's equality: strings whatever their class, binary by content, NaN equals NaN, -0.0 is not 0.0. */
+  /**
+   * Iceberg's equality: strings whatever their class, binary by content, NaN equals NaN, -0.0 is
+   * not 0.0.
+   */
   @Test
   void valuesCompareAsIcebergCompares() {
     ValueKeyDeletes strings = new ValueKeyDeletes(2);
@@ -75,9 +81,10 @@ class KeyDeletesTest {
 
   @Test
   void structKeysCompareFieldByFieldAndKeepTheNewest() {
-    Types.StructType type = Types.StructType.of(
-        Types.NestedField.optional(1, "tenant", Types.StringType.get()),
-        Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()));
+    Types.StructType type =
+        Types.StructType.of(
+            Types.NestedField.optional(1, "tenant", Types.StringType.get()),
+            Types.NestedField.optional(2, "ts", Types.TimestampType.withZone()));
     StructKeyDeletes index = new StructKeyDeletes(type);
     index.add(key(new Utf8("t1"), 10L), 3);
     index.add(key("t1", 10L), 9);

@@ -57,10 +57,18 @@ class LeaseHeartbeatTest {
 
   private long expiresAt() {
     Map<String, AttributeValue> item =
-        dynamo.client()
-            .getItem(b -> b.tableName(LEASES)
-                .key(Map.of("pk", AttributeValue.fromS(table), "sk", AttributeValue.fromS("lease")))
-                .consistentRead(true))
+        dynamo
+            .client()
+            .getItem(
+                b ->
+                    b.tableName(LEASES)
+                        .key(
+                            Map.of(
+                                "pk",
+                                AttributeValue.fromS(table),
+                                "sk",
+                                AttributeValue.fromS("lease")))
+                        .consistentRead(true))
             .item();
     return Long.parseLong(item.get("expires_at").n());
   }
@@ -70,13 +78,15 @@ class LeaseHeartbeatTest {
     LeaseGrant grant = lease.acquire(table, "exec-a", TTL);
     LeaseHeartbeat heartbeat = new LeaseHeartbeat(lease);
 
-    // waves of groups for 5 hours, one starting every 10 minutes: the 2 h TTL alone would have lapsed
+    // waves of groups for 5 hours, one starting every 10 minutes: the 2 h TTL alone would have
+    // lapsed
     for (int minute = 10; minute <= 300; minute += 10) {
       clock.advance(Duration.ofMinutes(10));
       heartbeat.beat(grant);
       assertThat(lease.acquire(table, "exec-b", TTL).acquired()).as("minute %d", minute).isFalse();
     }
-    assertThat(expiresAt()).isEqualTo(T0.plus(Duration.ofMinutes(300)).plus(LeaseHeartbeat.HOLD).toEpochMilli());
+    assertThat(expiresAt())
+        .isEqualTo(T0.plus(Duration.ofMinutes(300)).plus(LeaseHeartbeat.HOLD).toEpochMilli());
 
     // the job stops (its execution stopped): the table is free HOLD after its last group started
     clock.advance(LeaseHeartbeat.HOLD.plusMillis(1));
@@ -94,7 +104,9 @@ class LeaseHeartbeatTest {
     assertThatThrownBy(() -> new LeaseHeartbeat(lease).beat(grant))
         .isInstanceOf(LeaseLostException.class)
         .hasMessageContaining("held by exec-b (token " + takeover.token() + ")");
-    assertThat(expiresAt()).as("the new holder's lease is untouched").isEqualTo(takeover.expiresAtMillis());
+    assertThat(expiresAt())
+        .as("the new holder's lease is untouched")
+        .isEqualTo(takeover.expiresAtMillis());
   }
 
   @Test
@@ -116,7 +128,8 @@ class LeaseHeartbeatTest {
         DynamoDbClient.builder()
             .endpointOverride(URI.create("http://127.0.0.1:9")) // discard port: connection refused
             .region(Region.of(LocalDynamoDb.REGION))
-            .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "y")))
+            .credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "y")))
             .overrideConfiguration(c -> c.retryStrategy(RetryMode.STANDARD))
             .build();
 

@@ -15,7 +15,9 @@ import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
 class LongLongMapTest {
-  /** Values as a hash map gives them, whatever the keys (0, negatives, extremes), however it grows. */
+  /**
+   * Values as a hash map gives them, whatever the keys (0, negatives, extremes), however it grows.
+   */
   @Property(tries = 200)
   void givesEachKeyItsLastOrLargestValue(
       @ForAll @Size(max = 3_000) List<Long> keys,
@@ -40,10 +42,13 @@ class LongLongMapTest {
     assertThat(map.get(Long.MIN_VALUE)).isEqualTo(reference.getOrDefault(Long.MIN_VALUE, -1L));
     long[] held = map.keys();
     Arrays.sort(held);
-    assertThat(held).containsExactly(reference.keySet().stream().mapToLong(Long::longValue).sorted().toArray());
+    assertThat(held)
+        .containsExactly(reference.keySet().stream().mapToLong(Long::longValue).sorted().toArray());
   }
 
-  /** Timestamps a second apart, as a streaming table's: all found again after growing from empty. */
+  /**
+   * Timestamps a second apart, as a streaming table's: all found again after growing from empty.
+   */
   @Property(tries = 20)
   void keepsArithmeticProgressions(@ForAll @IntRange(min = 1, max = 200_000) int count) {
     LongLongMap map = new LongLongMap(0);

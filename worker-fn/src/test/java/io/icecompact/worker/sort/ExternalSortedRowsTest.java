@@ -26,8 +26,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The external sort gives the in-memory sort's row sequence (ties included), each row with the partition
- * it came with and its v3 row lineage, spilling one run per {@code runRows} rows and leaving no file.
+ * The external sort gives the in-memory sort's row sequence (ties included), each row with the
+ * partition it came with and its v3 row lineage, spilling one run per {@code runRows} rows and
+ * leaving no file.
  */
 class ExternalSortedRowsTest {
   private static final Schema SCHEMA =
@@ -76,14 +77,15 @@ class ExternalSortedRowsTest {
     rows().forEach(row -> sorter.add(row, partitionOf(row, partitions)));
     List<List<Object>> values = new ArrayList<>();
     List<StructLike> partitionsOut = new ArrayList<>();
-    sorter.drainTo((row, partition) -> {
-      List<Object> columns = new ArrayList<>();
-      for (int i = 0; i < SCHEMA.columns().size(); i++) {
-        columns.add(row.get(i, Object.class));
-      }
-      values.add(columns);
-      partitionsOut.add(partition);
-    });
+    sorter.drainTo(
+        (row, partition) -> {
+          List<Object> columns = new ArrayList<>();
+          for (int i = 0; i < SCHEMA.columns().size(); i++) {
+            columns.add(row.get(i, Object.class));
+          }
+          values.add(columns);
+          partitionsOut.add(partition);
+        });
     return new Sorted(values, partitionsOut);
   }
 
@@ -91,10 +93,12 @@ class ExternalSortedRowsTest {
   @ValueSource(strings = {"linear", "zorder"})
   void spilledRunsMergeIntoTheInMemorySequenceAndAreDeleted(String kind) throws IOException {
     PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("name").build();
-    List<StructLike> partitions = List.of(new PartitionData(spec.partitionType()), new PartitionData(spec.partitionType()));
+    List<StructLike> partitions =
+        List.of(new PartitionData(spec.partitionType()), new PartitionData(spec.partitionType()));
     Sorted inMemory = drain(new SortedRows(SCHEMA, order(kind), null), partitions);
 
-    ExternalSortedRows external = new ExternalSortedRows(SCHEMA, order(kind), null, RUN_ROWS, spillDirectory);
+    ExternalSortedRows external =
+        new ExternalSortedRows(SCHEMA, order(kind), null, RUN_ROWS, spillDirectory);
     Sorted merged;
     try (external) {
       merged = drain(external, partitions);
@@ -113,9 +117,11 @@ class ExternalSortedRowsTest {
   @ParameterizedTest
   @ValueSource(strings = {"linear", "zorder"})
   void aGroupWithinOneRunIsNotSpilled(String kind) throws IOException {
-    List<StructLike> partitions = List.of(new PartitionData(Types.StructType.of()), new PartitionData(Types.StructType.of()));
+    List<StructLike> partitions =
+        List.of(new PartitionData(Types.StructType.of()), new PartitionData(Types.StructType.of()));
     Sorted inMemory = drain(new SortedRows(SCHEMA, order(kind), null), partitions);
-    try (ExternalSortedRows external = new ExternalSortedRows(SCHEMA, order(kind), null, ROWS + 1, spillDirectory)) {
+    try (ExternalSortedRows external =
+        new ExternalSortedRows(SCHEMA, order(kind), null, ROWS + 1, spillDirectory)) {
       assertThat(drain(external, partitions).values()).containsExactlyElementsOf(inMemory.values());
       assertThat(external.runs()).isZero();
     }
@@ -124,14 +130,19 @@ class ExternalSortedRowsTest {
 
   @Test
   void aFailedMergeLeavesNoRun() throws IOException {
-    ExternalSortedRows external = new ExternalSortedRows(SCHEMA, order("linear"), null, RUN_ROWS, spillDirectory);
+    ExternalSortedRows external =
+        new ExternalSortedRows(SCHEMA, order("linear"), null, RUN_ROWS, spillDirectory);
     rows().forEach(row -> external.add(row, null));
     int[] written = {0};
-    assertThatThrownBy(() -> external.drainTo((row, partition) -> {
-      if (++written[0] == 100) {
-        throw new IllegalStateException("output failed");
-      }
-    })).hasMessageContaining("output failed");
+    assertThatThrownBy(
+            () ->
+                external.drainTo(
+                    (row, partition) -> {
+                      if (++written[0] == 100) {
+                        throw new IllegalStateException("output failed");
+                      }
+                    }))
+        .hasMessageContaining("output failed");
     assertThat(filesIn(external.directory())).isNotEmpty();
 
     external.close();
@@ -139,13 +150,18 @@ class ExternalSortedRowsTest {
     assertThat(filesIn(spillDirectory)).isEmpty();
   }
 
-  /** Runs a dead process left, or this one's no sort uses, are deleted; a running sort's are not. */
+  /**
+   * Runs a dead process left, or this one's no sort uses, are deleted; a running sort's are not.
+   */
   @Test
   void abandonedRunsAreDeletedAndRunningOnesKept() throws IOException {
-    Path dead = Files.createDirectory(spillDirectory.resolve("icecompact-sort-" + Integer.MAX_VALUE + "-1"));
+    Path dead =
+        Files.createDirectory(
+            spillDirectory.resolve("icecompact-sort-" + Integer.MAX_VALUE + "-1"));
     Files.writeString(dead.resolve("run-00000.avro"), "left by a worker that timed out");
-    Path ours = Files.createDirectory(
-        spillDirectory.resolve("icecompact-sort-" + ProcessHandle.current().pid() + "-2"));
+    Path ours =
+        Files.createDirectory(
+            spillDirectory.resolve("icecompact-sort-" + ProcessHandle.current().pid() + "-2"));
     Path other = Files.createDirectory(spillDirectory.resolve("not-ours"));
     try (ExternalSortedRows running =
         new ExternalSortedRows(SCHEMA, order("linear"), null, RUN_ROWS, spillDirectory)) {

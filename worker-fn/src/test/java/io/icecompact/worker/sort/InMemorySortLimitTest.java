@@ -9,7 +9,8 @@ class InMemorySortLimitTest {
   private static final long GIB = 1L << 30;
 
   private static PlannedGroup group(long inputBytes) {
-    return new PlannedGroup(3, "(unpartitioned)", 10, inputBytes, 1000, 0, 1L << 29, "generic", "sorted", null);
+    return new PlannedGroup(
+        3, "(unpartitioned)", 10, inputBytes, 1000, 0, 1L << 29, "generic", "sorted", null);
   }
 
   @Test

@@ -51,27 +51,42 @@ class SortedRowsTest {
   Arbitrary<List<Record>> rows() {
     Arbitrary<Long> ids = Arbitraries.longs().between(-50, 50).injectNull(0.2);
     Arbitrary<String> names = Arbitraries.strings().alpha().ofMaxLength(3).injectNull(0.2);
-    return Combinators.combine(ids, names).as((id, name) -> {
-      Record row = GenericRecord.create(SCHEMA);
-      row.setField("id", id);
-      row.setField("name", name);
-      return row;
-    }).list().ofMaxSize(200);
+    return Combinators.combine(ids, names)
+        .as(
+            (id, name) -> {
+              Record row = GenericRecord.create(SCHEMA);
+              row.setField("id", id);
+              row.setField("name", name);
+              return row;
+            })
+        .list()
+        .ofMaxSize(200);
   }
 
   @Provide
   Arbitrary<SortOrder> orders() {
     Arbitrary<org.apache.iceberg.expressions.Term> terms =
-        Arbitraries.of(Expressions.ref("id"), Expressions.ref("name"), Expressions.bucket("id", 4),
+        Arbitraries.of(
+            Expressions.ref("id"),
+            Expressions.ref("name"),
+            Expressions.bucket("id", 4),
             Expressions.truncate("name", 1));
-    return Combinators.combine(terms, Arbitraries.of(SortDirection.class), Arbitraries.of(NullOrder.class))
+    return Combinators.combine(
+            terms, Arbitraries.of(SortDirection.class), Arbitraries.of(NullOrder.class))
         .as((term, direction, nulls) -> new Object[] {term, direction, nulls})
-        .list().ofMinSize(1).ofMaxSize(3)
-        .map(fields -> {
-          SortOrder.Builder builder = SortOrder.builderFor(SCHEMA);
-          fields.forEach(f ->
-              builder.sortBy((org.apache.iceberg.expressions.Term) f[0], (SortDirection) f[1], (NullOrder) f[2]));
-          return builder.build();
-        });
+        .list()
+        .ofMinSize(1)
+        .ofMaxSize(3)
+        .map(
+            fields -> {
+              SortOrder.Builder builder = SortOrder.builderFor(SCHEMA);
+              fields.forEach(
+                  f ->
+                      builder.sortBy(
+                          (org.apache.iceberg.expressions.Term) f[0],
+                          (SortDirection) f[1],
+                          (NullOrder) f[2]));
+              return builder.build();
+            });
   }
 }

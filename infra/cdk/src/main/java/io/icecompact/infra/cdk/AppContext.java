@@ -17,18 +17,50 @@ import software.amazon.awscdk.services.sns.Topic;
 import software.constructs.Construct;
 
 /**
- * The sample app's settings: CDK context values ({@code -c name=value} or cdk.json's {@code context}) named like
- * infra/template.yaml's parameters in camelCase, turned into {@link IcebergCompactionProps}.
+ * The sample app's settings: CDK context values ({@code -c name=value} or cdk.json's {@code
+ * context}) named like infra/template.yaml's parameters in camelCase, turned into {@link
+ * IcebergCompactionProps}.
  */
 final class AppContext {
-  /** Every context name the app reads, so that a misspelt {@code -c} is an error rather than ignored. */
-  static final List<String> NAMES = Stream.concat(Stream.of("stackName", "repositoryRoot", "warehouseBucket",
-      "warehousePrefix", "catalogType", "catalogPropertiesJson", "glueDatabase", "catalogDynamoDbTable",
-      "catalogAccessPolicyArn", "existingWorkBucket", "workPrefix", "workArtefactRetentionDays", "table", "schedule",
-      "scheduleOptionsJson", "scheduleTimezone", "sweepNamespaces", "sweepSchedule", "sweepMaxTables",
-      "sweepMaxConcurrentTables", "sweepCareSteps", "logRetentionDays", "logLevel", "alarmTopicArn", "unknownOrPartialThreshold",
-      "workerMemorySize", "workerReservedConcurrency", "stateMachineLogLevel", "stateMachineTracing",
-      "staleAfterDays"), Stream.of(CompactionFunction.values()).map(AppContext::extraPolicyName)).toList();
+  /**
+   * Every context name the app reads, so that a misspelt {@code -c} is an error rather than
+   * ignored.
+   */
+  static final List<String> NAMES =
+      Stream.concat(
+              Stream.of(
+                  "stackName",
+                  "repositoryRoot",
+                  "warehouseBucket",
+                  "warehousePrefix",
+                  "catalogType",
+                  "catalogPropertiesJson",
+                  "glueDatabase",
+                  "catalogDynamoDbTable",
+                  "catalogAccessPolicyArn",
+                  "existingWorkBucket",
+                  "workPrefix",
+                  "workArtefactRetentionDays",
+                  "table",
+                  "schedule",
+                  "scheduleOptionsJson",
+                  "scheduleTimezone",
+                  "sweepNamespaces",
+                  "sweepSchedule",
+                  "sweepMaxTables",
+                  "sweepMaxConcurrentTables",
+                  "sweepCareSteps",
+                  "logRetentionDays",
+                  "logLevel",
+                  "alarmTopicArn",
+                  "unknownOrPartialThreshold",
+                  "workerMemorySize",
+                  "workerReservedConcurrency",
+                  "stateMachineLogLevel",
+                  "stateMachineTracing",
+                  "staleAfterDays"),
+              Stream.of(CompactionFunction.values()).map(AppContext::extraPolicyName))
+          .toList();
 
   /** Lambda log retention in days → CDK's enum (CloudWatch Logs allows these values only). */
   static final Map<Integer, RetentionDays> RETENTION = retention();
@@ -46,34 +78,54 @@ final class AppContext {
   }
 
   IcebergCompactionProps props() {
-    IcebergCompactionProps.Builder b = IcebergCompactionProps.builder()
-        .warehouseBucket(Bucket.fromBucketName(scope, "WarehouseBucket", required("warehouseBucket")))
-        .warehousePrefix(get("warehousePrefix", IcebergCompactionProps.DEFAULT_WAREHOUSE_PREFIX))
-        .catalog(catalog())
-        .workPrefix(get("workPrefix", IcebergCompactionProps.DEFAULT_WORK_PREFIX))
-        .workArtefactRetentionDays(number("workArtefactRetentionDays",
-            IcebergCompactionProps.DEFAULT_WORK_ARTEFACT_RETENTION_DAYS))
-        .scheduleTimezone(get("scheduleTimezone", IcebergCompactionProps.DEFAULT_SCHEDULE_TIMEZONE))
-        .sweepNamespaces(sweepNamespaces())
-        .sweepSchedule(get("sweepSchedule", IcebergCompactionProps.DEFAULT_SWEEP_SCHEDULE))
-        .sweepMaxTables(number("sweepMaxTables", IcebergCompactionProps.DEFAULT_SWEEP_MAX_TABLES))
-        .sweepMaxConcurrentTables(number("sweepMaxConcurrentTables",
-            IcebergCompactionProps.DEFAULT_SWEEP_MAX_CONCURRENT_TABLES))
-        .logRetention(logRetention())
-        .logLevel(logLevel())
-        .unknownOrPartialThreshold(number("unknownOrPartialThreshold",
-            IcebergCompactionProps.DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD))
-        .functionSize(CompactionFunction.REWRITE_GROUP, CompactionFunction.REWRITE_GROUP.defaultSize()
-            .withMemoryMb(number("workerMemorySize", CompactionFunction.REWRITE_GROUP.defaultSize().memoryMb())))
-        .functionCode(FunctionCode.fromBuiltJars(Path.of(get("repositoryRoot", "../.."))));
+    IcebergCompactionProps.Builder b =
+        IcebergCompactionProps.builder()
+            .warehouseBucket(
+                Bucket.fromBucketName(scope, "WarehouseBucket", required("warehouseBucket")))
+            .warehousePrefix(
+                get("warehousePrefix", IcebergCompactionProps.DEFAULT_WAREHOUSE_PREFIX))
+            .catalog(catalog())
+            .workPrefix(get("workPrefix", IcebergCompactionProps.DEFAULT_WORK_PREFIX))
+            .workArtefactRetentionDays(
+                number(
+                    "workArtefactRetentionDays",
+                    IcebergCompactionProps.DEFAULT_WORK_ARTEFACT_RETENTION_DAYS))
+            .scheduleTimezone(
+                get("scheduleTimezone", IcebergCompactionProps.DEFAULT_SCHEDULE_TIMEZONE))
+            .sweepNamespaces(sweepNamespaces())
+            .sweepSchedule(get("sweepSchedule", IcebergCompactionProps.DEFAULT_SWEEP_SCHEDULE))
+            .sweepMaxTables(
+                number("sweepMaxTables", IcebergCompactionProps.DEFAULT_SWEEP_MAX_TABLES))
+            .sweepMaxConcurrentTables(
+                number(
+                    "sweepMaxConcurrentTables",
+                    IcebergCompactionProps.DEFAULT_SWEEP_MAX_CONCURRENT_TABLES))
+            .logRetention(logRetention())
+            .logLevel(logLevel())
+            .unknownOrPartialThreshold(
+                number(
+                    "unknownOrPartialThreshold",
+                    IcebergCompactionProps.DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD))
+            .functionSize(
+                CompactionFunction.REWRITE_GROUP,
+                CompactionFunction.REWRITE_GROUP
+                    .defaultSize()
+                    .withMemoryMb(
+                        number(
+                            "workerMemorySize",
+                            CompactionFunction.REWRITE_GROUP.defaultSize().memoryMb())))
+            .functionCode(FunctionCode.fromBuiltJars(Path.of(get("repositoryRoot", "../.."))));
     if (has("catalogAccessPolicyArn")) {
-      b.catalogAccessPolicy(ManagedPolicy.fromManagedPolicyArn(scope, "CatalogAccessPolicy",
-          get("catalogAccessPolicyArn", null)));
+      b.catalogAccessPolicy(
+          ManagedPolicy.fromManagedPolicyArn(
+              scope, "CatalogAccessPolicy", get("catalogAccessPolicyArn", null)));
     }
     for (CompactionFunction f : CompactionFunction.values()) {
       if (has(extraPolicyName(f))) {
-        b.extraPolicy(f, ManagedPolicy.fromManagedPolicyArn(scope, f.step() + "ExtraPolicy",
-            get(extraPolicyName(f), null)));
+        b.extraPolicy(
+            f,
+            ManagedPolicy.fromManagedPolicyArn(
+                scope, f.step() + "ExtraPolicy", get(extraPolicyName(f), null)));
       }
     }
     if (has("sweepCareSteps")) {
@@ -82,10 +134,14 @@ final class AppContext {
     if (has("stateMachineLogLevel")) {
       String level = get("stateMachineLogLevel", null).toUpperCase(Locale.ROOT);
       try {
-        b.stateMachineLogLevel(software.amazon.awscdk.services.stepfunctions.LogLevel.valueOf(level));
+        b.stateMachineLogLevel(
+            software.amazon.awscdk.services.stepfunctions.LogLevel.valueOf(level));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
-            "context 'stateMachineLogLevel' is set to '" + level + "' but must be ALL, ERROR, FATAL or OFF", e);
+            "context 'stateMachineLogLevel' is set to '"
+                + level
+                + "' but must be ALL, ERROR, FATAL or OFF",
+            e);
       }
     }
     if (has("stateMachineTracing")) {
@@ -101,31 +157,36 @@ final class AppContext {
       b.workerReservedConcurrency(number("workerReservedConcurrency", 0));
     }
     if (has("existingWorkBucket")) {
-      b.workBucket(Bucket.fromBucketName(scope, "ExistingWorkBucket", get("existingWorkBucket", null)));
+      b.workBucket(
+          Bucket.fromBucketName(scope, "ExistingWorkBucket", get("existingWorkBucket", null)));
     }
     if (has("alarmTopicArn")) {
       b.alarmTopic(Topic.fromTopicArn(scope, "AlarmTopic", get("alarmTopicArn", null)));
     }
     if (has("table")) {
-      b.table(ScheduledTable.builder(get("table", null), get("schedule", "rate(1 day)"))
-          .options(stringMap("scheduleOptionsJson"))
-          .build());
+      b.table(
+          ScheduledTable.builder(get("table", null), get("schedule", "rate(1 day)"))
+              .options(stringMap("scheduleOptionsJson"))
+              .build());
     } else if (has("schedule") || has("scheduleOptionsJson")) {
-      throw new IllegalArgumentException("context 'schedule'/'scheduleOptionsJson' is set but 'table' is not");
+      throw new IllegalArgumentException(
+          "context 'schedule'/'scheduleOptionsJson' is set but 'table' is not");
     }
     return b.build();
   }
 
   /**
-   * Rejects a context name like the app's own that the app does not read, e.g. a misspelt {@code -c tabel=...},
-   * which would otherwise deploy without a schedule. The CDK's own names have ':', '@', '/' or '-' in them.
+   * Rejects a context name like the app's own that the app does not read, e.g. a misspelt {@code -c
+   * tabel=...}, which would otherwise deploy without a schedule. The CDK's own names have ':', '@',
+   * '/' or '-' in them.
    */
   void rejectUnknownNames() {
     if (scope.getNode().getAllContext() instanceof Map<?, ?> all) {
       for (Object key : all.keySet()) {
         String name = key.toString();
         if (name.matches("[A-Za-z][A-Za-z0-9]*") && !NAMES.contains(name)) {
-          throw new IllegalArgumentException("unknown context '" + name + "'; the app reads " + NAMES);
+          throw new IllegalArgumentException(
+              "unknown context '" + name + "'; the app reads " + NAMES);
         }
       }
     }
@@ -138,10 +199,15 @@ final class AppContext {
 
   /** SweepNamespaces: comma-separated, as the SAM parameter (the props check each namespace). */
   private List<String> sweepNamespaces() {
-    return has("sweepNamespaces") ? List.of(get("sweepNamespaces", null).split(",", -1)) : List.of();
+    return has("sweepNamespaces")
+        ? List.of(get("sweepNamespaces", null).split(",", -1))
+        : List.of();
   }
 
-  /** SweepCareSteps: comma-separated, or none for no step, as the SAM parameter (the props check each name). */
+  /**
+   * SweepCareSteps: comma-separated, or none for no step, as the SAM parameter (the props check
+   * each name).
+   */
   private List<String> sweepCareSteps() {
     String steps = get("sweepCareSteps", null);
     return steps.equals("none") ? List.of() : List.of(steps.split(",", -1));
@@ -151,26 +217,35 @@ final class AppContext {
     String type = get("catalogType", "glue").toLowerCase(Locale.ROOT);
     Map<String, String> properties = stringMap("catalogPropertiesJson");
     if ((type.equals("rest") || type.equals("jdbc")) && properties.isEmpty()) {
-      throw new IllegalArgumentException("context 'catalogType' is " + type
-          + " but 'catalogPropertiesJson' is not set: a " + type
-          + " catalog needs its properties (uri, warehouse, ...)");
+      throw new IllegalArgumentException(
+          "context 'catalogType' is "
+              + type
+              + " but 'catalogPropertiesJson' is not set: a "
+              + type
+              + " catalog needs its properties (uri, warehouse, ...)");
     }
-    IcebergCatalog catalog = switch (type) {
-      case "glue" -> {
-        if (!has("glueDatabase")) {
-          throw new IllegalArgumentException("context 'catalogType' is glue but 'glueDatabase' is not set: name the"
-              + " Glue database of the tables, e.g. -c glueDatabase=analytics (\"*\" = every database of the account)");
-        }
-        // Comma-separated: several databases (the SAM template takes one).
-        yield IcebergCatalog.glue(List.of(get("glueDatabase", null).split(",", -1)));
-      }
-      case "dynamodb" -> IcebergCatalog.dynamoDb(get("catalogDynamoDbTable", "iceberg"));
-      case "rest" -> IcebergCatalog.rest(properties);
-      case "jdbc" -> IcebergCatalog.jdbc(properties);
-      default -> throw new IllegalArgumentException(
-          "context 'catalogType' is set to '" + type + "' but must be glue, dynamodb, rest or jdbc");
-    };
-    // As CatalogPropertiesJson: given properties replace the derived ones of a glue or dynamodb catalog.
+    IcebergCatalog catalog =
+        switch (type) {
+          case "glue" -> {
+            if (!has("glueDatabase")) {
+              throw new IllegalArgumentException(
+                  "context 'catalogType' is glue but 'glueDatabase' is not set: name the"
+                      + " Glue database of the tables, e.g. -c glueDatabase=analytics (\"*\" = every database of the account)");
+            }
+            // Comma-separated: several databases (the SAM template takes one).
+            yield IcebergCatalog.glue(List.of(get("glueDatabase", null).split(",", -1)));
+          }
+          case "dynamodb" -> IcebergCatalog.dynamoDb(get("catalogDynamoDbTable", "iceberg"));
+          case "rest" -> IcebergCatalog.rest(properties);
+          case "jdbc" -> IcebergCatalog.jdbc(properties);
+          default ->
+              throw new IllegalArgumentException(
+                  "context 'catalogType' is set to '"
+                      + type
+                      + "' but must be glue, dynamodb, rest or jdbc");
+        };
+    // As CatalogPropertiesJson: given properties replace the derived ones of a glue or dynamodb
+    // catalog.
     return properties.isEmpty() ? catalog : catalog.withProperties(properties);
   }
 
@@ -178,14 +253,18 @@ final class AppContext {
     int days = number("logRetentionDays", 30);
     RetentionDays retention = RETENTION.get(days);
     if (retention == null) {
-      throw new IllegalArgumentException("context 'logRetentionDays' is set to " + days + " but must be one of "
-          + RETENTION.keySet());
+      throw new IllegalArgumentException(
+          "context 'logRetentionDays' is set to "
+              + days
+              + " but must be one of "
+              + RETENTION.keySet());
     }
     return retention;
   }
 
   private ApplicationLogLevel logLevel() {
-    String level = get("logLevel", IcebergCompactionProps.DEFAULT_LOG_LEVEL.name()).toUpperCase(Locale.ROOT);
+    String level =
+        get("logLevel", IcebergCompactionProps.DEFAULT_LOG_LEVEL.name()).toUpperCase(Locale.ROOT);
     try {
       return ApplicationLogLevel.valueOf(level);
     } catch (IllegalArgumentException e) {
@@ -202,8 +281,14 @@ final class AppContext {
     try {
       return JSON.readValue(text, new TypeReference<LinkedHashMap<String, String>>() {});
     } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("context '" + key + "' is set to " + text
-          + " but must be a JSON object of strings: " + e.getOriginalMessage(), e);
+      throw new IllegalArgumentException(
+          "context '"
+              + key
+              + "' is set to "
+              + text
+              + " but must be a JSON object of strings: "
+              + e.getOriginalMessage(),
+          e);
     }
   }
 
@@ -219,7 +304,8 @@ final class AppContext {
 
   private String required(String key) {
     if (!has(key)) {
-      throw new IllegalArgumentException("context '" + key + "' is required, e.g. -c " + key + "=...");
+      throw new IllegalArgumentException(
+          "context '" + key + "' is required, e.g. -c " + key + "=...");
     }
     return get(key, null);
   }
@@ -240,7 +326,8 @@ final class AppContext {
       try {
         return JSON.writeValueAsString(value);
       } catch (JsonProcessingException e) {
-        throw new IllegalArgumentException("context '" + key + "' cannot be read: " + e.getOriginalMessage(), e);
+        throw new IllegalArgumentException(
+            "context '" + key + "' cannot be read: " + e.getOriginalMessage(), e);
       }
     }
     return value.toString();

@@ -8,10 +8,10 @@ import software.amazon.awscdk.services.iam.Effect;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 
 /**
- * The IAM statements of each function, the same (Sid, actions, resources, conditions) as infra/template.yaml's
- * {@code Policies}. Written out rather than made with CDK's grant methods, which add actions (e.g.
- * {@code s3:GetObject*}, {@code dynamodb:BatchGetItem}) the functions do not use. The workers get no catalog
- * and no lease-table statement under any catalog.
+ * The IAM statements of each function, the same (Sid, actions, resources, conditions) as
+ * infra/template.yaml's {@code Policies}. Written out rather than made with CDK's grant methods,
+ * which add actions (e.g. {@code s3:GetObject*}, {@code dynamodb:BatchGetItem}) the functions do
+ * not use. The workers get no catalog and no lease-table statement under any catalog.
  */
 final class FunctionPermissions {
   /** core's WorkLocation.DEFAULT_FOLDER: where a job without work_location keeps its artefacts. */
@@ -24,8 +24,13 @@ final class FunctionPermissions {
   private final String workPrefix;
   private final String leaseTableArn;
 
-  FunctionPermissions(IcebergCatalog catalog, String warehouseBucket, String warehousePrefix, String workBucket,
-      String workPrefix, String leaseTableArn) {
+  FunctionPermissions(
+      IcebergCatalog catalog,
+      String warehouseBucket,
+      String warehousePrefix,
+      String workBucket,
+      String workPrefix,
+      String leaseTableArn) {
     this.catalog = catalog;
     this.warehouseBucket = warehouseBucket;
     this.warehousePrefix = warehousePrefix;
@@ -35,19 +40,27 @@ final class FunctionPermissions {
   }
 
   /**
-   * Whether the function gets the catalog access policy (the REST/JDBC escape hatch): planner, committer,
-   * CareForTable and the sweep's AssessTables.
+   * Whether the function gets the catalog access policy (the REST/JDBC escape hatch): planner,
+   * committer, CareForTable and the sweep's AssessTables.
    */
   static boolean usesCatalog(CompactionFunction function) {
-    return function == CompactionFunction.PLAN_REWRITE || function == CompactionFunction.COMMIT_SNAPSHOT
-        || function == CompactionFunction.CARE_FOR_TABLE || function == CompactionFunction.ASSESS_TABLES;
+    return function == CompactionFunction.PLAN_REWRITE
+        || function == CompactionFunction.COMMIT_SNAPSHOT
+        || function == CompactionFunction.CARE_FOR_TABLE
+        || function == CompactionFunction.ASSESS_TABLES;
   }
 
   List<PolicyStatement> statementsOf(CompactionFunction function) {
     List<PolicyStatement> s = new ArrayList<>();
     switch (function) {
-      case ACQUIRE_LEASE, RELEASE_LEASE -> s.add(leaseTable("LeaseTable",
-          "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"));
+      case ACQUIRE_LEASE, RELEASE_LEASE ->
+          s.add(
+              leaseTable(
+                  "LeaseTable",
+                  "dynamodb:GetItem",
+                  "dynamodb:PutItem",
+                  "dynamodb:UpdateItem",
+                  "dynamodb:Query"));
       case PLAN_REWRITE -> {
         s.add(warehouseList());
         s.add(warehouseRead());
@@ -56,67 +69,117 @@ final class FunctionPermissions {
         switch (catalog.type()) {
           case GLUE -> s.add(glue("GlueCatalogRead", "glue:GetDatabase", "glue:GetTable"));
           // DescribeTable: DynamoDbCatalog.initialize checks that its table exists.
-          case DYNAMODB -> s.add(dynamoDbCatalog("DynamoDbCatalogRead", "dynamodb:DescribeTable", "dynamodb:GetItem"));
-          default -> { }
+          case DYNAMODB ->
+              s.add(
+                  dynamoDbCatalog(
+                      "DynamoDbCatalogRead", "dynamodb:DescribeTable", "dynamodb:GetItem"));
+          default -> {}
         }
       }
       case REWRITE_GROUP -> {
-        // Extends the execution's lease, conditional on its owner and token: it can keep the lease, never take it.
+        // Extends the execution's lease, conditional on its owner and token: it can keep the lease,
+        // never take it.
         s.add(leaseTable("LeaseHeartbeat", "dynamodb:GetItem", "dynamodb:UpdateItem"));
         s.add(warehouseList());
         s.add(warehouseRead());
         // DeleteObject: a failed attempt removes the output files it wrote (never committed ones).
-        s.add(allow("DataWrite", List.of(warehouseObjects("data")),
-            "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"));
+        s.add(
+            allow(
+                "DataWrite",
+                List.of(warehouseObjects("data")),
+                "s3:PutObject",
+                "s3:AbortMultipartUpload",
+                "s3:DeleteObject"));
         s.add(workLocationList());
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"));
       }
       case RECORD_GROUP_FAILURE -> {
         s.add(workLocationList());
-        // WorkLocationList's counterpart for the default work location, and only that: it reads nothing else of
+        // WorkLocationList's counterpart for the default work location, and only that: it reads
+        // nothing else of
         // the warehouse.
-        s.add(listBucket("DefaultWorkLocationList", warehouseBucket,
-            warehousePrefix + "*/" + DEFAULT_WORK_FOLDER + "/"));
+        s.add(
+            listBucket(
+                "DefaultWorkLocationList",
+                warehouseBucket,
+                warehousePrefix + "*/" + DEFAULT_WORK_FOLDER + "/"));
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
       }
       case COMMIT_SNAPSHOT -> {
-        // The check right before the commit extends the lease: conditional on owner and token, never a take-over.
+        // The check right before the commit extends the lease: conditional on owner and token,
+        // never a take-over.
         s.add(leaseTable("LeaseCheck", "dynamodb:GetItem", "dynamodb:UpdateItem"));
         s.add(warehouseList());
         s.add(warehouseRead());
-        // DeleteObject: Iceberg removes the manifests of a failed commit attempt (and old metadata files if
+        // DeleteObject: Iceberg removes the manifests of a failed commit attempt (and old metadata
+        // files if
         // write.metadata.delete-after-commit.enabled is set).
-        s.add(allow("MetadataWrite", List.of(warehouseObjects("metadata")),
-            "s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"));
+        s.add(
+            allow(
+                "MetadataWrite",
+                List.of(warehouseObjects("metadata")),
+                "s3:PutObject",
+                "s3:AbortMultipartUpload",
+                "s3:DeleteObject"));
         // The committer deletes output files of groups it does not commit (conflicts, failures).
         s.add(allow("DataCleanup", List.of(warehouseObjects("data")), "s3:DeleteObject"));
         s.add(workLocationList());
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
         switch (catalog.type()) {
-          // GlueTableOperations: GetTable to refresh, UpdateTable (with the version id) to swap the metadata location.
-          case GLUE -> s.add(glue("GlueCatalogCommit", "glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"));
+          // GlueTableOperations: GetTable to refresh, UpdateTable (with the version id) to swap the
+          // metadata location.
+          case GLUE ->
+              s.add(
+                  glue(
+                      "GlueCatalogCommit",
+                      "glue:GetDatabase",
+                      "glue:GetTable",
+                      "glue:UpdateTable"));
           // DynamoDbTableOperations commits with a conditional write on the table's item.
-          case DYNAMODB -> s.add(dynamoDbCatalog("DynamoDbCatalogCommit",
-              "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"));
-          default -> { }
+          case DYNAMODB ->
+              s.add(
+                  dynamoDbCatalog(
+                      "DynamoDbCatalogCommit",
+                      "dynamodb:DescribeTable",
+                      "dynamodb:GetItem",
+                      "dynamodb:PutItem",
+                      "dynamodb:UpdateItem"));
+          default -> {}
         }
       }
       case CARE_FOR_TABLE -> {
-        // The committer's statements: it commits (delete cleanup, manifest rewrite) and deletes in data/ and
-        // metadata/ the files only expired snapshots reached and orphans older than the minimum age (3 days).
+        // The committer's statements: it commits (delete cleanup, manifest rewrite) and deletes in
+        // data/ and
+        // metadata/ the files only expired snapshots reached and orphans older than the minimum age
+        // (3 days).
         s.addAll(statementsOf(CompactionFunction.COMMIT_SNAPSHOT));
         // Orphan removal also deletes finished jobs' work locations older than that age.
         s.add(allow("WorkLocationCleanup", workLocationObjects(), "s3:DeleteObject"));
-        // Read only: before expiry or orphan removal deletes a file, every table of the catalog is listed and
-        // loaded to prove none shares it (docs/fleet.md); a table it cannot read makes those steps refuse.
+        // Read only: before expiry or orphan removal deletes a file, every table of the catalog is
+        // listed and
+        // loaded to prove none shares it (docs/fleet.md); a table it cannot read makes those steps
+        // refuse.
         switch (catalog.type()) {
-          case GLUE -> s.add(allow("GlueCatalogReadForSharedFiles",
-              List.of(glueArn("catalog"), glueArn("database/*"), glueArn("table/*/*")),
-              "glue:GetDatabases", "glue:GetDatabase", "glue:GetTables", "glue:GetTable"));
-          case DYNAMODB -> s.add(allow("DynamoDbCatalogReadForSharedFiles", List.of(dynamoDbCatalogArn(),
-                  dynamoDbCatalogArn() + "/index/namespace-identifier"),
-              "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query"));
-          default -> { }
+          case GLUE ->
+              s.add(
+                  allow(
+                      "GlueCatalogReadForSharedFiles",
+                      List.of(glueArn("catalog"), glueArn("database/*"), glueArn("table/*/*")),
+                      "glue:GetDatabases",
+                      "glue:GetDatabase",
+                      "glue:GetTables",
+                      "glue:GetTable"));
+          case DYNAMODB ->
+              s.add(
+                  allow(
+                      "DynamoDbCatalogReadForSharedFiles",
+                      List.of(
+                          dynamoDbCatalogArn(),
+                          dynamoDbCatalogArn() + "/index/namespace-identifier"),
+                      "dynamodb:DescribeTable",
+                      "dynamodb:GetItem",
+                      "dynamodb:Query"));
+          default -> {}
         }
       }
       case ASSESS_TABLES -> {
@@ -125,12 +188,20 @@ final class FunctionPermissions {
         s.add(allow("MetadataRead", List.of(warehouseObjects("metadata")), "s3:GetObject"));
         switch (catalog.type()) {
           // GlueCatalog.listTables calls GetTables.
-          case GLUE -> s.add(glue("GlueCatalogList", "glue:GetDatabase", "glue:GetTables", "glue:GetTable"));
+          case GLUE ->
+              s.add(glue("GlueCatalogList", "glue:GetDatabase", "glue:GetTables", "glue:GetTable"));
           // DynamoDbCatalog.listTables queries its namespace-identifier index.
-          case DYNAMODB -> s.add(allow("DynamoDbCatalogList", List.of(dynamoDbCatalogArn(),
-                  dynamoDbCatalogArn() + "/index/namespace-identifier"),
-              "dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query"));
-          default -> { }
+          case DYNAMODB ->
+              s.add(
+                  allow(
+                      "DynamoDbCatalogList",
+                      List.of(
+                          dynamoDbCatalogArn(),
+                          dynamoDbCatalogArn() + "/index/namespace-identifier"),
+                      "dynamodb:DescribeTable",
+                      "dynamodb:GetItem",
+                      "dynamodb:Query"));
+          default -> {}
         }
       }
       default -> throw new IllegalArgumentException("no permissions defined for " + function);
@@ -147,7 +218,10 @@ final class FunctionPermissions {
   }
 
   private PolicyStatement warehouseRead() {
-    return allow("WarehouseRead", List.of(warehouseObjects("metadata"), warehouseObjects("data")), "s3:GetObject");
+    return allow(
+        "WarehouseRead",
+        List.of(warehouseObjects("metadata"), warehouseObjects("data")),
+        "s3:GetObject");
   }
 
   private PolicyStatement workLocationList() {
@@ -159,11 +233,13 @@ final class FunctionPermissions {
   }
 
   /**
-   * The work prefix, and the default work location a job without {@code work_location} uses: {@code <table
-   * location>/_icecompact} (core's WorkLocation), within the warehouse prefix as data/ and metadata/ are.
+   * The work prefix, and the default work location a job without {@code work_location} uses: {@code
+   * <table location>/_icecompact} (core's WorkLocation), within the warehouse prefix as data/ and
+   * metadata/ are.
    */
   private List<String> workLocationObjects() {
-    return List.of(bucketArn(workBucket) + "/" + workPrefix + "*", warehouseObjects(DEFAULT_WORK_FOLDER));
+    return List.of(
+        bucketArn(workBucket) + "/" + workPrefix + "*", warehouseObjects(DEFAULT_WORK_FOLDER));
   }
 
   private PolicyStatement glue(String sid, String... actions) {
@@ -172,9 +248,13 @@ final class FunctionPermissions {
     resources.add(glueArn("catalog"));
     catalog.glueDatabases().forEach(database -> resources.add(glueArn("database/" + database)));
     if (catalog.glueTables().isEmpty()) {
-      catalog.glueDatabases().forEach(database -> resources.add(glueArn("table/" + database + "/*")));
+      catalog
+          .glueDatabases()
+          .forEach(database -> resources.add(glueArn("table/" + database + "/*")));
     } else {
-      catalog.glueTables().forEach(table -> resources.add(glueArn("table/" + table.replace('.', '/'))));
+      catalog
+          .glueTables()
+          .forEach(table -> resources.add(glueArn("table/" + table.replace('.', '/'))));
     }
     return allow(sid, resources, actions);
   }
@@ -184,7 +264,13 @@ final class FunctionPermissions {
   }
 
   private String dynamoDbCatalogArn() {
-    return "arn:" + Aws.PARTITION + ":dynamodb:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":table/"
+    return "arn:"
+        + Aws.PARTITION
+        + ":dynamodb:"
+        + Aws.REGION
+        + ":"
+        + Aws.ACCOUNT_ID
+        + ":table/"
         + catalog.dynamoDbTable();
   }
 
@@ -199,7 +285,10 @@ final class FunctionPermissions {
         .build();
   }
 
-  /** {@code data/}, {@code metadata/} or {@code _icecompact/} objects of every table under the warehouse prefix. */
+  /**
+   * {@code data/}, {@code metadata/} or {@code _icecompact/} objects of every table under the
+   * warehouse prefix.
+   */
   private String warehouseObjects(String folder) {
     return bucketArn(warehouseBucket) + "/" + warehousePrefix + "*/" + folder + "/*";
   }

@@ -1,8 +1,9 @@
 package io.icecompact.infra.cdk;
 
 /**
- * Memory, timeout and ephemeral storage (/tmp) of one function. Lambda's limits apply: 128–10240 MB memory,
- * 1–900 s timeout, 512–10240 MB ephemeral storage (512 MB is Lambda's default and is left out of the template).
+ * Memory, timeout and ephemeral storage (/tmp) of one function. Lambda's limits apply: 128–10240 MB
+ * memory, 1–900 s timeout, 512–10240 MB ephemeral storage (512 MB is Lambda's default and is left
+ * out of the template).
  */
 public record FunctionSize(int memoryMb, int timeoutSeconds, int ephemeralStorageMb) {
   public static final int DEFAULT_EPHEMERAL_STORAGE_MB = 512;

@@ -66,11 +66,12 @@ import software.amazon.awscdk.services.stepfunctions.StateMachineType;
 import software.constructs.Construct;
 
 /**
- * icecompact on AWS, as infra/template.yaml deploys it: the eight functions (java21, arm64), the compaction state
- * machine from state-machine/compaction.asl.json, the sweep state machine from state-machine/sweep.asl.json, the
- * lease/job-log table, the work location, one EventBridge Scheduler schedule per table and one for the sweep (when
- * it has namespaces) and the alarms, with the template's least-privilege roles. Construct ids are the
- * template's logical ids, so the two read alike.
+ * icecompact on AWS, as infra/template.yaml deploys it: the eight functions (java21, arm64), the
+ * compaction state machine from state-machine/compaction.asl.json, the sweep state machine from
+ * state-machine/sweep.asl.json, the lease/job-log table, the work location, one EventBridge
+ * Scheduler schedule per table and one for the sweep (when it has namespaces) and the alarms, with
+ * the template's least-privilege roles. Construct ids are the template's logical ids, so the two
+ * read alike.
  */
 public class IcebergCompaction extends Construct {
   /** The line ReleaseLeaseHandler prints per job, for the jobs that end UNKNOWN or PARTIAL. */
@@ -81,8 +82,10 @@ public class IcebergCompaction extends Construct {
   private final String name;
   private final ITable leaseTable;
   private final IBucket workBucket;
-  private final Map<CompactionFunction, Function> functions = new EnumMap<>(CompactionFunction.class);
-  private final Map<CompactionFunction, LogGroup> logGroups = new EnumMap<>(CompactionFunction.class);
+  private final Map<CompactionFunction, Function> functions =
+      new EnumMap<>(CompactionFunction.class);
+  private final Map<CompactionFunction, LogGroup> logGroups =
+      new EnumMap<>(CompactionFunction.class);
   private final StateMachine stateMachine;
   private final StateMachine sweepStateMachine;
   private final Map<String, CfnSchedule> schedules = new LinkedHashMap<>();
@@ -102,10 +105,18 @@ public class IcebergCompaction extends Construct {
     this.name = props.name().orElse(Aws.STACK_NAME);
     if (props.name().isEmpty()) {
       String stackName = Stack.of(this).getStackName();
-      // State machine names allow 80 characters: fail here rather than halfway through a deployment.
-      PropsCheck.that(Token.isUnresolved(stackName) || stackName.length() <= MAX_NAME_LENGTH, "the stack name '"
-          + stackName + "' has " + stackName.length() + " characters but names the state machines ('<name>-compaction',"
-          + " at most 80 characters), so it must have at most " + MAX_NAME_LENGTH + "; set 'name' to a shorter one");
+      // State machine names allow 80 characters: fail here rather than halfway through a
+      // deployment.
+      PropsCheck.that(
+          Token.isUnresolved(stackName) || stackName.length() <= MAX_NAME_LENGTH,
+          "the stack name '"
+              + stackName
+              + "' has "
+              + stackName.length()
+              + " characters but names the state machines ('<name>-compaction',"
+              + " at most 80 characters), so it must have at most "
+              + MAX_NAME_LENGTH
+              + "; set 'name' to a shorter one");
     }
     this.leaseTable = createLeaseTable();
     this.workBucket = props.workBucket().orElseGet(this::createWorkBucket);
@@ -129,7 +140,10 @@ public class IcebergCompaction extends Construct {
     return stateMachine;
   }
 
-  /** The sweep: assesses the tables of namespaces, then runs the compaction state machine on the top ones. */
+  /**
+   * The sweep: assesses the tables of namespaces, then runs the compaction state machine on the top
+   * ones.
+   */
   public StateMachine sweepStateMachine() {
     return sweepStateMachine;
   }
@@ -157,16 +171,18 @@ public class IcebergCompaction extends Construct {
   }
 
   /**
-   * The {@code work_location} the schedules (the tables' and the sweep's) pass: {@code s3://<work bucket>/<work
-   * prefix>}. A job appends its table identifier, lower-cased, and its job id (core's WorkLocation).
+   * The {@code work_location} the schedules (the tables' and the sweep's) pass: {@code s3://<work
+   * bucket>/<work prefix>}. A job appends its table identifier, lower-cased, and its job id (core's
+   * WorkLocation).
    */
   public String workLocation() {
     return "s3://" + workBucket.getBucketName() + "/" + props.workPrefix();
   }
 
   /**
-   * Where a table's jobs go with {@link #workLocation()}: {@code s3://<work bucket>/<work prefix><table>}, the
-   * identifier lower-cased as core's WorkLocation does; each job has a folder of its own there.
+   * Where a table's jobs go with {@link #workLocation()}: {@code s3://<work bucket>/<work
+   * prefix><table>}, the identifier lower-cased as core's WorkLocation does; each job has a folder
+   * of its own there.
    */
   public String workLocation(String table) {
     return workLocation() + table.toLowerCase(java.util.Locale.ROOT);
@@ -196,69 +212,83 @@ public class IcebergCompaction extends Construct {
   }
 
   private ITable createLeaseTable() {
-    // On demand: a few writes per job cost nothing when idle. Retained when the stack is deleted (job log).
+    // On demand: a few writes per job cost nothing when idle. Retained when the stack is deleted
+    // (job log).
     return Table.Builder.create(this, "LeaseTable")
         .partitionKey(Attribute.builder().name("pk").type(AttributeType.STRING).build())
         .sortKey(Attribute.builder().name("sk").type(AttributeType.STRING).build())
         .billingMode(BillingMode.PAY_PER_REQUEST)
         // job log entries carry expires_at_epoch_s (90 days after the job); lease items do not
         .timeToLiveAttribute("expires_at_epoch_s")
-        .pointInTimeRecoverySpecification(PointInTimeRecoverySpecification.builder()
-            .pointInTimeRecoveryEnabled(true).build())
+        .pointInTimeRecoverySpecification(
+            PointInTimeRecoverySpecification.builder().pointInTimeRecoveryEnabled(true).build())
         .encryption(TableEncryption.AWS_MANAGED)
         .removalPolicy(RemovalPolicy.RETAIN)
         .build();
   }
 
   private IBucket createWorkBucket() {
-    // Deleted with the stack like the SAM template's (CloudFormation refuses while it holds objects).
+    // Deleted with the stack like the SAM template's (CloudFormation refuses while it holds
+    // objects).
     return Bucket.Builder.create(this, "WorkBucket")
         .encryption(BucketEncryption.S3_MANAGED)
         .blockPublicAccess(BlockPublicAccess.BLOCK_ALL)
         .objectOwnership(ObjectOwnership.BUCKET_OWNER_ENFORCED)
-        .lifecycleRules(List.of(LifecycleRule.builder()
-            .id("ExpireJobArtefacts")
-            .enabled(true)
-            .prefix(props.workPrefix())
-            .expiration(Duration.days(props.workArtefactRetentionDays()))
-            .abortIncompleteMultipartUploadAfter(Duration.days(1))
-            .build()))
-        // Plain HTTP refused: a Deny on aws:SecureTransport false, as the template's WorkBucketPolicy.
+        .lifecycleRules(
+            List.of(
+                LifecycleRule.builder()
+                    .id("ExpireJobArtefacts")
+                    .enabled(true)
+                    .prefix(props.workPrefix())
+                    .expiration(Duration.days(props.workArtefactRetentionDays()))
+                    .abortIncompleteMultipartUploadAfter(Duration.days(1))
+                    .build()))
+        // Plain HTTP refused: a Deny on aws:SecureTransport false, as the template's
+        // WorkBucketPolicy.
         .enforceSsl(true)
         .removalPolicy(RemovalPolicy.DESTROY)
         .build();
   }
 
   private void createFunctions() {
-    FunctionPermissions permissions = new FunctionPermissions(props.catalog(),
-        props.warehouseBucket().getBucketName(), props.warehousePrefix(), workBucket.getBucketName(),
-        props.workPrefix(), leaseTable.getTableArn());
+    FunctionPermissions permissions =
+        new FunctionPermissions(
+            props.catalog(),
+            props.warehouseBucket().getBucketName(),
+            props.warehousePrefix(),
+            workBucket.getBucketName(),
+            props.workPrefix(),
+            leaseTable.getTableArn());
     // Both functions of a module share one Code, hence one asset.
     Map<String, Code> code = new HashMap<>();
     for (CompactionFunction f : CompactionFunction.values()) {
-      LogGroup logGroup = LogGroup.Builder.create(this, f.step() + "LogGroup")
-          .logGroupName("/icecompact/" + name + "/" + f.logGroupSuffix())
-          .retention(props.logRetention())
-          // Kept after the stack (the record of what each step did), expiring with the retention anyway.
-          .removalPolicy(RemovalPolicy.RETAIN)
-          .build();
+      LogGroup logGroup =
+          LogGroup.Builder.create(this, f.step() + "LogGroup")
+              .logGroupName("/icecompact/" + name + "/" + f.logGroupSuffix())
+              .retention(props.logRetention())
+              // Kept after the stack (the record of what each step did), expiring with the
+              // retention anyway.
+              .removalPolicy(RemovalPolicy.RETAIN)
+              .build();
       logGroups.put(f, logGroup);
 
       FunctionSize size = props.functionSize(f);
-      Function.Builder builder = Function.Builder.create(this, f.step() + "Function")
-          .description(f.description())
-          .runtime(Runtime.JAVA_21)
-          .architecture(Architecture.ARM_64) // Graviton: cheaper per GB-second; the jars are pure Java.
-          .handler(f.handler())
-          .code(code.computeIfAbsent(f.module(), props.functionCode()::forModule))
-          .memorySize(size.memoryMb())
-          .timeout(Duration.seconds(size.timeoutSeconds()))
-          .logGroup(logGroup)
-          // One JSON object per line; Lambda filters by the level each event carries.
-          .loggingFormat(LoggingFormat.JSON)
-          .applicationLogLevelV2(props.logLevel())
-          .systemLogLevelV2(SystemLogLevel.INFO)
-          .role(functionRole(f, permissions.statementsOf(f)));
+      Function.Builder builder =
+          Function.Builder.create(this, f.step() + "Function")
+              .description(f.description())
+              .runtime(Runtime.JAVA_21)
+              .architecture(
+                  Architecture.ARM_64) // Graviton: cheaper per GB-second; the jars are pure Java.
+              .handler(f.handler())
+              .code(code.computeIfAbsent(f.module(), props.functionCode()::forModule))
+              .memorySize(size.memoryMb())
+              .timeout(Duration.seconds(size.timeoutSeconds()))
+              .logGroup(logGroup)
+              // One JSON object per line; Lambda filters by the level each event carries.
+              .loggingFormat(LoggingFormat.JSON)
+              .applicationLogLevelV2(props.logLevel())
+              .systemLogLevelV2(SystemLogLevel.INFO)
+              .role(functionRole(f, permissions.statementsOf(f)));
       if (f == CompactionFunction.REWRITE_GROUP) {
         props.workerReservedConcurrency().ifPresent(builder::reservedConcurrentExecutions);
       }
@@ -274,20 +304,31 @@ public class IcebergCompaction extends Construct {
       environment.put("JAVA_TOOL_OPTIONS", f.javaToolOptions());
       builder.environment(environment);
       Function function = builder.build();
-      // PassThrough as in the template, set on the resource: CDK's Tracing.PASS_THROUGH would also grant X-Ray writes.
-      ((CfnFunction) function.getNode().getDefaultChild()).setTracingConfig(
-          CfnFunction.TracingConfigProperty.builder().mode("PassThrough").build());
+      // PassThrough as in the template, set on the resource: CDK's Tracing.PASS_THROUGH would also
+      // grant X-Ray writes.
+      ((CfnFunction) function.getNode().getDefaultChild())
+          .setTracingConfig(
+              CfnFunction.TracingConfigProperty.builder().mode("PassThrough").build());
       functions.put(f, function);
     }
   }
 
   /** The warehouse and work prefixes, as the functions' IAM grants bound them (DeploymentScope). */
   private String allowedLocations() {
-    return "s3://" + props.warehouseBucket().getBucketName() + "/" + props.warehousePrefix() + ",s3://"
-        + workBucket.getBucketName() + "/" + props.workPrefix();
+    return "s3://"
+        + props.warehouseBucket().getBucketName()
+        + "/"
+        + props.warehousePrefix()
+        + ",s3://"
+        + workBucket.getBucketName()
+        + "/"
+        + props.workPrefix();
   }
 
-  /** A role like the one SAM makes for a function: basic execution (logs) plus the function's own statements. */
+  /**
+   * A role like the one SAM makes for a function: basic execution (logs) plus the function's own
+   * statements.
+   */
   private IRole functionRole(CompactionFunction f, List<PolicyStatement> statements) {
     List<IManagedPolicy> managed = new ArrayList<>();
     managed.add(ManagedPolicy.fromAwsManagedPolicyName("service-role/AWSLambdaBasicExecutionRole"));
@@ -298,7 +339,10 @@ public class IcebergCompaction extends Construct {
     return Role.Builder.create(this, f.step() + "FunctionRole")
         .assumedBy(new ServicePrincipal("lambda.amazonaws.com"))
         .managedPolicies(managed)
-        .inlinePolicies(Map.of(f.step() + "Function", PolicyDocument.Builder.create().statements(statements).build()))
+        .inlinePolicies(
+            Map.of(
+                f.step() + "Function",
+                PolicyDocument.Builder.create().statements(statements).build()))
         .build();
   }
 
@@ -309,172 +353,302 @@ public class IcebergCompaction extends Construct {
       substitutions.put(f.definitionPlaceholder(), functions.get(f).getFunctionArn());
     }
     if (!substitutions.keySet().equals(definition.placeholders())) {
-      throw new IllegalStateException("the definition's placeholders " + definition.placeholders()
-          + " are not the functions' " + substitutions.keySet());
+      throw new IllegalStateException(
+          "the definition's placeholders "
+              + definition.placeholders()
+              + " are not the functions' "
+              + substitutions.keySet());
     }
-    // A fixed name lets the role name this state machine's own ARN (the DISTRIBUTED Map starts child executions
+    // A fixed name lets the role name this state machine's own ARN (the DISTRIBUTED Map starts
+    // child executions
     // of it) without a circular reference.
     String stateMachineName = name + "-compaction";
-    String arnPrefix = "arn:" + Aws.PARTITION + ":states:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":";
+    String arnPrefix =
+        "arn:" + Aws.PARTITION + ":states:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":";
     List<String> functionArns =
-        CompactionFunction.compactionSteps().stream().map(f -> functions.get(f).getFunctionArn()).toList();
-    Role role = Role.Builder.create(this, "CompactionStateMachineRole")
-        .assumedBy(new ServicePrincipal("states.amazonaws.com"))
-        .inlinePolicies(Map.of("CompactionStateMachine", PolicyDocument.Builder.create().statements(concat(List.of(
-            statement("InvokeTheCompactionFunctions", "lambda:InvokeFunction", functionArns),
-            statement("DistributedMapStartChildExecutions", "states:StartExecution",
-                List.of(arnPrefix + "stateMachine:" + stateMachineName)),
-            PolicyStatement.Builder.create().sid("DistributedMapManageChildExecutions").effect(Effect.ALLOW)
-                .actions(List.of("states:DescribeExecution", "states:StopExecution"))
-                .resources(List.of(arnPrefix + "execution:" + stateMachineName + "/*")).build()),
-            observabilityStatements()))
-            .build()))
-        .build();
-    StateMachine machine = StateMachine.Builder.create(this, "CompactionStateMachine")
-        .stateMachineName(stateMachineName)
-        .stateMachineType(StateMachineType.STANDARD)
-        .definitionBody(DefinitionBody.fromString(definition.text()))
-        .definitionSubstitutions(substitutions)
-        .role(role)
-        .build();
+        CompactionFunction.compactionSteps().stream()
+            .map(f -> functions.get(f).getFunctionArn())
+            .toList();
+    Role role =
+        Role.Builder.create(this, "CompactionStateMachineRole")
+            .assumedBy(new ServicePrincipal("states.amazonaws.com"))
+            .inlinePolicies(
+                Map.of(
+                    "CompactionStateMachine",
+                    PolicyDocument.Builder.create()
+                        .statements(
+                            concat(
+                                List.of(
+                                    statement(
+                                        "InvokeTheCompactionFunctions",
+                                        "lambda:InvokeFunction",
+                                        functionArns),
+                                    statement(
+                                        "DistributedMapStartChildExecutions",
+                                        "states:StartExecution",
+                                        List.of(arnPrefix + "stateMachine:" + stateMachineName)),
+                                    PolicyStatement.Builder.create()
+                                        .sid("DistributedMapManageChildExecutions")
+                                        .effect(Effect.ALLOW)
+                                        .actions(
+                                            List.of(
+                                                "states:DescribeExecution", "states:StopExecution"))
+                                        .resources(
+                                            List.of(
+                                                arnPrefix + "execution:" + stateMachineName + "/*"))
+                                        .build()),
+                                observabilityStatements()))
+                        .build()))
+            .build();
+    StateMachine machine =
+        StateMachine.Builder.create(this, "CompactionStateMachine")
+            .stateMachineName(stateMachineName)
+            .stateMachineType(StateMachineType.STANDARD)
+            .definitionBody(DefinitionBody.fromString(definition.text()))
+            .definitionSubstitutions(substitutions)
+            .role(role)
+            .build();
     observe(machine, "compaction");
     return machine;
   }
 
   /**
-   * Logging (StateMachineLogLevel, without execution data: inputs hold catalog properties) to a retained log group
-   * under /aws/vendedlogs/, and X-Ray tracing when asked. Set on the resource, with the role's statements written
-   * out: the L2's {@code logs}/{@code tracingEnabled} would add a separate IAM policy the SAM template has not.
+   * Logging (StateMachineLogLevel, without execution data: inputs hold catalog properties) to a
+   * retained log group under /aws/vendedlogs/, and X-Ray tracing when asked. Set on the resource,
+   * with the role's statements written out: the L2's {@code logs}/{@code tracingEnabled} would add
+   * a separate IAM policy the SAM template has not.
    */
   private void observe(StateMachine machine, String suffix) {
-    String id = suffix.equals("compaction") ? "CompactionStateMachineLogGroup" : "SweepStateMachineLogGroup";
-    LogGroup logGroup = LogGroup.Builder.create(this, id)
-        .logGroupName("/aws/vendedlogs/states/icecompact/" + name + "-" + suffix)
-        .retention(props.logRetention())
-        .removalPolicy(RemovalPolicy.RETAIN)
-        .build();
+    String id =
+        suffix.equals("compaction")
+            ? "CompactionStateMachineLogGroup"
+            : "SweepStateMachineLogGroup";
+    LogGroup logGroup =
+        LogGroup.Builder.create(this, id)
+            .logGroupName("/aws/vendedlogs/states/icecompact/" + name + "-" + suffix)
+            .retention(props.logRetention())
+            .removalPolicy(RemovalPolicy.RETAIN)
+            .build();
     CfnStateMachine resource = (CfnStateMachine) machine.getNode().getDefaultChild();
-    resource.setLoggingConfiguration(CfnStateMachine.LoggingConfigurationProperty.builder()
-        .level(props.stateMachineLogLevel().name())
-        .includeExecutionData(false)
-        .destinations(List.of(CfnStateMachine.LogDestinationProperty.builder()
-            .cloudWatchLogsLogGroup(CfnStateMachine.CloudWatchLogsLogGroupProperty.builder()
-                .logGroupArn(logGroup.getLogGroupArn()).build())
-            .build()))
-        .build());
-    resource.setTracingConfiguration(CfnStateMachine.TracingConfigurationProperty.builder()
-        .enabled(props.stateMachineTracing()).build());
+    resource.setLoggingConfiguration(
+        CfnStateMachine.LoggingConfigurationProperty.builder()
+            .level(props.stateMachineLogLevel().name())
+            .includeExecutionData(false)
+            .destinations(
+                List.of(
+                    CfnStateMachine.LogDestinationProperty.builder()
+                        .cloudWatchLogsLogGroup(
+                            CfnStateMachine.CloudWatchLogsLogGroupProperty.builder()
+                                .logGroupArn(logGroup.getLogGroupArn())
+                                .build())
+                        .build()))
+            .build());
+    resource.setTracingConfiguration(
+        CfnStateMachine.TracingConfigurationProperty.builder()
+            .enabled(props.stateMachineTracing())
+            .build());
   }
 
   /** Log delivery (AWS's documented actions, which take no resource) and, when tracing, X-Ray. */
   private List<PolicyStatement> observabilityStatements() {
     List<PolicyStatement> statements = new ArrayList<>();
-    statements.add(PolicyStatement.Builder.create().sid("LogDelivery").effect(Effect.ALLOW)
-        .actions(List.of("logs:CreateLogDelivery", "logs:GetLogDelivery", "logs:UpdateLogDelivery",
-            "logs:DeleteLogDelivery", "logs:ListLogDeliveries", "logs:PutResourcePolicy",
-            "logs:DescribeResourcePolicies", "logs:DescribeLogGroups"))
-        .resources(List.of("*")).build());
+    statements.add(
+        PolicyStatement.Builder.create()
+            .sid("LogDelivery")
+            .effect(Effect.ALLOW)
+            .actions(
+                List.of(
+                    "logs:CreateLogDelivery",
+                    "logs:GetLogDelivery",
+                    "logs:UpdateLogDelivery",
+                    "logs:DeleteLogDelivery",
+                    "logs:ListLogDeliveries",
+                    "logs:PutResourcePolicy",
+                    "logs:DescribeResourcePolicies",
+                    "logs:DescribeLogGroups"))
+            .resources(List.of("*"))
+            .build());
     if (props.stateMachineTracing()) {
-      statements.add(PolicyStatement.Builder.create().sid("XRay").effect(Effect.ALLOW)
-          .actions(List.of("xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules",
-              "xray:GetSamplingTargets"))
-          .resources(List.of("*")).build());
+      statements.add(
+          PolicyStatement.Builder.create()
+              .sid("XRay")
+              .effect(Effect.ALLOW)
+              .actions(
+                  List.of(
+                      "xray:PutTraceSegments",
+                      "xray:PutTelemetryRecords",
+                      "xray:GetSamplingRules",
+                      "xray:GetSamplingTargets"))
+              .resources(List.of("*"))
+              .build());
     }
     return statements;
   }
 
   /**
    * The sweep: AssessTables, then an INLINE Map starting the compaction state machine per table
-   * (startExecution.sync:2). Its role names every resource: the function, the compaction state machine, its
-   * executions, and the EventBridge rule that .sync integrations use (AWS's documented policy).
+   * (startExecution.sync:2). Its role names every resource: the function, the compaction state
+   * machine, its executions, and the EventBridge rule that .sync integrations use (AWS's documented
+   * policy).
    */
   private StateMachine createSweepStateMachine() {
-    StateMachineDefinition definition = StateMachineDefinition.bundled(StateMachineDefinition.SWEEP_RESOURCE);
+    StateMachineDefinition definition =
+        StateMachineDefinition.bundled(StateMachineDefinition.SWEEP_RESOURCE);
     Map<String, String> substitutions = new LinkedHashMap<>();
-    substitutions.put(CompactionFunction.ASSESS_TABLES.definitionPlaceholder(),
+    substitutions.put(
+        CompactionFunction.ASSESS_TABLES.definitionPlaceholder(),
         functions.get(CompactionFunction.ASSESS_TABLES).getFunctionArn());
     substitutions.put("CompactionStateMachineArn", stateMachine.getStateMachineArn());
     if (!substitutions.keySet().equals(definition.placeholders())) {
-      throw new IllegalStateException("the sweep definition's placeholders " + definition.placeholders()
-          + " are not " + substitutions.keySet());
+      throw new IllegalStateException(
+          "the sweep definition's placeholders "
+              + definition.placeholders()
+              + " are not "
+              + substitutions.keySet());
     }
     String region = ":" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":";
-    Role role = Role.Builder.create(this, "SweepStateMachineRole")
-        .assumedBy(new ServicePrincipal("states.amazonaws.com"))
-        .inlinePolicies(Map.of("SweepStateMachine", PolicyDocument.Builder.create().statements(concat(List.of(
-            statement("InvokeAssessTables", "lambda:InvokeFunction",
-                List.of(functions.get(CompactionFunction.ASSESS_TABLES).getFunctionArn())),
-            statement("StartCompactionExecutions", "states:StartExecution",
-                List.of(stateMachine.getStateMachineArn())),
-            PolicyStatement.Builder.create().sid("ManageCompactionExecutions").effect(Effect.ALLOW)
-                .actions(List.of("states:DescribeExecution", "states:StopExecution"))
-                .resources(List.of("arn:" + Aws.PARTITION + ":states" + region + "execution:" + name
-                    + "-compaction:*")).build(),
-            PolicyStatement.Builder.create().sid("SyncExecutionEvents").effect(Effect.ALLOW)
-                .actions(List.of("events:PutTargets", "events:PutRule", "events:DescribeRule"))
-                .resources(List.of("arn:" + Aws.PARTITION + ":events" + region
-                    + "rule/StepFunctionsGetEventsForStepFunctionsExecutionRule")).build()),
-            observabilityStatements()))
-            .build()))
-        .build();
-    StateMachine machine = StateMachine.Builder.create(this, "SweepStateMachine")
-        .stateMachineName(name + "-sweep")
-        .stateMachineType(StateMachineType.STANDARD)
-        .definitionBody(DefinitionBody.fromString(definition.text()))
-        .definitionSubstitutions(substitutions)
-        .role(role)
-        .build();
+    Role role =
+        Role.Builder.create(this, "SweepStateMachineRole")
+            .assumedBy(new ServicePrincipal("states.amazonaws.com"))
+            .inlinePolicies(
+                Map.of(
+                    "SweepStateMachine",
+                    PolicyDocument.Builder.create()
+                        .statements(
+                            concat(
+                                List.of(
+                                    statement(
+                                        "InvokeAssessTables",
+                                        "lambda:InvokeFunction",
+                                        List.of(
+                                            functions
+                                                .get(CompactionFunction.ASSESS_TABLES)
+                                                .getFunctionArn())),
+                                    statement(
+                                        "StartCompactionExecutions",
+                                        "states:StartExecution",
+                                        List.of(stateMachine.getStateMachineArn())),
+                                    PolicyStatement.Builder.create()
+                                        .sid("ManageCompactionExecutions")
+                                        .effect(Effect.ALLOW)
+                                        .actions(
+                                            List.of(
+                                                "states:DescribeExecution", "states:StopExecution"))
+                                        .resources(
+                                            List.of(
+                                                "arn:"
+                                                    + Aws.PARTITION
+                                                    + ":states"
+                                                    + region
+                                                    + "execution:"
+                                                    + name
+                                                    + "-compaction:*"))
+                                        .build(),
+                                    PolicyStatement.Builder.create()
+                                        .sid("SyncExecutionEvents")
+                                        .effect(Effect.ALLOW)
+                                        .actions(
+                                            List.of(
+                                                "events:PutTargets",
+                                                "events:PutRule",
+                                                "events:DescribeRule"))
+                                        .resources(
+                                            List.of(
+                                                "arn:"
+                                                    + Aws.PARTITION
+                                                    + ":events"
+                                                    + region
+                                                    + "rule/StepFunctionsGetEventsForStepFunctionsExecutionRule"))
+                                        .build()),
+                                observabilityStatements()))
+                        .build()))
+            .build();
+    StateMachine machine =
+        StateMachine.Builder.create(this, "SweepStateMachine")
+            .stateMachineName(name + "-sweep")
+            .stateMachineType(StateMachineType.STANDARD)
+            .definitionBody(DefinitionBody.fromString(definition.text()))
+            .definitionSubstitutions(substitutions)
+            .role(role)
+            .build();
     observe(machine, "sweep");
     return machine;
   }
 
-  /** The catalog properties of every schedule's input: the catalog's, else derived from the warehouse. */
+  /**
+   * The catalog properties of every schedule's input: the catalog's, else derived from the
+   * warehouse.
+   */
   private Map<String, String> scheduleCatalogProperties() {
-    String warehouseLocation = "s3://" + props.warehouseBucket().getBucketName() + "/" + props.warehousePrefix();
+    String warehouseLocation =
+        "s3://" + props.warehouseBucket().getBucketName() + "/" + props.warehousePrefix();
     return props.catalog().catalogProperties(warehouseLocation);
   }
 
   /**
-   * Starts a schedule could not make (StartExecution refused or throttled past the retry policy) land here with
-   * the error in the message attributes; SQS-managed encryption, TLS only, 14 days (SQS's maximum).
+   * Starts a schedule could not make (StartExecution refused or throttled past the retry policy)
+   * land here with the error in the message attributes; SQS-managed encryption, TLS only, 14 days
+   * (SQS's maximum).
    */
   private Queue createScheduleDeadLetterQueue() {
     return Queue.Builder.create(this, "ScheduleDeadLetterQueue")
         .encryption(QueueEncryption.SQS_MANAGED)
         .retentionPeriod(Duration.days(14))
         .enforceSsl(true)
-        // Retained like the lease table and the log groups: its messages record starts that never happened.
+        // Retained like the lease table and the log groups: its messages record starts that never
+        // happened.
         .removalPolicy(RemovalPolicy.RETAIN)
         .build();
   }
 
-  /** Each schedule's target: 5 attempts within an hour (the next scheduled run is near), then the queue. */
+  /**
+   * Each schedule's target: 5 attempts within an hour (the next scheduled run is near), then the
+   * queue.
+   */
   private CfnSchedule.TargetProperty scheduleTarget(String arn, IRole role, String input) {
     return CfnSchedule.TargetProperty.builder()
         .arn(arn)
         .roleArn(role.getRoleArn())
-        .retryPolicy(CfnSchedule.RetryPolicyProperty.builder()
-            .maximumEventAgeInSeconds(3600).maximumRetryAttempts(5).build())
-        .deadLetterConfig(CfnSchedule.DeadLetterConfigProperty.builder()
-            .arn(scheduleDeadLetterQueue.getQueueArn()).build())
+        .retryPolicy(
+            CfnSchedule.RetryPolicyProperty.builder()
+                .maximumEventAgeInSeconds(3600)
+                .maximumRetryAttempts(5)
+                .build())
+        .deadLetterConfig(
+            CfnSchedule.DeadLetterConfigProperty.builder()
+                .arn(scheduleDeadLetterQueue.getQueueArn())
+                .build())
         .input(input)
         .build();
   }
 
   private PolicyStatement sendDeadLetters() {
-    return statement("DeadLetters", "sqs:SendMessage", List.of(scheduleDeadLetterQueue.getQueueArn()));
+    return statement(
+        "DeadLetters", "sqs:SendMessage", List.of(scheduleDeadLetterQueue.getQueueArn()));
   }
 
   /** The sweep's schedule, with a role of its own that may start the sweep only. */
   private CfnSchedule createSweepSchedule() {
-    Role role = Role.Builder.create(this, "SweepSchedulerRole")
-        .assumedBy(new ServicePrincipal("scheduler.amazonaws.com")
-            .withConditions(Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
-        .inlinePolicies(Map.of("StartSweep", PolicyDocument.Builder.create().statements(List.of(
-            PolicyStatement.Builder.create().effect(Effect.ALLOW).actions(List.of("states:StartExecution"))
-                .resources(List.of(sweepStateMachine.getStateMachineArn())).build(),
-            sendDeadLetters())).build()))
-        .build();
+    Role role =
+        Role.Builder.create(this, "SweepSchedulerRole")
+            .assumedBy(
+                new ServicePrincipal("scheduler.amazonaws.com")
+                    .withConditions(
+                        Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
+            .inlinePolicies(
+                Map.of(
+                    "StartSweep",
+                    PolicyDocument.Builder.create()
+                        .statements(
+                            List.of(
+                                PolicyStatement.Builder.create()
+                                    .effect(Effect.ALLOW)
+                                    .actions(List.of("states:StartExecution"))
+                                    .resources(List.of(sweepStateMachine.getStateMachineArn()))
+                                    .build(),
+                                sendDeadLetters()))
+                        .build()))
+            .build();
     Map<String, Object> input = new LinkedHashMap<>();
     input.put("catalog_properties", scheduleCatalogProperties());
     input.put("namespaces", props.sweepNamespaces());
@@ -488,80 +662,132 @@ public class IcebergCompaction extends Construct {
         .description("icecompact: sweep " + String.join(",", props.sweepNamespaces()))
         .scheduleExpression(props.sweepSchedule())
         .scheduleExpressionTimezone(props.scheduleTimezone())
-        .flexibleTimeWindow(CfnSchedule.FlexibleTimeWindowProperty.builder()
-            .mode("FLEXIBLE").maximumWindowInMinutes(15).build())
-        .target(scheduleTarget(sweepStateMachine.getStateMachineArn(), role, Stack.of(this).toJsonString(input)))
+        .flexibleTimeWindow(
+            CfnSchedule.FlexibleTimeWindowProperty.builder()
+                .mode("FLEXIBLE")
+                .maximumWindowInMinutes(15)
+                .build())
+        .target(
+            scheduleTarget(
+                sweepStateMachine.getStateMachineArn(), role, Stack.of(this).toJsonString(input)))
         .build();
   }
 
   private void createSchedules() {
-    Role role = Role.Builder.create(this, "SchedulerRole")
-        .assumedBy(new ServicePrincipal("scheduler.amazonaws.com")
-            .withConditions(Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
-        .inlinePolicies(Map.of("StartCompaction", PolicyDocument.Builder.create().statements(List.of(
-            PolicyStatement.Builder.create().effect(Effect.ALLOW).actions(List.of("states:StartExecution"))
-                .resources(List.of(stateMachine.getStateMachineArn())).build(),
-            sendDeadLetters())).build()))
-        .build();
+    Role role =
+        Role.Builder.create(this, "SchedulerRole")
+            .assumedBy(
+                new ServicePrincipal("scheduler.amazonaws.com")
+                    .withConditions(
+                        Map.of("StringEquals", Map.of("aws:SourceAccount", Aws.ACCOUNT_ID))))
+            .inlinePolicies(
+                Map.of(
+                    "StartCompaction",
+                    PolicyDocument.Builder.create()
+                        .statements(
+                            List.of(
+                                PolicyStatement.Builder.create()
+                                    .effect(Effect.ALLOW)
+                                    .actions(List.of("states:StartExecution"))
+                                    .resources(List.of(stateMachine.getStateMachineArn()))
+                                    .build(),
+                                sendDeadLetters()))
+                        .build()))
+            .build();
     Map<String, String> catalogProperties = scheduleCatalogProperties();
     for (ScheduledTable table : props.tables()) {
-      String input = Stack.of(this).toJsonString(table.executionInput(catalogProperties, workLocation()));
-      CfnSchedule schedule = CfnSchedule.Builder.create(this, "Compact" + table.table() + "Schedule")
-          .description("icecompact: compact " + table.table())
-          .scheduleExpression(table.schedule())
-          .scheduleExpressionTimezone(props.scheduleTimezone())
-          .flexibleTimeWindow(CfnSchedule.FlexibleTimeWindowProperty.builder()
-              .mode("FLEXIBLE").maximumWindowInMinutes(15).build())
-          .target(scheduleTarget(stateMachine.getStateMachineArn(), role, input))
-          .build();
+      String input =
+          Stack.of(this).toJsonString(table.executionInput(catalogProperties, workLocation()));
+      CfnSchedule schedule =
+          CfnSchedule.Builder.create(this, "Compact" + table.table() + "Schedule")
+              .description("icecompact: compact " + table.table())
+              .scheduleExpression(table.schedule())
+              .scheduleExpressionTimezone(props.scheduleTimezone())
+              .flexibleTimeWindow(
+                  CfnSchedule.FlexibleTimeWindowProperty.builder()
+                      .mode("FLEXIBLE")
+                      .maximumWindowInMinutes(15)
+                      .build())
+              .target(scheduleTarget(stateMachine.getStateMachineArn(), role, input))
+              .build();
       schedules.put(table.table(), schedule);
       stalenessAlarm(table.table());
     }
   }
 
   private void createAlarms() {
-    MetricOptions fiveMinuteSum = MetricOptions.builder().statistic("Sum").period(Duration.minutes(5)).build();
-    alarm("ExecutionsFailedAlarm", "An icecompact execution failed (bad input, or a step failed after its retries)."
-        + " See the execution's JobFailed cause.", stateMachine.metricFailed(fiveMinuteSum), 1);
-    alarm("ExecutionsTimedOutAlarm", "An icecompact execution timed out.",
-        stateMachine.metricTimedOut(fiveMinuteSum), 1);
+    MetricOptions fiveMinuteSum =
+        MetricOptions.builder().statistic("Sum").period(Duration.minutes(5)).build();
+    alarm(
+        "ExecutionsFailedAlarm",
+        "An icecompact execution failed (bad input, or a step failed after its retries)."
+            + " See the execution's JobFailed cause.",
+        stateMachine.metricFailed(fiveMinuteSum),
+        1);
+    alarm(
+        "ExecutionsTimedOutAlarm",
+        "An icecompact execution timed out.",
+        stateMachine.metricTimedOut(fiveMinuteSum),
+        1);
     if (scheduleDeadLetterQueue != null) {
-      alarm("ScheduleDeadLettersAlarm", "A schedule could not start an icecompact execution (see the message in the"
-          + " schedule dead-letter queue: its attributes give the error).",
-          scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible(MetricOptions.builder()
-              .statistic("Maximum").period(Duration.minutes(5)).build()), 1);
+      alarm(
+          "ScheduleDeadLettersAlarm",
+          "A schedule could not start an icecompact execution (see the message in the"
+              + " schedule dead-letter queue: its attributes give the error).",
+          scheduleDeadLetterQueue.metricApproximateNumberOfMessagesVisible(
+              MetricOptions.builder().statistic("Maximum").period(Duration.minutes(5)).build()),
+          1);
     }
-    // A table's failed compaction is caught inside the sweep (the sweep still succeeds; ExecutionsFailedAlarm and
+    // A table's failed compaction is caught inside the sweep (the sweep still succeeds;
+    // ExecutionsFailedAlarm and
     // the job log report it): this fires only when the sweep execution itself fails.
-    alarm("SweepExecutionsFailedAlarm", "An icecompact sweep execution failed as a whole (its input was refused or"
-        + " assessing the tables failed); a table's failed compaction does not fail the sweep (see"
-        + " ExecutionsFailedAlarm). See the execution's events.", sweepStateMachine.metricFailed(fiveMinuteSum), 1);
+    alarm(
+        "SweepExecutionsFailedAlarm",
+        "An icecompact sweep execution failed as a whole (its input was refused or"
+            + " assessing the tables failed); a table's failed compaction does not fail the sweep (see"
+            + " ExecutionsFailedAlarm). See the execution's events.",
+        sweepStateMachine.metricFailed(fiveMinuteSum),
+        1);
 
-    // UNKNOWN and PARTIAL jobs end in a *successful* execution, so ExecutionsFailed never sees them: count the
+    // UNKNOWN and PARTIAL jobs end in a *successful* execution, so ExecutionsFailed never sees
+    // them: count the
     // job lines ReleaseLease prints instead of logging every state's data at level ALL.
-    MetricFilter filter = MetricFilter.Builder.create(this, "UnknownOrPartialJobsMetricFilter")
-        .logGroup(logGroups.get(CompactionFunction.RELEASE_LEASE))
-        .filterPattern(FilterPattern.literal(UNKNOWN_OR_PARTIAL_PATTERN))
-        .metricNamespace("icecompact")
-        .metricName(name + "-JobsUnknownOrPartial")
-        .metricValue("1")
-        .unit(Unit.COUNT)
-        .build();
+    MetricFilter filter =
+        MetricFilter.Builder.create(this, "UnknownOrPartialJobsMetricFilter")
+            .logGroup(logGroups.get(CompactionFunction.RELEASE_LEASE))
+            .filterPattern(FilterPattern.literal(UNKNOWN_OR_PARTIAL_PATTERN))
+            .metricNamespace("icecompact")
+            .metricName(name + "-JobsUnknownOrPartial")
+            .metricValue("1")
+            .unit(Unit.COUNT)
+            .build();
     int threshold = props.unknownOrPartialThreshold();
-    alarm("UnknownOrPartialJobsAlarm", "At least " + threshold + " icecompact jobs ended UNKNOWN or PARTIAL within"
-        + " 6 hours (groups failing or conflicting repeatedly). Query the job log (pk = table) or the release-lease"
-        + " logs.", filter.metric(MetricOptions.builder().statistic("Sum").period(Duration.hours(6)).build()),
+    alarm(
+        "UnknownOrPartialJobsAlarm",
+        "At least "
+            + threshold
+            + " icecompact jobs ended UNKNOWN or PARTIAL within"
+            + " 6 hours (groups failing or conflicting repeatedly). Query the job log (pk = table) or the release-lease"
+            + " logs.",
+        filter.metric(MetricOptions.builder().statistic("Sum").period(Duration.hours(6)).build()),
         threshold);
   }
 
-  /** The body is the SAM template's text; its placeholders are the SAM logical ids, filled in by Fn::Sub. */
+  /**
+   * The body is the SAM template's text; its placeholders are the SAM logical ids, filled in by
+   * Fn::Sub.
+   */
   private CfnDashboard createDashboard() {
     Map<String, String> variables = new LinkedHashMap<>();
     variables.put("CompactionStateMachine", stateMachine.getStateMachineArn());
     variables.put("SweepStateMachine", sweepStateMachine.getStateMachineArn());
-    variables.put("RewriteGroupFunction", functions.get(CompactionFunction.REWRITE_GROUP).getFunctionName());
-    variables.put("PlanRewriteFunction", functions.get(CompactionFunction.PLAN_REWRITE).getFunctionName());
-    variables.put("CommitSnapshotFunction", functions.get(CompactionFunction.COMMIT_SNAPSHOT).getFunctionName());
+    variables.put(
+        "RewriteGroupFunction", functions.get(CompactionFunction.REWRITE_GROUP).getFunctionName());
+    variables.put(
+        "PlanRewriteFunction", functions.get(CompactionFunction.PLAN_REWRITE).getFunctionName());
+    variables.put(
+        "CommitSnapshotFunction",
+        functions.get(CompactionFunction.COMMIT_SNAPSHOT).getFunctionName());
     if (!variables.keySet().equals(new java.util.LinkedHashSet<>(OperationsDashboard.VARIABLES))) {
       throw new IllegalStateException(
           "the dashboard names " + OperationsDashboard.VARIABLES + ", not " + variables.keySet());
@@ -573,62 +799,93 @@ public class IcebergCompaction extends Construct {
   }
 
   private void alarm(String id, String description, IMetric metric, int threshold) {
-    Alarm alarm = Alarm.Builder.create(this, id)
-        .alarmDescription(description)
-        .metric(metric)
-        .evaluationPeriods(1)
-        .threshold(threshold)
-        .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-        .treatMissingData(TreatMissingData.NOT_BREACHING)
-        .build();
+    Alarm alarm =
+        Alarm.Builder.create(this, id)
+            .alarmDescription(description)
+            .metric(metric)
+            .evaluationPeriods(1)
+            .threshold(threshold)
+            .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
+            .treatMissingData(TreatMissingData.NOT_BREACHING)
+            .build();
     props.alarmTopic().ifPresent(topic -> alarm.addAlarmAction(new SnsAction(topic)));
     alarms.add(alarm);
   }
 
-  private static List<PolicyStatement> concat(List<PolicyStatement> first, List<PolicyStatement> second) {
+  private static List<PolicyStatement> concat(
+      List<PolicyStatement> first, List<PolicyStatement> second) {
     List<PolicyStatement> all = new ArrayList<>(first);
     all.addAll(second);
     return all;
   }
 
   /**
-   * A scheduled table's staleness: a day counts when one of its jobs ended COMMITTED, PARTIAL or NOTHING_TO_DO
-   * (ReleaseLease's EMF line: every job emits each Jobs* metric once, so SampleCount counts the jobs);
-   * staleAfterDays days in a row without one - failed, contended or missing runs alike (missing data breaches) - alarm.
+   * A scheduled table's staleness: a day counts when one of its jobs ended COMMITTED, PARTIAL or
+   * NOTHING_TO_DO (ReleaseLease's EMF line: every job emits each Jobs* metric once, so SampleCount
+   * counts the jobs); staleAfterDays days in a row without one - failed, contended or missing runs
+   * alike (missing data breaches) - alarm.
    */
   private void stalenessAlarm(String table) {
     List<Object> metrics = new ArrayList<>();
-    metrics.add(CfnAlarm.MetricDataQueryProperty.builder().id("succeeded")
-        .label(table + " jobs that did not fail").expression("finished - failed - unknown - contended").returnData(true).build());
+    metrics.add(
+        CfnAlarm.MetricDataQueryProperty.builder()
+            .id("succeeded")
+            .label(table + " jobs that did not fail")
+            .expression("finished - failed - unknown - contended")
+            .returnData(true)
+            .build());
     metrics.add(jobMetric("finished", "JobsCommitted", "SampleCount", table));
     metrics.add(jobMetric("failed", "JobsFailed", "Sum", table));
     metrics.add(jobMetric("unknown", "JobsUnknown", "Sum", table));
     metrics.add(jobMetric("contended", "JobsContended", "Sum", table));
-    CfnAlarm.Builder alarm = CfnAlarm.Builder.create(this, "Stale" + table + "Alarm")
-        .alarmDescription("icecompact: no job of " + table + " finished without FAILED, UNKNOWN or CONTENDED for "
-            + props.staleAfterDays() + " days (or none ran). See the job log (history --table).")
-        .metrics(metrics)
-        .evaluationPeriods(props.staleAfterDays())
-        .datapointsToAlarm(props.staleAfterDays())
-        .threshold(1)
-        .comparisonOperator("LessThanThreshold")
-        .treatMissingData("breaching");
+    CfnAlarm.Builder alarm =
+        CfnAlarm.Builder.create(this, "Stale" + table + "Alarm")
+            .alarmDescription(
+                "icecompact: no job of "
+                    + table
+                    + " finished without FAILED, UNKNOWN or CONTENDED for "
+                    + props.staleAfterDays()
+                    + " days (or none ran). See the job log (history --table).")
+            .metrics(metrics)
+            .evaluationPeriods(props.staleAfterDays())
+            .datapointsToAlarm(props.staleAfterDays())
+            .threshold(1)
+            .comparisonOperator("LessThanThreshold")
+            .treatMissingData("breaching");
     props.alarmTopic().ifPresent(topic -> alarm.alarmActions(List.of(topic.getTopicArn())));
     stalenessAlarms.put(table, alarm.build());
   }
 
-  private static CfnAlarm.MetricDataQueryProperty jobMetric(String id, String metric, String stat, String table) {
-    return CfnAlarm.MetricDataQueryProperty.builder().id(id)
-        .metricStat(CfnAlarm.MetricStatProperty.builder()
-            .metric(CfnAlarm.MetricProperty.builder().namespace("icecompact").metricName(metric)
-                .dimensions(List.of(CfnAlarm.DimensionProperty.builder().name("Table").value(table).build())).build())
-            .period(86400).stat(stat).build())
+  private static CfnAlarm.MetricDataQueryProperty jobMetric(
+      String id, String metric, String stat, String table) {
+    return CfnAlarm.MetricDataQueryProperty.builder()
+        .id(id)
+        .metricStat(
+            CfnAlarm.MetricStatProperty.builder()
+                .metric(
+                    CfnAlarm.MetricProperty.builder()
+                        .namespace("icecompact")
+                        .metricName(metric)
+                        .dimensions(
+                            List.of(
+                                CfnAlarm.DimensionProperty.builder()
+                                    .name("Table")
+                                    .value(table)
+                                    .build()))
+                        .build())
+                .period(86400)
+                .stat(stat)
+                .build())
         .returnData(false)
         .build();
   }
 
   private static PolicyStatement statement(String sid, String action, List<String> resources) {
-    return PolicyStatement.Builder.create().sid(sid).effect(Effect.ALLOW).actions(List.of(action))
-        .resources(resources).build();
+    return PolicyStatement.Builder.create()
+        .sid(sid)
+        .effect(Effect.ALLOW)
+        .actions(List.of(action))
+        .resources(resources)
+        .build();
   }
 }

@@ -17,9 +17,9 @@ import software.amazon.awscdk.services.sns.ITopic;
 import software.amazon.awscdk.services.stepfunctions.LogLevel;
 
 /**
- * What an {@link IcebergCompaction} deploys, immutable; defaults are infra/template.yaml's (docs/deploy.md maps
- * each prop to its SAM parameter). Required: the warehouse bucket, the catalog (a Glue catalog names its database:
- * no default grants every database) and the function code.
+ * What an {@link IcebergCompaction} deploys, immutable; defaults are infra/template.yaml's
+ * (docs/deploy.md maps each prop to its SAM parameter). Required: the warehouse bucket, the catalog
+ * (a Glue catalog names its database: no default grants every database) and the function code.
  */
 public final class IcebergCompactionProps {
   public static final String DEFAULT_WAREHOUSE_PREFIX = "warehouse/";
@@ -31,31 +31,47 @@ public final class IcebergCompactionProps {
   public static final String DEFAULT_SWEEP_SCHEDULE = "rate(1 day)";
   public static final int DEFAULT_SWEEP_MAX_TABLES = 10;
   public static final int DEFAULT_SWEEP_MAX_CONCURRENT_TABLES = 4;
-  /** The maxima of max_tables and max_concurrent_tables in state-machine/sweep-input.schema.json. */
-  public static final int MAX_SWEEP_MAX_TABLES = 100;
-  public static final int MAX_SWEEP_MAX_CONCURRENT_TABLES = 40;
+
   /**
-   * The names SweepCareSteps and the sweep input's {@code care_steps} accept (state-machine/sweep-input.schema.json;
-   * the construct does not depend on core's CareStep, a test holds the two together).
+   * The maxima of max_tables and max_concurrent_tables in state-machine/sweep-input.schema.json.
+   */
+  public static final int MAX_SWEEP_MAX_TABLES = 100;
+
+  public static final int MAX_SWEEP_MAX_CONCURRENT_TABLES = 40;
+
+  /**
+   * The names SweepCareSteps and the sweep input's {@code care_steps} accept
+   * (state-machine/sweep-input.schema.json; the construct does not depend on core's CareStep, a
+   * test holds the two together).
    */
   public static final List<String> CARE_STEPS =
       List.of("delete-cleanup", "rewrite-manifests", "expire-snapshots", "remove-orphans");
+
   public static final ApplicationLogLevel DEFAULT_LOG_LEVEL = ApplicationLogLevel.INFO;
+
   /** Failed states and executions only: ALL logs every transition, charged per event. */
   public static final LogLevel DEFAULT_STATE_MACHINE_LOG_LEVEL = LogLevel.ERROR;
+
   public static final int DEFAULT_STALE_AFTER_DAYS = 3;
+
   /**
-   * The SAM template's LogLevel values: not WARN or above, since the job line (read by the UNKNOWN/PARTIAL alarm)
-   * and the metric lines carry no level, which Lambda counts as INFO.
+   * The SAM template's LogLevel values: not WARN or above, since the job line (read by the
+   * UNKNOWN/PARTIAL alarm) and the metric lines carry no level, which Lambda counts as INFO.
    */
   public static final Set<ApplicationLogLevel> LOG_LEVELS =
       Set.of(ApplicationLogLevel.TRACE, ApplicationLogLevel.DEBUG, ApplicationLogLevel.INFO);
 
   /** The SAM template's WorkPrefix pattern: S3's safe key characters, ending with "/". */
   private static final Pattern WORK_PREFIX = Pattern.compile("^[A-Za-z0-9!_.*'()/-]+/$");
-  /** A namespace as SweepNamespaces allows it: no comma, white space, quote or backslash (levels separated by dots). */
+
+  /**
+   * A namespace as SweepNamespaces allows it: no comma, white space, quote or backslash (levels
+   * separated by dots).
+   */
   private static final Pattern NAMESPACE = Pattern.compile("^[^,\\s\"\\\\]+$");
+
   private static final Pattern SCHEDULE = Pattern.compile("^(rate|cron|at)\\(.+\\)$");
+
   /** State machine names allow 80 characters; "-compaction" takes 11. */
   private static final Pattern NAME = Pattern.compile("^[A-Za-z0-9_-]{1,69}$");
 
@@ -129,8 +145,8 @@ public final class IcebergCompactionProps {
   }
 
   /**
-   * Key prefix of the tables, "" or ending with "/"; S3 grants cover {@code <prefix>*}{@code /data/*} and
-   * {@code <prefix>*}{@code /metadata/*}.
+   * Key prefix of the tables, "" or ending with "/"; S3 grants cover {@code <prefix>*}{@code
+   * /data/*} and {@code <prefix>*}{@code /metadata/*}.
    */
   public String warehousePrefix() {
     return warehousePrefix;
@@ -155,8 +171,8 @@ public final class IcebergCompactionProps {
   }
 
   /**
-   * Namespaces the sweep assesses on {@link #sweepSchedule()} (SweepNamespaces); empty = no sweep schedule (the
-   * sweep state machine is deployed anyway and can be started by hand).
+   * Namespaces the sweep assesses on {@link #sweepSchedule()} (SweepNamespaces); empty = no sweep
+   * schedule (the sweep state machine is deployed anyway and can be started by hand).
    */
   public List<String> sweepNamespaces() {
     return sweepNamespaces;
@@ -178,15 +194,17 @@ public final class IcebergCompactionProps {
   }
 
   /**
-   * Care steps the sweep runs for a table that does not set {@code icecompact.steps} (SweepCareSteps), passed as
-   * the schedule input's {@code care_steps}; empty Optional = not passed (the sweep's defaults, which delete
-   * nothing); an empty list = no care step.
+   * Care steps the sweep runs for a table that does not set {@code icecompact.steps}
+   * (SweepCareSteps), passed as the schedule input's {@code care_steps}; empty Optional = not
+   * passed (the sweep's defaults, which delete nothing); an empty list = no care step.
    */
   public Optional<List<String>> sweepCareSteps() {
     return Optional.ofNullable(sweepCareSteps);
   }
 
-  /** An existing bucket for job artefacts (ExistingWorkBucket); empty = the construct creates one. */
+  /**
+   * An existing bucket for job artefacts (ExistingWorkBucket); empty = the construct creates one.
+   */
   public Optional<IBucket> workBucket() {
     return Optional.ofNullable(workBucket);
   }
@@ -222,20 +240,26 @@ public final class IcebergCompactionProps {
     return functionSizes.get(function);
   }
 
-  /** A managed policy added to one function's role (the SAM template's {@code <Step>ExtraPolicyArn}). */
+  /**
+   * A managed policy added to one function's role (the SAM template's {@code
+   * <Step>ExtraPolicyArn}).
+   */
   public Optional<IManagedPolicy> extraPolicy(CompactionFunction function) {
     return Optional.ofNullable(extraPolicies.get(function));
   }
 
   /**
-   * The worker's reserved concurrency (WorkerReservedConcurrency); empty = none. It caps the workers of all
-   * executions together, so it bounds what the executions' {@code max_concurrency} can use.
+   * The worker's reserved concurrency (WorkerReservedConcurrency); empty = none. It caps the
+   * workers of all executions together, so it bounds what the executions' {@code max_concurrency}
+   * can use.
    */
   public Optional<Integer> workerReservedConcurrency() {
     return Optional.ofNullable(workerReservedConcurrency);
   }
 
-  /** Step Functions log level of both state machines (StateMachineLogLevel), without execution data. */
+  /**
+   * Step Functions log level of both state machines (StateMachineLogLevel), without execution data.
+   */
   public LogLevel stateMachineLogLevel() {
     return stateMachineLogLevel;
   }
@@ -246,8 +270,8 @@ public final class IcebergCompactionProps {
   }
 
   /**
-   * Days without a job that ended COMMITTED, PARTIAL or NOTHING_TO_DO before a scheduled table's staleness alarm
-   * fires (StaleAfterDays).
+   * Days without a job that ended COMMITTED, PARTIAL or NOTHING_TO_DO before a scheduled table's
+   * staleness alarm fires (StaleAfterDays).
    */
   public int staleAfterDays() {
     return staleAfterDays;
@@ -281,8 +305,10 @@ public final class IcebergCompactionProps {
     private ApplicationLogLevel logLevel = DEFAULT_LOG_LEVEL;
     private ITopic alarmTopic;
     private int unknownOrPartialThreshold = DEFAULT_UNKNOWN_OR_PARTIAL_THRESHOLD;
-    private final Map<CompactionFunction, FunctionSize> functionSizes = new EnumMap<>(CompactionFunction.class);
-    private final Map<CompactionFunction, IManagedPolicy> extraPolicies = new EnumMap<>(CompactionFunction.class);
+    private final Map<CompactionFunction, FunctionSize> functionSizes =
+        new EnumMap<>(CompactionFunction.class);
+    private final Map<CompactionFunction, IManagedPolicy> extraPolicies =
+        new EnumMap<>(CompactionFunction.class);
     private Integer workerReservedConcurrency;
     private LogLevel stateMachineLogLevel = DEFAULT_STATE_MACHINE_LOG_LEVEL;
     private boolean stateMachineTracing;
@@ -327,9 +353,13 @@ public final class IcebergCompactionProps {
       return this;
     }
 
-    /** Namespaces the sweep assesses, e.g. {@code analytics}, {@code sales.raw}; none = no sweep schedule. */
+    /**
+     * Namespaces the sweep assesses, e.g. {@code analytics}, {@code sales.raw}; none = no sweep
+     * schedule.
+     */
     public Builder sweepNamespaces(List<String> namespaces) {
-      namespaces.forEach(n -> this.sweepNamespaces.add(Objects.requireNonNull(n, "sweep namespace")));
+      namespaces.forEach(
+          n -> this.sweepNamespaces.add(Objects.requireNonNull(n, "sweep namespace")));
       return this;
     }
 
@@ -349,9 +379,10 @@ public final class IcebergCompactionProps {
     }
 
     /**
-     * Care steps for every swept table that does not set {@code icecompact.steps}, from {@link #CARE_STEPS}, e.g.
-     * {@code List.of("rewrite-manifests", "expire-snapshots", "remove-orphans")}; an empty list = none. Unset: the
-     * sweep's defaults (rewrite-manifests, plus delete-cleanup on a v2 table with delete files).
+     * Care steps for every swept table that does not set {@code icecompact.steps}, from {@link
+     * #CARE_STEPS}, e.g. {@code List.of("rewrite-manifests", "expire-snapshots",
+     * "remove-orphans")}; an empty list = none. Unset: the sweep's defaults (rewrite-manifests,
+     * plus delete-cleanup on a v2 table with delete files).
      */
     public Builder sweepCareSteps(List<String> steps) {
       this.sweepCareSteps = new ArrayList<>(Objects.requireNonNull(steps, "sweepCareSteps"));
@@ -394,13 +425,17 @@ public final class IcebergCompactionProps {
     }
 
     public Builder functionSize(CompactionFunction function, FunctionSize size) {
-      this.functionSizes.put(Objects.requireNonNull(function, "function"), Objects.requireNonNull(size, "size"));
+      this.functionSizes.put(
+          Objects.requireNonNull(function, "function"), Objects.requireNonNull(size, "size"));
       return this;
     }
 
-    /** Adds a managed policy to one function's role, e.g. KMS, Lake Formation or S3 Tables grants. */
+    /**
+     * Adds a managed policy to one function's role, e.g. KMS, Lake Formation or S3 Tables grants.
+     */
     public Builder extraPolicy(CompactionFunction function, IManagedPolicy policy) {
-      this.extraPolicies.put(Objects.requireNonNull(function, "function"), Objects.requireNonNull(policy, "policy"));
+      this.extraPolicies.put(
+          Objects.requireNonNull(function, "function"), Objects.requireNonNull(policy, "policy"));
       return this;
     }
 
@@ -436,57 +471,95 @@ public final class IcebergCompactionProps {
     }
 
     public IcebergCompactionProps build() {
-      PropsCheck.that(warehouseBucket != null, "'warehouseBucket' is not set: the bucket of the Iceberg tables");
-      PropsCheck.that(catalog != null, "'catalog' is not set: e.g. IcebergCatalog.glue(\"analytics\") (the Glue"
-          + " database the functions may use; \"*\" = every database of the account), IcebergCatalog.dynamoDb(...),"
-          + " rest(...) or jdbc(...)");
-      PropsCheck.that(functionCode != null,
+      PropsCheck.that(
+          warehouseBucket != null,
+          "'warehouseBucket' is not set: the bucket of the Iceberg tables");
+      PropsCheck.that(
+          catalog != null,
+          "'catalog' is not set: e.g. IcebergCatalog.glue(\"analytics\") (the Glue"
+              + " database the functions may use; \"*\" = every database of the account), IcebergCatalog.dynamoDb(...),"
+              + " rest(...) or jdbc(...)");
+      PropsCheck.that(
+          functionCode != null,
           "'functionCode' is not set: e.g. FunctionCode.fromBuiltJars(<repository root>)");
-      PropsCheck.that(warehousePrefix.isEmpty() || (warehousePrefix.endsWith("/") && !warehousePrefix.startsWith("/")),
-          "'warehousePrefix' is set to '" + warehousePrefix
+      PropsCheck.that(
+          warehousePrefix.isEmpty()
+              || (warehousePrefix.endsWith("/") && !warehousePrefix.startsWith("/")),
+          "'warehousePrefix' is set to '"
+              + warehousePrefix
               + "' but must be empty or end with '/' (and not start with it)");
-      PropsCheck.that(WORK_PREFIX.matcher(workPrefix).matches(), "'workPrefix' is set to '" + workPrefix
-          + "' but must match " + WORK_PREFIX.pattern());
-      PropsCheck.that(workArtefactRetentionDays >= 1,
-          "'workArtefactRetentionDays' is set to " + workArtefactRetentionDays + " but must be >= 1");
-      PropsCheck.that(unknownOrPartialThreshold >= 1,
-          "'unknownOrPartialThreshold' is set to " + unknownOrPartialThreshold + " but must be >= 1");
+      PropsCheck.that(
+          WORK_PREFIX.matcher(workPrefix).matches(),
+          "'workPrefix' is set to '" + workPrefix + "' but must match " + WORK_PREFIX.pattern());
+      PropsCheck.that(
+          workArtefactRetentionDays >= 1,
+          "'workArtefactRetentionDays' is set to "
+              + workArtefactRetentionDays
+              + " but must be >= 1");
+      PropsCheck.that(
+          unknownOrPartialThreshold >= 1,
+          "'unknownOrPartialThreshold' is set to "
+              + unknownOrPartialThreshold
+              + " but must be >= 1");
       PropsCheck.that(!scheduleTimezone.isBlank(), "'scheduleTimezone' is blank");
-      PropsCheck.that(LOG_LEVELS.contains(logLevel), "'logLevel' is set to " + logLevel
-          + " but must be TRACE, DEBUG or INFO: the job and metric lines have no level and count as INFO");
+      PropsCheck.that(
+          LOG_LEVELS.contains(logLevel),
+          "'logLevel' is set to "
+              + logLevel
+              + " but must be TRACE, DEBUG or INFO: the job and metric lines have no level and count as INFO");
       FunctionSize worker = functionSizes.get(CompactionFunction.REWRITE_GROUP);
-      PropsCheck.that(worker == null || worker.memoryMb() >= CompactionFunction.WORKER_MIN_MEMORY_MB,
-          "the worker's memory is set to " + (worker == null ? 0 : worker.memoryMb()) + " MB but must be >= "
-              + CompactionFunction.WORKER_MIN_MEMORY_MB + " MB");
+      PropsCheck.that(
+          worker == null || worker.memoryMb() >= CompactionFunction.WORKER_MIN_MEMORY_MB,
+          "the worker's memory is set to "
+              + (worker == null ? 0 : worker.memoryMb())
+              + " MB but must be >= "
+              + CompactionFunction.WORKER_MIN_MEMORY_MB
+              + " MB");
       // CloudWatch evaluates an alarm over at most 7 days (periods of a day here).
       PropsCheck.range("staleAfterDays", staleAfterDays, 1, 7);
       if (workerReservedConcurrency != null) {
         PropsCheck.range("workerReservedConcurrency", workerReservedConcurrency, 1, 99999);
       }
-      PropsCheck.that(name == null || NAME.matcher(name).matches(),
+      PropsCheck.that(
+          name == null || NAME.matcher(name).matches(),
           "'name' is set to '" + name + "' but must match " + NAME.pattern());
       for (String namespace : sweepNamespaces) {
-        PropsCheck.that(NAMESPACE.matcher(namespace).matches(), "sweep namespace '" + namespace
-            + "' must be non-empty without commas, spaces, quotes or backslashes (levels separated by dots)");
+        PropsCheck.that(
+            NAMESPACE.matcher(namespace).matches(),
+            "sweep namespace '"
+                + namespace
+                + "' must be non-empty without commas, spaces, quotes or backslashes (levels separated by dots)");
       }
-      PropsCheck.that(new HashSet<>(sweepNamespaces).size() == sweepNamespaces.size(),
+      PropsCheck.that(
+          new HashSet<>(sweepNamespaces).size() == sweepNamespaces.size(),
           "'sweepNamespaces' " + sweepNamespaces + " names a namespace twice");
-      PropsCheck.that(SCHEDULE.matcher(sweepSchedule).matches(), "'sweepSchedule' is set to '" + sweepSchedule
-          + "' but must be an EventBridge Scheduler expression: rate(...), cron(...) or at(...)");
-      // The sweep input schema's bounds: a value outside them would deploy, then fail every sweep's validation.
+      PropsCheck.that(
+          SCHEDULE.matcher(sweepSchedule).matches(),
+          "'sweepSchedule' is set to '"
+              + sweepSchedule
+              + "' but must be an EventBridge Scheduler expression: rate(...), cron(...) or at(...)");
+      // The sweep input schema's bounds: a value outside them would deploy, then fail every sweep's
+      // validation.
       PropsCheck.range("sweepMaxTables", sweepMaxTables, 1, MAX_SWEEP_MAX_TABLES);
-      PropsCheck.range("sweepMaxConcurrentTables", sweepMaxConcurrentTables, 1, MAX_SWEEP_MAX_CONCURRENT_TABLES);
+      PropsCheck.range(
+          "sweepMaxConcurrentTables", sweepMaxConcurrentTables, 1, MAX_SWEEP_MAX_CONCURRENT_TABLES);
       if (sweepCareSteps != null) {
         for (String step : sweepCareSteps) {
-          PropsCheck.that(CARE_STEPS.contains(step), "sweep care step '" + step + "' is not one of " + CARE_STEPS);
+          PropsCheck.that(
+              CARE_STEPS.contains(step),
+              "sweep care step '" + step + "' is not one of " + CARE_STEPS);
         }
-        PropsCheck.that(new HashSet<>(sweepCareSteps).size() == sweepCareSteps.size(),
+        PropsCheck.that(
+            new HashSet<>(sweepCareSteps).size() == sweepCareSteps.size(),
             "'sweepCareSteps' " + sweepCareSteps + " names a step twice");
       }
       Set<String> seen = new HashSet<>();
       for (ScheduledTable table : tables) {
-        PropsCheck.that(seen.add(table.table()), "table " + table.table()
-            + " is scheduled twice; one schedule per table (its lease would skip one of two overlapping runs)");
+        PropsCheck.that(
+            seen.add(table.table()),
+            "table "
+                + table.table()
+                + " is scheduled twice; one schedule per table (its lease would skip one of two overlapping runs)");
       }
       return new IcebergCompactionProps(this);
     }

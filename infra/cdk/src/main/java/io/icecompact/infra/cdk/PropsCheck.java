@@ -5,7 +5,8 @@ final class PropsCheck {
   private PropsCheck() {}
 
   static void range(String name, int value, int min, int max) {
-    that(value >= min && value <= max,
+    that(
+        value >= min && value <= max,
         "'" + name + "' is set to " + value + " but must be between " + min + " and " + max);
   }
 

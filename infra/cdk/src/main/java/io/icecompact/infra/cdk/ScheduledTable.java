@@ -7,14 +7,18 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * One table compacted on a schedule: an EventBridge Scheduler schedule that starts the state machine with this
- * table's execution input (state-machine/execution-input.schema.json). The SAM template's table slots
- * (TableN, TableNSchedule, ScheduleOptionsJson) give the table, the schedule and the options; the other fields
- * of the input are optional here and left out when not set.
+ * One table compacted on a schedule: an EventBridge Scheduler schedule that starts the state
+ * machine with this table's execution input (state-machine/execution-input.schema.json). The SAM
+ * template's table slots (TableN, TableNSchedule, ScheduleOptionsJson) give the table, the schedule
+ * and the options; the other fields of the input are optional here and left out when not set.
  */
 public final class ScheduledTable {
-  /** The schema's identifier pattern, without quotes (they would break the JSON input in the SAM template). */
+  /**
+   * The schema's identifier pattern, without quotes (they would break the JSON input in the SAM
+   * template).
+   */
   private static final Pattern TABLE = Pattern.compile("^[^.\\s\"]+(\\.[^.\\s\"]+)+$");
+
   private static final Pattern SCHEDULE = Pattern.compile("^(rate|cron|at)\\(.+\\)$");
 
   private final String table;
@@ -42,7 +46,8 @@ public final class ScheduledTable {
 
   /**
    * @param table Iceberg table identifier, namespace(s) and name separated by dots
-   * @param schedule an EventBridge Scheduler expression: {@code rate(6 hours)}, {@code cron(0 3 * * ? *)}
+   * @param schedule an EventBridge Scheduler expression: {@code rate(6 hours)}, {@code cron(0 3 * *
+   *     ? *)}
    */
   public static Builder builder(String table, String schedule) {
     return new Builder(table, schedule);
@@ -61,10 +66,11 @@ public final class ScheduledTable {
   }
 
   /**
-   * The execution input this table's schedule starts the state machine with: the same fields, in the same order,
-   * as the SAM template's schedules (options always present, {@code {}} when none).
+   * The execution input this table's schedule starts the state machine with: the same fields, in
+   * the same order, as the SAM template's schedules (options always present, {@code {}} when none).
    */
-  public Map<String, Object> executionInput(Map<String, String> catalogProperties, String workLocation) {
+  public Map<String, Object> executionInput(
+      Map<String, String> catalogProperties, String workLocation) {
     Map<String, Object> input = new LinkedHashMap<>();
     input.put("table", table);
     input.put("catalog_properties", catalogProperties);
@@ -104,18 +110,25 @@ public final class ScheduledTable {
       this.schedule = Objects.requireNonNull(schedule, "schedule");
     }
 
-    /** Rewrite options with Iceberg's names (docs/configuration.md); checked by the planner at run time. */
+    /**
+     * Rewrite options with Iceberg's names (docs/configuration.md); checked by the planner at run
+     * time.
+     */
     public Builder options(Map<String, String> rewriteOptions) {
       rewriteOptions.forEach(this::option);
       return this;
     }
 
     public Builder option(String name, String value) {
-      options.put(Objects.requireNonNull(name, "option name"), Objects.requireNonNull(value, "option " + name));
+      options.put(
+          Objects.requireNonNull(name, "option name"),
+          Objects.requireNonNull(value, "option " + name));
       return this;
     }
 
-    /** A readable filter, e.g. {@code ordered_at >= '2026-06-01'}; exclusive with {@link #filter}. */
+    /**
+     * A readable filter, e.g. {@code ordered_at >= '2026-06-01'}; exclusive with {@link #filter}.
+     */
     public Builder where(String expression) {
       this.where = expression;
       return this;
@@ -140,11 +153,20 @@ public final class ScheduledTable {
     }
 
     public ScheduledTable build() {
-      PropsCheck.that(TABLE.matcher(table).matches(), "'table' is set to '" + table
-          + "' but must be namespace(s) and name separated by dots, without spaces or quotes");
-      PropsCheck.that(SCHEDULE.matcher(schedule).matches(), "'schedule' of " + table + " is set to '" + schedule
-          + "' but must be an EventBridge Scheduler expression: rate(...), cron(...) or at(...)");
-      PropsCheck.that(where == null || filter == null,
+      PropsCheck.that(
+          TABLE.matcher(table).matches(),
+          "'table' is set to '"
+              + table
+              + "' but must be namespace(s) and name separated by dots, without spaces or quotes");
+      PropsCheck.that(
+          SCHEDULE.matcher(schedule).matches(),
+          "'schedule' of "
+              + table
+              + " is set to '"
+              + schedule
+              + "' but must be an EventBridge Scheduler expression: rate(...), cron(...) or at(...)");
+      PropsCheck.that(
+          where == null || filter == null,
           "'where' and 'filter' of " + table + " are both set but are exclusive");
       PropsCheck.that(where == null || !where.isEmpty(), "'where' of " + table + " is empty");
       PropsCheck.that(filter == null || !filter.isEmpty(), "'filter' of " + table + " is empty");

@@ -10,9 +10,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A definition of state-machine/ (compaction.asl.json, sweep.asl.json), as the build copies it into this module's
- * jar: the construct deploys this text unchanged, with its {@code ${...}} placeholders filled by
- * DefinitionSubstitutions, as SAM does.
+ * A definition of state-machine/ (compaction.asl.json, sweep.asl.json), as the build copies it into
+ * this module's jar: the construct deploys this text unchanged, with its {@code ${...}}
+ * placeholders filled by DefinitionSubstitutions, as SAM does.
  */
 final class StateMachineDefinition {
   static final String RESOURCE = "compaction.asl.json";

@@ -34,11 +34,12 @@ final class CfnMaps {
   /** Resources of a type by logical id, sorted. */
   static Map<String, Map<String, Object>> ofType(Map<String, Object> resources, String type) {
     Map<String, Map<String, Object>> out = new TreeMap<>();
-    resources.forEach((id, resource) -> {
-      if (type.equals(map(resource).get("Type"))) {
-        out.put(id, map(resource));
-      }
-    });
+    resources.forEach(
+        (id, resource) -> {
+          if (type.equals(map(resource).get("Type"))) {
+            out.put(id, map(resource));
+          }
+        });
     return out;
   }
 

@@ -10,15 +10,19 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * state-machine/execution-input.schema.json, the check AcquireLease applies to an execution's input, and
- * state-machine/sweep-input.schema.json, AssessTables' check of a sweep's input.
+ * state-machine/execution-input.schema.json, the check AcquireLease applies to an execution's
+ * input, and state-machine/sweep-input.schema.json, AssessTables' check of a sweep's input.
  */
 final class ExecutionInputSchema {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final JsonSchema SCHEMA = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
-      .getSchema(RepositoryFiles.read(RepositoryFiles.executionInputSchema()));
-  private static final JsonSchema SWEEP = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
-      .getSchema(RepositoryFiles.read(RepositoryFiles.root().resolve("state-machine/sweep-input.schema.json")));
+  private static final JsonSchema SCHEMA =
+      JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+          .getSchema(RepositoryFiles.read(RepositoryFiles.executionInputSchema()));
+  private static final JsonSchema SWEEP =
+      JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+          .getSchema(
+              RepositoryFiles.read(
+                  RepositoryFiles.root().resolve("state-machine/sweep-input.schema.json")));
 
   private ExecutionInputSchema() {}
 

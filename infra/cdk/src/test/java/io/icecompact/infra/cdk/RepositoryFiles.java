@@ -6,7 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Files of this repository the tests compare the stack with (the build passes the root as a system property). */
+/**
+ * Files of this repository the tests compare the stack with (the build passes the root as a system
+ * property).
+ */
 final class RepositoryFiles {
   private RepositoryFiles() {}
 

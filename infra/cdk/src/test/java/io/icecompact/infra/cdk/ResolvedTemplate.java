@@ -10,13 +10,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A CloudFormation template with its parameters filled in and its intrinsic functions worked out as far as they
- * can be without deploying: conditions decide {@code Fn::If} and which resources exist, {@code AWS::NoValue}
- * disappears, {@code Fn::Split} becomes a list, and {@code Ref}, {@code Fn::GetAtt}, {@code Fn::Sub} and
- * {@code Fn::Join} become strings in which
- * what only a deployment knows stays a placeholder: {@code ${AWS::Partition}}, {@code ${LeaseTable}},
- * {@code ${LeaseTable.Arn}}. Logical ids go through a renaming (the CDK's hashed ids to the SAM template's), so
- * that a SAM template and a synthesized stack resolve to comparable maps.
+ * A CloudFormation template with its parameters filled in and its intrinsic functions worked out as
+ * far as they can be without deploying: conditions decide {@code Fn::If} and which resources exist,
+ * {@code AWS::NoValue} disappears, {@code Fn::Split} becomes a list, and {@code Ref}, {@code
+ * Fn::GetAtt}, {@code Fn::Sub} and {@code Fn::Join} become strings in which what only a deployment
+ * knows stays a placeholder: {@code ${AWS::Partition}}, {@code ${LeaseTable}}, {@code
+ * ${LeaseTable.Arn}}. Logical ids go through a renaming (the CDK's hashed ids to the SAM
+ * template's), so that a SAM template and a synthesized stack resolve to comparable maps.
  */
 final class ResolvedTemplate {
   private static final Object NO_VALUE = new Object();
@@ -29,32 +29,40 @@ final class ResolvedTemplate {
   private final Map<String, Object> resources = new LinkedHashMap<>();
 
   /**
-   * @param template the template as maps and lists (CfnYaml's or the CDK's {@code Template.toJSON()})
+   * @param template the template as maps and lists (CfnYaml's or the CDK's {@code
+   *     Template.toJSON()})
    * @param parameterValues values of parameters; the others take their defaults
    * @param logicalIds renames a logical id (identity for the SAM template)
    */
-  ResolvedTemplate(Map<String, Object> template, Map<String, Object> parameterValues,
+  ResolvedTemplate(
+      Map<String, Object> template,
+      Map<String, Object> parameterValues,
       UnaryOperator<String> logicalIds) {
     this.logicalIds = logicalIds;
     this.parameters = new LinkedHashMap<>();
-    CfnMaps.map(template.getOrDefault("Parameters", Map.of())).forEach((name, definition) -> {
-      Object value = parameterValues.containsKey(name)
-          ? parameterValues.get(name)
-          : CfnMaps.map(definition).get("Default");
-      parameters.put(name, value);
-    });
+    CfnMaps.map(template.getOrDefault("Parameters", Map.of()))
+        .forEach(
+            (name, definition) -> {
+              Object value =
+                  parameterValues.containsKey(name)
+                      ? parameterValues.get(name)
+                      : CfnMaps.map(definition).get("Default");
+              parameters.put(name, value);
+            });
     this.conditionDefinitions = CfnMaps.map(template.getOrDefault("Conditions", Map.of()));
-    CfnMaps.map(template.get("Resources")).forEach((id, resource) -> {
-      Map<String, Object> r = CfnMaps.map(resource);
-      if (r.containsKey("Condition") && !condition((String) r.get("Condition"))) {
-        return;
-      }
-      Map<String, Object> resolved = CfnMaps.map(resolve(r));
-      resolved.remove("Condition");
-      resolved.remove("DependsOn");
-      resolved.remove("Metadata");
-      resources.put(logicalIds.apply(id), resolved);
-    });
+    CfnMaps.map(template.get("Resources"))
+        .forEach(
+            (id, resource) -> {
+              Map<String, Object> r = CfnMaps.map(resource);
+              if (r.containsKey("Condition") && !condition((String) r.get("Condition"))) {
+                return;
+              }
+              Map<String, Object> resolved = CfnMaps.map(resolve(r));
+              resolved.remove("Condition");
+              resolved.remove("DependsOn");
+              resolved.remove("Metadata");
+              resources.put(logicalIds.apply(id), resolved);
+            });
   }
 
   /** Resources by (renamed) logical id. */
@@ -82,7 +90,8 @@ final class ResolvedTemplate {
     }
     if (m.containsKey("Fn::Equals")) {
       List<Object> operands = CfnMaps.list(m.get("Fn::Equals"));
-      return String.valueOf(resolve(operands.get(0))).equals(String.valueOf(resolve(operands.get(1))));
+      return String.valueOf(resolve(operands.get(0)))
+          .equals(String.valueOf(resolve(operands.get(1))));
     }
     if (m.containsKey("Fn::Not")) {
       return !evaluate(CfnMaps.list(m.get("Fn::Not")).get(0));
@@ -118,38 +127,44 @@ final class ResolvedTemplate {
         case "Ref":
           return ref((String) argument);
         case "Fn::GetAtt":
-          List<Object> parts = argument instanceof String s ? List.of(s.split("\\.", 2)) : CfnMaps.list(argument);
+          List<Object> parts =
+              argument instanceof String s ? List.of(s.split("\\.", 2)) : CfnMaps.list(argument);
           return "${" + logicalIds.apply((String) parts.get(0)) + "." + parts.get(1) + "}";
         case "Fn::Sub":
           return sub(argument);
-        case "Fn::Join": {
-          List<Object> join = CfnMaps.list(argument);
-          List<String> pieces = new ArrayList<>();
-          for (Object piece : CfnMaps.list(resolve(join.get(1)))) {
-            pieces.add(String.valueOf(piece));
+        case "Fn::Join":
+          {
+            List<Object> join = CfnMaps.list(argument);
+            List<String> pieces = new ArrayList<>();
+            for (Object piece : CfnMaps.list(resolve(join.get(1)))) {
+              pieces.add(String.valueOf(piece));
+            }
+            return String.join((String) join.get(0), pieces);
           }
-          return String.join((String) join.get(0), pieces);
-        }
-        case "Fn::Split": {
-          List<Object> split = CfnMaps.list(argument);
-          String source = String.valueOf(resolve(split.get(1)));
-          return new ArrayList<Object>(List.of(source.split(Pattern.quote((String) split.get(0)), -1)));
-        }
-        case "Fn::If": {
-          List<Object> branches = CfnMaps.list(argument);
-          return resolve(condition((String) branches.get(0)) ? branches.get(1) : branches.get(2));
-        }
+        case "Fn::Split":
+          {
+            List<Object> split = CfnMaps.list(argument);
+            String source = String.valueOf(resolve(split.get(1)));
+            return new ArrayList<Object>(
+                List.of(source.split(Pattern.quote((String) split.get(0)), -1)));
+          }
+        case "Fn::If":
+          {
+            List<Object> branches = CfnMaps.list(argument);
+            return resolve(condition((String) branches.get(0)) ? branches.get(1) : branches.get(2));
+          }
         default:
           break;
       }
     }
     Map<String, Object> out = new LinkedHashMap<>();
-    m.forEach((k, v) -> {
-      Object resolved = resolve(v);
-      if (resolved != NO_VALUE) {
-        out.put(k, resolved);
-      }
-    });
+    m.forEach(
+        (k, v) -> {
+          Object resolved = resolve(v);
+          if (resolved != NO_VALUE) {
+            out.put(k, resolved);
+          }
+        });
     return out;
   }
 

@@ -28,11 +28,12 @@ import software.amazon.awscdk.services.s3.Bucket;
 import software.amazon.awscdk.services.sns.Topic;
 
 /**
- * The CDK stack against infra/template.yaml, for equivalent settings: both templates are resolved (parameters filled
- * in, conditions decided, intrinsics rendered) and compared resource by resource on what matters: functions, every
- * role's statements (Sid, actions, resources, conditions) and managed policies, the state machine, the lease table,
- * the work bucket, log groups, schedules and alarms. The SAM side gets what the SAM transform adds to what is compared
- * (Globals, a role per function with AWSLambdaBasicExecutionRole, a role for the state machine).
+ * The CDK stack against infra/template.yaml, for equivalent settings: both templates are resolved
+ * (parameters filled in, conditions decided, intrinsics rendered) and compared resource by resource
+ * on what matters: functions, every role's statements (Sid, actions, resources, conditions) and
+ * managed policies, the state machine, the lease table, the work bucket, log groups, schedules and
+ * alarms. The SAM side gets what the SAM transform adds to what is compared (Globals, a role per
+ * function with AWSLambdaBasicExecutionRole, a role for the state machine).
  */
 class SamParityTest {
   static final String TOPIC = "arn:aws:sns:eu-west-1:123456789012:icecompact-alarms";
@@ -42,7 +43,10 @@ class SamParityTest {
       "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
 
   /** One setting of both: the SAM parameters and the construct's props that mean the same. */
-  record Case(String name, Map<String, Object> samParameters, BiConsumer<Stack, IcebergCompactionProps.Builder> props) {
+  record Case(
+      String name,
+      Map<String, Object> samParameters,
+      BiConsumer<Stack, IcebergCompactionProps.Builder> props) {
     @Override
     public String toString() {
       return name;
@@ -51,60 +55,136 @@ class SamParityTest {
 
   static Stream<Case> cases() {
     return Stream.of(
-        new Case("glue, created work bucket, alarm topic, a sweep of two namespaces",
-            mapOf("WarehouseBucket", "my-warehouse", "GlueDatabase", SynthesizedCompaction.GLUE_DATABASE,
-                "Table1", "analytics.orders", "Table1Schedule", "rate(6 hours)",
-                "ScheduleOptionsJson", "{\"min-input-files\": \"2\"}", "AlarmTopicArn", TOPIC,
-                "SweepNamespaces", "analytics,sales.raw", "SweepSchedule", "cron(0 2 * * ? *)", "SweepMaxTables", 25,
-                "SweepMaxConcurrentTables", 6, "SweepCareSteps", "rewrite-manifests,expire-snapshots,remove-orphans"),
-            (stack, p) -> p
-                .table(ScheduledTable.builder("analytics.orders", "rate(6 hours)")
-                    .option("min-input-files", "2").build())
-                .alarmTopic(Topic.fromTopicArn(stack, "Alarms", TOPIC))
-                .sweepNamespaces(List.of("analytics", "sales.raw"))
-                .sweepSchedule("cron(0 2 * * ? *)")
-                .sweepMaxTables(25)
-                .sweepMaxConcurrentTables(6)
-                .sweepCareSteps(List.of("rewrite-manifests", "expire-snapshots", "remove-orphans"))),
-        new Case("dynamodb catalog, existing work bucket, access policy, sizes, DEBUG logs",
-            mapOf("WarehouseBucket", "my-warehouse", "WarehousePrefix", "lake/", "CatalogType", "dynamodb",
-                "CatalogDynamoDbTable", "iceberg_catalog", "CatalogAccessPolicyArn", CATALOG_POLICY,
-                "ExistingWorkBucket", "shared-work", "WorkPrefix", "compaction/", "Table1", "db.events",
-                "Table1Schedule", "cron(0 3 * * ? *)", "ScheduleTimezone", "Europe/Berlin", "LogRetentionDays", 90,
-                "UnknownOrPartialThreshold", 5, "WorkerMemorySize", 10240, "LogLevel", "DEBUG",
-                "SweepNamespaces", "db", "WorkerReservedConcurrency", 40, "RewriteGroupExtraPolicyArn", KMS_POLICY,
-                "CommitSnapshotExtraPolicyArn", KMS_POLICY, "StateMachineLogLevel", "ALL",
-                "StateMachineTracing", "true", "StaleAfterDays", 7, "SweepCareSteps", "none"),
-            (stack, p) -> p
-                .warehousePrefix("lake/")
-                .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
-                .catalogAccessPolicy(ManagedPolicy.fromManagedPolicyArn(stack, "CatalogPolicy", CATALOG_POLICY))
-                .workBucket(Bucket.fromBucketName(stack, "SharedWork", "shared-work"))
-                .workPrefix("compaction/")
-                .table(ScheduledTable.of("db.events", "cron(0 3 * * ? *)"))
-                .scheduleTimezone("Europe/Berlin")
-                .logRetention(RetentionDays.THREE_MONTHS)
-                .unknownOrPartialThreshold(5)
-                .logLevel(ApplicationLogLevel.DEBUG)
-                .functionSize(CompactionFunction.REWRITE_GROUP,
-                    CompactionFunction.REWRITE_GROUP.defaultSize().withMemoryMb(10240))
-                .sweepNamespaces(List.of("db"))
-                .sweepCareSteps(List.of())
-                .workerReservedConcurrency(40)
-                .stateMachineLogLevel(software.amazon.awscdk.services.stepfunctions.LogLevel.ALL)
-                .stateMachineTracing(true)
-                .staleAfterDays(7)
-                .extraPolicy(CompactionFunction.REWRITE_GROUP, ManagedPolicy.fromManagedPolicyArn(stack, "WorkerKms",
-                    KMS_POLICY))
-                .extraPolicy(CompactionFunction.COMMIT_SNAPSHOT, ManagedPolicy.fromManagedPolicyArn(stack,
-                    "CommitterKms", KMS_POLICY))),
-        new Case("rest catalog with its properties, a Glue database that is not used",
-            Map.of("WarehouseBucket", "my-warehouse", "CatalogType", "rest", "GlueDatabase", "analytics",
-                "CatalogPropertiesJson", "{\"type\": \"rest\", \"uri\": \"https://catalog.example.com/iceberg\"}",
-                "Table1", "analytics.orders"),
-            (stack, p) -> p
-                .catalog(IcebergCatalog.rest(Map.of("type", "rest", "uri", "https://catalog.example.com/iceberg")))
-                .table(ScheduledTable.of("analytics.orders", "rate(1 day)"))));
+        new Case(
+            "glue, created work bucket, alarm topic, a sweep of two namespaces",
+            mapOf(
+                "WarehouseBucket",
+                "my-warehouse",
+                "GlueDatabase",
+                SynthesizedCompaction.GLUE_DATABASE,
+                "Table1",
+                "analytics.orders",
+                "Table1Schedule",
+                "rate(6 hours)",
+                "ScheduleOptionsJson",
+                "{\"min-input-files\": \"2\"}",
+                "AlarmTopicArn",
+                TOPIC,
+                "SweepNamespaces",
+                "analytics,sales.raw",
+                "SweepSchedule",
+                "cron(0 2 * * ? *)",
+                "SweepMaxTables",
+                25,
+                "SweepMaxConcurrentTables",
+                6,
+                "SweepCareSteps",
+                "rewrite-manifests,expire-snapshots,remove-orphans"),
+            (stack, p) ->
+                p.table(
+                        ScheduledTable.builder("analytics.orders", "rate(6 hours)")
+                            .option("min-input-files", "2")
+                            .build())
+                    .alarmTopic(Topic.fromTopicArn(stack, "Alarms", TOPIC))
+                    .sweepNamespaces(List.of("analytics", "sales.raw"))
+                    .sweepSchedule("cron(0 2 * * ? *)")
+                    .sweepMaxTables(25)
+                    .sweepMaxConcurrentTables(6)
+                    .sweepCareSteps(
+                        List.of("rewrite-manifests", "expire-snapshots", "remove-orphans"))),
+        new Case(
+            "dynamodb catalog, existing work bucket, access policy, sizes, DEBUG logs",
+            mapOf(
+                "WarehouseBucket",
+                "my-warehouse",
+                "WarehousePrefix",
+                "lake/",
+                "CatalogType",
+                "dynamodb",
+                "CatalogDynamoDbTable",
+                "iceberg_catalog",
+                "CatalogAccessPolicyArn",
+                CATALOG_POLICY,
+                "ExistingWorkBucket",
+                "shared-work",
+                "WorkPrefix",
+                "compaction/",
+                "Table1",
+                "db.events",
+                "Table1Schedule",
+                "cron(0 3 * * ? *)",
+                "ScheduleTimezone",
+                "Europe/Berlin",
+                "LogRetentionDays",
+                90,
+                "UnknownOrPartialThreshold",
+                5,
+                "WorkerMemorySize",
+                10240,
+                "LogLevel",
+                "DEBUG",
+                "SweepNamespaces",
+                "db",
+                "WorkerReservedConcurrency",
+                40,
+                "RewriteGroupExtraPolicyArn",
+                KMS_POLICY,
+                "CommitSnapshotExtraPolicyArn",
+                KMS_POLICY,
+                "StateMachineLogLevel",
+                "ALL",
+                "StateMachineTracing",
+                "true",
+                "StaleAfterDays",
+                7,
+                "SweepCareSteps",
+                "none"),
+            (stack, p) ->
+                p.warehousePrefix("lake/")
+                    .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
+                    .catalogAccessPolicy(
+                        ManagedPolicy.fromManagedPolicyArn(stack, "CatalogPolicy", CATALOG_POLICY))
+                    .workBucket(Bucket.fromBucketName(stack, "SharedWork", "shared-work"))
+                    .workPrefix("compaction/")
+                    .table(ScheduledTable.of("db.events", "cron(0 3 * * ? *)"))
+                    .scheduleTimezone("Europe/Berlin")
+                    .logRetention(RetentionDays.THREE_MONTHS)
+                    .unknownOrPartialThreshold(5)
+                    .logLevel(ApplicationLogLevel.DEBUG)
+                    .functionSize(
+                        CompactionFunction.REWRITE_GROUP,
+                        CompactionFunction.REWRITE_GROUP.defaultSize().withMemoryMb(10240))
+                    .sweepNamespaces(List.of("db"))
+                    .sweepCareSteps(List.of())
+                    .workerReservedConcurrency(40)
+                    .stateMachineLogLevel(
+                        software.amazon.awscdk.services.stepfunctions.LogLevel.ALL)
+                    .stateMachineTracing(true)
+                    .staleAfterDays(7)
+                    .extraPolicy(
+                        CompactionFunction.REWRITE_GROUP,
+                        ManagedPolicy.fromManagedPolicyArn(stack, "WorkerKms", KMS_POLICY))
+                    .extraPolicy(
+                        CompactionFunction.COMMIT_SNAPSHOT,
+                        ManagedPolicy.fromManagedPolicyArn(stack, "CommitterKms", KMS_POLICY))),
+        new Case(
+            "rest catalog with its properties, a Glue database that is not used",
+            Map.of(
+                "WarehouseBucket",
+                "my-warehouse",
+                "CatalogType",
+                "rest",
+                "GlueDatabase",
+                "analytics",
+                "CatalogPropertiesJson",
+                "{\"type\": \"rest\", \"uri\": \"https://catalog.example.com/iceberg\"}",
+                "Table1",
+                "analytics.orders"),
+            (stack, p) ->
+                p.catalog(
+                        IcebergCatalog.rest(
+                            Map.of("type", "rest", "uri", "https://catalog.example.com/iceberg")))
+                    .table(ScheduledTable.of("analytics.orders", "rate(1 day)"))));
   }
 
   static Map<String, Object> sam;
@@ -114,10 +194,16 @@ class SamParityTest {
   @BeforeAll
   static void load() throws IOException {
     sam = CfnYaml.load(RepositoryFiles.samTemplate());
-    cases().forEach(c -> {
-      SAM_RESOLVED.put(c.name(), transformedSam(new ResolvedTemplate(sam, c.samParameters(), id -> id).resources()));
-      CDK_RESOLVED.put(c.name(), SynthesizedCompaction.of(c.props()).resolved().resources());
-    });
+    cases()
+        .forEach(
+            c -> {
+              SAM_RESOLVED.put(
+                  c.name(),
+                  transformedSam(
+                      new ResolvedTemplate(sam, c.samParameters(), id -> id).resources()));
+              CDK_RESOLVED.put(
+                  c.name(), SynthesizedCompaction.of(c.props()).resolved().resources());
+            });
   }
 
   @ParameterizedTest(name = "{0}")
@@ -133,14 +219,33 @@ class SamParityTest {
       String id = f.step() + "Function";
       Map<String, Object> samFunction = props(map(sam(c).get(id)));
       Map<String, Object> cdkFunction = props(map(cdk(c).get(id)));
-      for (String key : List.of("Runtime", "Architectures", "Handler", "MemorySize", "Timeout", "EphemeralStorage",
-          "Description", "Environment", "LoggingConfig", "TracingConfig",
-          "ReservedConcurrentExecutions")) {
+      for (String key :
+          List.of(
+              "Runtime",
+              "Architectures",
+              "Handler",
+              "MemorySize",
+              "Timeout",
+              "EphemeralStorage",
+              "Description",
+              "Environment",
+              "LoggingConfig",
+              "TracingConfig",
+              "ReservedConcurrentExecutions")) {
         assertThat(cdkFunction.get(key)).as(id + " " + key).isEqualTo(samFunction.get(key));
       }
-      assertThat(samFunction).as(id).containsKeys("Runtime", "Architectures", "Handler", "MemorySize", "Timeout",
-          "LoggingConfig", "TracingConfig");
-      assertThat(samFunction.get("CodeUri")).as(id)
+      assertThat(samFunction)
+          .as(id)
+          .containsKeys(
+              "Runtime",
+              "Architectures",
+              "Handler",
+              "MemorySize",
+              "Timeout",
+              "LoggingConfig",
+              "TracingConfig");
+      assertThat(samFunction.get("CodeUri"))
+          .as(id)
           .isEqualTo("../" + f.module() + "/target/" + FunctionCode.jarName(f.module()));
     }
   }
@@ -151,18 +256,25 @@ class SamParityTest {
     Map<String, Object> samResources = sam(c);
     Map<String, Object> cdkResources = cdk(c);
     List<String> roles = CfnMaps.ofType(samResources, "AWS::IAM::Role").keySet().stream().toList();
-    // One per function (8), each state machine's, the table schedules' and, with sweep namespaces, the sweep's.
-    assertThat(roles).hasSize(hasSweepSchedule(c) ? 12 : 11)
-        .containsExactlyInAnyOrderElementsOf(CfnMaps.ofType(cdkResources, "AWS::IAM::Role").keySet());
+    // One per function (8), each state machine's, the table schedules' and, with sweep namespaces,
+    // the sweep's.
+    assertThat(roles)
+        .hasSize(hasSweepSchedule(c) ? 12 : 11)
+        .containsExactlyInAnyOrderElementsOf(
+            CfnMaps.ofType(cdkResources, "AWS::IAM::Role").keySet());
     for (String role : roles) {
       Map<String, Object> samRole = props(map(samResources.get(role)));
       Map<String, Object> cdkRole = props(map(cdkResources.get(role)));
       assertThat(comparable(samRole.get("Policies"))).as(role).isNotEmpty();
-      assertThat(comparable(cdkRole.get("Policies"))).as(role).isEqualTo(comparable(samRole.get("Policies")));
+      assertThat(comparable(cdkRole.get("Policies")))
+          .as(role)
+          .isEqualTo(comparable(samRole.get("Policies")));
       assertThat(strings(cdkRole.getOrDefault("ManagedPolicyArns", List.of())))
-          .as(role).isEqualTo(strings(samRole.getOrDefault("ManagedPolicyArns", List.of())));
+          .as(role)
+          .isEqualTo(strings(samRole.getOrDefault("ManagedPolicyArns", List.of())));
       assertThat(comparable(cdkRole.get("AssumeRolePolicyDocument")))
-          .as(role).isEqualTo(comparable(samRole.get("AssumeRolePolicyDocument")));
+          .as(role)
+          .isEqualTo(comparable(samRole.get("AssumeRolePolicyDocument")));
     }
   }
 
@@ -175,23 +287,43 @@ class SamParityTest {
       assertThat(cdkMachine.get("StateMachineName")).as(id).isEqualTo(samMachine.get("Name"));
       assertThat(cdkMachine.get("StateMachineType")).as(id).isEqualTo(samMachine.get("Type"));
       assertThat(map(samMachine.get("DefinitionSubstitutions"))).as(id).isNotEmpty();
-      assertThat(cdkMachine.get("DefinitionSubstitutions")).as(id).isEqualTo(samMachine.get("DefinitionSubstitutions"));
-      String definition = RepositoryFiles.read(RepositoryFiles.samTemplate().getParent()
-          .resolve((String) samMachine.get("DefinitionUri")).normalize());
+      assertThat(cdkMachine.get("DefinitionSubstitutions"))
+          .as(id)
+          .isEqualTo(samMachine.get("DefinitionSubstitutions"));
+      String definition =
+          RepositoryFiles.read(
+              RepositoryFiles.samTemplate()
+                  .getParent()
+                  .resolve((String) samMachine.get("DefinitionUri"))
+                  .normalize());
       assertThat(cdkMachine.get("DefinitionString")).as(id).isEqualTo(definition);
-      assertThat(map(samMachine.get("Logging"))).as(id).containsEntry("IncludeExecutionData", false);
-      assertThat(cdkMachine.get("LoggingConfiguration")).as(id).isEqualTo(samMachine.get("Logging"));
-      assertThat(cdkMachine.get("TracingConfiguration")).as(id).isEqualTo(samMachine.get("Tracing"));
+      assertThat(map(samMachine.get("Logging")))
+          .as(id)
+          .containsEntry("IncludeExecutionData", false);
+      assertThat(cdkMachine.get("LoggingConfiguration"))
+          .as(id)
+          .isEqualTo(samMachine.get("Logging"));
+      assertThat(cdkMachine.get("TracingConfiguration"))
+          .as(id)
+          .isEqualTo(samMachine.get("Tracing"));
     }
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void sameTableBucketAndLogGroups(Case c) {
-    List<String> ids = Stream.concat(Stream.of("LeaseTable", "WorkBucket", "WorkBucketPolicy",
-            "ScheduleDeadLetterQueue", "ScheduleDeadLetterQueuePolicy"),
-        Stream.concat(Stream.of("CompactionStateMachineLogGroup", "SweepStateMachineLogGroup"),
-            Stream.of(CompactionFunction.values()).map(f -> f.step() + "LogGroup"))).toList();
+    List<String> ids =
+        Stream.concat(
+                Stream.of(
+                    "LeaseTable",
+                    "WorkBucket",
+                    "WorkBucketPolicy",
+                    "ScheduleDeadLetterQueue",
+                    "ScheduleDeadLetterQueuePolicy"),
+                Stream.concat(
+                    Stream.of("CompactionStateMachineLogGroup", "SweepStateMachineLogGroup"),
+                    Stream.of(CompactionFunction.values()).map(f -> f.step() + "LogGroup")))
+            .toList();
     for (String id : ids) {
       Map<String, Object> samResource = map(sam(c).get(id));
       Map<String, Object> cdkResource = map(cdk(c).get(id));
@@ -201,9 +333,11 @@ class SamParityTest {
       }
       assertThat(map(samResource.get("Properties"))).as(id).isNotEmpty();
       assertThat(cdkResource.get("Properties")).as(id).isEqualTo(samResource.get("Properties"));
-      assertThat(cdkResource.getOrDefault("DeletionPolicy", "Delete")).as(id)
+      assertThat(cdkResource.getOrDefault("DeletionPolicy", "Delete"))
+          .as(id)
           .isEqualTo(samResource.getOrDefault("DeletionPolicy", "Delete"));
-      assertThat(cdkResource.getOrDefault("UpdateReplacePolicy", "Delete")).as(id)
+      assertThat(cdkResource.getOrDefault("UpdateReplacePolicy", "Delete"))
+          .as(id)
           .isEqualTo(samResource.getOrDefault("UpdateReplacePolicy", "Delete"));
     }
   }
@@ -213,7 +347,9 @@ class SamParityTest {
   void sameSchedulesAndInputs(Case c) throws IOException {
     Map<String, Map<String, Object>> samSchedules = schedulesByDescription(sam(c));
     Map<String, Map<String, Object>> cdkSchedules = schedulesByDescription(cdk(c));
-    assertThat(cdkSchedules.keySet()).isEqualTo(samSchedules.keySet()).hasSize(hasSweepSchedule(c) ? 2 : 1);
+    assertThat(cdkSchedules.keySet())
+        .isEqualTo(samSchedules.keySet())
+        .hasSize(hasSweepSchedule(c) ? 2 : 1);
     ObjectMapper json = new ObjectMapper();
     for (String description : samSchedules.keySet()) {
       Map<String, Object> samSchedule = new LinkedHashMap<>(samSchedules.get(description));
@@ -233,12 +369,18 @@ class SamParityTest {
         assertThat(ExecutionInputSchema.sweepProblems(cdkInput)).as(cdkInput).isEmpty();
         // SweepCareSteps: the list, [] for none, left out when empty (the sweep's defaults)
         Object careSteps = c.samParameters().getOrDefault("SweepCareSteps", "");
-        assertThat(json.readTree(samInput).has("care_steps")).as(description).isEqualTo(!careSteps.equals(""));
+        assertThat(json.readTree(samInput).has("care_steps"))
+            .as(description)
+            .isEqualTo(!careSteps.equals(""));
         if (careSteps.equals("none")) {
           assertThat(json.readTree(samInput).get("care_steps")).as(description).isEmpty();
         } else if (!careSteps.equals("")) {
-          assertThat(String.join(",", json.convertValue(json.readTree(samInput).get("care_steps"), List.class)))
-              .as(description).isEqualTo(careSteps);
+          assertThat(
+                  String.join(
+                      ",",
+                      json.convertValue(json.readTree(samInput).get("care_steps"), List.class)))
+              .as(description)
+              .isEqualTo(careSteps);
         }
       }
     }
@@ -247,8 +389,14 @@ class SamParityTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void sameAlarmsAndMetricFilter(Case c) {
-    for (String id : List.of("ExecutionsFailedAlarm", "ExecutionsTimedOutAlarm", "SweepExecutionsFailedAlarm",
-        "UnknownOrPartialJobsAlarm", "UnknownOrPartialJobsMetricFilter", "ScheduleDeadLettersAlarm")) {
+    for (String id :
+        List.of(
+            "ExecutionsFailedAlarm",
+            "ExecutionsTimedOutAlarm",
+            "SweepExecutionsFailedAlarm",
+            "UnknownOrPartialJobsAlarm",
+            "UnknownOrPartialJobsMetricFilter",
+            "ScheduleDeadLettersAlarm")) {
       Map<String, Object> samProps = new TreeMap<>(props(map(sam(c).get(id))));
       Map<String, Object> cdkProps = new TreeMap<>(props(map(cdk(c).get(id))));
       // Worded alike; SAM's folded YAML text differs in white space.
@@ -277,64 +425,80 @@ class SamParityTest {
   void sameDashboard(Case c) throws IOException {
     Map<String, Object> samDashboard = props(map(sam(c).get("OperationsDashboard")));
     Map<String, Object> cdkDashboard = props(map(cdk(c).get("OperationsDashboard")));
-    assertThat(cdkDashboard.get("DashboardName")).isEqualTo(samDashboard.get("DashboardName"))
+    assertThat(cdkDashboard.get("DashboardName"))
+        .isEqualTo(samDashboard.get("DashboardName"))
         .isEqualTo("icecompact-${AWS::StackName}");
     ObjectMapper json = new ObjectMapper();
     assertThat(json.readTree((String) cdkDashboard.get("DashboardBody")))
         .isEqualTo(json.readTree((String) samDashboard.get("DashboardBody")));
   }
 
-  /** Staleness alarms (those with metric math on JobsCommitted) by their table, without the description. */
+  /**
+   * Staleness alarms (those with metric math on JobsCommitted) by their table, without the
+   * description.
+   */
   static Map<String, Map<String, Object>> stalenessAlarmsByTable(Map<String, Object> resources) {
     Map<String, Map<String, Object>> out = new TreeMap<>();
-    CfnMaps.ofType(resources, "AWS::CloudWatch::Alarm").values().forEach(r -> {
-      Map<String, Object> p = new TreeMap<>(props(r));
-      if (p.containsKey("Metrics")) {
-        p.remove("AlarmDescription");
-        Map<String, Object> finished = map(list(p.get("Metrics")).get(1));
-        Object table = map(list(map(map(finished.get("MetricStat")).get("Metric")).get("Dimensions")).get(0)).get("Value");
-        out.put((String) table, p);
-      }
-    });
+    CfnMaps.ofType(resources, "AWS::CloudWatch::Alarm")
+        .values()
+        .forEach(
+            r -> {
+              Map<String, Object> p = new TreeMap<>(props(r));
+              if (p.containsKey("Metrics")) {
+                p.remove("AlarmDescription");
+                Map<String, Object> finished = map(list(p.get("Metrics")).get(1));
+                Object table =
+                    map(list(map(map(finished.get("MetricStat")).get("Metric")).get("Dimensions"))
+                            .get(0))
+                        .get("Value");
+                out.put((String) table, p);
+              }
+            });
     return out;
   }
 
   // ------------------------------------------------------------------ the SAM side
 
   /**
-   * What the SAM transform makes of the template, as far as compared here: Globals applied to the functions, a role
-   * per function ({@code <Function>Role}: AWSLambdaBasicExecutionRole, managed policies named in Policies, inline
-   * statements) and one for the state machine ({@code <StateMachine>Role}).
+   * What the SAM transform makes of the template, as far as compared here: Globals applied to the
+   * functions, a role per function ({@code <Function>Role}: AWSLambdaBasicExecutionRole, managed
+   * policies named in Policies, inline statements) and one for the state machine ({@code
+   * <StateMachine>Role}).
    */
   static Map<String, Object> transformedSam(Map<String, Object> resources) {
     Map<String, Object> globals = map(map(sam.get("Globals")).get("Function"));
     Map<String, Object> out = new LinkedHashMap<>();
-    resources.forEach((id, value) -> {
-      Map<String, Object> resource = map(value);
-      Map<String, Object> p = new LinkedHashMap<>(props(resource));
-      switch ((String) resource.get("Type")) {
-        case "AWS::Serverless::Function" -> {
-          p.putIfAbsent("Runtime", globals.get("Runtime"));
-          p.putIfAbsent("Architectures", globals.get("Architectures"));
-          p.putIfAbsent("TracingConfig", Map.of("Mode", globals.get("Tracing")));
-          out.put(id + "Role", samRole("lambda.amazonaws.com", List.of(BASIC_EXECUTION), p.remove("Policies")));
-          p.put("Role", "${" + id + "Role.Arn}");
-          out.put(id, Map.of("Type", "AWS::Lambda::Function", "Properties", p));
-        }
-        case "AWS::Serverless::StateMachine" -> {
-          // SAM's names for the resource's LoggingConfiguration and TracingConfiguration.
-          p.put("LoggingConfiguration", p.get("Logging"));
-          p.put("TracingConfiguration", p.get("Tracing"));
-          out.put(id + "Role", samRole("states.amazonaws.com", List.of(), p.remove("Policies")));
-          out.put(id, Map.of("Type", "AWS::StepFunctions::StateMachine", "Properties", p));
-        }
-        default -> out.put(id, resource);
-      }
-    });
+    resources.forEach(
+        (id, value) -> {
+          Map<String, Object> resource = map(value);
+          Map<String, Object> p = new LinkedHashMap<>(props(resource));
+          switch ((String) resource.get("Type")) {
+            case "AWS::Serverless::Function" -> {
+              p.putIfAbsent("Runtime", globals.get("Runtime"));
+              p.putIfAbsent("Architectures", globals.get("Architectures"));
+              p.putIfAbsent("TracingConfig", Map.of("Mode", globals.get("Tracing")));
+              out.put(
+                  id + "Role",
+                  samRole("lambda.amazonaws.com", List.of(BASIC_EXECUTION), p.remove("Policies")));
+              p.put("Role", "${" + id + "Role.Arn}");
+              out.put(id, Map.of("Type", "AWS::Lambda::Function", "Properties", p));
+            }
+            case "AWS::Serverless::StateMachine" -> {
+              // SAM's names for the resource's LoggingConfiguration and TracingConfiguration.
+              p.put("LoggingConfiguration", p.get("Logging"));
+              p.put("TracingConfiguration", p.get("Tracing"));
+              out.put(
+                  id + "Role", samRole("states.amazonaws.com", List.of(), p.remove("Policies")));
+              out.put(id, Map.of("Type", "AWS::StepFunctions::StateMachine", "Properties", p));
+            }
+            default -> out.put(id, resource);
+          }
+        });
     return out;
   }
 
-  private static Map<String, Object> samRole(String service, List<String> managed, Object policies) {
+  private static Map<String, Object> samRole(
+      String service, List<String> managed, Object policies) {
     List<String> managedPolicies = new java.util.ArrayList<>(managed);
     List<Object> statements = new java.util.ArrayList<>();
     for (Object policy : list(policies)) {
@@ -345,8 +509,20 @@ class SamParityTest {
       }
     }
     Map<String, Object> p = new LinkedHashMap<>();
-    p.put("AssumeRolePolicyDocument", Map.of("Version", "2012-10-17", "Statement", List.of(
-        Map.of("Effect", "Allow", "Principal", Map.of("Service", service), "Action", "sts:AssumeRole"))));
+    p.put(
+        "AssumeRolePolicyDocument",
+        Map.of(
+            "Version",
+            "2012-10-17",
+            "Statement",
+            List.of(
+                Map.of(
+                    "Effect",
+                    "Allow",
+                    "Principal",
+                    Map.of("Service", service),
+                    "Action",
+                    "sts:AssumeRole"))));
     if (!managedPolicies.isEmpty()) {
       p.put("ManagedPolicyArns", managedPolicies);
     }
@@ -379,8 +555,8 @@ class SamParityTest {
   }
 
   /**
-   * Statements keyed by Sid (or by their actions when they have none), order-free: action and resource sets, the
-   * condition, the principal. Policy names and document versions are left out.
+   * Statements keyed by Sid (or by their actions when they have none), order-free: action and
+   * resource sets, the condition, the principal. Policy names and document versions are left out.
    */
   static Map<String, Object> comparable(Object policies) {
     Map<String, Object> out = new TreeMap<>();
@@ -400,7 +576,8 @@ class SamParityTest {
 
   static Map<String, Map<String, Object>> schedulesByDescription(Map<String, Object> resources) {
     Map<String, Map<String, Object>> out = new TreeMap<>();
-    CfnMaps.ofType(resources, "AWS::Scheduler::Schedule").values()
+    CfnMaps.ofType(resources, "AWS::Scheduler::Schedule")
+        .values()
         .forEach(r -> out.put((String) props(r).get("Description"), props(r)));
     return out;
   }

@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Folders for stand-in jars and cloud assemblies, under target/ so that `mvn clean` removes them. */
+/**
+ * Folders for stand-in jars and cloud assemblies, under target/ so that `mvn clean` removes them.
+ */
 final class ScratchDirs {
   private static final Path BASE = Path.of("target", "test-scratch");
 

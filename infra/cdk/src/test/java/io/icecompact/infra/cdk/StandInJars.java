@@ -8,12 +8,14 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A folder laid out like a built checkout, {@code <module>/target/icecompact-<module>-lambda.jar}, with a small file
- * in place of each jar: FunctionCode.fromBuiltJars stages them as real CDK file assets, without a build and without
- * hashing and copying five ~50 MB jars per synthesis (about 2 s each time, measured).
+ * A folder laid out like a built checkout, {@code <module>/target/icecompact-<module>-lambda.jar},
+ * with a small file in place of each jar: FunctionCode.fromBuiltJars stages them as real CDK file
+ * assets, without a build and without hashing and copying five ~50 MB jars per synthesis (about 2 s
+ * each time, measured).
  */
 final class StandInJars {
-  static final List<String> MODULES = List.of("lease-fn", "planner-fn", "worker-fn", "committer-fn", "care-fn");
+  static final List<String> MODULES =
+      List.of("lease-fn", "planner-fn", "worker-fn", "committer-fn", "care-fn");
 
   private StandInJars() {}
 

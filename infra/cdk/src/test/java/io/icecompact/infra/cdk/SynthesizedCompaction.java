@@ -10,12 +10,14 @@ import software.amazon.awscdk.assertions.Template;
 import software.amazon.awscdk.services.s3.Bucket;
 
 /**
- * One stack holding one IcebergCompaction (construct id {@code Compaction}), synthesized once: the tests of a class
- * share it, since the first synthesis in a JVM costs ~20 s of jsii start-up and the next ones well under a second.
+ * One stack holding one IcebergCompaction (construct id {@code Compaction}), synthesized once: the
+ * tests of a class share it, since the first synthesis in a JVM costs ~20 s of jsii start-up and
+ * the next ones well under a second.
  */
 final class SynthesizedCompaction {
   static final String WAREHOUSE_BUCKET = "my-warehouse";
   static final String GLUE_DATABASE = "analytics";
+
   /** CDK logical ids: the construct's id, the construct path, then an 8-digit hash. */
   private static final Pattern CDK_LOGICAL_ID = Pattern.compile("^Compaction(.+?)[0-9A-F]{8}$");
 
@@ -32,23 +34,28 @@ final class SynthesizedCompaction {
   }
 
   /**
-   * @param customize sets props on a builder that already has the warehouse bucket {@value #WAREHOUSE_BUCKET}, a
-   *     Glue catalog of database {@value #GLUE_DATABASE} and stand-in jars; it gets the stack to create imported resources in
+   * @param customize sets props on a builder that already has the warehouse bucket {@value
+   *     #WAREHOUSE_BUCKET}, a Glue catalog of database {@value #GLUE_DATABASE} and stand-in jars;
+   *     it gets the stack to create imported resources in
    */
   static SynthesizedCompaction of(BiConsumer<Stack, IcebergCompactionProps.Builder> customize) {
     Path outdir = ScratchDirs.create("cdk-out");
     App app = App.Builder.create().outdir(outdir.toString()).build();
     Stack stack = new Stack(app, "Icecompact");
-    IcebergCompactionProps.Builder props = IcebergCompactionProps.builder()
-        .warehouseBucket(Bucket.fromBucketName(stack, "WarehouseBucket", WAREHOUSE_BUCKET))
-        .catalog(IcebergCatalog.glue(GLUE_DATABASE))
-        .functionCode(FunctionCode.fromBuiltJars(StandInJars.create()));
+    IcebergCompactionProps.Builder props =
+        IcebergCompactionProps.builder()
+            .warehouseBucket(Bucket.fromBucketName(stack, "WarehouseBucket", WAREHOUSE_BUCKET))
+            .catalog(IcebergCatalog.glue(GLUE_DATABASE))
+            .functionCode(FunctionCode.fromBuiltJars(StandInJars.create()));
     customize.accept(stack, props);
     IcebergCompaction compaction = new IcebergCompaction(stack, "Compaction", props.build());
     return new SynthesizedCompaction(compaction, Template.fromStack(stack), outdir);
   }
 
-  /** The template resolved, with the CDK's logical ids turned into the construct ids (= the SAM template's ids). */
+  /**
+   * The template resolved, with the CDK's logical ids turned into the construct ids (= the SAM
+   * template's ids).
+   */
   ResolvedTemplate resolved(Map<String, Object> parameterValues) {
     return new ResolvedTemplate(json, parameterValues, SynthesizedCompaction::constructId);
   }
