@@ -1,11 +1,11 @@
 package io.icecompact.cli;
 
-import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.planner.fleet.Decision;
 import io.icecompact.planner.fleet.FleetAssessor;
 import io.icecompact.planner.fleet.TableAssessment;
+import io.icecompact.planner.fleet.TableHealth;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -2,13 +2,13 @@ package io.icecompact.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.TestTables;
 import io.icecompact.planner.fleet.Decision;
 import io.icecompact.planner.fleet.FleetAssessor;
 import io.icecompact.planner.fleet.TableAssessment;
+import io.icecompact.planner.fleet.TableHealth;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

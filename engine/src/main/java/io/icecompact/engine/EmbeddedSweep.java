@@ -1,7 +1,6 @@
 package io.icecompact.engine;
 
 import io.icecompact.care.TableCare;
-import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.policy.CareStep;
@@ -12,6 +11,7 @@ import io.icecompact.planner.fleet.Decision;
 import io.icecompact.planner.fleet.FleetAssessment;
 import io.icecompact.planner.fleet.FleetAssessor;
 import io.icecompact.planner.fleet.TableAssessment;
+import io.icecompact.planner.fleet.TableHealth;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1056,7 +1056,7 @@ class TemplateTest {
             () ->
                 Files.readString(
                     rootDir.resolve(
-                        "core/src/main/java/io/icecompact/core/metrics/JobMetrics.java")));
+                        "lease-fn/src/main/java/io/icecompact/lease/metrics/JobMetrics.java")));
     assertThat(metrics)
         .contains("\"JobsCommitted\"", "\"JobsFailed\"", "\"JobsUnknown\"", "\"JobsContended\"");
     Map<String, Object> days = map(map(template.get("Parameters")).get("StaleAfterDays"));
@@ -1079,9 +1079,11 @@ class TemplateTest {
     JsonNode json = new ObjectMapper().readTree(body);
     String emitted =
         Files.readString(
-                rootDir.resolve("core/src/main/java/io/icecompact/core/metrics/JobMetrics.java"))
+                rootDir.resolve(
+                    "lease-fn/src/main/java/io/icecompact/lease/metrics/JobMetrics.java"))
             + Files.readString(
-                rootDir.resolve("core/src/main/java/io/icecompact/core/metrics/LeaseMetrics.java"));
+                rootDir.resolve(
+                    "lease-fn/src/main/java/io/icecompact/lease/metrics/LeaseMetrics.java"));
     Pattern searchPattern =
         Pattern.compile("SEARCH\\('\\{icecompact,Table} MetricName=\"(\\w+)\"'");
     Set<String> searched = new TreeSet<>();

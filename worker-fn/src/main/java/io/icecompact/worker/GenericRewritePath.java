@@ -3,7 +3,6 @@ package io.icecompact.worker;
 import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.GroupRewriteException;
 import io.icecompact.core.job.RowOrder;
-import io.icecompact.core.rewrite.GroupRewritePath;
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.worker.deletes.FileEqualityDeletes;
 import io.icecompact.worker.deletes.GroupDeleteLoader;

@@ -6,7 +6,6 @@ import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.WorkLocation;
-import io.icecompact.core.rewrite.RewriteOutput;
 import java.util.List;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ContentFileParser;

@@ -9,8 +9,6 @@ import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobStore;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.job.WorkLocation;
-import io.icecompact.core.rewrite.GroupRewritePath;
-import io.icecompact.core.rewrite.RewriteOutput;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.deletes.GroupDeleteLoader;

@@ -13,7 +13,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icecompact.core.error.InvalidJobInputException;
-import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
@@ -26,6 +25,7 @@ import io.icecompact.planner.fleet.CompactionPrediction;
 import io.icecompact.planner.fleet.Decision;
 import io.icecompact.planner.fleet.FleetAssessor;
 import io.icecompact.planner.fleet.TableAssessment;
+import io.icecompact.planner.fleet.TableHealth;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

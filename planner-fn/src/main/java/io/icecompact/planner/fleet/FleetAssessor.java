@@ -4,7 +4,6 @@ import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.InvalidTablePolicyException;
-import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.options.RewriteOptions;

@@ -1,6 +1,5 @@
 package io.icecompact.planner.fleet;
 
-import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.policy.TablePolicy;
 
 /**

@@ -3,7 +3,6 @@ package io.icecompact.planner.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.icecompact.core.health.TableHealth;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.policy.TablePolicy;
 import java.time.Duration;

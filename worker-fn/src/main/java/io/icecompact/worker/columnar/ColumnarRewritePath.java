@@ -2,8 +2,8 @@ package io.icecompact.worker.columnar;
 
 import io.icecompact.core.error.GroupRewriteException;
 import io.icecompact.core.error.RowCountMismatchException;
-import io.icecompact.core.rewrite.GroupRewritePath;
 import io.icecompact.core.rewrite.RewritePath;
+import io.icecompact.worker.GroupRewritePath;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
 import io.icecompact.worker.input.InputFileRead;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.icecompact.core.health;
+package io.icecompact.planner.fleet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.icecompact.core.metrics;
+package io.icecompact.lease.metrics;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

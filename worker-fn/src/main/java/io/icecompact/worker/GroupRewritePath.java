@@ -1,4 +1,4 @@
-package io.icecompact.core.rewrite;
+package io.icecompact.worker;
 
 import io.icecompact.core.error.RowCountMismatchException;
 import java.util.ArrayList;

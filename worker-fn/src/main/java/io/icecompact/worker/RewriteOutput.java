@@ -1,4 +1,4 @@
-package io.icecompact.core.rewrite;
+package io.icecompact.worker;
 
 import java.util.List;
 import org.apache.iceberg.DataFile;

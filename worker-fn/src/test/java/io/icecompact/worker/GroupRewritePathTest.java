@@ -1,9 +1,10 @@
-package io.icecompact.core.rewrite;
+package io.icecompact.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icecompact.core.error.RowCountMismatchException;
+import io.icecompact.core.rewrite.RewritePath;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.icecompact.core.metrics;
+package io.icecompact.lease.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

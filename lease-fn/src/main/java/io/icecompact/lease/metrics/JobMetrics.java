@@ -1,4 +1,4 @@
-package io.icecompact.core.metrics;
+package io.icecompact.lease.metrics;
 
 import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.JobResult;
