@@ -310,7 +310,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
         .singleElement()
         .extracting(GroupOutcome::status)
         .isEqualTo(GroupOutcome.Status.REWRITTEN);
-    WorkLocation work = new WorkLocation(committedPlan().get("work_location").asText());
+    WorkLocation work = committedWork();
     assertThat(new JobStore(access.fileIO()).readGroupResult(work, 2).orElseThrow().attempt())
         .isEqualTo(1);
   }

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icecompact.care.lambda.CareForTableHandler;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.FragmentedTable;
@@ -358,6 +359,11 @@ abstract class StateMachineTestBase {
     List<JsonNode> commits = payloads(COMMIT_SNAPSHOT);
     assertThat(commits).isNotEmpty();
     return commits.get(0).get("plan");
+  }
+
+  /** The work location of the plan CommitSnapshot received. */
+  static WorkLocation committedWork() {
+    return new WorkLocation(committedPlan().get("plan_ref").get("work_location").asText());
   }
 
   /**

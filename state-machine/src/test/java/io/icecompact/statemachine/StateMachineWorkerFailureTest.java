@@ -96,8 +96,7 @@ class StateMachineWorkerFailureTest extends StateMachineTestBase {
     assertThat(rewriteInvocationsByGroup()).isEqualTo(expectedCalls);
 
     // the retry was attempt 2: its marker, its stored result and its file names say so
-    JsonNode plan = committedPlan();
-    WorkLocation work = new WorkLocation(plan.get("work_location").asText());
+    WorkLocation work = committedWork();
     JobStore store = new JobStore(access.fileIO());
     List<String> markers =
         StreamSupport.stream(
@@ -217,7 +216,7 @@ class StateMachineWorkerFailureTest extends StateMachineTestBase {
         .isEqualTo(CorruptInputFileException.class.getName());
     assertThat(tree(recorded.get("error").get("Cause").asText()).get("errorType").asText())
         .isEqualTo(CorruptInputFileException.class.getName());
-    WorkLocation work = new WorkLocation(committedPlan().get("work_location").asText());
+    WorkLocation work = committedWork();
     GroupFailure stored =
         new JobStore(access.fileIO()).readGroupFailure(work, failedIndex).orElseThrow();
     assertThat(stored.errorType()).isEqualTo(CorruptInputFileException.class.getSimpleName());
