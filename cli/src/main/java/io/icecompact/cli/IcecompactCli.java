@@ -1,6 +1,5 @@
 package io.icecompact.cli;
 
-import io.icecompact.cli.bench.ExitFigures;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.StoredDocumentUnreadableException;
@@ -27,8 +26,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       SweepCommand.class,
       HistoryCommand.class,
       StatusCommand.class,
-      RecommitCommand.class,
-      BenchCommand.class
+      RecommitCommand.class
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every kind of bad flag of every command: exit 2 (usage error), stderr's first line names the flag
  * and the problem, and nothing was written: compact leaves the table's snapshot, rows and files as
- * they were; demo and bench never create their warehouse.
+ * they were; demo never creates its warehouse. (The bench's bad flags: the bench module's
+ * BenchBadFlagsTest.)
  */
 class BadFlagsTest {
   static final String TABLE = "db.orders";
@@ -426,145 +427,7 @@ class BadFlagsTest {
             "Warehouse " + warehouse + " already has a catalog; give an empty or new directory",
             "demo",
             "--warehouse",
-            warehouse.toString()),
-        // bench
-        bench(
-            "Invalid value for option '--warmups': must be at least 0, got -1", "--warmups", "-1"),
-        bench("Invalid value for option '--rounds': must be at least 1, got 0", "--rounds", "0"),
-        bench(
-            "Invalid value for option '--threads' (<threads>): must be at least 1, got 0",
-            "--threads",
-            "0"),
-        // picocli names an option by its longest name: bench's --workers is --threads
-        bench(
-            "Invalid value for option '--threads' (<threads>): must be at least 1, got 0",
-            "--workers",
-            "1,0"),
-        bench(
-            "Invalid value for option '--threads' (<threads>): '' is not a whole number",
-            "--threads",
-            "1,,2"),
-        bench(
-            "Invalid value for option '--column-threads' (<columnThreads>): must be at least 1, got 0",
-            "--column-threads",
-            "0"),
-        bench(
-            "Invalid value for option '--files' (<files>): must be at least 1, got 0",
-            "--files",
-            "0"),
-        bench(
-            "Invalid value for option '--partitions': must be at least 1, got -1",
-            "--partitions",
-            "-1"),
-        bench(
-            "Invalid value for option '--rows-per-file': must be at least 1, got 0",
-            "--rows-per-file",
-            "0"),
-        bench(
-            "Invalid value for option '--delete-files': must be at least 0, got -1",
-            "--delete-files",
-            "-1"),
-        bench(
-            "Invalid value for option '--equality-deletes': must be at least 0, got -5",
-            "--equality-deletes",
-            "-5"),
-        bench(
-            "Invalid value for option '--format-version': must be 2 or 3, got '1'",
-            "--format-version",
-            "1"),
-        bench(
-            "Invalid value for option '--paths' (<paths>): expected one of [AUTO, GENERIC] (case-sensitive) but was"
-                + " 'FAST'",
-            "--paths",
-            "FAST"),
-        bench(
-            "Invalid value for option '--shapes' (<shapes>): 'sparse' is not one of deletes, scattered-deletes,"
-                + " no-deletes",
-            "--shapes",
-            "deletes,sparse"),
-        bench(
-            "Invalid value for option '--prefetch' (<prefetch>): 'maybe' is not one of on, off",
-            "--prefetch",
-            "maybe"),
-        bench(
-            "Invalid value for option '--latency-ms': must be at least 0, got -1",
-            "--latency-ms",
-            "-1"),
-        bench(
-            "Invalid value for option '--latency-ms': 'ten' is not a whole number",
-            "--latency-ms",
-            "ten"),
-        bench(
-            "Invalid value for option '--sizes' (<sizes>): Unknown size 'L': use S, M, DAYSxFILESxROWS (at least"
-                + " 1x1x100) or a CDC size: upsert, upsert-10x, changelog, upsert-s, changelog-s",
-            "--e2e",
-            "--sizes",
-            "L"),
-        bench(
-            "Invalid value for option '--sizes' (<sizes>): Unknown size '1x1x10': use S, M, DAYSxFILESxROWS (at"
-                + " least 1x1x100) or a CDC size: upsert, upsert-10x, changelog, upsert-s, changelog-s",
-            "--e2e",
-            "--sizes",
-            "S,1x1x10"),
-        bench(
-            "Invalid value for option '--sizes' (<sizes>): Unknown size 'upsert-xl': use S, M, DAYSxFILESxROWS (at"
-                + " least 1x1x100) or a CDC size: upsert, upsert-10x, changelog, upsert-s, changelog-s",
-            "--e2e",
-            "--sizes",
-            "upsert,upsert-xl"),
-        bench(
-            "Invalid value for option '--format-versions' (<formatVersions>): must be 2 or 3, got '4'",
-            "--e2e",
-            "--format-versions",
-            "2,4"),
-        bench(
-            "Invalid value for option '--processes' (<processes>): 'cold' is not one of warm, fresh",
-            "--e2e",
-            "--processes",
-            "cold"),
-        bench(
-            "Invalid value for option '--codec': 'gzip' is not one of zstd, snappy",
-            "--e2e",
-            "--codec",
-            "gzip"),
-        bench(
-            "Invalid value for option '--scale-heap': '3x' is not a heap size such as 3g, 512m or 3221225472",
-            "--scale",
-            "--scale-heap",
-            "3x"),
-        bench(
-            "Invalid value for option '--files' (<files>): must be at least 1, got 0",
-            "--scale",
-            "--files",
-            "1000,0"),
-        bench(
-            "Invalid value for option '--files': several sizes need --scale, got [100, 200]",
-            "--files",
-            "100,200"),
-        bench(
-            "Give at most one of --scale, --e2e, --memory, --skipping, --commit-race",
-            "--scale",
-            "--e2e"),
-        bench(
-            "Give at most one of --scale, --e2e, --memory, --skipping, --commit-race",
-            "--commit-race",
-            "--e2e"),
-        bench(
-            "Invalid value for option '--writer-every-ms' (<writerEveryMillis>): must be at least 1, got 0",
-            "--commit-race",
-            "--writer-every-ms",
-            "0"),
-        bench(
-            "Invalid value for option '--race-table': a CDC table size (upsert, upsert-s, ...), got S",
-            "--commit-race",
-            "--race-table",
-            "S"),
-        bench(
-            "Invalid value for option '--catalogs': jdbc or hadoop, got glue",
-            "--commit-race",
-            "--catalogs",
-            "glue"),
-        bench("Unknown option: '--json'", "--json"));
+            warehouse.toString()));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -680,12 +543,6 @@ class BadFlagsTest {
     return named(
         "Invalid rewrite option: " + icebergMessage + " (options given: {" + option + "})",
         compactArgs(List.of("-o", option)));
-  }
-
-  private static Arguments bench(String expected, String... more) {
-    List<String> args = new ArrayList<>(List.of("bench", "--warehouse", NEW_DIR));
-    args.addAll(List.of(more));
-    return named(expected, args);
   }
 
   private static Arguments bare(String expected, String... args) {

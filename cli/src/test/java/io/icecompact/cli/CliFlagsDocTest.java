@@ -18,8 +18,7 @@ import picocli.CommandLine.Model.OptionSpec;
 class CliFlagsDocTest {
 
   @ParameterizedTest
-  @ValueSource(
-      strings = {"compact", "plan", "health", "sweep", "history", "status", "demo", "bench"})
+  @ValueSource(strings = {"compact", "plan", "health", "sweep", "history", "status", "demo"})
   void everyFlagIsDocumentedWithItsDefault(String command) throws Exception {
     String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
     int start = doc.indexOf("## CLI flags");
