@@ -1,0 +1,243 @@
+package io.icecompact.worker.convert;
+
+import io.icecompact.worker.deletes.FileEqualityDeletes;
+import io.icecompact.worker.deletes.GroupDeleteLoader;
+import io.icecompact.worker.input.InputFileRead;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DeleteWriteResult;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.parquet.ParquetUtil;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.util.ContentFileUtil;
+
+/**
+ * Turns the equality deletes that apply to one data file into deletes by position, without
+ * rewriting the data file: reads only the file's equality key columns and row positions, matches
+ * the keys against the group's {@link io.icecompact.worker.deletes.EqualityDeleteIndex} (sequence
+ * numbers and scopes as a rewrite honours them), and writes the matched positions as Iceberg's
+ * writers lay them out: on v2 one position delete file for the data file, sorted by position; on v3
+ * a deletion vector merged with the file's existing position deletes.
+ *
+ * <p>Once every data file an equality delete file applies to is converted, the delete file can be
+ * replaced by the new position deletes: the live rows stay the same, and readers no longer join
+ * every data file against the table's equality deletes.
+ */
+public final class EqualityDeleteConverter {
+  private final Table table;
+  private final GroupDeleteLoader deletes;
+  private final OutputFileFactory parquetFiles;
+  private final OutputFileFactory puffinFiles;
+
+  /**
+   * @param table the table at the pinned snapshot the tasks were planned from
+   * @param deletes the group's delete loader, over the tasks to convert
+   * @param partitionId with {@code taskId} and {@code jobId}, names the output files as the
+   *     worker's rewrite names its own (Iceberg's {@link OutputFileFactory}, in the table's data
+   *     location)
+   */
+  public EqualityDeleteConverter(
+      Table table, GroupDeleteLoader deletes, int partitionId, long taskId, String jobId) {
+    this.table = table;
+    this.deletes = deletes;
+    this.parquetFiles = outputFiles(table, partitionId, taskId, jobId, FileFormat.PARQUET);
+    this.puffinFiles = outputFiles(table, partitionId, taskId, jobId, FileFormat.PUFFIN);
+  }
+
+  private static OutputFileFactory outputFiles(
+      Table table, int partitionId, long taskId, String jobId, FileFormat format) {
+    return OutputFileFactory.builderFor(table, partitionId, taskId)
+        .operationId(jobId)
+        .format(format)
+        .build();
+  }
+
+  /**
+   * Converts the equality deletes of {@code task}'s data file. The whole file is read, whatever
+   * split of it the task covers: one task per data file.
+   */
+  public ConvertedDeletes convert(FileScanTask task) {
+    DataFile file = task.file();
+    List<DeleteFile> equalityFiles =
+        task.deletes().stream()
+            .filter(delete -> delete.content() == FileContent.EQUALITY_DELETES)
+            .toList();
+    List<DeleteFile> positional =
+        task.deletes().stream()
+            .filter(delete -> delete.content() == FileContent.POSITION_DELETES)
+            .toList();
+    FileEqualityDeletes equality = deletes.equalityDeletes().forFile(task, table.schema());
+    Set<Integer> keyIds = new HashSet<>();
+    equality
+        .keys()
+        .forEach(key -> key.keySchema().columns().forEach(field -> keyIds.add(field.fieldId())));
+    KeyBytes bytes = KeyBytes.of(file, keyIds, table.io());
+    if (equality.isEmpty()) {
+      return new ConvertedDeletes(
+          file.location(), null, List.of(), 0, 0, bytes.keyColumnsOnly(), equalityFiles);
+    }
+    PositionDeleteIndex existing = deletes.loadPositionDeletes(positional, file.location());
+    long[] found = deletedPositions(task, equality, keyIds, existing);
+    if (found.length == 0) {
+      return new ConvertedDeletes(
+          file.location(),
+          null,
+          List.of(),
+          0,
+          bytes.bytes(),
+          bytes.keyColumnsOnly(),
+          equalityFiles);
+    }
+    PartitionSpec spec = table.specs().get(file.specId());
+    DeleteFile written;
+    List<DeleteFile> replaced;
+    if (TableUtil.formatVersion(table) >= 3) {
+      DeleteWriteResult result = writeDV(file, spec, found, existing);
+      written = result.deleteFiles().get(0);
+      // a partition-scoped v2 file applies to other data files too: it stays, the DV shadows it
+      replaced =
+          result.rewrittenDeleteFiles().stream().filter(ContentFileUtil::isFileScoped).toList();
+    } else {
+      written = writePositionDeletes(file, spec, found);
+      replaced = List.of();
+    }
+    return new ConvertedDeletes(
+        file.location(),
+        written,
+        replaced,
+        found.length,
+        bytes.bytes(),
+        bytes.keyColumnsOnly(),
+        equalityFiles);
+  }
+
+  /**
+   * The positions, ascending, of the rows an equality delete newer than the file deletes and no
+   * position delete already does.
+   */
+  private long[] deletedPositions(
+      FileScanTask task,
+      FileEqualityDeletes equality,
+      Set<Integer> keyIds,
+      PositionDeleteIndex existing) {
+    Schema keys = TypeUtil.select(table.schema(), keyIds);
+    Schema readSchema = TypeUtil.join(keys, new Schema(MetadataColumns.ROW_POSITION));
+    int positionField = keys.columns().size();
+    InternalRecordWrapper internal = new InternalRecordWrapper(readSchema.asStruct());
+    Predicate<StructLike> deleted = equality.deletedRows(readSchema);
+    DataFile file = task.file();
+    long[][] positions = {new long[16]};
+    int[] count = {0};
+    InputFileRead.checked(
+        task,
+        () -> {
+          long read = 0;
+          try (CloseableIterable<Record> rows =
+              Parquet.read(table.io().newInputFile(file.location(), file.fileSizeInBytes()))
+                  .project(readSchema)
+                  .createReaderFunc(
+                      fileSchema -> GenericParquetReaders.buildReader(readSchema, fileSchema))
+                  .build()) {
+            for (Record row : rows) {
+              read++;
+              long position = (Long) row.get(positionField);
+              if (!existing.isDeleted(position) && deleted.test(internal.wrap(row))) {
+                if (count[0] == positions[0].length) {
+                  positions[0] = Arrays.copyOf(positions[0], count[0] * 2);
+                }
+                positions[0][count[0]++] = position;
+              }
+            }
+          }
+          return new InputFileRead.Rows(read, read - count[0]);
+        });
+    return Arrays.copyOf(positions[0], count[0]);
+  }
+
+  /** v2: one position delete file for the data file (file_path, pos), positions ascending. */
+  private DeleteFile writePositionDeletes(DataFile file, PartitionSpec spec, long[] positions) {
+    GenericFileWriterFactory writers =
+        new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
+    PositionDeleteWriter<Record> writer =
+        writers.newPositionDeleteWriter(
+            parquetFiles.newOutputFile(spec, file.partition()), spec, file.partition());
+    PositionDelete<Record> delete = PositionDelete.create();
+    try (writer) {
+      for (long position : positions) {
+        writer.write(delete.set(file.location(), position));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write position deletes of " + file.location(), e);
+    }
+    return writer.toDeleteFile();
+  }
+
+  /**
+   * v3: a deletion vector holding the new positions and the file's existing position deletes (at
+   * most one DV per data file: Iceberg's writer merges them and lists the files it merged).
+   */
+  private DeleteWriteResult writeDV(
+      DataFile file, PartitionSpec spec, long[] positions, PositionDeleteIndex existing) {
+    BaseDVFileWriter writer =
+        new BaseDVFileWriter(
+            puffinFiles,
+            path -> path.equals(file.location()) && !existing.isEmpty() ? existing : null);
+    try (writer) {
+      for (long position : positions) {
+        writer.delete(file.location(), position, spec, file.partition());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write the deletion vector of " + file.location(), e);
+    }
+    return writer.result();
+  }
+
+  /**
+   * Bytes of the key columns' chunks: from the column sizes of the data file's metadata when the
+   * scan kept them, else from its Parquet footer (one more small read; the footer's bytes are not
+   * counted), else, when a key column has no size (e.g. a nested key), the file's size.
+   */
+  private record KeyBytes(long bytes, boolean keyColumnsOnly) {
+    static KeyBytes of(DataFile file, Set<Integer> keyIds, FileIO io) {
+      Map<Integer, Long> sizes = file.columnSizes();
+      if (sizes == null || !sizes.keySet().containsAll(keyIds)) {
+        InputFile input = io.newInputFile(file.location(), file.fileSizeInBytes());
+        sizes = ParquetUtil.fileMetrics(input, MetricsConfig.getDefault()).columnSizes();
+      }
+      if (sizes == null || !sizes.keySet().containsAll(keyIds)) {
+        return new KeyBytes(file.fileSizeInBytes(), false);
+      }
+      return new KeyBytes(keyIds.stream().mapToLong(sizes::get).sum(), true);
+    }
+  }
+}
