@@ -39,7 +39,6 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.TypeUtil;
-import org.apache.iceberg.util.ContentFileUtil;
 
 /**
  * Turns the equality deletes that apply to one data file into deletes by position, without
@@ -101,11 +100,10 @@ public final class EqualityDeleteConverter {
     equality
         .keys()
         .forEach(key -> key.keySchema().columns().forEach(field -> keyIds.add(field.fieldId())));
-    KeyBytes bytes = KeyBytes.of(file, keyIds, table.io());
     if (equality.isEmpty()) {
-      return new ConvertedDeletes(
-          file.location(), null, List.of(), 0, 0, bytes.keyColumnsOnly(), equalityFiles);
+      return new ConvertedDeletes(file.location(), null, List.of(), 0, 0, true, equalityFiles);
     }
+    KeyBytes bytes = KeyBytes.of(file, keyIds, table.io());
     PositionDeleteIndex existing = deletes.loadPositionDeletes(positional, file.location());
     long[] found = deletedPositions(task, equality, keyIds, existing);
     if (found.length == 0) {
@@ -124,9 +122,9 @@ public final class EqualityDeleteConverter {
     if (TableUtil.formatVersion(table) >= 3) {
       DeleteWriteResult result = writeDV(file, spec, found, existing);
       written = result.deleteFiles().get(0);
-      // a partition-scoped v2 file applies to other data files too: it stays, the DV shadows it
-      replaced =
-          result.rewrittenDeleteFiles().stream().filter(ContentFileUtil::isFileScoped).toList();
+      // Iceberg lists only the merged DVs and file-scoped files: a partition-scoped v2 file applies
+      // to other data files too, so it stays (the DV shadows it for this file)
+      replaced = List.copyOf(result.rewrittenDeleteFiles());
     } else {
       written = writePositionDeletes(file, spec, found);
       replaced = List.of();
