@@ -12,6 +12,8 @@ import java.util.Map;
  *
  * @param strategy {@code binpack} or {@code sort} ({@code RewriteStrategy})
  * @param rowOrder how every group's rows are ordered; null keeps input order
+ * @param action what the job's workers and committer do; null in plans stored before actions
+ *     existed, which are rewrites ({@link #jobAction})
  */
 public record JobPlan(
     String jobId,
@@ -23,7 +25,42 @@ public record JobPlan(
     List<PlannedGroup> groups,
     int skippedGroups,
     String strategy,
-    RowOrder rowOrder) {
+    RowOrder rowOrder,
+    JobAction action) {
+
+  /** A rewrite's plan. */
+  public JobPlan(
+      String jobId,
+      String table,
+      PinnedSnapshot pinned,
+      Map<String, String> options,
+      String filter,
+      long createdAtMillis,
+      List<PlannedGroup> groups,
+      int skippedGroups,
+      String strategy,
+      RowOrder rowOrder) {
+    this(
+        jobId,
+        table,
+        pinned,
+        options,
+        filter,
+        createdAtMillis,
+        groups,
+        skippedGroups,
+        strategy,
+        rowOrder,
+        null);
+  }
+
+  public JobAction jobAction() {
+    return JobAction.orDefault(action);
+  }
+
+  public boolean converts() {
+    return jobAction() == JobAction.CONVERT_EQUALITY_DELETES;
+  }
 
   public PlannedGroup group(int index) {
     // the planner numbers groups 0..n-1 in order

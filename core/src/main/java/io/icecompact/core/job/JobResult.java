@@ -21,6 +21,8 @@ import java.util.List;
  * @param resultLocation where the whole result is stored; set only in a summary
  * @param commit how the commit attempts went against the table's other writers; null when the job
  *     made none
+ * @param conversion what a {@code convert-equality-deletes} job converted and retired; null for a
+ *     rewrite
  */
 public record JobResult(
     String jobId,
@@ -41,7 +43,30 @@ public record JobResult(
     long durationMillis,
     List<GroupOutcome> groups,
     String resultLocation,
-    CommitAttempts commit) {
+    CommitAttempts commit,
+    Conversion conversion) {
+
+  /**
+   * What a {@code convert-equality-deletes} job did, with the names of Iceberg's {@code
+   * ConvertEqualityDeleteFiles.Result} for its two counts; read back from the committed snapshot.
+   *
+   * @param convertedEqualityDeleteFilesCount equality delete files removed from the table
+   * @param addedPositionDeleteFilesCount position delete files and deletion vectors added
+   * @param keptEqualityDeleteFilesCount equality delete files the job converted for some data files
+   *     but kept, since they still apply to a data file it did not convert (outside its filter or a
+   *     group that failed or conflicted); their new position deletes were not committed
+   * @param convertedDataFilesCount data files whose equality deletes became position deletes
+   * @param deletedPositionsCount rows the new position deletes delete
+   * @param bytesReadCount bytes of data files the workers read (key columns only, where the
+   *     metadata has their sizes)
+   */
+  public record Conversion(
+      int convertedEqualityDeleteFilesCount,
+      int addedPositionDeleteFilesCount,
+      int keptEqualityDeleteFilesCount,
+      int convertedDataFilesCount,
+      long deletedPositionsCount,
+      long bytesReadCount) {}
 
   /** Problems a summary lists; the rest are counted in {@link Verification#moreProblems}. */
   public static final int SUMMARY_PROBLEMS = 10;
@@ -97,7 +122,8 @@ public record JobResult(
         .durationMillis(durationMillis)
         .groups(groups)
         .resultLocation(resultLocation)
-        .commit(commit);
+        .commit(commit)
+        .conversion(conversion);
   }
 
   /**
@@ -139,6 +165,7 @@ public record JobResult(
     private List<GroupOutcome> groups;
     private String resultLocation;
     private CommitAttempts commit;
+    private Conversion conversion;
 
     private Builder(String jobId, String table, JobStatus status) {
       this.jobId = jobId;
@@ -227,6 +254,11 @@ public record JobResult(
       return this;
     }
 
+    public Builder conversion(Conversion value) {
+      conversion = value;
+      return this;
+    }
+
     public JobResult build() {
       return new JobResult(
           jobId,
@@ -247,7 +279,8 @@ public record JobResult(
           durationMillis,
           groups,
           resultLocation,
-          commit);
+          commit,
+          conversion);
     }
   }
 

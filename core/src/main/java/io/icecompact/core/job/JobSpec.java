@@ -16,6 +16,8 @@ import java.util.UUID;
  * @param filter optional filter in Iceberg's JSON expression form ({@code ExpressionParser})
  * @param where optional filter in the readable form, e.g. {@code ordered_at >= '2026-06-01'}
  * @param workLocation optional base location for job artefacts; default under the table location
+ * @param action what the job does: a rewrite of data files (the default, when null) or a
+ *     conversion of equality deletes ({@link JobAction})
  */
 public record JobSpec(
     String jobId,
@@ -24,11 +26,35 @@ public record JobSpec(
     Map<String, String> options,
     String filter,
     String where,
-    String workLocation) {
+    String workLocation,
+    JobAction action) {
 
   public JobSpec {
     catalogProperties = catalogProperties == null ? Map.of() : Map.copyOf(catalogProperties);
     options = options == null ? Map.of() : Map.copyOf(options);
+  }
+
+  /** A rewrite of data files (the default action). */
+  public JobSpec(
+      String jobId,
+      String table,
+      Map<String, String> catalogProperties,
+      Map<String, String> options,
+      String filter,
+      String where,
+      String workLocation) {
+    this(jobId, table, catalogProperties, options, filter, where, workLocation, null);
+  }
+
+  /** The action, the default (a rewrite) when none was given. */
+  public JobAction jobAction() {
+    return JobAction.orDefault(action);
+  }
+
+  /** The same spec doing {@code action}. */
+  public JobSpec withAction(JobAction action) {
+    return new JobSpec(
+        jobId, table, catalogProperties, options, filter, where, workLocation, action);
   }
 
   /** The same spec with a fresh job id when none was given. */
@@ -36,7 +62,8 @@ public record JobSpec(
     if (jobId != null && !jobId.isBlank()) {
       return this;
     }
-    return new JobSpec(newJobId(), table, catalogProperties, options, filter, where, workLocation);
+    return new JobSpec(
+        newJobId(), table, catalogProperties, options, filter, where, workLocation, action);
   }
 
   /** Short enough for file names, unique enough for a table's history. */

@@ -35,6 +35,20 @@ public record WorkLocation(String jobDirectory) {
     return String.format("%s/results/group-%05d.json", jobDirectory, groupIndex);
   }
 
+  /** What a worker converted for one group of a {@code convert-equality-deletes} job. */
+  public String convertedGroup(int groupIndex) {
+    return String.format("%s/results/group-%05d.converted.json", jobDirectory, groupIndex);
+  }
+
+  /**
+   * How many data files of the pinned snapshot each equality delete file applies to ({@link
+   * EqualityDeleteScope}): a convert job's committer retires a delete only when it converted them
+   * all.
+   */
+  public String equalityDeleteScope() {
+    return jobDirectory + "/plan/equality-delete-scope.json";
+  }
+
   /**
    * Where a group's failure is recorded when its worker gave up (the Map state's Catch, or the
    * embedded runner).
