@@ -25,6 +25,11 @@ public record GroupOutcome(
   public enum Status {
     /** Its output is in a committed snapshot. */
     REWRITTEN,
+    /**
+     * A {@code convert-equality-deletes} group: its position deletes are in a committed snapshot,
+     * which retired the equality deletes every converted data file needed.
+     */
+    CONVERTED,
     /** Its worker failed, or its result broke an invariant; nothing of it was committed. */
     FAILED,
     /** A concurrent commit changed its input files; its output was dropped and deleted. */

@@ -16,8 +16,8 @@ import java.util.UUID;
  * @param filter optional filter in Iceberg's JSON expression form ({@code ExpressionParser})
  * @param where optional filter in the readable form, e.g. {@code ordered_at >= '2026-06-01'}
  * @param workLocation optional base location for job artefacts; default under the table location
- * @param action what the job does: a rewrite of data files (the default, when null) or a
- *     conversion of equality deletes ({@link JobAction})
+ * @param action what the job does: a rewrite of data files (the default, when null) or a conversion
+ *     of equality deletes ({@link JobAction})
  */
 public record JobSpec(
     String jobId,

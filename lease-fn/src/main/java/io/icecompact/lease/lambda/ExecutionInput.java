@@ -11,6 +11,7 @@ import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.policy.CareStep;
@@ -32,6 +33,7 @@ public record ExecutionInput(
     String table,
     Map<String, String> catalogProperties,
     Map<String, String> options,
+    JobAction action,
     String where,
     String filter,
     String workLocation,
@@ -131,7 +133,8 @@ public record ExecutionInput(
   }
 
   public JobSpec jobSpec() {
-    return new JobSpec(jobId, table, catalogProperties, options, filter, where, workLocation)
+    return new JobSpec(
+            jobId, table, catalogProperties, options, filter, where, workLocation, action)
         .withJobIdIfAbsent();
   }
 
