@@ -27,7 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The committer stage: checks the whole job, then commits its groups as one Iceberg {@code replace}
+ * The committer stage: checks the whole job, then commits its groups (a {@code
+ * convert-equality-deletes} job's: {@link ConvertCommitter}) as one Iceberg {@code replace}
  * snapshot (or up to {@code partial-progress.max-commits} snapshots).
  *
  * <p>{@link #commit} is a straight line over one {@link CommitRun}: return a finished run's stored
@@ -127,6 +128,10 @@ public final class JobCommitter {
       return finished.get();
     }
 
+    if (plan.converts()) {
+      return new ConvertCommitter(access, guard, invocationMillisLeft)
+          .commit(plan, store, work, started);
+    }
     Table table = access.loadTable(plan.table());
     CommitRun run;
     try {
@@ -184,7 +189,7 @@ public final class JobCommitter {
     return result;
   }
 
-  private static void requirePinnedIsAncestor(Table table, JobPlan plan) {
+  static void requirePinnedIsAncestor(Table table, JobPlan plan) {
     long pinnedId = plan.pinned().snapshotId();
     if (table.currentSnapshot() == null
         || !SnapshotUtil.isAncestorOf(table, table.currentSnapshot().snapshotId(), pinnedId)) {

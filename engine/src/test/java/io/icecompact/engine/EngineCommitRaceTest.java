@@ -115,7 +115,7 @@ class EngineCommitRaceTest extends EngineTestBase {
           .isEqualTo(multisetAt(table, compacted.parentId()));
       assertThat(LiveRows.multiset(table))
           .as("every row the writer meant, no other")
-          .isEqualTo(multiset(cdc.expectedLiveRows(), table));
+          .isEqualTo(LiveRows.multiset(cdc.expectedLiveRows(), table));
     }
   }
 
@@ -308,12 +308,5 @@ class EngineCommitRaceTest extends EngineTestBase {
       throw new UncheckedIOException(e);
     }
     return rows;
-  }
-
-  private static Map<String, Long> multiset(List<Record> rows, Table table) {
-    Map<String, Long> multiset = new TreeMap<>();
-    int width = table.schema().columns().size();
-    rows.forEach(row -> multiset.merge(LiveRows.text(row, width), 1L, Long::sum));
-    return multiset;
   }
 }

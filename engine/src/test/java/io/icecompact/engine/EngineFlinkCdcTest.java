@@ -20,7 +20,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
@@ -33,7 +32,6 @@ import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.BaseDeleteLoader;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -81,7 +79,7 @@ class EngineFlinkCdcTest extends EngineTestBase {
     FlinkUpsertTable cdc =
         FlinkUpsertTable.create(access.catalog(), TableIdentifier.parse(TABLE), shape);
     Table table = cdc.table();
-    Map<String, Long> model = multiset(cdc.expectedLiveRows(), table);
+    Map<String, Long> model = LiveRows.multiset(cdc.expectedLiveRows(), table);
     assertThat(LiveRows.multiset(table)).isEqualTo(model);
     int deletesBefore = deleteFiles(table).size();
     assertThat(deleteFiles(table)).anyMatch(d -> d.content() == FileContent.EQUALITY_DELETES);
@@ -137,7 +135,8 @@ class EngineFlinkCdcTest extends EngineTestBase {
             });
 
     assertStatus(result, JobStatus.COMMITTED);
-    assertThat(LiveRows.multiset(table)).isEqualTo(multiset(cdc.expectedLiveRows(), table));
+    assertThat(LiveRows.multiset(table))
+        .isEqualTo(LiveRows.multiset(cdc.expectedLiveRows(), table));
     Set<String> concurrent = new HashSet<>(locations(deleteFiles(table)));
     concurrent.removeAll(deletesBefore);
     List<DeleteFile> addedEqualityDeletes =
@@ -194,13 +193,6 @@ class EngineFlinkCdcTest extends EngineTestBase {
         .hasMessageContaining("more than the 1 KB a worker gives them")
         .hasMessageContaining("ICECOMPACT_JAVA_OPTS=-Xmx")
         .hasMessageContaining("WorkerMemorySize");
-  }
-
-  private static Map<String, Long> multiset(List<Record> rows, Table table) {
-    Map<String, Long> multiset = new TreeMap<>();
-    int width = table.schema().columns().size();
-    rows.forEach(row -> multiset.merge(LiveRows.text(row, width), 1L, Long::sum));
-    return multiset;
   }
 
   private static Set<String> locations(List<DeleteFile> files) {

@@ -3,6 +3,7 @@ package io.icecompact.planner;
 import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.filter.JobFilter;
+import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStore;
@@ -73,6 +74,10 @@ public final class RewritePlanner {
    * groups' tasks are kept in memory ({@link PlannedJob#tasks}).
    */
   public PlannedJob dryRun(JobSpec spec) {
+    if (spec.jobAction() != JobAction.REWRITE_DATA_FILES) {
+      throw new InvalidJobInputException(
+          "A dry run plans rewrites only; run convert-equality-deletes without --dry-run");
+    }
     return prepare(spec.withJobIdIfAbsent(), null);
   }
 
@@ -85,6 +90,11 @@ public final class RewritePlanner {
    *     other errors as thrown
    */
   public PlanSummary plan(JobSpec requested) {
+    if (requested.jobAction() == JobAction.CONVERT_EQUALITY_DELETES) {
+      // the planner stage plans both actions: its callers (the Lambda step, both runners) need not
+      // know which
+      return new ConvertPlanner(access, scope).plan(requested);
+    }
     JobSpec spec = requested.withJobIdIfAbsent();
     try {
       return planAndStore(spec);

@@ -42,6 +42,9 @@ import org.slf4j.LoggerFactory;
  * <p>A retry of a group whose earlier attempt already stored a result returns that result: the
  * earlier attempt finished, only its answer was lost.
  *
+ * <p>A {@code convert-equality-deletes} job's group is converted instead ({@link GroupConverter}):
+ * the same plan, attempts and output records, no data file written.
+ *
  * <p>How the group is rewritten is its {@link GroupRoute}, chosen once ({@link GroupRouteChooser})
  * with this rewriter's {@link WorkerSettings}; its result is made and stored by {@link
  * GroupResults}.
@@ -124,7 +127,15 @@ public final class GroupRewriter {
     JobPlan plan = plan(store, request);
     PlannedGroup group = plan.group(request.groupIndex());
 
-    Optional<GroupResult> earlier = store.readGroupResult(work, group.index());
+    if (plan.converts()) {
+      Optional<GroupStatus> converted =
+          GroupConverter.earlierResult(store, work, plan, group.index());
+      if (converted.isPresent()) {
+        return converted.get();
+      }
+    }
+    Optional<GroupResult> earlier =
+        plan.converts() ? Optional.empty() : store.readGroupResult(work, group.index());
     if (earlier.isPresent() && earlier.get().jobId().equals(plan.jobId())) {
       LOG.info(
           "[{} {} worker group {}] attempt {} found the result of attempt {}; returning it",
@@ -158,6 +169,10 @@ public final class GroupRewriter {
                 filter),
             settings.crossCheckManifestBytes());
 
+    if (plan.converts()) {
+      return GroupConverter.convert(
+          plan, group, request.attempt(), table, tasks, store, work, started);
+    }
     // outputs are created through a view of the table that records each one first
     // (OutputRecordingFileIO)
     Table writing =
@@ -282,7 +297,7 @@ public final class GroupRewriter {
     return table;
   }
 
-  private static Table withIO(Table table, FileIO io) {
+  static Table withIO(Table table, FileIO io) {
     TableOperations operations = ((HasTableOperations) table).operations();
     return new BaseTable(
         new StaticTableOperations(operations.current(), io, operations.locationProvider()),

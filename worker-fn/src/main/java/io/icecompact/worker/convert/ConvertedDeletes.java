@@ -14,8 +14,8 @@ import org.apache.iceberg.DeleteFile;
  *     one DV; empty on v2, where the new file is added beside the existing ones
  * @param positions rows newly deleted: matched by an equality delete and not already deleted by
  *     position
- * @param bytesRead bytes of the data file read: the key columns' chunks when the file's metadata
- *     has their sizes ({@code keyColumnBytesOnly}), else the whole file's size
+ * @param bytesRead bytes of the data file read, as counted on its streams: its footer and the key
+ *     columns' chunks
  * @param equalityDeletes the equality delete files applied to the data file
  */
 public record ConvertedDeletes(
@@ -24,5 +24,4 @@ public record ConvertedDeletes(
     List<DeleteFile> replacedDeletes,
     long positions,
     long bytesRead,
-    boolean keyColumnBytesOnly,
     List<DeleteFile> equalityDeletes) {}

@@ -8,7 +8,6 @@ import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.iceberg.DataFile;
@@ -17,7 +16,6 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
-import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
@@ -33,11 +31,9 @@ import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DeleteWriteResult;
-import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
-import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.TypeUtil;
 
 /**
@@ -101,20 +97,15 @@ public final class EqualityDeleteConverter {
         .keys()
         .forEach(key -> key.keySchema().columns().forEach(field -> keyIds.add(field.fieldId())));
     if (equality.isEmpty()) {
-      return new ConvertedDeletes(file.location(), null, List.of(), 0, 0, true, equalityFiles);
+      return new ConvertedDeletes(file.location(), null, List.of(), 0, 0, equalityFiles);
     }
-    KeyBytes bytes = KeyBytes.of(file, keyIds, table.io());
     PositionDeleteIndex existing = deletes.loadPositionDeletes(positional, file.location());
-    long[] found = deletedPositions(task, equality, keyIds, existing);
+    CountedInputFile input =
+        new CountedInputFile(table.io().newInputFile(file.location(), file.fileSizeInBytes()));
+    long[] found = deletedPositions(task, input, equality, keyIds, existing);
     if (found.length == 0) {
       return new ConvertedDeletes(
-          file.location(),
-          null,
-          List.of(),
-          0,
-          bytes.bytes(),
-          bytes.keyColumnsOnly(),
-          equalityFiles);
+          file.location(), null, List.of(), 0, input.bytesRead(), equalityFiles);
     }
     PartitionSpec spec = table.specs().get(file.specId());
     DeleteFile written;
@@ -130,13 +121,7 @@ public final class EqualityDeleteConverter {
       replaced = List.of();
     }
     return new ConvertedDeletes(
-        file.location(),
-        written,
-        replaced,
-        found.length,
-        bytes.bytes(),
-        bytes.keyColumnsOnly(),
-        equalityFiles);
+        file.location(), written, replaced, found.length, input.bytesRead(), equalityFiles);
   }
 
   /**
@@ -145,6 +130,7 @@ public final class EqualityDeleteConverter {
    */
   private long[] deletedPositions(
       FileScanTask task,
+      InputFile input,
       FileEqualityDeletes equality,
       Set<Integer> keyIds,
       PositionDeleteIndex existing) {
@@ -161,7 +147,7 @@ public final class EqualityDeleteConverter {
         () -> {
           long read = 0;
           try (CloseableIterable<Record> rows =
-              Parquet.read(table.io().newInputFile(file.location(), file.fileSizeInBytes()))
+              Parquet.read(input)
                   .project(readSchema)
                   .createReaderFunc(
                       fileSchema -> GenericParquetReaders.buildReader(readSchema, fileSchema))
@@ -218,24 +204,5 @@ public final class EqualityDeleteConverter {
       throw new UncheckedIOException("Cannot write the deletion vector of " + file.location(), e);
     }
     return writer.result();
-  }
-
-  /**
-   * Bytes of the key columns' chunks: from the column sizes of the data file's metadata when the
-   * scan kept them, else from its Parquet footer (one more small read; the footer's bytes are not
-   * counted), else, when a key column has no size (e.g. a nested key), the file's size.
-   */
-  private record KeyBytes(long bytes, boolean keyColumnsOnly) {
-    static KeyBytes of(DataFile file, Set<Integer> keyIds, FileIO io) {
-      Map<Integer, Long> sizes = file.columnSizes();
-      if (sizes == null || !sizes.keySet().containsAll(keyIds)) {
-        InputFile input = io.newInputFile(file.location(), file.fileSizeInBytes());
-        sizes = ParquetUtil.fileMetrics(input, MetricsConfig.getDefault()).columnSizes();
-      }
-      if (sizes == null || !sizes.keySet().containsAll(keyIds)) {
-        return new KeyBytes(file.fileSizeInBytes(), false);
-      }
-      return new KeyBytes(keyIds.stream().mapToLong(sizes::get).sum(), true);
-    }
   }
 }

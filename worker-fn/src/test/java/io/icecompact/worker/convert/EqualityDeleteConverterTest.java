@@ -88,7 +88,6 @@ class EqualityDeleteConverterTest {
               .computeIfAbsent(delete.location(), unused -> new HashSet<>())
               .add(task.file().location());
         }
-        assertThat(result.keyColumnBytesOnly()).isTrue();
         assertThat(result.bytesRead()).isPositive().isLessThan(task.file().fileSizeInBytes());
       }
       assertThat(equalityDeletes).isNotEmpty();

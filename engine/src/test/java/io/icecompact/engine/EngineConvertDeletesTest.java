@@ -1,0 +1,305 @@
+package io.icecompact.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.GroupOutcome;
+import io.icecompact.core.job.GroupRequest;
+import io.icecompact.core.job.JobAction;
+import io.icecompact.core.job.JobResult;
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.job.JobStatus;
+import io.icecompact.core.job.PlanSummary;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
+import io.icecompact.fixtures.FlinkUpsertTable;
+import io.icecompact.fixtures.FlinkUpsertTable.Mode;
+import io.icecompact.fixtures.FlinkUpsertTable.Shape;
+import io.icecompact.fixtures.LiveRows;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.util.ContentFileUtil;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@code convert-equality-deletes} through the whole pipeline (planner, a worker per group, the
+ * committer): Flink-shaped upsert and changelog tables keep exactly their live rows, their data
+ * files stay as they were, and an equality delete is gone only when every data file it applied to
+ * was converted; concurrent writers' commits survive, and a concurrent compaction of the same files
+ * refuses the conversion.
+ */
+class EngineConvertDeletesTest extends EngineTestBase {
+  static Stream<Arguments> shapes() {
+    return Stream.of(
+        Arguments.of("upsert v2", Shape.small(Mode.UPSERT, 2, false)),
+        Arguments.of("upsert v2, key (tenant, id, event_ts)", Shape.small(Mode.UPSERT, 2, true)),
+        Arguments.of("changelog v2", Shape.small(Mode.CHANGELOG, 2, false)),
+        Arguments.of("upsert v3, deletion vectors", Shape.small(Mode.UPSERT, 3, false)),
+        Arguments.of("upsert v3, composite key", Shape.small(Mode.UPSERT, 3, true)));
+  }
+
+  private JobSpec convert() {
+    return job().withAction(JobAction.CONVERT_EQUALITY_DELETES);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("shapes")
+  void convertsEveryEqualityDeleteKeepingTheLiveRowsAndTheDataFiles(String name, Shape shape) {
+    FlinkUpsertTable cdc =
+        FlinkUpsertTable.create(access.catalog(), TableIdentifier.parse(TABLE), shape);
+    Table table = cdc.table();
+    Map<String, Long> before = LiveRows.multiset(table);
+    Set<String> dataBefore = Set.copyOf(liveDataPaths(table));
+    long equalityBefore = countDeletes(table, FileContent.EQUALITY_DELETES);
+    assertThat(equalityBefore).isPositive();
+    int snapshotsBefore = snapshots(table).size();
+
+    JobResult result = run(convert());
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertAllOutcomes(result, GroupOutcome.Status.CONVERTED);
+    table.refresh();
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    assertThat(LiveRows.multiset(table))
+        .isEqualTo(LiveRows.multiset(cdc.expectedLiveRows(), table));
+    assertThat(Set.copyOf(liveDataPaths(table))).isEqualTo(dataBefore);
+    assertThat(countDeletes(table, FileContent.EQUALITY_DELETES)).isZero();
+    List<Snapshot> added = newSnapshots(table, snapshotsBefore);
+    assertThat(added).hasSize(1);
+    assertThat(added.get(0).operation()).isEqualTo("replace");
+    // the result's counts are the snapshot's
+    assertThat(result.conversion().convertedEqualityDeleteFilesCount())
+        .isEqualTo((int) equalityBefore);
+    assertThat(result.conversion().addedPositionDeleteFilesCount())
+        .isEqualTo((int) summaryLong(added.get(0), "added-delete-files"))
+        .isPositive();
+    assertThat(result.conversion().keptEqualityDeleteFilesCount()).isZero();
+    assertThat(result.conversion().deletedPositionsCount()).isPositive();
+    assertThat(result.verification().verified())
+        .as("%s", result.verification().problems())
+        .isTrue();
+    // only key columns were read: far less than the data files' bytes
+    long dataBytes = liveDataFiles(table).stream().mapToLong(f -> f.fileSizeInBytes()).sum();
+    assertThat(result.conversion().bytesReadCount()).isPositive().isLessThan(dataBytes);
+    for (FileScanTask task : liveTasks(table)) {
+      if (shape.formatVersion() >= 3) {
+        assertThat(task.deletes().stream().filter(ContentFileUtil::isDV).count())
+            .as("DVs of %s", task.file().location())
+            .isLessThanOrEqualTo(1);
+      }
+    }
+    // a second run finds nothing to convert
+    JobResult again = run(convert());
+    assertStatus(again, JobStatus.NOTHING_TO_DO);
+    assertThat(again.reason()).contains("no equality delete applies");
+  }
+
+  /**
+   * A job that converts only some of a partition's data files (groups of 3 files, one group per
+   * job): an equality delete that also applies to a data file the job did not convert stays, one
+   * that applied only to converted files goes, and no row changes.
+   */
+  @Test
+  void aDeleteThatStillAppliesToAnUnconvertedFileStays() {
+    FlinkUpsertTable cdc =
+        FlinkUpsertTable.create(
+            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    Table table = cdc.table();
+    Map<String, Long> before = LiveRows.multiset(table);
+    Map<String, Set<String>> dataFilesOfDelete = dataFilesOfEqualityDelete(table);
+    PlanSummary[] planned = new PlanSummary[1];
+
+    JobResult result =
+        run(
+            job(options("max-file-group-input-files", "3", "max-groups-per-job", "1"))
+                .withAction(JobAction.CONVERT_EQUALITY_DELETES),
+            new GroupInterceptor() {
+              @Override
+              public void beforeCommit(PlanSummary summary) {
+                planned[0] = summary;
+              }
+            });
+
+    assertThat(result.skippedGroups()).isPositive();
+    table.refresh();
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    Set<String> converted = new HashSet<>();
+    groupTasks(planned[0], 0).forEach(task -> converted.add(task.file().location()));
+    assertThat(converted).hasSize(3);
+    Set<String> left = equalityDeletes(table);
+    Set<String> removed = new HashSet<>(dataFilesOfDelete.keySet());
+    removed.removeAll(left);
+    // removed: every data file it applied to was converted; kept: some was not
+    removed.forEach(delete -> assertThat(converted).containsAll(dataFilesOfDelete.get(delete)));
+    dataFilesOfDelete.forEach(
+        (delete, files) -> {
+          if (converted.containsAll(files)) {
+            assertThat(removed).as("retired %s", delete).contains(delete);
+          }
+        });
+    long keptTouched =
+        dataFilesOfDelete.entrySet().stream()
+            .filter(e -> e.getValue().stream().anyMatch(converted::contains))
+            .filter(e -> !converted.containsAll(e.getValue()))
+            .count();
+    assertThat(keptTouched).as("deletes of converted files that apply elsewhere too").isPositive();
+    if (result.status() == JobStatus.COMMITTED) {
+      assertThat(result.conversion().keptEqualityDeleteFilesCount()).isEqualTo((int) keptTouched);
+      assertThat(result.conversion().convertedEqualityDeleteFilesCount()).isEqualTo(removed.size());
+    } else {
+      assertStatus(result, JobStatus.NOTHING_TO_DO);
+      assertThat(removed).isEmpty();
+      assertThat(result.reason()).contains("still applies to a data file this job did not convert");
+    }
+  }
+
+  private static Map<String, Set<String>> dataFilesOfEqualityDelete(Table table) {
+    Map<String, Set<String>> files = new java.util.TreeMap<>();
+    for (FileScanTask task : liveTasks(table)) {
+      task.deletes().stream()
+          .filter(d -> d.content() == FileContent.EQUALITY_DELETES)
+          .forEach(
+              d ->
+                  files
+                      .computeIfAbsent(d.location(), unused -> new HashSet<>())
+                      .add(task.file().location()));
+    }
+    return files;
+  }
+
+  /**
+   * Upserts committed after the plan and before the commit: their equality deletes stay and apply
+   * as before, the conversion commits, no row changes.
+   */
+  @Test
+  void upsertsCommittedDuringTheJobSurvive() {
+    FlinkUpsertTable cdc =
+        FlinkUpsertTable.create(
+            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    Table table = cdc.table();
+    Set<String> equalityBefore = equalityDeletes(table);
+
+    JobResult result =
+        run(
+            convert(),
+            new GroupInterceptor() {
+              @Override
+              public void beforeCommit(PlanSummary summary) {
+                cdc.checkpoint();
+                cdc.checkpoint();
+              }
+            });
+
+    assertStatus(result, JobStatus.COMMITTED);
+    table.refresh();
+    assertThat(LiveRows.multiset(table))
+        .isEqualTo(LiveRows.multiset(cdc.expectedLiveRows(), table));
+    Set<String> left = equalityDeletes(table);
+    assertThat(left).isNotEmpty().doesNotContainAnyElementsOf(equalityBefore);
+  }
+
+  /**
+   * A compaction committed while the conversion runs removes the data files it converted: the
+   * conversion is refused (its equality deletes would have to apply to the compaction's new files
+   * too), its delete files are deleted, and the rows are the compaction's.
+   */
+  @Test
+  void aConcurrentCompactionOfTheSameFilesRefusesTheConversion() {
+    FlinkUpsertTable cdc =
+        FlinkUpsertTable.create(
+            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    Table table = cdc.table();
+    Map<String, Long> before = LiveRows.multiset(table);
+    String[] convertJob = new String[1];
+
+    JobResult result =
+        run(
+            convert(),
+            new GroupInterceptor() {
+              @Override
+              public void beforeCommit(PlanSummary summary) {
+                convertJob[0] = summary.jobId();
+                assertStatus(run(job()), JobStatus.COMMITTED);
+              }
+            });
+
+    assertThat(result.status()).isEqualTo(JobStatus.CONTENDED);
+    assertThat(result.conflictedGroups()).isEqualTo(result.groups().size());
+    assertThat(result.groups())
+        .allSatisfy(g -> assertThat(g.reason()).contains("was removed by snapshot"));
+    assertThat(result.snapshotIds()).isEmpty();
+    table.refresh();
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    assertThat(filesNamedFor(table, convertJob[0])).as("the conversion's delete files").isEmpty();
+  }
+
+  /**
+   * A group whose worker fails: the equality deletes of its partition still apply to its data files
+   * and stay; the other groups' are converted.
+   */
+  @Test
+  void aFailedGroupKeepsTheDeletesItsFilesNeed() {
+    FlinkUpsertTable cdc =
+        FlinkUpsertTable.create(
+            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    Table table = cdc.table();
+    Map<String, Long> before = LiveRows.multiset(table);
+    long equalityBefore = countDeletes(table, FileContent.EQUALITY_DELETES);
+
+    JobResult result =
+        run(
+            convert(),
+            new GroupInterceptor() {
+              @Override
+              public void beforeGroup(GroupRequest request) {
+                if (request.groupIndex() == 0) {
+                  throw new IllegalStateException("worker of group 0 broke");
+                }
+              }
+            });
+
+    assertStatus(result, JobStatus.PARTIAL);
+    assertThat(outcome(result, 0).status()).isEqualTo(GroupOutcome.Status.FAILED);
+    assertThat(outcome(result, 0).reason()).contains("group 0 broke");
+    table.refresh();
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    long left = countDeletes(table, FileContent.EQUALITY_DELETES);
+    assertThat(left).isPositive().isLessThan(equalityBefore);
+    assertThat(result.conversion().convertedEqualityDeleteFilesCount())
+        .isEqualTo((int) (equalityBefore - left));
+  }
+
+  @Test
+  void rewriteOnlyOptionsAreRefusedNamingTheOption() {
+    FlinkUpsertTable.create(
+        access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    assertThatThrownBy(
+            () ->
+                run(
+                    job(options("target-file-size-bytes", "1000"))
+                        .withAction(JobAction.CONVERT_EQUALITY_DELETES)))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessageContaining(
+            "'target-file-size-bytes' does not apply to convert-equality-deletes");
+  }
+
+  private static Set<String> equalityDeletes(Table table) {
+    return liveDeletes(table).values().stream()
+        .filter(d -> d.content() == FileContent.EQUALITY_DELETES)
+        .map(DeleteFile::location)
+        .collect(Collectors.toCollection(HashSet::new));
+  }
+}
