@@ -21,6 +21,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
     subcommands = {
       DemoCommand.class,
       CompactCommand.class,
+      ConvertDeletesCommand.class,
       PlanCommand.class,
       HealthCommand.class,
       SweepCommand.class,

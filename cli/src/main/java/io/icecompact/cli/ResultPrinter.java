@@ -30,6 +30,10 @@ final class ResultPrinter {
     if (result.groups().isEmpty()) {
       return;
     }
+    if (result.conversion() != null) {
+      printConversion(result, out);
+      return;
+    }
     out.printf(
         Locale.ROOT,
         "  data files: %d rewritten -> %d added (%s read), %d delete files removed, %d failed%n",
@@ -60,7 +64,10 @@ final class ResultPrinter {
     if (result.groups() != null) {
       printPaths(out, result);
       for (GroupOutcome group : result.groups()) {
-        if (group.status() != GroupOutcome.Status.REWRITTEN) {
+        boolean done =
+            group.status() == GroupOutcome.Status.REWRITTEN
+                || (group.status() == GroupOutcome.Status.CONVERTED && group.reason() == null);
+        if (!done) {
           out.printf(
               "  group %d %s: %s: %s%n",
               group.groupIndex(), group.partition(), group.status(), group.reason());
@@ -71,6 +78,34 @@ final class ResultPrinter {
       out.println("  VERIFICATION FAILED against table metadata:");
       result.verification().problems().forEach(p -> out.println("    " + p));
     }
+  }
+
+  /** A {@code convert-equality-deletes} job: what it converted, kept and read. */
+  private static void printConversion(JobResult result, PrintWriter out) {
+    JobResult.Conversion conversion = result.conversion();
+    out.printf(
+        Locale.ROOT,
+        "  equality delete files: %d converted, %d kept (they still apply to data files not"
+            + " converted); %d position delete files added (%d rows) for %d data files, none"
+            + " rewritten; %s of data files read%n",
+        conversion.convertedEqualityDeleteFilesCount(),
+        conversion.keptEqualityDeleteFilesCount(),
+        conversion.addedPositionDeleteFilesCount(),
+        conversion.deletedPositionsCount(),
+        conversion.convertedDataFilesCount(),
+        bytes(conversion.bytesReadCount()));
+    out.printf(
+        Locale.ROOT,
+        "  groups: %d converted, %d failed, %d conflicted, %d lost the commit race, %d skipped%n",
+        result.rewrittenGroups(),
+        result.failedGroups(),
+        result.conflictedGroups(),
+        result.groups().stream().filter(g -> g.status() == GroupOutcome.Status.CONTENDED).count(),
+        result.skippedGroups());
+    if (result.commit() != null) {
+      out.println("  commit: " + CommitAttempts.line(result.commit()));
+    }
+    printGroupOutcomes(result, out);
   }
 
   /** How many groups took each rewrite path, and why the first generic one did. */

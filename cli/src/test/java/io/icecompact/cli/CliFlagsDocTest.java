@@ -18,7 +18,17 @@ import picocli.CommandLine.Model.OptionSpec;
 class CliFlagsDocTest {
 
   @ParameterizedTest
-  @ValueSource(strings = {"compact", "plan", "health", "sweep", "history", "status", "demo"})
+  @ValueSource(
+      strings = {
+        "compact",
+        "convert-deletes",
+        "plan",
+        "health",
+        "sweep",
+        "history",
+        "status",
+        "demo"
+      })
   void everyFlagIsDocumentedWithItsDefault(String command) throws Exception {
     String doc = Files.readString(Path.of("..", "docs", "configuration.md"));
     int start = doc.indexOf("## CLI flags");
