@@ -9,6 +9,7 @@ import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.CommitRequest;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupRequest;
+import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
@@ -28,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.Table;
@@ -57,6 +59,7 @@ final class SoakJob {
   private final int faultGroup;
   private final int passingCommits;
   private final Random writes;
+  private final JobAction action;
 
   private final AtomicBoolean faultFired = new AtomicBoolean();
   private final AtomicBoolean wroteDuringWorkers = new AtomicBoolean();
@@ -81,15 +84,26 @@ final class SoakJob {
     this.writeBeforeRecommit = random.nextBoolean();
     this.options = options(random);
     this.faultGroup = random.nextInt(2);
-    this.passingCommits =
+    int passing =
         options.containsKey(RewriteOptions.PARTIAL_PROGRESS_ENABLED) ? random.nextInt(2) : 0;
     this.writes = new Random(random.nextLong());
+    // a third of the jobs convert equality deletes instead (drawn apart, so the other draws of a
+    // seed stay what they were); a conversion takes only allow-partial of the options
+    this.action =
+        new Random(seed ^ number ^ 0xC0DEL).nextInt(3) == 0
+            ? JobAction.CONVERT_EQUALITY_DELETES
+            : JobAction.REWRITE_DATA_FILES;
+    if (action == JobAction.CONVERT_EQUALITY_DELETES) {
+      options.keySet().retainAll(Set.of(RewriteOptions.ALLOW_PARTIAL));
+    }
+    this.passingCommits = action == JobAction.CONVERT_EQUALITY_DELETES ? 0 : passing;
     this.context =
         String.format(
-            "soak seed %d, job %d/%d on %s, fault %s (group %d, %d passing commits), writes %d/%s/%s, options %s",
+            "soak seed %d, job %d/%d %s on %s, fault %s (group %d, %d passing commits), writes %d/%s/%s, options %s",
             seed,
             number,
             jobs,
+            action.value(),
             soakTable.name(),
             fault,
             faultGroup,
@@ -148,7 +162,8 @@ final class SoakJob {
     }
     AtomicReference<Map<String, Long>> expected = new AtomicReference<>(LiveRows.multiset(table));
     JobSpec spec =
-        new JobSpec(null, soakTable.name(), catalog, options, null, null, null).withJobIdIfAbsent();
+        new JobSpec(null, soakTable.name(), catalog, options, null, null, null, action)
+            .withJobIdIfAbsent();
 
     if (fault == SoakFault.STORAGE_WORKER_OUTPUT) {
       FaultingLocalFileIO.arm(
@@ -281,6 +296,10 @@ final class SoakJob {
         worker
             .fileIO()
             .deleteFile(new WorkLocation(request.workLocation()).groupResult(request.groupIndex()));
+        worker
+            .fileIO()
+            .deleteFile(
+                new WorkLocation(request.workLocation()).convertedGroup(request.groupIndex()));
       }
     }
   }
