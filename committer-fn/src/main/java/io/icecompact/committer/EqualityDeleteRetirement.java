@@ -19,6 +19,8 @@ import java.util.TreeSet;
  * kept deletes already do.
  */
 record EqualityDeleteRetirement(Set<String> retired, Set<String> kept) {
+  /** Before any group is decided: nothing retired, nothing kept. */
+  static final EqualityDeleteRetirement NONE = new EqualityDeleteRetirement(Set.of(), Set.of());
 
   static EqualityDeleteRetirement of(EqualityDeleteScope scope, Collection<ConvertedGroup> groups) {
     Map<String, Integer> converted = new HashMap<>();

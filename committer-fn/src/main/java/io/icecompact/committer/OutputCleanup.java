@@ -193,7 +193,7 @@ final class OutputCleanup {
     return locations;
   }
 
-  private boolean anySnapshotOfThisJob(Table table) {
+  boolean anySnapshotOfThisJob(Table table) {
     for (Snapshot snapshot : table.snapshots()) {
       if (snapshot.summary() != null
           && plan.jobId().equals(snapshot.summary().get(SnapshotStamp.JOB_ID))) {
@@ -203,7 +203,10 @@ final class OutputCleanup {
     return false;
   }
 
-  /** Data files added by any snapshot stamped with the job, current history or not. */
+  /**
+   * Files added by any snapshot stamped with the job, current history or not: data files, and the
+   * delete files a conversion adds.
+   */
   private Set<String> addedByThisJob(Table table) {
     Set<String> added = new HashSet<>();
     for (Snapshot snapshot : table.snapshots()) {
@@ -213,6 +216,11 @@ final class OutputCleanup {
             .snapshot(snapshot)
             .build()
             .addedDataFiles()
+            .forEach(file -> added.add(file.location()));
+        SnapshotChanges.builderFor(table)
+            .snapshot(snapshot)
+            .build()
+            .addedDeleteFiles()
             .forEach(file -> added.add(file.location()));
       }
     }
