@@ -42,10 +42,16 @@ final class ResultPrinter {
         bytes(result.rewrittenBytesCount()),
         result.removedDeleteFilesCount(),
         result.failedDataFilesCount());
+    printGroups(result, "rewritten", out);
+  }
+
+  /** The groups' counts, the commit's attempts, and each group that did not end done. */
+  private static void printGroups(JobResult result, String done, PrintWriter out) {
     out.printf(
         Locale.ROOT,
-        "  groups: %d rewritten, %d failed, %d conflicted, %d lost the commit race, %d skipped%n",
+        "  groups: %d %s, %d failed, %d conflicted, %d lost the commit race, %d skipped%n",
         result.rewrittenGroups(),
+        done,
         result.failedGroups(),
         result.conflictedGroups(),
         result.groups().stream().filter(g -> g.status() == GroupOutcome.Status.CONTENDED).count(),
@@ -94,18 +100,7 @@ final class ResultPrinter {
         conversion.deletedPositionsCount(),
         conversion.convertedDataFilesCount(),
         bytes(conversion.bytesReadCount()));
-    out.printf(
-        Locale.ROOT,
-        "  groups: %d converted, %d failed, %d conflicted, %d lost the commit race, %d skipped%n",
-        result.rewrittenGroups(),
-        result.failedGroups(),
-        result.conflictedGroups(),
-        result.groups().stream().filter(g -> g.status() == GroupOutcome.Status.CONTENDED).count(),
-        result.skippedGroups());
-    if (result.commit() != null) {
-      out.println("  commit: " + CommitAttempts.line(result.commit()));
-    }
-    printGroupOutcomes(result, out);
+    printGroups(result, "converted", out);
   }
 
   /** How many groups took each rewrite path, and why the first generic one did. */

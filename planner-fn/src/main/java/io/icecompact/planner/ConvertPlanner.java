@@ -131,15 +131,7 @@ public final class ConvertPlanner {
       }
       planned.addAll(writer.entries());
     }
-    PinnedSnapshot pinned =
-        new PinnedSnapshot(
-            current.snapshotId(),
-            current.sequenceNumber(),
-            TableAccess.metadataLocation(table),
-            table.schema().schemaId(),
-            table.spec().specId(),
-            table.spec().specId(),
-            TableUtil.formatVersion(table));
+    PinnedSnapshot pinned = PinnedSnapshot.of(table, current, table.spec().specId());
     JobPlan plan =
         new JobPlan(
             spec.jobId(),

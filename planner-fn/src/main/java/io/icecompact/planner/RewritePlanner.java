@@ -30,7 +30,6 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
 import org.apache.iceberg.actions.RewriteFileGroup;
 import org.apache.iceberg.expressions.Expression;
@@ -185,15 +184,7 @@ public final class RewritePlanner {
           "Invalid rewrite option: " + e.getMessage() + " (options given: " + options.asMap() + ")",
           e);
     }
-    PinnedSnapshot pinned =
-        new PinnedSnapshot(
-            current.snapshotId(),
-            current.sequenceNumber(),
-            TableAccess.metadataLocation(table),
-            table.schema().schemaId(),
-            table.spec().specId(),
-            outputSpecId(table, options),
-            TableUtil.formatVersion(table));
+    PinnedSnapshot pinned = PinnedSnapshot.of(table, current, outputSpecId(table, options));
 
     // Spark's sort planner is the bin-pack planner (SparkShufflingDataRewritePlanner adds only an
     // output

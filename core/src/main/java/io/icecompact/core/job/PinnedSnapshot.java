@@ -15,4 +15,20 @@ public record PinnedSnapshot(
     int schemaId,
     int defaultSpecId,
     int outputSpecId,
-    int formatVersion) {}
+    int formatVersion) {
+
+  /**
+   * {@code current}, the snapshot of {@code table} a job pins, writing with {@code outputSpecId}.
+   */
+  public static PinnedSnapshot of(
+      org.apache.iceberg.Table table, org.apache.iceberg.Snapshot current, int outputSpecId) {
+    return new PinnedSnapshot(
+        current.snapshotId(),
+        current.sequenceNumber(),
+        io.icecompact.core.table.TableAccess.metadataLocation(table),
+        table.schema().schemaId(),
+        table.spec().specId(),
+        outputSpecId,
+        org.apache.iceberg.TableUtil.formatVersion(table));
+  }
+}
