@@ -87,11 +87,7 @@ final class HistoryCommand implements Callable<Integer> {
             job.jobId(),
             job.status(),
             seconds(job.durationMillis()),
-            job.counts().isEmpty()
-                ? "-"
-                : count(job, "rewritten_data_files_count")
-                    + " -> "
-                    + count(job, "added_data_files_count"),
+            dataFiles(job),
             groups(job),
             job.error() == null ? "" : job.error()
           });
@@ -107,13 +103,34 @@ final class HistoryCommand implements Callable<Integer> {
     return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
   }
 
+  /**
+   * Data files rewritten -> added; for a conversion, equality delete files converted -> position
+   * delete files added (it rewrites no data file).
+   */
+  static String dataFiles(JobLogEntry job) {
+    if (job.counts().isEmpty()) {
+      return "-";
+    }
+    if (converts(job)) {
+      return count(job, JobLogEntry.CONVERTED_EQUALITY_DELETE_FILES)
+          + " eq deletes -> "
+          + count(job, "added_position_delete_files_count")
+          + " position deletes";
+    }
+    return count(job, "rewritten_data_files_count") + " -> " + count(job, "added_data_files_count");
+  }
+
+  private static boolean converts(JobLogEntry job) {
+    return job.counts().containsKey(JobLogEntry.CONVERTED_EQUALITY_DELETE_FILES);
+  }
+
   /** The groups' outcomes that happened, e.g. "3 rewritten, 1 failed"; "-" when none. */
   static String groups(JobLogEntry job) {
     List<String> parts = new ArrayList<>();
     for (String outcome : List.of("rewritten", "failed", "conflicted", "skipped")) {
       long n = count(job, outcome + "_groups");
       if (n > 0) {
-        parts.add(n + " " + outcome);
+        parts.add(n + " " + (outcome.equals("rewritten") && converts(job) ? "converted" : outcome));
       }
     }
     return parts.isEmpty() ? "-" : String.join(", ", parts);

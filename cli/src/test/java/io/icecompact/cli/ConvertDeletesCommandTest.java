@@ -72,6 +72,21 @@ class ConvertDeletesCommandTest {
   }
 
   @Test
+  void historySaysTheJobConvertedRatherThanRewrote() {
+    assertThat(CliRun.of(convert()).exitCode()).isZero();
+    List<String> args = new ArrayList<>(List.of("history", "--table", TABLE));
+    args.addAll(TestTables.catalogArgs(warehouse));
+
+    CliRun history = CliRun.of(args);
+
+    assertThat(history.exitCode()).as(history.err()).isZero();
+    assertThat(history.out())
+        .contains(equalityDeletesBefore + " eq deletes -> ")
+        .contains(" converted")
+        .doesNotContain("rewritten");
+  }
+
+  @Test
   void jsonCarriesTheConversionCounts() {
     CliRun run = CliRun.of(convert("--json"));
 

@@ -81,6 +81,10 @@ public record JobLogEntry(
    * (Spark's {@code rewrite_data_files} names) and its reason as the error unless it committed. The
    * duration is the caller's: the whole job's, which a result measured in one stage may not be.
    */
+  /** The count a conversion's entry has and a rewrite's has not. */
+  public static final String CONVERTED_EQUALITY_DELETE_FILES =
+      "converted_equality_delete_files_count";
+
   public static JobLogEntry of(
       JobResult result, long startedAtMillis, long durationMillis, String executionArn) {
     Map<String, Long> counts = new LinkedHashMap<>();
@@ -93,6 +97,15 @@ public record JobLogEntry(
     counts.put("failed_groups", (long) result.failedGroups());
     counts.put("conflicted_groups", (long) result.conflictedGroups());
     counts.put("skipped_groups", (long) result.skippedGroups());
+    if (result.conversion() != null) {
+      // a convert-equality-deletes job: its groups were converted, not rewritten
+      counts.put(
+          CONVERTED_EQUALITY_DELETE_FILES,
+          (long) result.conversion().convertedEqualityDeleteFilesCount());
+      counts.put(
+          "added_position_delete_files_count",
+          (long) result.conversion().addedPositionDeleteFilesCount());
+    }
     boolean success = result.status().success();
     return new JobLogEntry(
         result.table(),
