@@ -247,6 +247,64 @@ class EngineConvertDeletesTest extends EngineTestBase {
   }
 
   /**
+   * v3: another writer gives a converted data file a deletion vector while the job runs: a second
+   * DV for the file would make it unreadable, so that file's group is refused and its partition's
+   * equality deletes stay; the other groups are converted, and the rows are the writer's.
+   */
+  @Test
+  void aConcurrentDeletionVectorForAConvertedFileRefusesItsGroup() {
+    FlinkUpsertTable cdc =
+        FlinkUpsertTable.create(
+            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 3, false));
+    Table table = cdc.table();
+    String[] target = new String[1];
+    Map<String, Long>[] expected = new Map[1];
+
+    JobResult result =
+        run(
+            convert(),
+            new GroupInterceptor() {
+              @Override
+              public void beforeCommit(PlanSummary summary) {
+                table.refresh();
+                FileScanTask task =
+                    liveTasks(table).stream()
+                        .filter(
+                            t ->
+                                t.deletes().stream()
+                                    .anyMatch(d -> d.content() == FileContent.EQUALITY_DELETES))
+                        .findFirst()
+                        .orElseThrow();
+                target[0] = task.file().location();
+                ConcurrentDeletionVector.deleteFirstLiveRow(table, task);
+                table.refresh();
+                expected[0] = LiveRows.multiset(table);
+              }
+            });
+
+    assertStatus(result, JobStatus.PARTIAL);
+    List<GroupOutcome> refused =
+        result.groups().stream().filter(g -> g.status() == GroupOutcome.Status.CONFLICTED).toList();
+    assertThat(refused).hasSize(1);
+    assertThat(refused.get(0).reason())
+        .contains("a deletion vector for data file " + target[0] + " was added");
+    table.refresh();
+    assertThat(LiveRows.multiset(table)).isEqualTo(expected[0]);
+    for (FileScanTask task : liveTasks(table)) {
+      assertThat(task.deletes().stream().filter(ContentFileUtil::isDV).count())
+          .as("DVs of %s", task.file().location())
+          .isLessThanOrEqualTo(1);
+    }
+    assertThat(
+            liveTasks(table).stream()
+                .filter(t -> t.file().location().equals(target[0]))
+                .flatMap(t -> t.deletes().stream())
+                .anyMatch(d -> d.content() == FileContent.EQUALITY_DELETES))
+        .as("the refused file's equality deletes stay")
+        .isTrue();
+  }
+
+  /**
    * A group whose worker fails: the equality deletes of its partition still apply to its data files
    * and stay; the other groups' are converted.
    */
