@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.ConvertedGroup;
 import io.icecompact.core.job.GroupOutcome.Status;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.DeleteFile;
@@ -47,13 +48,13 @@ final class ConversionCommit {
           EqualityDeleteRetirement.of(
               run.scope, run.ready.values().stream().map(ConversionRun.Ready::result).toList());
       if (run.retirement.retired().isEmpty()) {
-        run.endAll(
-            Status.NOT_COMMITTED,
+        String reason =
             String.format(
                 "not committed: each of the %d equality delete files it converted still applies to"
                     + " a data file this job did not convert (outside its filter, in a group left"
                     + " for the next run, failed or conflicted), so none could be removed",
-                run.retirement.kept().size()));
+                run.retirement.kept().size());
+        List.copyOf(run.ready.values()).forEach(group -> run.holdBack(group.planned(), reason));
         return;
       }
       Optional<Snapshot> earlier = stamped(run);
@@ -155,7 +156,7 @@ final class ConversionCommit {
     return rewrite;
   }
 
-  private static Optional<Snapshot> stamped(ConversionRun run) {
+  static Optional<Snapshot> stamped(ConversionRun run) {
     return Optional.ofNullable(
         SnapshotStamp.commitsOf(run.table, run.plan.jobId(), run.plan.pinned().snapshotId())
             .get(COMMIT_INDEX));

@@ -26,9 +26,17 @@ final class ConversionReport {
     long positions = 0;
     long bytesRead = 0;
     int dataFiles = 0;
-    for (ConversionRun.Ready group : run.ready.values()) {
+    for (ConversionRun.Ready group : List.copyOf(run.ready.values())) {
       bytesRead += group.result().bytesRead();
-      if (committed != null) {
+      if (committed != null && !anyRetired(group, retirement)) {
+        // its files' deletes all still apply elsewhere: nothing of it is in the snapshot
+        run.holdBack(
+            group.planned(),
+            String.format(
+                "not committed: every equality delete of its data files still applies to data"
+                    + " files this job did not convert (snapshot %d holds none of its deletes)",
+                committed.snapshotId()));
+      } else if (committed != null) {
         run.outcomes.put(group.planned().index(), converted(group, retirement, committed));
         dataFiles += group.result().files().size();
         positions +=
@@ -44,7 +52,7 @@ final class ConversionReport {
     List<GroupOutcome> groups = List.copyOf(run.outcomes.values());
     long converted = count(groups, Status.CONVERTED);
     long failed = count(groups, Status.FAILED);
-    long notCommitted = count(groups, Status.NOT_COMMITTED);
+    long notCommitted = count(groups, Status.NOT_COMMITTED) - run.heldBack.size();
     long conflicted = count(groups, Status.CONFLICTED);
     long contended = count(groups, Status.CONTENDED);
     String first =
@@ -60,13 +68,13 @@ final class ConversionReport {
     } else if (converted == 0 && failed == 0 && conflicted + contended > 0) {
       status = JobStatus.CONTENDED;
       reason = "No group was committed, none failed: " + first;
-    } else if (converted == 0 && failed == 0) {
+    } else if (converted == 0 && failed + notCommitted == 0) {
       status = JobStatus.NOTHING_TO_DO;
       reason = "Nothing converted: " + first;
     } else if (converted == 0) {
       status = JobStatus.FAILED;
       reason = "No group was committed; " + first;
-    } else if (converted < run.plan.groups().size()) {
+    } else if (converted + run.heldBack.size() < run.plan.groups().size()) {
       status = JobStatus.PARTIAL;
       reason =
           String.format(
@@ -85,8 +93,8 @@ final class ConversionReport {
               ? null
               : String.format(
                   "%d equality delete files kept: they still apply to data files this job did not"
-                      + " convert",
-                  retirement.kept().size());
+                      + " convert (%d groups held back)",
+                  retirement.kept().size(), run.heldBack.size());
     }
     return JobResult.builder(run.plan.jobId(), run.plan.table(), status)
         .reason(reason)
@@ -114,6 +122,13 @@ final class ConversionReport {
                 positions,
                 bytesRead))
         .build();
+  }
+
+  private static boolean anyRetired(
+      ConversionRun.Ready group, EqualityDeleteRetirement retirement) {
+    return group.result().files().stream()
+        .flatMap(file -> file.equalityDeletes().stream())
+        .anyMatch(retirement.retired()::contains);
   }
 
   private static GroupOutcome converted(

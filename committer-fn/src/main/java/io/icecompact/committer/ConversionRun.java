@@ -44,6 +44,12 @@ final class ConversionRun {
   /** The live equality delete files of the groups read, by location: what the commit removes. */
   final Map<String, DeleteFile> equalityDeletes = new HashMap<>();
 
+  /**
+   * Groups not committed because every equality delete of their files still applies to a file the
+   * job did not convert: held back, not failed (the next run that converts those files takes them).
+   */
+  final Set<Integer> heldBack = new HashSet<>();
+
   final List<String> problems = new ArrayList<>();
   final List<CommitAttempt> attempts = new ArrayList<>();
   EqualityDeleteRetirement retirement = EqualityDeleteRetirement.NONE;
@@ -68,6 +74,12 @@ final class ConversionRun {
   void end(PlannedGroup group, Status status, String reason) {
     ready.remove(group.index());
     outcomes.put(group.index(), outcome(group, status, reason));
+  }
+
+  /** Ends a group whose equality deletes all still apply to files the job did not convert. */
+  void holdBack(PlannedGroup group, String reason) {
+    end(group, Status.NOT_COMMITTED, reason);
+    heldBack.add(group.index());
   }
 
   /** Ends every group still waiting to be committed. */

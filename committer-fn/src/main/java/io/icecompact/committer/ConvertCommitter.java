@@ -20,6 +20,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,9 +73,12 @@ final class ConvertCommitter {
             work,
             ConvertOptions.parse(plan.options()),
             scope(plan, store, work));
+    // a commit of an earlier run that stopped before storing its result: that snapshot is the
+    // job's, and its cleanup may have deleted the outputs of the groups it left out
+    Optional<Snapshot> earlier = ConversionCommit.stamped(run);
     try {
       JobCommitter.requirePinnedIsAncestor(table, plan);
-      ConvertedGroups.read(run);
+      ConvertedGroups.read(run, earlier.isEmpty());
     } catch (ApplicationException e) {
       // this job will never commit: nothing of it is live unless an earlier run committed
       OutputCleanup cleanup = new OutputCleanup(access.fileIO(), plan);
@@ -89,7 +93,11 @@ final class ConvertCommitter {
             invocationMillisLeft == null
                 ? OptionalLong.empty()
                 : OptionalLong.of(invocationMillisLeft.getAsLong()));
-    new ConversionCommit(run, guard, deadline).commit();
+    if (earlier.isPresent()) {
+      EarlierConversion.recover(run, earlier.get());
+    } else {
+      new ConversionCommit(run, guard, deadline).commit();
+    }
     if (!run.unknown) {
       // with an unknown outcome any of them may be live: kept until a re-run decides
       deleteUncommittedOutputs(run, run.committedOutputs());

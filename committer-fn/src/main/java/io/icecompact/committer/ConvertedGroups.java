@@ -27,7 +27,11 @@ import org.apache.iceberg.util.ContentFileUtil;
 final class ConvertedGroups {
   private ConvertedGroups() {}
 
-  static void read(ConversionRun run) {
+  /**
+   * @param outputsMustExist false when an earlier run of the committer already committed: its
+   *     cleanup deleted the outputs of the files and groups it left out
+   */
+  static void read(ConversionRun run, boolean outputsMustExist) {
     for (PlannedGroup group : run.plan.groups()) {
       Optional<ConvertedGroup> result =
           run.store.readDocument(run.work.convertedGroup(group.index()), ConvertedGroup.class);
@@ -36,7 +40,7 @@ final class ConvertedGroups {
         continue;
       }
       List<FileScanTask> tasks = run.store.readGroupTasks(run.work, run.plan, group.index());
-      check(run.plan, group, result.get(), tasks, run.table);
+      check(run.plan, group, result.get(), tasks, run.table, outputsMustExist);
       for (FileScanTask task : tasks) {
         task.deletes().stream()
             .filter(delete -> delete.content() == FileContent.EQUALITY_DELETES)
@@ -58,7 +62,8 @@ final class ConvertedGroups {
       PlannedGroup group,
       ConvertedGroup result,
       List<FileScanTask> tasks,
-      Table table) {
+      Table table,
+      boolean outputsMustExist) {
     Set<String> planned = new HashSet<>();
     tasks.forEach(task -> planned.add(task.file().location()));
     Set<String> converted = new HashSet<>();
@@ -82,7 +87,7 @@ final class ConvertedGroups {
                   + written.location()
                   + " does not name data file "
                   + file.dataFile();
-        } else if (!table.io().newInputFile(written.location()).exists()) {
+        } else if (outputsMustExist && !table.io().newInputFile(written.location()).exists()) {
           problem = "its delete file " + written.location() + " does not exist";
         }
       }

@@ -137,8 +137,9 @@ class EngineConvertDeleteScopesTest extends EngineTestBase {
             .filter(group -> group.partition().equals("region=eu"))
             .findFirst()
             .orElseThrow();
+    assertThat(eu.status()).isEqualTo(GroupOutcome.Status.NOT_COMMITTED);
     assertThat(eu.outputFiles()).isZero();
-    assertThat(eu.reason()).contains("keep equality deletes that still apply");
+    assertThat(eu.reason()).contains("still applies to data files this job did not convert");
     // what the job wrote and did not commit is deleted: its files left are the committed ones
     java.util.Set<String> live =
         liveDeletes(table).values().stream()

@@ -340,6 +340,55 @@ class EngineConvertDeletesTest extends EngineTestBase {
         .isEqualTo((int) (equalityBefore - left));
   }
 
+  /**
+   * The committer runs again after an earlier run committed and stopped before storing its result
+   * (its cleanup already deleted what it did not commit): the job's snapshot is read back, not made
+   * again, and the result is the same.
+   */
+  @Test
+  void aCommitterRunAgainAfterItsCommitReportsThatCommit() {
+    FlinkUpsertTable cdc =
+        FlinkUpsertTable.create(
+            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    Table table = cdc.table();
+    Map<String, Long> before = LiveRows.multiset(table);
+    PlanSummary[] planned = new PlanSummary[1];
+    JobSpec spec = convert().withJobIdIfAbsent();
+    JobResult first =
+        run(
+            spec,
+            new GroupInterceptor() {
+              @Override
+              public void beforeGroup(GroupRequest request) {
+                if (request.groupIndex() == 1) {
+                  throw new IllegalStateException("group 1 broke");
+                }
+              }
+
+              @Override
+              public void beforeCommit(PlanSummary summary) {
+                planned[0] = summary;
+              }
+            });
+    assertStatus(first, JobStatus.PARTIAL);
+    int snapshots = snapshots(table).size();
+    access.fileIO().deleteFile(planned[0].planRef().work().jobResult());
+
+    JobResult again =
+        new io.icecompact.committer.JobCommitter(access)
+            .commit(io.icecompact.core.job.CommitRequest.of(spec, planned[0]));
+
+    assertStatus(again, JobStatus.PARTIAL);
+    assertThat(again.snapshotIds()).isEqualTo(first.snapshotIds());
+    assertThat(again.conversion()).isEqualTo(first.conversion());
+    assertThat(again.groups().stream().map(GroupOutcome::status).toList())
+        .isEqualTo(first.groups().stream().map(GroupOutcome::status).toList());
+    assertThat(again.verification().verified()).as("%s", again.verification()).isTrue();
+    table.refresh();
+    assertThat(snapshots(table)).hasSize(snapshots);
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+  }
+
   @Test
   void rewriteOnlyOptionsAreRefusedNamingTheOption() {
     FlinkUpsertTable.create(
