@@ -1,6 +1,7 @@
 package io.icecompact.cli;
 
 import io.icecompact.core.text.ByteSize;
+import io.icecompact.planner.fleet.EqualityDeleteChoice;
 import io.icecompact.planner.fleet.EqualityDeleteCosts;
 import io.icecompact.planner.fleet.TableAssessment;
 import java.io.PrintWriter;
@@ -27,15 +28,15 @@ final class EqualityDeleteEstimates {
       EqualityDeleteCosts c = a.equalityDeletes();
       out.printf(
           Locale.ROOT,
-          "%s: %d equality delete files, %d keys, apply to %d data files (%s, mean %s = %.0f%% of"
-              + " the %s target); decision %s%n",
+          "%s: %d equality delete files, %d keys, apply to %d data files (%s, mean %s = %s of the"
+              + " %s target); decision %s%n",
           a.table(),
           c.equalityDeleteFiles(),
           c.equalityKeys(),
           c.dataFiles(),
           ByteSize.readable(c.dataBytes()),
           ByteSize.readable(c.meanDataFileBytes()),
-          c.meanOfTarget() * 100,
+          EqualityDeleteChoice.percent(c.meanOfTarget()),
           ByteSize.readable(c.targetFileSizeBytes()),
           a.decision().name());
       EqualityDeleteCosts.ActionCost r = c.rewrite();

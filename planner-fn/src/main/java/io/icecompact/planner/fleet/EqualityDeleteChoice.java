@@ -28,13 +28,13 @@ public record EqualityDeleteChoice(JobAction action, String reason) {
     String figures =
         String.format(
             Locale.ROOT,
-            "%d equality delete files (%d keys) apply to %d data files of %s on average, %.0f%% of"
-                + " the %s target",
+            "%d equality delete files (%d keys) apply to %d data files of %s on average, %s of the"
+                + " %s target",
             costs.equalityDeleteFiles(),
             costs.equalityKeys(),
             costs.dataFiles(),
             ByteSize.readable(costs.meanDataFileBytes()),
-            costs.meanOfTarget() * 100,
+            percent(costs.meanOfTarget()),
             ByteSize.readable(costs.targetFileSizeBytes()));
     return switch (setting) {
       case CONVERT ->
@@ -65,5 +65,11 @@ public record EqualityDeleteChoice(JobAction action, String reason) {
                       figures,
                       AT_TARGET * 100));
     };
+  }
+
+  /** A fraction as a whole percentage; "<1%" rather than a misleading "0%". */
+  public static String percent(double fraction) {
+    double percent = fraction * 100;
+    return percent > 0 && percent < 1 ? "<1%" : String.format(Locale.ROOT, "%.0f%%", percent);
   }
 }
