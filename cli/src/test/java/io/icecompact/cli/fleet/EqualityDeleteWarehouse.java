@@ -16,6 +16,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.util.ContentFileUtil;
 
 /**
  * Two Flink upsert tables (v2, equality deletes on every checkpoint but the first) in namespace
@@ -84,7 +85,15 @@ public final class EqualityDeleteWarehouse {
             continue;
           }
           eq.forEach(d -> equality.put(d.location(), d));
-          task.deletes().forEach(d -> deletes.put(d.location(), d));
+          // a deletion vector is one blob of a Puffin file shared with others
+          task.deletes()
+              .forEach(
+                  d ->
+                      deletes.put(
+                          ContentFileUtil.isDV(d)
+                              ? d.location() + "#" + d.contentOffset()
+                              : d.location(),
+                          d));
           dataBytes += task.file().fileSizeInBytes();
           rows += task.file().recordCount();
           for (int id : keyIds) {
@@ -106,7 +115,10 @@ public final class EqualityDeleteWarehouse {
           rows,
           keyBytes,
           deletes.size(),
-          deletes.values().stream().mapToLong(DeleteFile::fileSizeInBytes).sum(),
+          deletes.values().stream()
+              .mapToLong(
+                  d -> ContentFileUtil.isDV(d) ? d.contentSizeInBytes() : d.fileSizeInBytes())
+              .sum(),
           partitionBytes,
           target);
     }

@@ -47,8 +47,9 @@ import org.apache.iceberg.util.PartitionMap;
  *     fields
  * @param filesWithColumnSizes of {@code dataFiles}, those whose key bytes came from {@code
  *     column_sizes}
- * @param deleteFiles the delete files a job over those data files reads (equality and position)
- * @param deleteBytes their total size
+ * @param deleteFiles the delete files a job over those data files reads (equality and position;
+ *     each deletion vector counts as one, also where several share a Puffin file)
+ * @param deleteBytes their total size (a deletion vector's blob size)
  * @param partitionBytes the data bytes of each partition those data files are in
  */
 public record EqualityDeleteScan(
@@ -73,11 +74,14 @@ public record EqualityDeleteScan(
       List.of(
           "content",
           "file_path",
+          "file_format", // a deletion vector is a Puffin file's blob
           "file_size_in_bytes",
           "record_count",
           "partition",
           "equality_ids",
           "referenced_data_file",
+          "content_offset",
+          "content_size_in_bytes",
           // a v2 file-scoped position delete file names its data file by equal path bounds
           "lower_bounds",
           "upper_bounds");
@@ -96,7 +100,12 @@ public record EqualityDeleteScan(
           "column_sizes",
           "nan_value_counts");
 
-  /** One live delete file, as much of it as the estimate needs. */
+  /**
+   * One live delete file (or deletion vector), as much of it as the estimate needs.
+   *
+   * @param location its location, with the blob's offset for a deletion vector
+   * @param bytes what a reader reads of it
+   */
   private record Delete(
       String location,
       FileContent content,
@@ -124,10 +133,10 @@ public record EqualityDeleteScan(
           String referenced = equality ? null : ContentFileUtil.referencedDataFileLocation(file);
           Delete delete =
               new Delete(
-                  file.location(),
+                  readKey(file),
                   file.content(),
                   file.dataSequenceNumber(),
-                  file.fileSizeInBytes(),
+                  bytesRead(file),
                   file.recordCount(),
                   equality ? List.copyOf(file.equalityFieldIds()) : List.of(),
                   referenced);
@@ -249,6 +258,21 @@ public record EqualityDeleteScan(
         read.size(),
         read.values().stream().mapToLong(Delete::bytes).sum(),
         partitionBytes);
+  }
+
+  /**
+   * A deletion vector is one blob of a Puffin file that holds others: each is its own ranged read,
+   * so it is counted by its offset in the file.
+   */
+  private static String readKey(DeleteFile file) {
+    return ContentFileUtil.isDV(file)
+        ? file.location() + "#" + file.contentOffset()
+        : file.location();
+  }
+
+  /** The bytes a reader reads of a delete file: a deletion vector's blob, else the whole file. */
+  private static long bytesRead(DeleteFile file) {
+    return ContentFileUtil.isDV(file) ? file.contentSizeInBytes() : file.fileSizeInBytes();
   }
 
   /** The sum of the key columns' sizes, or null when a key column has no size in the manifest. */
