@@ -67,11 +67,22 @@ final class HealthCommand implements Callable<Integer> {
     "excess",
     "del files",
     "dels/file",
+    "eq keys/MB",
+    "size/target",
     "since",
     "score",
     "decision",
     "reason"
   };
+
+  /** The data files' mean size as a percentage of the table's target; "<1%" rather than "0%". */
+  static String percentOfTarget(TableHealth h) {
+    if (h.dataFiles() == 0 || h.targetFileSizeBytes() <= 0) {
+      return "-";
+    }
+    double percent = 100.0 * h.meanDataFileBytes() / h.targetFileSizeBytes();
+    return percent < 1 ? "<1%" : String.format(Locale.ROOT, "%.0f%%", percent);
+  }
 
   /** An aligned table: text columns left, numbers right; the reason last, whole. */
   static void print(PrintWriter out, List<TableAssessment> ranked) {
@@ -82,7 +93,18 @@ final class HealthCommand implements Callable<Integer> {
       if (h == null) {
         rows.add(
             new String[] {
-              a.table(), "-", "-", "-", "-", "-", "-", "-", a.decision().name(), a.reason()
+              a.table(),
+              "-",
+              "-",
+              "-",
+              "-",
+              "-",
+              "-",
+              "-",
+              "-",
+              "-",
+              a.decision().name(),
+              a.reason()
             });
         continue;
       }
@@ -94,6 +116,8 @@ final class HealthCommand implements Callable<Integer> {
             Long.toString(h.excessFiles()),
             Long.toString(h.deleteFiles()),
             String.format(Locale.ROOT, "%.0f", h.deletesPerDataFile()),
+            String.format(Locale.ROOT, "%.0f", h.equalityKeysPerMb()),
+            percentOfTarget(h),
             Integer.toString(h.snapshotsSinceCompaction()),
             String.format(Locale.ROOT, "%.0f", h.score()),
             a.decision().name(),
@@ -101,6 +125,7 @@ final class HealthCommand implements Callable<Integer> {
           });
     }
     // text columns (table, decision) left, numbers right
-    AlignedTable.print(out, rows, Set.of(1, 2, 3, 4, 5, 6, 7));
+    AlignedTable.print(out, rows, Set.of(1, 2, 3, 4, 5, 6, 7, 8, 9));
+    EqualityDeleteEstimates.print(out, ranked);
   }
 }

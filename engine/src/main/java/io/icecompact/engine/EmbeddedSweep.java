@@ -1,6 +1,7 @@
 package io.icecompact.engine;
 
 import io.icecompact.care.TableCare;
+import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.policy.CareStep;
@@ -20,7 +21,8 @@ import java.util.function.Consumer;
 
 /**
  * The sweep on one machine: assess every table of the namespaces ({@link FleetAssessor}), compact
- * the best {@code maxTables} whose decision is {@link Decision#COMPACT}, one after another, each
+ * the best {@code maxTables} whose decision starts a job ({@link Decision#COMPACT}, or {@link
+ * Decision#CONVERT_EQUALITY_DELETES} whose job converts equality deletes), one after another, each
  * with its policy's options and partition filter as {@code compact} runs a job, then run the care
  * steps its policy lists ({@link TableCare}), and read each compacted table's health again from its
  * metadata.
@@ -114,7 +116,7 @@ public final class EmbeddedSweep {
     List<TableSweep> tables = new ArrayList<>();
     int compacted = 0;
     for (TableAssessment assessment : ranked) {
-      if (assessment.decision() != Decision.COMPACT || compacted >= maxTables) {
+      if (!assessment.decision().startsJob() || compacted >= maxTables) {
         tables.add(new TableSweep(assessment, null, null, List.of(), null));
         continue;
       }
@@ -168,12 +170,17 @@ public final class EmbeddedSweep {
   private TableSweep compactAndCare(Map<String, String> catalog, TableAssessment assessment) {
     String table = assessment.table();
     TablePolicy policy = assessment.policy();
-    progress.accept("compacting " + table + " (score " + Math.round(assessment.score()) + ")");
+    progress.accept(
+        (assessment.decision() == Decision.CONVERT_EQUALITY_DELETES
+                ? "converting the equality deletes of "
+                : "compacting ")
+            + table
+            + " (score "
+            + Math.round(assessment.score())
+            + ")");
     JobResult job;
     try {
-      job =
-          new EmbeddedJobRunner(workers, ProgressListener.NONE)
-              .run(new JobSpec(null, table, catalog, policy.options(), null, policy.where(), null));
+      job = new EmbeddedJobRunner(workers, ProgressListener.NONE).run(jobSpec(catalog, assessment));
     } catch (RuntimeException e) {
       progress.accept(table + ": not compacted: " + e.getMessage());
       return new TableSweep(
@@ -198,6 +205,20 @@ public final class EmbeddedSweep {
       }
     }
     return new TableSweep(assessment, job, null, care, healthAfter(catalog, table));
+  }
+
+  /**
+   * The job the decision asks for: the policy's options and partition filter, and the conversion of
+   * equality deletes when that was decided (a rewrite, the default action, otherwise).
+   */
+  static JobSpec jobSpec(Map<String, String> catalog, TableAssessment assessment) {
+    TablePolicy policy = assessment.policy();
+    JobSpec spec =
+        new JobSpec(
+            null, assessment.table(), catalog, policy.options(), null, policy.where(), null);
+    return assessment.decision() == Decision.CONVERT_EQUALITY_DELETES
+        ? spec.withAction(JobAction.CONVERT_EQUALITY_DELETES)
+        : spec;
   }
 
   private static TableHealth healthAfter(Map<String, String> catalog, String table) {

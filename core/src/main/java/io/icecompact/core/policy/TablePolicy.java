@@ -38,6 +38,9 @@ import org.apache.iceberg.Schema;
  *   <li>{@code icecompact.option.NAME}: any rewrite option, checked as {@code -o NAME=VALUE} is.
  *   <li>{@code icecompact.steps}: the care steps after the rewrite, comma-separated ({@code none}
  *       for none).
+ *   <li>{@code icecompact.equality-deletes.action}: {@code auto} (default: the decision tree
+ *       converts equality deletes where data files are near their target size and rewrites where
+ *       they are small), {@code rewrite} or {@code convert}.
  * </ul>
  *
  * <p>Defaults follow the decision tree of docs/fleet.md: binpack (the only strategy; a sort needs a
@@ -52,13 +55,16 @@ import org.apache.iceberg.Schema;
  * @param options the rewrite options a job gets: the table's, then the defaults it did not set
  * @param steps the care steps to run after the rewrite (the sweep runs them in one fixed order:
  *     delete-cleanup, rewrite-manifests, expire-snapshots, remove-orphans)
+ * @param equalityDeletes what to do with live equality deletes: let the decision tree choose,
+ *     rewrite or convert
  */
 public record TablePolicy(
     boolean enabled,
     @JsonSerialize(using = ToStringSerializer.class) Duration minInterval,
     String where,
     Map<String, String> options,
-    List<CareStep> steps) {
+    List<CareStep> steps,
+    EqualityDeletesAction equalityDeletes) {
 
   public static final String PREFIX = "icecompact.";
   public static final String ENABLED = PREFIX + "enabled";
@@ -66,7 +72,9 @@ public record TablePolicy(
   public static final String WHERE = PREFIX + "where";
   public static final String OPTION_PREFIX = PREFIX + "option.";
   public static final String STEPS = PREFIX + "steps";
-  private static final Set<String> KNOWN = Set.of(ENABLED, MIN_INTERVAL, WHERE, STEPS);
+  public static final String EQUALITY_DELETES_ACTION = PREFIX + "equality-deletes.action";
+  private static final Set<String> KNOWN =
+      Set.of(ENABLED, MIN_INTERVAL, WHERE, STEPS, EQUALITY_DELETES_ACTION);
 
   /**
    * At most this many commits per job. Iceberg's own default: ten commits were measured in one
@@ -103,6 +111,17 @@ public record TablePolicy(
   public TablePolicy {
     options = Collections.unmodifiableMap(new LinkedHashMap<>(options));
     steps = List.copyOf(steps);
+    equalityDeletes = equalityDeletes == null ? EqualityDeletesAction.AUTO : equalityDeletes;
+  }
+
+  /** A policy that leaves the choice for equality deletes to the decision tree. */
+  public TablePolicy(
+      boolean enabled,
+      Duration minInterval,
+      String where,
+      Map<String, String> options,
+      List<CareStep> steps) {
+    this(enabled, minInterval, where, options, steps, EqualityDeletesAction.AUTO);
   }
 
   /**
@@ -157,6 +176,9 @@ public record TablePolicy(
     boolean enabled = parseEnabled(table, own.get(ENABLED));
     Duration minInterval = parseMinInterval(table, own.get(MIN_INTERVAL));
     String where = parseWhere(table, own.get(WHERE), schema);
+    EqualityDeletesAction equalityDeletes =
+        EqualityDeletesAction.parse(
+            table, EQUALITY_DELETES_ACTION, own.get(EQUALITY_DELETES_ACTION));
     boolean v2WithDeletes = formatVersion == 2 && deleteFiles > 0;
 
     Map<String, String> given = new LinkedHashMap<>();
@@ -199,7 +221,7 @@ public record TablePolicy(
       options.putIfAbsent(
           RewriteOptions.DELETE_FILE_THRESHOLD, Integer.toString(DELETE_FILE_THRESHOLD_V2));
     }
-    return new TablePolicy(enabled, minInterval, where, options, steps);
+    return new TablePolicy(enabled, minInterval, where, options, steps, equalityDeletes);
   }
 
   /** The property of the option an error names, or the option prefix when it names none. */

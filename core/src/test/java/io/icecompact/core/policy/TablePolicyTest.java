@@ -161,7 +161,26 @@ class TablePolicyTest {
     assertBad(
         Map.of("icecompact.enable", "false"),
         "Table db.t: property 'icecompact.enable' is not an icecompact property; known: icecompact.enabled,"
-            + " icecompact.min-interval, icecompact.steps, icecompact.where, icecompact.option.<rewrite option>");
+            + " icecompact.equality-deletes.action, icecompact.min-interval, icecompact.steps,"
+            + " icecompact.where, icecompact.option.<rewrite option>");
+    assertBad(
+        Map.of("icecompact.equality-deletes.action", "sometimes"),
+        "Table db.t: property 'icecompact.equality-deletes.action' is 'sometimes' but must be one of"
+            + " auto, rewrite, convert");
+    assertBad(
+        Map.of("icecompact.equality-deletes.action", ""),
+        "Table db.t: property 'icecompact.equality-deletes.action' is '' but must be one of");
+  }
+
+  @Test
+  void equalityDeletesActionIsAutoUnlessTheTableSaysOtherwise() {
+    assertThat(v2(Map.of(), 1).equalityDeletes()).isEqualTo(EqualityDeletesAction.AUTO);
+    assertThat(v2(Map.of("icecompact.equality-deletes.action", " CONVERT "), 1).equalityDeletes())
+        .isEqualTo(EqualityDeletesAction.CONVERT);
+    assertThat(v2(Map.of("icecompact.equality-deletes.action", "rewrite"), 1).equalityDeletes())
+        .isEqualTo(EqualityDeletesAction.REWRITE);
+    assertThat(JobJson.toJson(v2(Map.of("icecompact.equality-deletes.action", "convert"), 1)))
+        .contains("\"equality_deletes\":\"convert\"");
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.InvalidTablePolicyException;
+import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.options.RewriteOptions;
@@ -46,7 +47,7 @@ public final class FleetAssessor {
    * twice.
    */
   public static final Comparator<TableAssessment> RANKING =
-      Comparator.comparing((TableAssessment a) -> a.decision() != Decision.COMPACT)
+      Comparator.comparing((TableAssessment a) -> !a.decision().startsJob())
           .thenComparing(Comparator.comparingDouble(TableAssessment::score).reversed())
           .thenComparing(TableAssessment::table);
 
@@ -210,6 +211,23 @@ public final class FleetAssessor {
             null);
       }
     }
+    EqualityDeleteCosts equalityDeletes = equalityDeleteCosts(table, health, policy);
+    String equalityReason = "";
+    if (equalityDeletes != null) {
+      EqualityDeleteChoice choice =
+          EqualityDeleteChoice.of(policy.equalityDeletes(), equalityDeletes);
+      if (choice.action() == JobAction.CONVERT_EQUALITY_DELETES) {
+        return new TableAssessment(
+            name,
+            health,
+            policy,
+            Decision.CONVERT_EQUALITY_DELETES,
+            choice.reason(),
+            null,
+            equalityDeletes);
+      }
+      equalityReason = "; equality deletes: " + choice.reason();
+    }
     RewritePlanner.PlannedJob planned;
     try {
       planned =
@@ -231,7 +249,14 @@ public final class FleetAssessor {
           null);
     }
     if (planned.plan() == null) {
-      return new TableAssessment(name, health, policy, Decision.SKIP_NO_OP, planned.reason(), null);
+      return new TableAssessment(
+          name,
+          health,
+          policy,
+          Decision.SKIP_NO_OP,
+          planned.reason() + equalityReason,
+          null,
+          equalityDeletes);
     }
     CompactionPrediction prediction = predict(table, policy, planned);
     return new TableAssessment(
@@ -240,9 +265,25 @@ public final class FleetAssessor {
         policy,
         Decision.COMPACT,
         String.format(
-            "%d groups of %d files would be rewritten into about %d",
-            prediction.groups(), prediction.dataFilesRead(), prediction.filesWrittenEstimate()),
-        prediction);
+                "%d groups of %d files would be rewritten into about %d",
+                prediction.groups(), prediction.dataFilesRead(), prediction.filesWrittenEstimate())
+            + equalityReason,
+        prediction,
+        equalityDeletes);
+  }
+
+  /**
+   * What rewriting or converting the table's live equality deletes would cost, with the rewrite's
+   * target size; null when it has none that applies to a data file. Only a table with equality
+   * delete files pays for the second read of its manifests (their {@code column_sizes}).
+   */
+  private static EqualityDeleteCosts equalityDeleteCosts(
+      Table table, TableHealth health, TablePolicy policy) {
+    if (health.equalityDeleteFiles() == 0 || health.snapshotId() == null) {
+      return null;
+    }
+    EqualityDeleteScan scan = EqualityDeleteScan.of(table, table.snapshot(health.snapshotId()));
+    return scan == null ? null : EqualityDeleteCosts.of(scan, targetFileSize(table, policy));
   }
 
   /** The planner's message starts so for Iceberg's checks, and quotes our own options by name. */

@@ -1,5 +1,6 @@
 package io.icecompact.planner.fleet;
 
+import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.text.Abbreviated;
@@ -27,8 +28,9 @@ import java.util.Set;
  * @param tablesAssessed the tables assessed (every table of the namespaces, unless the deadline
  *     came first)
  * @param decisions how many tables got each decision (every decision listed, zero included)
- * @param compactCount the tables compacted by this sweep: {@code to_compact}'s size, at most {@code
- *     max_tables} (fewer than {@code decisions.COMPACT} when more tables need it)
+ * @param compactCount the jobs this sweep starts (compactions and conversions of equality deletes):
+ *     {@code to_compact}'s size, at most {@code max_tables} (fewer than {@code decisions.COMPACT}
+ *     plus {@code decisions.CONVERT_EQUALITY_DELETES} when more tables need one)
  * @param maxConcurrentTables compactions running at once
  * @param sharedInput the part of every compaction's execution input that is the sweep's
  * @param toCompact the tables to compact, highest score first
@@ -75,9 +77,23 @@ public record SweepPlan(
   public record TableToCompact(
       String table, double score, String executionName, CompactionInput input) {}
 
-  /** The per-table part of the compaction state machine's execution input: the table's policy. */
+  /**
+   * The per-table part of the compaction state machine's execution input: the table's policy, and
+   * the job's {@code action} when it is not the default rewrite (null, left out of the JSON).
+   */
   public record CompactionInput(
-      String table, Map<String, String> options, String where, List<CareStep> care) {}
+      String table,
+      Map<String, String> options,
+      String where,
+      List<CareStep> care,
+      JobAction action) {
+
+    /** A rewrite's input (the default action). */
+    public CompactionInput(
+        String table, Map<String, String> options, String where, List<CareStep> care) {
+      this(table, options, where, care, null);
+    }
+  }
 
   /**
    * The part of every compaction's execution input the sweep gives: its catalog and what it passes
@@ -139,7 +155,7 @@ public record SweepPlan(
         continue;
       }
       decisions.merge(table.decision(), 1, Integer::sum);
-      if (table.decision() != Decision.COMPACT || toCompact.size() >= input.maxTables()) {
+      if (!table.decision().startsJob() || toCompact.size() >= input.maxTables()) {
         continue;
       }
       TableToCompact entry =
@@ -186,7 +202,10 @@ public record SweepPlan(
         assessment.table(),
         assessment.policy().options(),
         assessment.policy().where(),
-        assessment.policy().steps());
+        assessment.policy().steps(),
+        assessment.decision() == Decision.CONVERT_EQUALITY_DELETES
+            ? JobAction.CONVERT_EQUALITY_DELETES
+            : null);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.icecompact.planner.fleet;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
@@ -14,9 +16,11 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.PartitionSet;
+import org.apache.iceberg.util.PropertyUtil;
 import org.apache.iceberg.util.SnapshotUtil;
 
 /**
@@ -49,6 +53,10 @@ import org.apache.iceberg.util.SnapshotUtil;
  *     compaction (all of them if none, as far as expiry kept them)
  * @param lastCompactionMillis when the last compaction committed, null if none is in the history
  * @param score see above
+ * @param equalityDeleteFiles live equality delete files (of {@code deleteFiles})
+ * @param equalityDeleteRecords their records: the keys every reader joins against
+ * @param targetFileSizeBytes the table's {@code write.target-file-size-bytes} (Iceberg's default
+ *     512 MB when unset)
  */
 public record TableHealth(
     String table,
@@ -64,7 +72,63 @@ public record TableHealth(
     double deletesPerDataFile,
     int snapshotsSinceCompaction,
     Long lastCompactionMillis,
-    double score) {
+    double score,
+    long equalityDeleteFiles,
+    long equalityDeleteRecords,
+    long targetFileSizeBytes) {
+
+  /** Health without the equality-delete figures (a table without equality deletes). */
+  public TableHealth(
+      String table,
+      int formatVersion,
+      Long snapshotId,
+      long dataFiles,
+      long dataBytes,
+      long records,
+      long partitions,
+      long excessFiles,
+      long deleteFiles,
+      long deleteRecords,
+      double deletesPerDataFile,
+      int snapshotsSinceCompaction,
+      Long lastCompactionMillis,
+      double score) {
+    this(
+        table,
+        formatVersion,
+        snapshotId,
+        dataFiles,
+        dataBytes,
+        records,
+        partitions,
+        excessFiles,
+        deleteFiles,
+        deleteRecords,
+        deletesPerDataFile,
+        snapshotsSinceCompaction,
+        lastCompactionMillis,
+        score,
+        0,
+        0,
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+  }
+
+  private static final double BYTES_PER_MB = 1024.0 * 1024;
+
+  /**
+   * Equality-delete keys per MB (MiB) of data files: how much a reader joins per byte it reads. Per
+   * MB rather than per byte so that the figure reads as a whole number.
+   */
+  @JsonProperty("equality_keys_per_mb")
+  public double equalityKeysPerMb() {
+    return dataBytes == 0 ? 0 : equalityDeleteRecords / (dataBytes / BYTES_PER_MB);
+  }
+
+  /** The data files' mean size in bytes (0 without data files). */
+  @JsonProperty("mean_data_file_bytes")
+  public long meanDataFileBytes() {
+    return dataFiles == 0 ? 0 : dataBytes / dataFiles;
+  }
 
   /**
    * The measured score (docs/fleet.md) divides delete records per data file by this before adding
@@ -98,7 +162,8 @@ public record TableHealth(
     int formatVersion = TableUtil.formatVersion(table);
     Snapshot current = table.currentSnapshot();
     if (current == null) {
-      return new TableHealth(name, formatVersion, null, 0, 0, 0, 0, 0, 0, 0, 0, 0, null, 0);
+      return new TableHealth(
+          name, formatVersion, null, 0, 0, 0, 0, 0, 0, 0, 0, 0, null, 0, 0, 0, target(table));
     }
     FileIO io = table.io();
     Map<Integer, PartitionSpec> specs = table.specs();
@@ -124,12 +189,18 @@ public record TableHealth(
     }
     long deleteFiles = 0;
     long deleteRecords = 0;
+    long equalityFiles = 0;
+    long equalityRecords = 0;
     for (ManifestFile manifest : current.deleteManifests(io)) {
       try (ManifestReader<DeleteFile> reader =
           ManifestFiles.readDeleteManifest(manifest, io, specs).select(COUNTED_COLUMNS)) {
         for (DeleteFile file : reader) {
           deleteFiles++;
           deleteRecords += file.recordCount();
+          if (file.content() == FileContent.EQUALITY_DELETES) {
+            equalityFiles++;
+            equalityRecords += file.recordCount();
+          }
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -161,7 +232,17 @@ public record TableHealth(
         perFile,
         since,
         lastCompaction,
-        score(excess, perFile, since));
+        score(excess, perFile, since),
+        equalityFiles,
+        equalityRecords,
+        target(table));
+  }
+
+  private static long target(Table table) {
+    return PropertyUtil.propertyAsLong(
+        table.properties(),
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
   }
 
   /**

@@ -76,6 +76,53 @@ class SweepPlanTest {
     assertThat(plan.notPlanned().count()).isZero();
   }
 
+  /**
+   * A conversion is started as a compaction is, with {@code action} in its input; the merged input
+   * is valid against the compaction state machine's execution input schema.
+   */
+  @Test
+  void aConversionOfEqualityDeletesIsStartedWithItsActionInTheCompactionsInput() throws Exception {
+    List<TableAssessment> ranked =
+        List.of(
+            assessment("cdc.orders", 30, Decision.CONVERT_EQUALITY_DELETES, null),
+            assessment("lab.stream", 20, Decision.COMPACT, null),
+            assessment("lab.hourly", 50, Decision.SKIP_NO_OP, null));
+    ranked = new ArrayList<>(ranked);
+    ranked.sort(FleetAssessor.RANKING);
+
+    SweepPlan plan = SweepPlan.of(ranked, input(5), SWEEP);
+
+    assertThat(plan.compactCount()).isEqualTo(2);
+    assertThat(plan.decisions())
+        .containsEntry(Decision.CONVERT_EQUALITY_DELETES, 1)
+        .containsEntry(Decision.COMPACT, 1);
+    assertThat(plan.toCompact())
+        .extracting(SweepPlan.TableToCompact::table)
+        .containsExactly("cdc.orders", "lab.stream");
+    JsonNode json = JobJson.mapper().valueToTree(plan);
+    JsonNode convert = json.get("to_compact").get(0).get("input");
+    JsonNode rewrite = json.get("to_compact").get(1).get("input");
+    assertThat(convert.get("action").asText()).isEqualTo("convert-equality-deletes");
+    assertThat(rewrite.has("action")).isFalse(); // a rewrite's input is as before
+
+    // what the sweep's Map gives the compaction: States.JsonMerge(shared_input, input)
+    com.networknt.schema.JsonSchema schema;
+    try (java.io.InputStream in =
+        java.nio.file.Files.newInputStream(
+            java.nio.file.Path.of("..", "state-machine", "execution-input.schema.json"))) {
+      schema =
+          com.networknt.schema.JsonSchemaFactory.getInstance(
+                  com.networknt.schema.SpecVersion.VersionFlag.V202012)
+              .getSchema(in);
+    }
+    for (JsonNode entry : List.of(convert, rewrite)) {
+      com.fasterxml.jackson.databind.node.ObjectNode merged =
+          ((com.fasterxml.jackson.databind.node.ObjectNode) json.get("shared_input")).deepCopy();
+      merged.setAll((com.fasterxml.jackson.databind.node.ObjectNode) entry);
+      assertThat(schema.validate(merged)).as(merged.toString()).isEmpty();
+    }
+  }
+
   @Test
   void theInputIsTheCompactionsExecutionInputInSnakeCaseWithoutAbsentFields() {
     SweepInput bare = new SweepInput(CATALOG, List.of("lab"), null, null, null, null, null);
