@@ -4,6 +4,7 @@ import io.icecompact.care.TableCare;
 import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.options.ConvertOptions;
 import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.table.TableAccess;
@@ -213,12 +214,20 @@ public final class EmbeddedSweep {
    */
   static JobSpec jobSpec(Map<String, String> catalog, TableAssessment assessment) {
     TablePolicy policy = assessment.policy();
-    JobSpec spec =
-        new JobSpec(
-            null, assessment.table(), catalog, policy.options(), null, policy.where(), null);
-    return assessment.decision() == Decision.CONVERT_EQUALITY_DELETES
-        ? spec.withAction(JobAction.CONVERT_EQUALITY_DELETES)
-        : spec;
+    if (assessment.decision() == Decision.CONVERT_EQUALITY_DELETES) {
+      // a conversion takes only the grouping and commit options of the table's policy
+      return new JobSpec(
+          null,
+          assessment.table(),
+          catalog,
+          ConvertOptions.applicable(policy.options()),
+          null,
+          policy.where(),
+          null,
+          JobAction.CONVERT_EQUALITY_DELETES);
+    }
+    return new JobSpec(
+        null, assessment.table(), catalog, policy.options(), null, policy.where(), null);
   }
 
   private static TableHealth healthAfter(Map<String, String> catalog, String table) {

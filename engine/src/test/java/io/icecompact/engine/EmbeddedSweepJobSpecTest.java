@@ -21,19 +21,20 @@ class EmbeddedSweepJobSpecTest {
             true,
             Duration.ZERO,
             "day >= '2026-12-01'",
-            Map.of("partial-progress.enabled", "true"),
+            Map.of("partial-progress.enabled", "true", "allow-partial", "false"),
             TablePolicy.DEFAULT_STEPS);
     return new TableAssessment("cdc.orders", null, policy, decision, "because", null);
   }
 
   @Test
-  void aConversionDecisionStartsAConversionWithThePolicysOptionsAndWhere() {
+  void aConversionDecisionStartsAConversionWithThePolicysWhereAndTheOptionsItTakes() {
     JobSpec spec = EmbeddedSweep.jobSpec(CATALOG, decided(Decision.CONVERT_EQUALITY_DELETES));
 
     assertThat(spec.jobAction()).isEqualTo(JobAction.CONVERT_EQUALITY_DELETES);
     assertThat(spec.table()).isEqualTo("cdc.orders");
     assertThat(spec.where()).isEqualTo("day >= '2026-12-01'");
-    assertThat(spec.options()).containsEntry("partial-progress.enabled", "true");
+    // a rewrite option of the policy does not apply to a conversion, which would refuse it
+    assertThat(spec.options()).isEqualTo(Map.of("allow-partial", "false"));
     assertThat(spec.catalogProperties()).isEqualTo(CATALOG);
   }
 
@@ -41,6 +42,7 @@ class EmbeddedSweepJobSpecTest {
   void aCompactionDecisionStartsARewriteAsBefore() {
     JobSpec spec = EmbeddedSweep.jobSpec(CATALOG, decided(Decision.COMPACT));
 
+    assertThat(spec.options()).containsEntry("partial-progress.enabled", "true");
     assertThat(spec.action()).isNull(); // the default, as every job before actions existed
     assertThat(spec.jobAction()).isEqualTo(JobAction.REWRITE_DATA_FILES);
   }

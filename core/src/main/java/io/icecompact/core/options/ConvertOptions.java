@@ -35,6 +35,24 @@ public final class ConvertOptions {
     this.options = options;
   }
 
+  /**
+   * The options of {@code options} a conversion takes: what the fleet passes to a conversion it
+   * chose for a table whose policy holds rewrite options (a person who asks for a conversion with a
+   * rewrite option is told it does not apply, by {@link #parse}).
+   */
+  public static Map<String, String> applicable(Map<String, String> options) {
+    Map<String, String> kept = new java.util.TreeMap<>();
+    if (options != null) {
+      options.forEach(
+          (name, value) -> {
+            if (NAMES.contains(name)) {
+              kept.put(name, value);
+            }
+          });
+    }
+    return kept;
+  }
+
   /** Checks names and values; fails naming the first option a conversion does not take. */
   public static ConvertOptions parse(Map<String, String> given) {
     RewriteOptions options = RewriteOptions.parse(given);

@@ -2,6 +2,7 @@ package io.icecompact.planner.fleet;
 
 import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobJson;
+import io.icecompact.core.options.ConvertOptions;
 import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.text.Abbreviated;
 import java.nio.charset.StandardCharsets;
@@ -198,14 +199,16 @@ public record SweepPlan(
   }
 
   private static CompactionInput compactionInput(TableAssessment assessment) {
+    boolean converts = assessment.decision() == Decision.CONVERT_EQUALITY_DELETES;
     return new CompactionInput(
         assessment.table(),
-        assessment.policy().options(),
+        // a conversion takes only the grouping and commit options of the table's policy
+        converts
+            ? ConvertOptions.applicable(assessment.policy().options())
+            : assessment.policy().options(),
         assessment.policy().where(),
         assessment.policy().steps(),
-        assessment.decision() == Decision.CONVERT_EQUALITY_DELETES
-            ? JobAction.CONVERT_EQUALITY_DELETES
-            : null);
+        converts ? JobAction.CONVERT_EQUALITY_DELETES : null);
   }
 
   /**
