@@ -2,8 +2,8 @@ package io.icecompact.committer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.error.JobInvariantViolationException;
+import io.icecompact.core.error.StoredDocumentUnreadableException;
 import io.icecompact.core.job.ConvertedGroup;
-import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupOutcome.Status;
 import io.icecompact.core.job.IcebergFileJson;
 import io.icecompact.core.job.JobPlan;
@@ -33,8 +33,15 @@ final class ConvertedGroups {
    */
   static void read(ConversionRun run, boolean outputsMustExist) {
     for (PlannedGroup group : run.plan.groups()) {
-      Optional<ConvertedGroup> result =
-          run.store.readDocument(run.work.convertedGroup(group.index()), ConvertedGroup.class);
+      Optional<ConvertedGroup> result;
+      try {
+        result =
+            run.store.readDocument(run.work.convertedGroup(group.index()), ConvertedGroup.class);
+      } catch (StoredDocumentUnreadableException e) {
+        // as a rewrite's unreadable result: the group failed, the others go on
+        run.end(group, Status.FAILED, "its stored result cannot be read: " + e.getMessage());
+        continue;
+      }
       if (result.isEmpty()) {
         run.end(group, Status.FAILED, failure(run, group));
         continue;
@@ -111,8 +118,8 @@ final class ConvertedGroups {
   private static String failure(ConversionRun run, PlannedGroup group) {
     return run.store
         .readGroupFailure(run.work, group.index())
-        .map(GroupFailure::message)
-        .map(message -> "worker failed: " + message)
+        // named as a rewrite's failed group is: the error type, then its message
+        .map(failure -> failure.errorType() + ": " + failure.message())
         .orElse("no result was stored for it (its worker did not finish)");
   }
 
