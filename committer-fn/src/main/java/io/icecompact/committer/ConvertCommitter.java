@@ -99,6 +99,9 @@ final class ConvertCommitter {
                             + plan.jobId()
                             + " has no equality delete scope for its pinned snapshot at "
                             + work.equalityDeleteScope()));
+    // a commit of an earlier run that stopped before storing its result (its cleanup may have
+    // deleted the outputs of the groups it left out)
+    Optional<Snapshot> earlier = stamped(table, plan);
     Map<Integer, GroupOutcome> outcomes = new TreeMap<>();
     Map<Integer, Ready> ready = new TreeMap<>();
     for (PlannedGroup group : plan.groups()) {
@@ -109,7 +112,7 @@ final class ConvertCommitter {
         continue;
       }
       List<FileScanTask> tasks = store.readGroupTasks(work, plan, group.index());
-      check(plan, group, result.get(), tasks, table);
+      check(plan, group, result.get(), tasks, table, earlier.isEmpty());
       ready.put(group.index(), new Ready(group, result.get(), tasks));
     }
     if (!options.allowPartial() && ready.size() < plan.groups().size()) {
@@ -124,6 +127,17 @@ final class ConvertCommitter {
                           Status.NOT_COMMITTED,
                           "not committed: allow-partial=false and a group failed")));
       ready.clear();
+    }
+
+    if (earlier.isPresent() && !ready.isEmpty()) {
+      // that run left out the groups concurrent commits refused up to the snapshot it committed
+      // on: leave them out again, so that the retirement and the outcomes are that commit's
+      try {
+        new ConversionConflicts(table.io(), plan.pinned().snapshotId(), convertedFiles(ready))
+            .check(earlier.get().parentId(), table::snapshot);
+      } catch (ConversionConflicts.Refused e) {
+        dropConflicted(ready, outcomes, e.dataFiles());
+      }
     }
 
     List<String> problems = new ArrayList<>();
@@ -268,14 +282,17 @@ final class ConvertCommitter {
   }
 
   /**
-   * A stored result must convert exactly the group's planned data files, at the pinned snapshot.
+   * A stored result must convert exactly the group's planned data files, at the pinned snapshot;
+   * its delete files must exist unless an earlier run committed ({@code outputsMustExist} false),
+   * whose cleanup deleted those of the groups it left out.
    */
   private static void check(
       JobPlan plan,
       PlannedGroup group,
       ConvertedGroup result,
       List<FileScanTask> tasks,
-      Table table) {
+      Table table,
+      boolean outputsMustExist) {
     Set<String> planned = new HashSet<>();
     tasks.forEach(task -> planned.add(task.file().location()));
     Set<String> converted = new HashSet<>();
@@ -300,7 +317,7 @@ final class ConvertCommitter {
                   + written.location()
                   + " does not name data file "
                   + file.dataFile();
-        } else if (!table.io().newInputFile(written.location()).exists()) {
+        } else if (outputsMustExist && !table.io().newInputFile(written.location()).exists()) {
           problem = "its delete file " + written.location() + " does not exist";
         }
       }

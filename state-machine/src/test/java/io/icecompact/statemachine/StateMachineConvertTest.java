@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.error.TransientException;
 import io.icecompact.core.job.ConvertedGroup;
 import io.icecompact.core.job.GroupOutcome;
@@ -17,6 +18,7 @@ import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.JobStore;
+import io.icecompact.core.job.PlanRef;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.engine.EmbeddedJobRunner;
@@ -44,9 +46,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
@@ -486,6 +490,100 @@ class StateMachineConvertTest extends StateMachineTestBase {
               assertThat(g.reason()).contains("was removed by snapshot");
             });
     assertThat(jobFiles(jobId)).as("the conversion's delete files").isEmpty();
+  }
+
+  /**
+   * Another writer removes a data file of group 1 while the workers run (as a delete of whole files
+   * does): that group is refused, since an equality delete it retires would still have to apply to
+   * wherever those rows went; it ends CONFLICTED, its delete files are deleted and its equality
+   * deletes stay; the other groups commit. The first committer commits, deletes the conflicted
+   * group's files and then cannot store its result: its retry finds the snapshot by its stamp and
+   * must report the groups that snapshot holds. Before the fix the retry failed the job
+   * (JobInvariantViolationException: the conflicted group's delete file "does not exist") although
+   * its snapshot had landed; without the check it would have reported that group CONVERTED.
+   */
+  @Test
+  void
+      aDataFileRemovedWhileWorkersRunConflictsItsGroupAlsoWhenTheCommitterIsRetriedAfterCommitting() {
+    Table table = createUpsertTable(jdbcCatalog(), Shape.small(Mode.UPSERT, 2, false));
+    Before before = Before.of(table);
+    int snapshotsBefore = snapshots(table).size();
+    int conflicted = 1;
+    AtomicReference<String> target = new AtomicReference<>();
+    AtomicReference<Map<String, Long>> model = new AtomicReference<>();
+    RewriteGroupHandler worker = rewriteGroupHandler();
+    AtomicBoolean once = new AtomicBoolean(true);
+    lambda.register(
+        REWRITE_GROUP,
+        (in, out, context) -> {
+          byte[] payload = in.readAllBytes();
+          worker.handleRequest(new ByteArrayInputStream(payload), out, context);
+          JsonNode request = tree(new String(payload, StandardCharsets.UTF_8)).get("group");
+          if (request.get("group_index").asInt() == 0 && once.compareAndSet(true, false)) {
+            target.set(removeAFileOf(request, conflicted));
+            model.set(LiveRows.multiset(table()));
+          }
+        });
+    // the first committer commits, then cannot store its result (every attempt of the PUT of
+    // result.json fails): it fails transiently after its snapshot landed, and the retry finds the
+    // snapshot by its stamp
+    CommitSnapshotHandler committer = new CommitSnapshotHandler(leaseSteps.lease());
+    S3FaultRule noResult =
+        S3FaultRule.of(S3Fault.internalError()).onMethod("PUT").onKeys("/result\\.json$");
+    AtomicInteger commits = new AtomicInteger();
+    List<Throwable> thrown = new CopyOnWriteArrayList<>();
+    lambda.register(
+        COMMIT_SNAPSHOT,
+        (in, out, context) -> {
+          boolean first = commits.incrementAndGet() == 1;
+          if (first) {
+            faults.inject(noResult);
+          }
+          try {
+            committer.handleRequest(in, out, context);
+          } catch (Throwable t) {
+            thrown.add(t);
+            throw t;
+          } finally {
+            faults.remove(noResult);
+          }
+        });
+
+    ExecutionResult result = run(convertInput(faultyJdbcCatalog()));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    assertThat(target.get()).isNotNull();
+    JsonNode output = result.outputJson();
+    String jobId = output.get("job_id").asText();
+    assertThat(thrown)
+        .singleElement()
+        .satisfies(t -> assertThat(t).hasMessageContaining("result.json"));
+    assertJobStatus(output, "PARTIAL");
+    assertThat(output.get("rewritten_groups").asInt()).isEqualTo(BUCKETS - 1);
+    assertThat(output.get("conflicted_groups").asInt()).isEqualTo(1);
+    assertThat(output.get("verification").get("verified").asBoolean())
+        .as("%s", output.get("verification"))
+        .isTrue();
+    List<Snapshot> added = newSnapshots(table, snapshotsBefore);
+    assertThat(added).hasSize(2);
+    assertReplaceStampedWith(added.get(1), jobId);
+    JobResult whole = assertHolds(jobId, model.get(), null);
+    assertThat(liveTasks(table())).hasSize(before.dataFiles().size() - 1);
+    GroupOutcome refused = onlyGroupNot(GroupOutcome.Status.CONVERTED, whole);
+    assertThat(refused.groupIndex()).isEqualTo(conflicted);
+    assertThat(refused.status()).isEqualTo(GroupOutcome.Status.CONFLICTED);
+    assertThat(refused.reason()).contains("data file " + target.get() + " was removed by snapshot");
+    assertThat(lambda.invocations(COMMIT_SNAPSHOT)).isEqualTo(2);
+  }
+
+  /** As another writer: removes the first data file of group {@code groupIndex}; returns it. */
+  private String removeAFileOf(JsonNode request, int groupIndex) {
+    JobStore store = new JobStore(access.fileIO());
+    PlanRef ref = JobJson.mapper().convertValue(request.get("plan_ref"), PlanRef.class);
+    JobPlan plan = store.readPlan(ref.jobId(), ref.planLocation(), ref.planSha256());
+    DataFile victim = (DataFile) store.readGroupTasks(ref.work(), plan, groupIndex).get(0).file();
+    table().newDelete().deleteFile(victim).commit();
+    return victim.location();
   }
 
   // ---- helpers ----
