@@ -6,7 +6,6 @@ import io.icecompact.core.job.CommitAttempt;
 import io.icecompact.core.job.CommitAttempts;
 import io.icecompact.core.job.ConvertedGroup;
 import io.icecompact.core.job.EqualityDeleteScope;
-import io.icecompact.core.job.GroupFailure;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupOutcome.Status;
 import io.icecompact.core.job.IcebergFileJson;
@@ -422,8 +421,7 @@ final class ConvertCommitter {
   private static String failure(JobStore store, WorkLocation work, PlannedGroup group) {
     return store
         .readGroupFailure(work, group.index())
-        .map(GroupFailure::message)
-        .map(message -> "worker failed: " + message)
+        .map(failure -> failure.errorType() + ": " + failure.message())
         .orElse("no result was stored for it (its worker did not finish)");
   }
 

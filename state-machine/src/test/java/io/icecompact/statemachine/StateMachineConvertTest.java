@@ -48,6 +48,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
@@ -286,7 +287,10 @@ class StateMachineConvertTest extends StateMachineTestBase {
     GroupOutcome failed = onlyGroupNot(GroupOutcome.Status.CONVERTED, whole);
     assertThat(failed.status()).isEqualTo(GroupOutcome.Status.FAILED);
     assertThat(failed.partition()).isEqualTo(partition);
-    assertThat(failed.reason()).contains(victim.file().location()).contains("Status Code: 500");
+    assertThat(failed.reason())
+        .startsWith("TransientException: ")
+        .contains(victim.file().location())
+        .contains("Status Code: 500");
     assertThat(rewriteInvocationsByGroup().get(failed.groupIndex())).isEqualTo(WORKER_ATTEMPTS);
     assertThat(lambda.invocations(RECORD_GROUP_FAILURE)).isEqualTo(1);
     // the failed partition's equality deletes are all still there; the other partitions' are gone
@@ -297,6 +301,72 @@ class StateMachineConvertTest extends StateMachineTestBase {
         .isNotEqualTo(before.equalityDeletes());
     assertThat(whole.conversion().convertedEqualityDeleteFilesCount())
         .isEqualTo(before.equalityDeletes().size() - left.size());
+  }
+
+  /**
+   * A worker stopped at its timeout after writing its deletion vectors and before storing its
+   * result, unable to delete them (as a stopped Lambda is): its group fails, its equality deletes
+   * stay, and the committer deletes the files it recorded before creating them.
+   */
+  @Test
+  void aWorkerStoppedBeforeStoringItsConversionFailsItsGroupAndTheCommitterDeletesItsFiles() {
+    Table table = createUpsertTable(jdbcCatalog(), Shape.small(Mode.UPSERT, 3, false));
+    Before before = Before.of(table);
+    int slow = 1;
+    S3FaultRule noResult =
+        S3FaultRule.of(S3Fault.internalError())
+            .onMethod("PUT")
+            .onKeys(String.format("/results/group-%05d\\.converted\\.json$", slow));
+    S3FaultRule noCleanup =
+        S3FaultRule.of(S3Fault.internalError())
+            .onMethod("DELETE")
+            // a v3 table's deletion vectors are in the data folder's root
+            .onKeys(String.format("/data/(.*/)?%05d-1-job-[^/]*$", slow));
+    RewriteGroupHandler real = rewriteGroupHandler();
+    Predicate<String> slowGroup =
+        payload -> tree(payload).get("group").get("group_index").asInt() == slow;
+    lambda.register(
+        REWRITE_GROUP,
+        (in, out, context) -> {
+          byte[] payload = in.readAllBytes();
+          boolean stopped = slowGroup.test(new String(payload, StandardCharsets.UTF_8));
+          if (stopped) {
+            faults.inject(noResult).inject(noCleanup);
+          }
+          try {
+            real.handleRequest(new ByteArrayInputStream(payload), out, context);
+          } finally {
+            if (stopped) {
+              faults.remove(noResult).remove(noCleanup);
+            }
+          }
+        });
+    lambda.timeOut(REWRITE_GROUP, slowGroup, 1);
+
+    ExecutionResult result = run(convertInput(faultyJdbcCatalog()));
+
+    assertSucceeded(result, COMPACTED_PATH);
+    JsonNode output = result.outputJson();
+    String jobId = output.get("job_id").asText();
+    assertJobStatus(output, "PARTIAL");
+    assertThat(output.get("failed_groups").asInt()).isEqualTo(1);
+    JobResult whole = assertHolds(jobId, before.rows(), before);
+    GroupOutcome failed = onlyGroupNot(GroupOutcome.Status.CONVERTED, whole);
+    assertThat(failed.groupIndex()).isEqualTo(slow);
+    assertThat(failed.status()).isEqualTo(GroupOutcome.Status.FAILED);
+    // as a rewrite's: the error type, then the message (before the fix: "worker failed: " and
+    // the message, without the type)
+    assertThat(failed.reason())
+        .startsWith("Sandbox.Timedout: RequestId: ")
+        .endsWith(" Error: Task timed out after 900.00 seconds");
+    assertInvocations(1, 1, BUCKETS, 1, 1, 1);
+    // the stopped attempt wrote deletion vectors and could not delete them; the committer did
+    assertThat(faults.injected()).anyMatch(f -> f.method().equals("DELETE"));
+    String attemptFiles = String.format("/%05d-1-%s-", slow, jobId);
+    assertThat(storedObjects()).noneMatch(location -> location.contains(attemptFiles));
+    assertThat(liveDeletes(table(), FileContent.EQUALITY_DELETES))
+        .isNotEmpty()
+        .isEqualTo(before.equalityDeletesOfPartition(failed.partition()));
   }
 
   @Test
