@@ -37,6 +37,11 @@ class StateMachineInvalidInputTest extends StateMachineTestBase {
                 input -> with(input, "optionz", Map.of("min-input-files", "2")),
             "$: property 'optionz' is not defined in the schema and the schema does not allow additional properties"),
         Arguments.of(
+            "an unknown action",
+            (UnaryOperator<Map<String, Object>>) input -> with(input, "action", "convert-deletes"),
+            "$.action: does not have a value in the enumeration"
+                + " [\"rewrite-data-files\", \"convert-equality-deletes\"]"),
+        Arguments.of(
             "no table",
             (UnaryOperator<Map<String, Object>>) input -> without(input, "table"),
             "$: required property 'table' not found"));

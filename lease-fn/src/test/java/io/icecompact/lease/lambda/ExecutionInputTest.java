@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.policy.CareStep;
 import java.io.InputStream;
@@ -155,6 +156,39 @@ class ExecutionInputTest {
     assertThat(names)
         .containsExactlyInAnyOrder(
             Arrays.stream(CareStep.values()).map(CareStep::propertyName).toArray(String[]::new));
+  }
+
+  @Test
+  void theActionIsCarriedIntoTheJobSpecAndAnUnknownOneIsRejectedNamingTheField() {
+    ObjectNode convert = minimal();
+    convert.put("action", "convert-equality-deletes");
+    ObjectNode unknown = minimal();
+    unknown.put("action", "convert-deletes");
+
+    assertThat(ExecutionInput.parse(convert).jobSpec().jobAction())
+        .isEqualTo(JobAction.CONVERT_EQUALITY_DELETES);
+    assertThat(ExecutionInput.parse(minimal()).jobSpec().jobAction())
+        .isEqualTo(JobAction.REWRITE_DATA_FILES);
+    assertThatThrownBy(() -> ExecutionInput.parse(unknown))
+        .isInstanceOf(InvalidJobInputException.class)
+        .hasMessage(
+            "Execution input is invalid: $.action: does not have a value in the enumeration"
+                + " [\"rewrite-data-files\", \"convert-equality-deletes\"]");
+  }
+
+  /** The schema lists exactly the actions the code knows, by the same names. */
+  @Test
+  void theSchemasActionsAreTheJobActionEnum() throws Exception {
+    JsonNode schema;
+    try (InputStream in = ExecutionInput.class.getResourceAsStream("execution-input.schema.json")) {
+      schema = JobJson.mapper().readTree(in);
+    }
+    List<String> names = new ArrayList<>();
+    schema.get("properties").get("action").get("enum").forEach(name -> names.add(name.asText()));
+
+    assertThat(names)
+        .containsExactlyInAnyOrder(
+            Arrays.stream(JobAction.values()).map(JobAction::value).toArray(String[]::new));
   }
 
   private static ObjectNode minimal() {
