@@ -4,6 +4,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.Snapshot;
@@ -61,8 +62,16 @@ final class ConversionConflicts {
   /** Refuses {@code base} when a snapshot after the pinned one changed a converted data file. */
   void check(TableMetadata base) {
     Snapshot current = base.currentSnapshot();
-    if (current != null) {
-      for (Snapshot snapshot : SnapshotUtil.ancestorsOf(current.snapshotId(), base::snapshot)) {
+    check(current == null ? null : current.snapshotId(), base::snapshot);
+  }
+
+  /**
+   * Refuses when a snapshot after the pinned one, up to {@code currentId} (found by {@code
+   * lookup}), changed a converted data file.
+   */
+  void check(Long currentId, Function<Long, Snapshot> lookup) {
+    if (currentId != null) {
+      for (Snapshot snapshot : SnapshotUtil.ancestorsOf(currentId, lookup)) {
         if (snapshot.snapshotId() == pinnedSnapshotId || !checked.add(snapshot.snapshotId())) {
           break;
         }

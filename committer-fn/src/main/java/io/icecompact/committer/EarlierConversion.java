@@ -18,6 +18,15 @@ final class EarlierConversion {
   private EarlierConversion() {}
 
   static void recover(ConversionRun run, Snapshot committed) {
+    // the groups that run left out because concurrent commits changed their files, up to the
+    // snapshot it committed on: left out again, for the same reason
+    try {
+      new ConversionConflicts(
+              run.table.io(), run.plan.pinned().snapshotId(), run.convertedDataFiles())
+          .check(committed.parentId(), run.table::snapshot);
+    } catch (ConversionConflicts.Refused e) {
+      run.conflicted(e.dataFiles());
+    }
     Set<String> removed = new HashSet<>();
     for (DeleteFile delete :
         SnapshotChanges.builderFor(run.table).snapshot(committed).build().removedDeleteFiles()) {

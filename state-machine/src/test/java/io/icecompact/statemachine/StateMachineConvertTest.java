@@ -213,12 +213,13 @@ class StateMachineConvertTest extends StateMachineTestBase {
     Map<String, String> direct = jdbcCatalog();
     Table table = createUpsertTable(direct, Shape.small(Mode.UPSERT, 2, false));
     Before before = Before.of(table);
-    // every attempt of the PUT of group 1's first position delete file in its attempt 1
+    // every attempt of the PUT of group 1's first position delete file in its attempt 1 (one
+    // file: the worker writes a few files at once, whose PUTs would share the faults)
     int flaky = 1;
     faults.inject(
         S3FaultRule.of(S3Fault.slowDown())
             .onMethod("PUT")
-            .onKeys(String.format("/data/.*/%05d-1-", flaky))
+            .onKeys(String.format("/data/.*/%05d-1-.*-00001\\.parquet$", flaky))
             .times(SDK_ATTEMPTS));
     List<Throwable> thrown = new CopyOnWriteArrayList<>();
     RewriteGroupHandler real = rewriteGroupHandler();
