@@ -25,7 +25,8 @@ class ReliabilityDocTest {
       Set.of(
           StateMachineS3FaultTest.class,
           StateMachineCommitUnknownTest.class,
-          StateMachineWorkerTimeoutTest.class);
+          StateMachineWorkerTimeoutTest.class,
+          StateMachineConvertTest.class);
 
   @Test
   void everyCellNamesAnExistingTestAndEveryFaultScenarioHasACell() throws Exception {
