@@ -5,6 +5,7 @@ import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,7 @@ record ChildFigures(
 
   /** Runs the child to its end; a child that failed or printed no figures fails the bench. */
   static ChildFigures run(List<String> javaOptions, List<String> args) {
-    java.util.ArrayList<String> options = new java.util.ArrayList<>(javaOptions);
+    List<String> options = new ArrayList<>(javaOptions);
     options.add("-D" + ExitFigures.PROPERTY + "=true");
     ChildJvm.Outcome outcome = ChildJvm.run(options, ConvertBenchChild.class, args);
     Map<String, Long> figures = new HashMap<>();

@@ -40,6 +40,12 @@ final class ConvertReport {
         built.compactedBytes() / MB,
         built.compactedBytes() / MB / Math.max(1, built.compactedFiles()));
     out.printf(Locale.ROOT, "  before: %s; built in %.0f s%n", built.layout(), buildSeconds);
+    out.printf(
+        Locale.ROOT,
+        "  key column chunks (the files' column sizes): %.1f MB, %.1f%% of the data files' bytes:"
+            + " the least reading every data file's keys reads%n",
+        built.keyBytes() / MB,
+        100.0 * built.keyBytes() / built.layout().dataBytes());
     out.printf(Locale.ROOT, "  live rows: %s%n", rows);
     out.println(
         "bytes read: counted on the streams of the catalog's FileIO (io-impl CountingFileIO) in the"

@@ -2,9 +2,15 @@ package io.icecompact.bench;
 
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.FlinkUpsertTable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
 
 /**
  * The table of issue 27's benchmark: a Flink upsert table (bucket(4, id), 2 writers) loaded, then
@@ -77,7 +83,7 @@ final class ConvertTable {
     @Override
     public String toString() {
       return String.format(
-          java.util.Locale.ROOT,
+          Locale.ROOT,
           "%s: load %d checkpoints x 2 writers x %,d upserts of keys from %,d, compacted once,"
               + " then %d checkpoints x 2 writers x %,d upserts",
           name,
@@ -89,8 +95,13 @@ final class ConvertTable {
     }
   }
 
-  /** The data files the compaction left: their count and sizes. */
-  record Built(long compactedFiles, long compactedBytes, FlinkUpsertTable.Layout layout) {}
+  /**
+   * The data files the compaction left (count, bytes), the table's layout at the end, and the bytes
+   * of its live data files' key column chunks ({@code keyBytes}, from the files' column sizes): the
+   * least a conversion that reads the keys of every data file can read.
+   */
+  record Built(
+      long compactedFiles, long compactedBytes, FlinkUpsertTable.Layout layout, long keyBytes) {}
 
   private ConvertTable() {}
 
@@ -116,7 +127,23 @@ final class ConvertTable {
         cdc.checkpoint(size.changesPerWriter());
       }
       table.refresh();
-      return new Built(files[0], files[1], FlinkUpsertTable.Layout.of(table));
+      return new Built(files[0], files[1], FlinkUpsertTable.Layout.of(table), keyBytes(table));
     }
+  }
+
+  private static long keyBytes(Table table) {
+    Set<Integer> key = table.schema().identifierFieldIds();
+    long bytes = 0;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().includeColumnStats().planFiles()) {
+      for (FileScanTask task : tasks) {
+        Map<Integer, Long> sizes = task.file().columnSizes();
+        for (int id : key) {
+          bytes += sizes == null ? 0 : sizes.getOrDefault(id, 0L);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes;
   }
 }
