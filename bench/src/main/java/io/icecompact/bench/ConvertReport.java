@@ -57,10 +57,10 @@ final class ConvertReport {
   void contenders(
       List<ConvertBench.ContenderRun> rewrites, List<ConvertBench.ContenderRun> converts) {
     out.println(
-        "| contender | wall s | job s | CPU s | peak RSS MB | heap after GC MB | data read MB |"
+        "| contender | wall s | job s | CPU s | job CPU s | peak RSS MB | heap after GC MB | data read MB |"
             + " delete read MB | other read MB | rchar MB | streams opened (data/delete/other) |"
             + " written MB (files) | eq. delete files left | pos. delete files / DVs left | status |");
-    out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     contender("rewrite", rewrites);
     contender("convert", converts);
     out.flush();
@@ -72,12 +72,13 @@ final class ConvertReport {
     FlinkUpsertTable.Layout left = last.after();
     out.printf(
         Locale.ROOT,
-        "| %s | %s | %.1f | %s | %.0f | %.0f | %.1f | %.1f | %.1f | %.0f | %.0f / %.0f / %.0f |"
+        "| %s | %s | %.1f | %s | %.1f | %.0f | %.0f | %.1f | %.1f | %.1f | %.0f | %.0f / %.0f / %.0f |"
             + " %.1f (%.0f) | %d | %d / %d | %s |%n",
         name,
         spread(children, ChildFigures::wallSeconds),
         median(children, ChildFigures::actionSeconds),
         spread(children, c -> c.process().cpuSeconds()),
+        median(children, c -> c.figure("action-cpu-ns") / 1e9),
         median(children, c -> c.process().peakRssMb()),
         median(children, c -> c.figure("heap-after-gc") / MB),
         median(children, c -> c.figure("data-bytes") / MB),
@@ -173,6 +174,12 @@ final class ConvertReport {
     double cpu =
         median(convert, c -> c.process().cpuSeconds())
             / median(rewrite, c -> c.process().cpuSeconds());
+    double jobCpu =
+        median(convert, c -> c.figure("action-cpu-ns"))
+            / median(rewrite, c -> c.figure("action-cpu-ns"));
+    double scanCpu =
+        median(scansAfterConvert, c -> c.figure("action-cpu-ns"))
+            / median(scansAfterRewrite, c -> c.figure("action-cpu-ns"));
     double scan =
         median(scansAfterConvert, ChildFigures::actionSeconds)
             / median(scansAfterRewrite, ChildFigures::actionSeconds);
@@ -186,15 +193,19 @@ final class ConvertReport {
         bytes <= 0.10 ? "met" : "NOT met");
     out.printf(
         Locale.ROOT,
-        "  convert CPU / rewrite CPU (whole process): %.1f%%, target <= 20%%: %s%n",
+        "  convert CPU / rewrite CPU (whole process): %.1f%%, target <= 20%%: %s; the jobs alone"
+            + " (JVM start and table load left out): %.1f%%: %s%n",
         cpu * 100,
-        cpu <= 0.20 ? "met" : "NOT met");
+        cpu <= 0.20 ? "met" : "NOT met",
+        jobCpu * 100,
+        jobCpu <= 0.20 ? "met" : "NOT met");
     out.printf(
         Locale.ROOT,
         "  scan after convert / scan after rewrite (generic reader, not Spark): %.2fx, target <="
-            + " 1.5x: %s%n",
+            + " 1.5x: %s; by the scans' CPU: %.2fx%n",
         scan,
-        scan <= 1.5 ? "met" : "NOT met");
+        scan <= 1.5 ? "met" : "NOT met",
+        scanCpu);
     out.flush();
   }
 

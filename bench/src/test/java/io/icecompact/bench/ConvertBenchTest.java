@@ -35,13 +35,14 @@ class ConvertBenchTest {
         .contains("No Spark on this machine")
         .contains("convert bytes read / rewrite bytes read")
         .contains("convert CPU / rewrite CPU")
+        .contains("the jobs alone")
         .contains("scan after convert / scan after rewrite")
         .contains("live rows: identical before, after rewrite and after convert")
         .doesNotContain("CHANGED");
     // the conversion leaves only equality deletes that apply to no data file, as the rewrite does
-    assertThat(column(run.out(), "| convert | ", 13))
+    assertThat(column(run.out(), "| convert | ", 14))
         .as(run.out())
-        .isEqualTo(column(run.out(), "| rewrite | ", 13));
+        .isEqualTo(column(run.out(), "| rewrite | ", 14));
     assertThat(run.out()).contains("  compacted once: 4 data files").contains(", kept 0;");
     assertThat(run.systemOut()).isEmpty();
   }
