@@ -26,10 +26,11 @@ import picocli.CommandLine.UnmatchedArgumentException;
       EndToEndCommand.class,
       ScaleCommand.class,
       SkippingCommand.class,
-      CommitRaceCommand.class
+      CommitRaceCommand.class,
+      ConvertCommand.class
     })
 public final class BenchMain implements Callable<Integer> {
-  static final String MODES = "paths, memory, e2e, scale, skipping, commit-race";
+  static final String MODES = "paths, memory, e2e, scale, skipping, commit-race, convert";
 
   @Spec CommandSpec spec;
 

@@ -15,13 +15,10 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToLongFunction;
-import java.util.stream.Stream;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -94,7 +91,7 @@ public final class CommitRaceBench {
       try (TableAccess access = new TableAccess(catalogProperties(catalog, dir))) {
         FlinkUpsertTable.create(access.catalog(), TableIdentifier.parse(TABLE), shape);
       }
-      copy(dir, original);
+      TableDirCopy.copy(dir, original);
       err.printf(
           Locale.ROOT,
           "built the %s table on the %s catalog in %.1f s%n",
@@ -114,9 +111,8 @@ public final class CommitRaceBench {
   private boolean race(String catalog, Path original, FlinkUpsertTable.Shape shape, long every)
       throws InterruptedException {
     Path dir = base.resolve(catalog);
-    copy(
-        original,
-        dir); // the metadata names absolute paths: the copy goes back where the table was built
+    // the metadata names absolute paths: the copy goes back where the table was built
+    TableDirCopy.copy(original, dir);
     Map<String, String> properties = catalogProperties(catalog, dir);
     try (TableAccess access = new TableAccess(properties)) {
       // the writer's model continues from the original's: the same seeded stream, replayed
@@ -193,31 +189,5 @@ public final class CommitRaceBench {
       case "hadoop" -> Map.of("type", "hadoop", "warehouse", dir.resolve("warehouse").toString());
       default -> throw new IllegalArgumentException("Catalog jdbc or hadoop, got " + catalog);
     };
-  }
-
-  /**
-   * A fresh copy of the built table at the path its metadata names (the copies' paths are
-   * absolute).
-   */
-  private static void copy(Path from, Path to) {
-    try {
-      if (Files.exists(to)) {
-        try (Stream<Path> walk = Files.walk(to)) {
-          walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
-      }
-      try (Stream<Path> walk = Files.walk(from)) {
-        for (Path source : (Iterable<Path>) walk::iterator) {
-          Path target = to.resolve(from.relativize(source).toString());
-          if (Files.isDirectory(source)) {
-            Files.createDirectories(target);
-          } else {
-            Files.copy(source, target, StandardCopyOption.COPY_ATTRIBUTES);
-          }
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -334,7 +334,7 @@ class BenchCommandTest {
         .doesNotContain("--sizes")
         .doesNotContain("--writer-every-ms");
     assertThat(BenchRun.of("--help").out())
-        .contains("paths", "memory", "e2e", "scale", "skipping", "commit-race");
+        .contains("paths", "memory", "e2e", "scale", "skipping", "commit-race", "convert");
   }
 
   private static double kilobytes(String cell) {

@@ -27,7 +27,7 @@ class BenchFlagsDocTest {
 
     var modes = BenchMain.commandLine().getSubcommands();
     assertThat(modes.keySet())
-        .containsExactly("paths", "memory", "e2e", "scale", "skipping", "commit-race");
+        .containsExactly("paths", "memory", "e2e", "scale", "skipping", "commit-race", "convert");
     for (var mode : modes.entrySet()) {
       String name = mode.getKey();
       List<String> modeLines =

@@ -1,0 +1,210 @@
+package io.icecompact.bench;
+
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.FlinkUpsertTable;
+import io.icecompact.fixtures.LocalWarehouse;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * {@code bench convert}, issue 27's benchmark: on a Flink upsert table compacted once into big
+ * files and then given more checkpoints of upserts ({@link ConvertTable}), a compaction of the
+ * whole table (rewrite) against convert-equality-deletes (convert), each on its own copy of the
+ * table and in a fresh JVM ({@link ConvertBenchChild}); then a full scan of the table before, after
+ * the rewrite and after the conversion, each in a fresh JVM with Iceberg's generic reader. Every
+ * run's live rows are checked against the built table's ({@link LiveRowChecksum}).
+ */
+final class ConvertBench {
+  static final String TABLE = "bench.upserts";
+
+  /**
+   * The rewrite's options: the compaction's target, and every file with a delete picked (Iceberg's
+   * planner picks a file by its deletes only at {@code delete-file-threshold} delete files; a big
+   * file is also picked as below the target's 75%).
+   */
+  static final Map<String, String> REWRITE_OPTIONS =
+      Map.of("target-file-size-bytes", ConvertTable.TARGET_FILE_SIZE, "delete-file-threshold", "1");
+
+  /** What to run. */
+  record Settings(
+      ConvertTable.Size size, int formatVersion, int runs, int workers, List<String> javaOptions) {}
+
+  /** One contender's run: its process, then the table it left. */
+  record ContenderRun(
+      ChildFigures child, FlinkUpsertTable.Layout after, long bytesWritten, long filesWritten) {}
+
+  private final Path base;
+  private final Settings settings;
+  private final ConvertReport report;
+  private final PrintWriter err;
+  private boolean rowsKept = true;
+  private boolean jobsDone = true;
+
+  ConvertBench(Path base, Settings settings, PrintWriter out, PrintWriter err) {
+    this.base = base;
+    this.settings = settings;
+    this.report = new ConvertReport(out);
+    this.err = err;
+  }
+
+  /** False when a run changed the live rows or a job did not succeed (the report says which). */
+  boolean run() {
+    Path work = base.resolve("convert-v" + settings.formatVersion());
+    Path original = base.resolve("convert-v" + settings.formatVersion() + "-original");
+    Map<String, String> catalog = LocalWarehouse.catalogProperties(work);
+    createDirectories(work);
+    long start = System.nanoTime();
+    ConvertTable.Built built =
+        ConvertTable.build(
+            catalog, TABLE, settings.size(), settings.formatVersion(), () -> compactOnce(catalog));
+    double buildSeconds = (System.nanoTime() - start) / 1e9;
+    progress("built the table in %.1f s: %s; reading its live rows...", buildSeconds, built);
+    LiveRowChecksum before = checksum(catalog);
+    TableDirCopy.copy(work, original);
+    report.table(settings, built, buildSeconds, before);
+
+    List<ChildFigures> scansBefore = new ArrayList<>();
+    List<ContenderRun> rewrites = new ArrayList<>();
+    List<ChildFigures> scansAfterRewrite = new ArrayList<>();
+    List<ContenderRun> converts = new ArrayList<>();
+    List<ChildFigures> scansAfterConvert = new ArrayList<>();
+    List<String> checks = new ArrayList<>();
+    for (int run = 1; run <= settings.runs(); run++) {
+      // interleaved, so a noisy neighbour's minute spreads over both contenders
+      TableDirCopy.copy(original, work);
+      scansBefore.add(scan(catalog, "before", run));
+      rewrites.add(contender(catalog, "rewrite", REWRITE_OPTIONS, run));
+      scansAfterRewrite.add(scan(catalog, "after rewrite", run));
+      checks.add(check(catalog, "after rewrite", run, before));
+      TableDirCopy.copy(original, work);
+      converts.add(contender(catalog, "convert", Map.of(), run));
+      scansAfterConvert.add(scan(catalog, "after convert", run));
+      checks.add(check(catalog, "after convert", run, before));
+    }
+    report.contenders(rewrites, converts);
+    report.scans(scansBefore, scansAfterRewrite, scansAfterConvert);
+    report.targets(rewrites, converts, scansAfterRewrite, scansAfterConvert);
+    report.checks(before, checks, rowsKept);
+    return rowsKept && jobsDone;
+  }
+
+  private ContenderRun contender(
+      Map<String, String> catalog, String action, Map<String, String> options, int run) {
+    progress("run %d: %s...", run, action);
+    Map<String, Long> filesBefore = liveFiles(catalog);
+    ChildFigures child = ChildFigures.run(settings.javaOptions(), args(action, catalog, options));
+    boolean done = child.result() != null && child.result().status().success();
+    if (!done) {
+      err.printf(
+          Locale.ROOT,
+          "error: run %d: %s ended %s: %s%n",
+          run,
+          action,
+          child.result() == null ? "without a result" : child.result().status(),
+          child.result() == null ? "" : child.result().reason());
+    }
+    jobsDone &= done;
+    Map<String, Long> filesAfter = liveFiles(catalog);
+    filesAfter.keySet().removeAll(filesBefore.keySet());
+    FlinkUpsertTable.Layout layout;
+    try (TableAccess access = new TableAccess(catalog)) {
+      layout = FlinkUpsertTable.Layout.of(access.loadTable(TABLE));
+    }
+    return new ContenderRun(
+        child,
+        layout,
+        filesAfter.values().stream().mapToLong(Long::longValue).sum(),
+        filesAfter.size());
+  }
+
+  private void compactOnce(Map<String, String> catalog) {
+    progress("loaded; compacting it once...");
+    ChildFigures first =
+        ChildFigures.run(
+            settings.javaOptions(), args("rewrite", catalog, ConvertTable.FIRST_COMPACTION));
+    if (first.result() == null || !first.result().status().success()) {
+      throw new IllegalStateException(
+          "The first compaction did not succeed: "
+              + (first.result() == null
+                  ? "no result"
+                  : first.result().status() + " " + first.result().reason()));
+    }
+  }
+
+  private ChildFigures scan(Map<String, String> catalog, String which, int run) {
+    progress("run %d: scan %s...", run, which);
+    return ChildFigures.run(settings.javaOptions(), args("scan", catalog, Map.of()));
+  }
+
+  private String check(Map<String, String> catalog, String which, int run, LiveRowChecksum before) {
+    LiveRowChecksum after = checksum(catalog);
+    boolean same = after.equals(before);
+    rowsKept &= same;
+    return String.format(
+        Locale.ROOT,
+        "run %d %s: %s",
+        run,
+        which,
+        same ? "same " + after : "CHANGED: " + after + " (before: " + before + ")");
+  }
+
+  private List<String> args(
+      String action, Map<String, String> catalog, Map<String, String> options) {
+    List<String> args =
+        new ArrayList<>(List.of(action, TABLE, Integer.toString(settings.workers())));
+    catalog.forEach((key, value) -> args.add(key + "=" + value));
+    args.add("--");
+    options.forEach((key, value) -> args.add(key + "=" + value));
+    return args;
+  }
+
+  private static LiveRowChecksum checksum(Map<String, String> catalog) {
+    try (TableAccess access = new TableAccess(catalog)) {
+      return LiveRowChecksum.of(access.loadTable(TABLE));
+    }
+  }
+
+  /**
+   * The table's live data and delete files and their sizes, by location (a Puffin file of deletion
+   * vectors once).
+   */
+  private static Map<String, Long> liveFiles(Map<String, String> catalog) {
+    Map<String, Long> files = new HashMap<>();
+    try (TableAccess access = new TableAccess(catalog);
+        CloseableIterable<FileScanTask> tasks = access.loadTable(TABLE).newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        files.put(task.file().location(), task.file().fileSizeInBytes());
+        for (ContentFile<?> delete : task.deletes()) {
+          files.put(delete.location(), delete.fileSizeInBytes());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
+  }
+
+  private void progress(String format, Object... args) {
+    err.printf(Locale.ROOT, format + "%n", args);
+    err.flush();
+  }
+
+  private static void createDirectories(Path dir) {
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,239 @@
+package io.icecompact.bench;
+
+import io.icecompact.fixtures.FlinkUpsertTable;
+import java.io.PrintWriter;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * {@code bench convert}'s report: the table built, one row per contender and per scanned table
+ * (medians of the runs, the spread of wall and CPU time), the issue's targets with whether each is
+ * met, and the live-row checks.
+ */
+final class ConvertReport {
+  private static final double MB = 1024.0 * 1024;
+
+  private final PrintWriter out;
+
+  ConvertReport(PrintWriter out) {
+    this.out = out;
+  }
+
+  void table(
+      ConvertBench.Settings settings,
+      ConvertTable.Built built,
+      double buildSeconds,
+      LiveRowChecksum rows) {
+    out.printf(
+        Locale.ROOT,
+        "bench convert: format version %d, %d workers, %d runs (medians; min-max of wall and CPU)%n",
+        settings.formatVersion(),
+        settings.workers(),
+        settings.runs());
+    out.printf(Locale.ROOT, "table %s%n", settings.size());
+    out.printf(
+        Locale.ROOT,
+        "  compacted once: %d data files, %.1f MB (%.1f MB each on average)%n",
+        built.compactedFiles(),
+        built.compactedBytes() / MB,
+        built.compactedBytes() / MB / Math.max(1, built.compactedFiles()));
+    out.printf(Locale.ROOT, "  before: %s; built in %.0f s%n", built.layout(), buildSeconds);
+    out.printf(
+        Locale.ROOT,
+        "  key column chunks (the files' column sizes): %.1f MB, %.1f%% of the data files' bytes:"
+            + " the least reading every data file's keys reads%n",
+        built.keyBytes() / MB,
+        100.0 * built.keyBytes() / built.layout().dataBytes());
+    out.printf(Locale.ROOT, "  live rows: %s%n", rows);
+    out.println(
+        "bytes read: counted on the streams of the catalog's FileIO (io-impl CountingFileIO) in the"
+            + " child process, data and delete files of the table as the run started; rchar: the"
+            + " child's /proc/self/io, everything it read (jars included)");
+    out.flush();
+  }
+
+  void contenders(
+      List<ConvertBench.ContenderRun> rewrites, List<ConvertBench.ContenderRun> converts) {
+    out.println(
+        "| contender | wall s | job s | CPU s | job CPU s | peak RSS MB | heap after GC MB | data read MB |"
+            + " delete read MB | other read MB | rchar MB | streams opened (data/delete/other) |"
+            + " written MB (files) | eq. delete files left | pos. delete files / DVs left | status |");
+    out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    contender("rewrite", rewrites);
+    contender("convert", converts);
+    out.flush();
+  }
+
+  private void contender(String name, List<ConvertBench.ContenderRun> runs) {
+    List<ChildFigures> children = runs.stream().map(ConvertBench.ContenderRun::child).toList();
+    ConvertBench.ContenderRun last = runs.get(runs.size() - 1);
+    FlinkUpsertTable.Layout left = last.after();
+    out.printf(
+        Locale.ROOT,
+        "| %s | %s | %.1f | %s | %.1f | %.0f | %.0f | %.1f | %.1f | %.1f | %.0f | %.0f / %.0f / %.0f |"
+            + " %.1f (%.0f) | %d | %d / %d | %s |%n",
+        name,
+        spread(children, ChildFigures::wallSeconds),
+        median(children, ChildFigures::actionSeconds),
+        spread(children, c -> c.process().cpuSeconds()),
+        median(children, c -> c.figure("action-cpu-ns") / 1e9),
+        median(children, c -> c.process().peakRssMb()),
+        median(children, c -> c.figure("heap-after-gc") / MB),
+        median(children, c -> c.figure("data-bytes") / MB),
+        median(children, c -> c.figure("delete-bytes") / MB),
+        median(children, c -> c.figure("other-bytes") / MB),
+        median(children, c -> c.figure("rchar") / MB),
+        median(children, c -> c.figure("data-opens")),
+        median(children, c -> c.figure("delete-opens")),
+        median(children, c -> c.figure("other-opens")),
+        median(runs, r -> r.bytesWritten() / MB),
+        median(runs, r -> r.filesWritten()),
+        left.equalityDeleteFiles(),
+        left.positionDeleteFiles(),
+        left.deletionVectors(),
+        String.join(
+            ", ",
+            children.stream()
+                .map(c -> c.result() == null ? "no result" : c.result().status().toString())
+                .distinct()
+                .toList()));
+    if (last.child().result() != null && last.child().result().conversion() != null) {
+      var conversion = last.child().result().conversion();
+      out.printf(
+          Locale.ROOT,
+          "|   %s's own counts | converted equality delete files %d, kept %d; added position"
+              + " delete files / DVs %d; deleted positions %,d; data files converted %d; bytes"
+              + " read (its streams) %.1f MB |%n",
+          name,
+          conversion.convertedEqualityDeleteFilesCount(),
+          conversion.keptEqualityDeleteFilesCount(),
+          conversion.addedPositionDeleteFilesCount(),
+          conversion.deletedPositionsCount(),
+          conversion.convertedDataFilesCount(),
+          conversion.bytesReadCount() / MB);
+    } else if (last.child().result() != null) {
+      var result = last.child().result();
+      out.printf(
+          Locale.ROOT,
+          "|   %s's own counts | rewritten data files %d (%.1f MB), added %d, removed delete files"
+              + " %d |%n",
+          name,
+          result.rewrittenDataFilesCount(),
+          result.rewrittenBytesCount() / MB,
+          result.addedDataFilesCount(),
+          result.removedDeleteFilesCount());
+    }
+  }
+
+  void scans(List<ChildFigures> before, List<ChildFigures> rewrite, List<ChildFigures> convert) {
+    out.println(
+        "Full scan with Iceberg's generic reader (IcebergGenerics.read(table).build(), rows"
+            + " counted), each in a fresh JVM. No Spark on this machine: the generic reader"
+            + " applying equality deletes vs position deletes stands in for the issue's Spark"
+            + " scan; these are not Spark figures.");
+    out.println(
+        "| table | wall s | scan s | CPU s | peak RSS MB | data read MB | delete read MB |"
+            + " streams opened (data/delete) | rows |");
+    out.println("|---|---|---|---|---|---|---|---|---|");
+    scan("before", before);
+    scan("after rewrite", rewrite);
+    scan("after convert", convert);
+    out.flush();
+  }
+
+  private void scan(String name, List<ChildFigures> runs) {
+    out.printf(
+        Locale.ROOT,
+        "| %s | %s | %s | %s | %.0f | %.1f | %.1f | %.0f / %.0f | %,d |%n",
+        name,
+        spread(runs, ChildFigures::wallSeconds),
+        spread(runs, ChildFigures::actionSeconds),
+        spread(runs, c -> c.process().cpuSeconds()),
+        median(runs, c -> c.process().peakRssMb()),
+        median(runs, c -> c.figure("data-bytes") / MB),
+        median(runs, c -> c.figure("delete-bytes") / MB),
+        median(runs, c -> c.figure("data-opens")),
+        median(runs, c -> c.figure("delete-opens")),
+        runs.get(0).figure("rows"));
+  }
+
+  void targets(
+      List<ConvertBench.ContenderRun> rewrites,
+      List<ConvertBench.ContenderRun> converts,
+      List<ChildFigures> scansAfterRewrite,
+      List<ChildFigures> scansAfterConvert) {
+    List<ChildFigures> rewrite = rewrites.stream().map(ConvertBench.ContenderRun::child).toList();
+    List<ChildFigures> convert = converts.stream().map(ConvertBench.ContenderRun::child).toList();
+    double bytes =
+        median(convert, ChildFigures::tableBytesRead)
+            / median(rewrite, ChildFigures::tableBytesRead);
+    double dataBytes =
+        median(convert, c -> c.figure("data-bytes")) / median(rewrite, c -> c.figure("data-bytes"));
+    double cpu =
+        median(convert, c -> c.process().cpuSeconds())
+            / median(rewrite, c -> c.process().cpuSeconds());
+    double jobCpu =
+        median(convert, c -> c.figure("action-cpu-ns"))
+            / median(rewrite, c -> c.figure("action-cpu-ns"));
+    double scanCpu =
+        median(scansAfterConvert, c -> c.figure("action-cpu-ns"))
+            / median(scansAfterRewrite, c -> c.figure("action-cpu-ns"));
+    double scan =
+        median(scansAfterConvert, ChildFigures::actionSeconds)
+            / median(scansAfterRewrite, ChildFigures::actionSeconds);
+    out.println("Issue 27's targets (medians):");
+    out.printf(
+        Locale.ROOT,
+        "  convert bytes read / rewrite bytes read (data + delete files): %.1f%% (data files"
+            + " only: %.1f%%), target <= 10%%: %s%n",
+        bytes * 100,
+        dataBytes * 100,
+        bytes <= 0.10 ? "met" : "NOT met");
+    out.printf(
+        Locale.ROOT,
+        "  convert CPU / rewrite CPU (whole process): %.1f%%, target <= 20%%: %s; the jobs alone"
+            + " (JVM start and table load left out): %.1f%%: %s%n",
+        cpu * 100,
+        cpu <= 0.20 ? "met" : "NOT met",
+        jobCpu * 100,
+        jobCpu <= 0.20 ? "met" : "NOT met");
+    out.printf(
+        Locale.ROOT,
+        "  scan after convert / scan after rewrite (generic reader, not Spark): %.2fx, target <="
+            + " 1.5x: %s; by the scans' CPU: %.2fx%n",
+        scan,
+        scan <= 1.5 ? "met" : "NOT met",
+        scanCpu);
+    out.flush();
+  }
+
+  void checks(LiveRowChecksum before, List<String> checks, boolean allSame) {
+    out.printf(Locale.ROOT, "live rows before: %s%n", before);
+    checks.forEach(check -> out.println("live rows " + check));
+    out.println(
+        allSame
+            ? "live rows: identical before, after rewrite and after convert"
+            : "live rows: CHANGED (see above)");
+    out.flush();
+  }
+
+  private static <T> double median(List<T> runs, ToDoubleFunction<T> figure) {
+    double[] values = runs.stream().mapToDouble(figure).sorted().toArray();
+    return values.length % 2 == 1
+        ? values[values.length / 2]
+        : (values[values.length / 2 - 1] + values[values.length / 2]) / 2;
+  }
+
+  /** "median (min-max)" of a time. */
+  private static <T> String spread(List<T> runs, ToDoubleFunction<T> figure) {
+    double[] values = runs.stream().mapToDouble(figure).toArray();
+    return String.format(
+        Locale.ROOT,
+        "%.1f (%.1f-%.1f)",
+        median(runs, figure),
+        Arrays.stream(values).min().orElse(Double.NaN),
+        Arrays.stream(values).max().orElse(Double.NaN));
+  }
+}

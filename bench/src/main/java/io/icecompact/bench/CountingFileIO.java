@@ -1,0 +1,126 @@
+package io.icecompact.bench;
+
+import io.icecompact.core.io.LocalFileIO;
+import java.io.IOException;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.SeekableInputStream;
+
+/**
+ * The local FileIO counting, for the whole process, the bytes read from its streams and the streams
+ * opened, by what was read: the table's data files, its delete files (both named up front by {@link
+ * #classify}) or anything else (metadata, manifests, the job's own files). Set as the catalog's
+ * {@code io-impl} in a bench child process, it measures a rewrite and a conversion the same way: on
+ * the streams every worker reads its inputs through ({@code table.io()}).
+ */
+public class CountingFileIO extends LocalFileIO {
+  /** What a file is to the table read. */
+  enum Kind {
+    DATA,
+    DELETE,
+    OTHER
+  }
+
+  private static final AtomicLong[] BYTES = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
+  private static final AtomicLong[] OPENS = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
+  private static volatile Set<String> dataFiles = Set.of();
+  private static volatile Set<String> deleteFiles = Set.of();
+
+  /** The table's live data and delete files, by location, as the run starts. */
+  static void classify(Set<String> data, Set<String> deletes) {
+    dataFiles = Set.copyOf(data);
+    deleteFiles = Set.copyOf(deletes);
+  }
+
+  static long bytesRead(Kind kind) {
+    return BYTES[kind.ordinal()].get();
+  }
+
+  static long streamsOpened(Kind kind) {
+    return OPENS[kind.ordinal()].get();
+  }
+
+  private static Kind kindOf(String location) {
+    if (dataFiles.contains(location)) {
+      return Kind.DATA;
+    }
+    return deleteFiles.contains(location) ? Kind.DELETE : Kind.OTHER;
+  }
+
+  @Override
+  public InputFile newInputFile(String location) {
+    return new CountedFile(super.newInputFile(location));
+  }
+
+  @Override
+  public InputFile newInputFile(String location, long length) {
+    // LocalFileIO has no sized variant: FileIO's default would wrap this file twice
+    return new CountedFile(super.newInputFile(location));
+  }
+
+  private static final class CountedFile implements InputFile {
+    private final InputFile file;
+    private final int kind;
+
+    CountedFile(InputFile file) {
+      this.file = file;
+      this.kind = kindOf(file.location()).ordinal();
+    }
+
+    @Override
+    public long getLength() {
+      return file.getLength();
+    }
+
+    @Override
+    public SeekableInputStream newStream() {
+      OPENS[kind].incrementAndGet();
+      SeekableInputStream stream = file.newStream();
+      return new SeekableInputStream() {
+        @Override
+        public long getPos() throws IOException {
+          return stream.getPos();
+        }
+
+        @Override
+        public void seek(long newPos) throws IOException {
+          stream.seek(newPos);
+        }
+
+        @Override
+        public int read() throws IOException {
+          int b = stream.read();
+          if (b >= 0) {
+            BYTES[kind].incrementAndGet();
+          }
+          return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+          int read = stream.read(b, off, len);
+          if (read > 0) {
+            BYTES[kind].addAndGet(read);
+          }
+          return read;
+        }
+
+        @Override
+        public void close() throws IOException {
+          stream.close();
+        }
+      };
+    }
+
+    @Override
+    public String location() {
+      return file.location();
+    }
+
+    @Override
+    public boolean exists() {
+      return file.exists();
+    }
+  }
+}
