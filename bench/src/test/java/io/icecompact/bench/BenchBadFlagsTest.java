@@ -195,7 +195,9 @@ class BenchBadFlagsTest {
             "glue"),
         mode("commit-race", "Unknown options: '--sizes', 'S'", "--sizes", "S"),
         // no mode, or a mode given as the flag it was before it was a subcommand
-        named("Missing a mode: one of paths, memory, e2e, scale, skipping, commit-race", List.of()),
+        named(
+            "Missing a mode: one of paths, memory, e2e, scale, skipping, commit-race, convert",
+            List.of()),
         named("Unknown option: '--e2e'", List.of("--e2e")),
         named("Unmatched argument at index 0: 'fast'", List.of("fast")));
   }
