@@ -59,7 +59,8 @@ public final class PlanCopy {
             groups,
             plan.skippedGroups(),
             plan.strategy(),
-            plan.rowOrder());
+            plan.rowOrder(),
+            plan.action());
     String sha256 = store.writePlan(work, copy);
     return RewritePlanner.summary(copy, work, sha256, 0);
   }
