@@ -3,12 +3,12 @@ package io.icecompact.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.cli.IcecompactCli;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -204,9 +204,9 @@ class BenchBadFlagsTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("badFlags")
-  void exitsTwoNamingTheFlagAndBuildsNothing(String name, List<String> args, String expected)
-      throws Exception {
-    Path newDir = Files.createTempDirectory("bench-bad-flags-").resolve("never-created");
+  void exitsTwoNamingTheFlagAndBuildsNothing(
+      String name, List<String> args, String expected, @TempDir Path temp) throws Exception {
+    Path newDir = temp.resolve("never-created");
     List<String> expanded =
         args.stream().map(arg -> arg.equals(NEW_DIR) ? newDir.toString() : arg).toList();
 

@@ -150,6 +150,59 @@ class EngineConvertDeleteScopesTest extends EngineTestBase {
         .allSatisfy(path -> assertThat(live).contains(path.toString()));
   }
 
+  /**
+   * A key column added after a data file was written: the file does not store it, and its rows read
+   * it as null, so a delete of the null key deletes them all. That file's keys are read with
+   * Iceberg's schema projection, the newer file's from its own key column; both are converted.
+   */
+  @ParameterizedTest(name = "v{0}")
+  @ValueSource(ints = {2, 3})
+  void aKeyColumnAddedAfterAFileWasWrittenReadsAsNullInIt(int formatVersion) {
+    table =
+        access
+            .catalog()
+            .createTable(
+                TableIdentifier.parse(TABLE),
+                SCHEMA,
+                PartitionSpec.unpartitioned(),
+                Map.of(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion)));
+    append(row("t1", 1L, "a", "eu"), row("t1", 2L, "b", "eu"));
+    table.updateSchema().addColumn("source", Types.StringType.get()).commit();
+    table.refresh();
+    Schema evolved = table.schema();
+    int source = evolved.findField("source").fieldId();
+    append(
+        withSource(evolved, 3L, "x"), withSource(evolved, 4L, "y"), withSource(evolved, 5L, null));
+    Schema keySchema = TypeUtil.select(evolved, java.util.Set.of(source));
+    Record nullKey = GenericRecord.create(keySchema);
+    Record x = GenericRecord.create(keySchema);
+    x.setField("source", "x");
+    deleteKeys(table.spec(), keySchema, new int[] {source}, nullKey, x);
+    Map<String, Long> before = LiveRows.multiset(table);
+    assertThat(before.values().stream().mapToLong(Long::longValue).sum())
+        .as("only the row of source y lives")
+        .isEqualTo(1);
+
+    JobResult result = run(convert(null));
+
+    assertStatus(result, JobStatus.COMMITTED);
+    assertAllOutcomes(result, GroupOutcome.Status.CONVERTED);
+    table.refresh();
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    assertThat(countDeletes(table, FileContent.EQUALITY_DELETES)).isZero();
+    assertThat(result.conversion().addedPositionDeleteFilesCount()).isEqualTo(2);
+  }
+
+  private static Record withSource(Schema schema, long id, String source) {
+    GenericRecord record = GenericRecord.create(schema);
+    record.setField("tenant", "t2");
+    record.setField("id", id);
+    record.setField("payload", "p" + id);
+    record.setField("region", "eu");
+    record.setField("source", source);
+    return record;
+  }
+
   /** Live equality delete files, oldest first. */
   private static List<String> equalityDeleteLocations(Table table) {
     return liveDeletes(table).values().stream()
@@ -208,10 +261,13 @@ class EngineConvertDeleteScopesTest extends EngineTestBase {
   }
 
   private void deleteKeys(PartitionSpec spec, Record... keys) {
-    Schema keySchema = TypeUtil.select(SCHEMA, java.util.Set.of(1, 2));
+    deleteKeys(spec, TypeUtil.select(SCHEMA, java.util.Set.of(1, 2)), new int[] {1, 2}, keys);
+  }
+
+  private void deleteKeys(PartitionSpec spec, Schema keySchema, int[] keyIds, Record... keys) {
     GenericFileWriterFactory writers =
         new GenericFileWriterFactory.Builder(table)
-            .equalityFieldIds(new int[] {1, 2})
+            .equalityFieldIds(keyIds)
             .equalityDeleteRowSchema(keySchema)
             .build();
     OutputFileFactory outputs =

@@ -92,7 +92,10 @@ public final class ConvertPlanner {
           spec, nothing, "the table has no snapshot yet: nothing to convert", started);
     }
 
-    Map<String, Integer> dataFilesPerDelete = dataFilesPerEqualityDelete(table, current);
+    List<FileScanTask> unfiltered = new ArrayList<>();
+    Map<String, Integer> dataFilesPerDelete =
+        dataFilesPerEqualityDelete(
+            table, current, filter.op() == Expression.Operation.TRUE ? unfiltered : null);
     if (dataFilesPerDelete.isEmpty()) {
       return nothingToDo(
           spec,
@@ -102,7 +105,11 @@ public final class ConvertPlanner {
               current.snapshotId()),
           started);
     }
-    List<FileScanTask> candidates = tasksWithEqualityDeletes(table, current, filter);
+    // without a filter, the first scan found them: the planning of a big table is not repeated
+    List<FileScanTask> candidates =
+        filter.op() == Expression.Operation.TRUE
+            ? unfiltered
+            : tasksWithEqualityDeletes(table, current, filter);
     if (candidates.isEmpty()) {
       return nothingToDo(
           spec,
@@ -160,18 +167,25 @@ public final class ConvertPlanner {
 
   /**
    * For each equality delete file, how many data files of the whole snapshot (whatever the job's
-   * filter) it applies to; streams the scan, holding only the counts.
+   * filter) it applies to; streams the scan, holding only the counts, and adds to {@code
+   * withEqualityDeletes}, unless null, the tasks of the data files an equality delete applies to.
    */
-  private static Map<String, Integer> dataFilesPerEqualityDelete(Table table, Snapshot snapshot) {
+  private static Map<String, Integer> dataFilesPerEqualityDelete(
+      Table table, Snapshot snapshot, List<FileScanTask> withEqualityDeletes) {
     Map<String, Integer> counts = new HashMap<>();
     try (CloseableIterable<FileScanTask> tasks =
         table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
       for (FileScanTask task : tasks) {
-        task.deletes().stream()
-            .filter(delete -> delete.content() == FileContent.EQUALITY_DELETES)
-            .map(DeleteFile::location)
-            .distinct()
-            .forEach(location -> counts.merge(location, 1, Integer::sum));
+        List<String> equality =
+            task.deletes().stream()
+                .filter(delete -> delete.content() == FileContent.EQUALITY_DELETES)
+                .map(DeleteFile::location)
+                .distinct()
+                .toList();
+        equality.forEach(location -> counts.merge(location, 1, Integer::sum));
+        if (withEqualityDeletes != null && !equality.isEmpty()) {
+          withEqualityDeletes.add(task);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -215,11 +229,12 @@ public final class ConvertPlanner {
           new BinPacking.ListPacker<FileScanTask>(options.maxFileGroupSizeBytes(), 1, false)
               .pack(partition, task -> task.file().fileSizeInBytes());
       for (List<FileScanTask> bin : bins) {
-        for (int from = 0; from < bin.size(); from += options.maxFileGroupInputFiles()) {
+        // in equal parts, not full ones and a remainder: each group loads its partition's deletes
+        int parts =
+            (bin.size() + options.maxFileGroupInputFiles() - 1) / options.maxFileGroupInputFiles();
+        for (int part = 0; part < parts; part++) {
           groups.add(
-              List.copyOf(
-                  bin.subList(
-                      from, Math.min(bin.size(), from + options.maxFileGroupInputFiles()))));
+              List.copyOf(bin.subList(bin.size() * part / parts, bin.size() * (part + 1) / parts)));
         }
       }
     }

@@ -14,10 +14,12 @@ import java.util.TreeSet;
  */
 public final class ConvertOptions {
   /**
-   * Files per group by default: each file costs a footer read and the reads of its key columns'
-   * chunks, a few small requests; a hundred keep a Lambda worker's group well inside its time.
+   * Files per group by default. Each file costs a footer read and the reads of its key columns'
+   * chunks, a few small requests (500 files: ~1,500 GETs, four at a time, well inside a Lambda
+   * worker's time); each group also reads all the equality deletes of its partition, so a partition
+   * split into more groups reads them more times.
    */
-  public static final int DEFAULT_MAX_FILE_GROUP_INPUT_FILES = 100;
+  public static final int DEFAULT_MAX_FILE_GROUP_INPUT_FILES = 500;
 
   /** Data bytes per group by default: Iceberg's default group size, of which only keys are read. */
   public static final long DEFAULT_MAX_FILE_GROUP_SIZE_BYTES = 100L * 1024 * 1024 * 1024;

@@ -1,13 +1,17 @@
 package io.icecompact.worker.convert;
 
+import io.icecompact.core.error.GroupRewriteException;
+import io.icecompact.worker.columnar.EqualityDeletedRows;
 import io.icecompact.worker.deletes.FileEqualityDeletes;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
 import io.icecompact.worker.input.InputFileRead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.iceberg.DataFile;
@@ -35,6 +39,8 @@ import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.TypeUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns the equality deletes that apply to one data file into deletes by position, without
@@ -49,6 +55,8 @@ import org.apache.iceberg.types.TypeUtil;
  * every data file against the table's equality deletes.
  */
 public final class EqualityDeleteConverter {
+  private static final Logger LOG = LoggerFactory.getLogger(EqualityDeleteConverter.class);
+
   private final Table table;
   private final GroupDeleteLoader deletes;
   private final OutputFileFactory parquetFiles;
@@ -126,7 +134,10 @@ public final class EqualityDeleteConverter {
 
   /**
    * The positions, ascending, of the rows an equality delete newer than the file deletes and no
-   * position delete already does.
+   * position delete already does. The key columns are read with parquet-java's column readers
+   * ({@link EqualityDeletedRows}); a file whose key columns need Iceberg's schema projection (a key
+   * column added after the file was written, a promoted type) is read with Iceberg's generic
+   * reader.
    */
   private long[] deletedPositions(
       FileScanTask task,
@@ -134,38 +145,83 @@ public final class EqualityDeleteConverter {
       FileEqualityDeletes equality,
       Set<Integer> keyIds,
       PositionDeleteIndex existing) {
+    DataFile file = task.file();
+    if (file.format() != FileFormat.PARQUET) {
+      throw new GroupRewriteException(
+          "Cannot convert the equality deletes of "
+              + file.location()
+              + ": it is a "
+              + file.format()
+              + " file, and the conversion reads Parquet data files only");
+    }
+    long[][] positions = {new long[0]};
+    InputFileRead.checked(
+        task,
+        () -> {
+          Optional<EqualityDeletedRows.Found> found =
+              EqualityDeletedRows.find(
+                  input,
+                  equality,
+                  table.schema(),
+                  why ->
+                      LOG.debug(
+                          "Reading the keys of {} with the generic reader: {}",
+                          file.location(),
+                          why));
+          if (found.isEmpty()) {
+            return genericDeletedPositions(input, equality, keyIds, existing, positions);
+          }
+          BitSet deleted = found.get().deleted();
+          long[] kept = new long[deleted.cardinality()];
+          int count = 0;
+          for (int position = deleted.nextSetBit(0);
+              position >= 0;
+              position = deleted.nextSetBit(position + 1)) {
+            if (!existing.isDeleted(position)) {
+              kept[count++] = position;
+            }
+          }
+          positions[0] = Arrays.copyOf(kept, count);
+          return new InputFileRead.Rows(found.get().rows(), found.get().rows() - count);
+        });
+    return positions[0];
+  }
+
+  /** {@link #deletedPositions} through Iceberg's generic reader, which projects the schema. */
+  private InputFileRead.Rows genericDeletedPositions(
+      InputFile input,
+      FileEqualityDeletes equality,
+      Set<Integer> keyIds,
+      PositionDeleteIndex existing,
+      long[][] positions)
+      throws IOException {
     Schema keys = TypeUtil.select(table.schema(), keyIds);
     Schema readSchema = TypeUtil.join(keys, new Schema(MetadataColumns.ROW_POSITION));
     int positionField = keys.columns().size();
     InternalRecordWrapper internal = new InternalRecordWrapper(readSchema.asStruct());
     Predicate<StructLike> deleted = equality.deletedRows(readSchema);
-    DataFile file = task.file();
-    long[][] positions = {new long[16]};
-    int[] count = {0};
-    InputFileRead.checked(
-        task,
-        () -> {
-          long read = 0;
-          try (CloseableIterable<Record> rows =
-              Parquet.read(input)
-                  .project(readSchema)
-                  .createReaderFunc(
-                      fileSchema -> GenericParquetReaders.buildReader(readSchema, fileSchema))
-                  .build()) {
-            for (Record row : rows) {
-              read++;
-              long position = (Long) row.get(positionField);
-              if (!existing.isDeleted(position) && deleted.test(internal.wrap(row))) {
-                if (count[0] == positions[0].length) {
-                  positions[0] = Arrays.copyOf(positions[0], count[0] * 2);
-                }
-                positions[0][count[0]++] = position;
-              }
-            }
+    long[] found = new long[16];
+    int count = 0;
+    long read = 0;
+    try (CloseableIterable<Record> rows =
+        Parquet.read(input)
+            .project(readSchema)
+            .createReaderFunc(
+                fileSchema -> GenericParquetReaders.buildReader(readSchema, fileSchema))
+            .build()) {
+      for (Record row : rows) {
+        read++;
+        long position = (Long) row.get(positionField);
+        if (!existing.isDeleted(position) && deleted.test(internal.wrap(row))) {
+          if (count == found.length) {
+            found = Arrays.copyOf(found, count * 2);
           }
-          return new InputFileRead.Rows(read, read - count[0]);
-        });
-    return Arrays.copyOf(positions[0], count[0]);
+          found[count++] = position;
+        }
+      }
+    }
+    positions[0] = Arrays.copyOf(found, count);
+    return new InputFileRead.Rows(read, read - count);
   }
 
   /** v2: one position delete file for the data file (file_path, pos), positions ascending. */

@@ -108,7 +108,7 @@ public final class EqualityDeleteIndex {
         DeleteFileKeys.forEach(delete, keySchema, io, loader, key -> index.add(key, sequence));
       }
       if (index instanceof LongKeyDeletes longs) {
-        longs.sortKeys();
+        longs.seal();
       }
       indexes.put(entry.getKey(), index);
       keys += index.size();

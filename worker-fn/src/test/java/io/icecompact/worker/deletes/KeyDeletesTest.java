@@ -30,7 +30,7 @@ class KeyDeletesTest {
       index.add(key(keys.get(i).longValue()), sequence);
       newest.merge(keys.get(i).longValue(), sequence, Math::max);
     }
-    index.sortKeys();
+    index.seal();
     for (long key = -60; key <= 60; key++) {
       assertThat(index.newestSequence(key)).isEqualTo(newest.getOrDefault(key, KeyDeletes.NONE));
       assertThat(index.newestSequence(key(key)))
@@ -38,6 +38,31 @@ class KeyDeletesTest {
       long probe = key;
       assertThat(index.anyWithin(key, key + 5))
           .isEqualTo(newest.keySet().stream().anyMatch(k -> k >= probe && k <= probe + 5));
+    }
+    assertThat(index.size()).isEqualTo(newest.size());
+  }
+
+  /**
+   * A big index, which a Bloom filter fronts: every deleted key still found with its newest
+   * sequence (a filter has no false negatives), every other key still NONE.
+   */
+  @Test
+  void aBigIndexFindsEveryKeyThroughItsFilter() {
+    java.util.Random random = new java.util.Random(27);
+    int count = LongKeyDeletes.FILTER_FROM_KEYS * 2;
+    LongKeyDeletes index = new LongKeyDeletes(count);
+    Map<Long, Long> newest = new HashMap<>();
+    for (int i = 0; i < count; i++) {
+      long key = random.nextInt(4 * count); // dense, as ids are, so probes hit and miss
+      long sequence = random.nextInt(1_000);
+      index.add(key(key), sequence);
+      newest.merge(key, sequence, Math::max);
+    }
+    index.seal();
+    for (long key = -10; key < 4L * count + 10; key++) {
+      assertThat(index.newestSequence(key))
+          .as("key %d", key)
+          .isEqualTo(newest.getOrDefault(key, KeyDeletes.NONE));
     }
     assertThat(index.size()).isEqualTo(newest.size());
   }
