@@ -21,8 +21,8 @@ final class WriteSettings {
   final int pageRowLimit;
   final CompressionCodecName codec;
   private final BytesInputCompressor codecCompressor;
-  private final String compressionLevel;
-  private final int dictionaryPageSize;
+  final String compressionLevel;
+  final int dictionaryPageSize;
   private final int minRowsForSizeCheck;
   private final int maxRowsForSizeCheck;
 
@@ -75,7 +75,7 @@ final class WriteSettings {
   }
 
   /** Same keys as Iceberg's writer sets for a compression level. */
-  private static Configuration codecConf(CompressionCodecName codec, String level) {
+  static Configuration codecConf(CompressionCodecName codec, String level) {
     Configuration conf = new Configuration(false);
     if (level != null) {
       switch (codec) {

@@ -2,6 +2,7 @@ package io.icecompact.worker.convert;
 
 import io.icecompact.core.error.GroupRewriteException;
 import io.icecompact.worker.columnar.EqualityDeletedRows;
+import io.icecompact.worker.columnar.PositionDeleteAppender;
 import io.icecompact.worker.deletes.FileEqualityDeletes;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
 import io.icecompact.worker.input.InputFileRead;
@@ -33,6 +34,7 @@ import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.InputFile;
@@ -224,13 +226,30 @@ public final class EqualityDeleteConverter {
     return new InputFileRead.Rows(read, read - count);
   }
 
-  /** v2: one position delete file for the data file (file_path, pos), positions ascending. */
+  /**
+   * v2: one position delete file for the data file (file_path, pos), positions ascending, written
+   * by {@link PositionDeleteAppender} under Iceberg's {@link PositionDeleteWriter}, which makes its
+   * metadata; an encrypted table's by Iceberg's own Parquet writer.
+   */
   private DeleteFile writePositionDeletes(DataFile file, PartitionSpec spec, long[] positions) {
-    GenericFileWriterFactory writers =
-        new GenericFileWriterFactory.Builder(table).deleteFileFormat(FileFormat.PARQUET).build();
-    PositionDeleteWriter<Record> writer =
-        writers.newPositionDeleteWriter(
-            parquetFiles.newOutputFile(spec, file.partition()), spec, file.partition());
+    EncryptedOutputFile output = parquetFiles.newOutputFile(spec, file.partition());
+    PositionDeleteWriter<Record> writer;
+    if (output.keyMetadata() == null || output.keyMetadata().buffer() == null) {
+      writer =
+          new PositionDeleteWriter<>(
+              new PositionDeleteAppender<>(output.encryptingOutputFile(), table.properties()),
+              FileFormat.PARQUET,
+              output.encryptingOutputFile().location(),
+              spec,
+              file.partition(),
+              output.keyMetadata());
+    } else {
+      writer =
+          new GenericFileWriterFactory.Builder(table)
+              .deleteFileFormat(FileFormat.PARQUET)
+              .build()
+              .newPositionDeleteWriter(output, spec, file.partition());
+    }
     PositionDelete<Record> delete = PositionDelete.create();
     try (writer) {
       for (long position : positions) {

@@ -1,0 +1,159 @@
+package io.icecompact.worker.columnar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.fixtures.LocalWarehouse;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionData;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteWriter;
+import org.apache.iceberg.encryption.EncryptedOutputFile;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DeleteSchemaUtil;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.ContentFileUtil;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The position delete files the conversion writes are Iceberg's: the same delete file metadata
+ * (metrics, bounds, the data file they reference), the same Parquet schema and footer key, the
+ * table's delete codec, and the positions read back by Iceberg's reader.
+ */
+class PositionDeleteAppenderTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "region", Types.StringType.get()));
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"table default", "gzip", "snappy"})
+  void writesWhatIcebergsWriterWrites(String deleteCodec, @TempDir Path dir) throws IOException {
+    try (TableAccess access = new TableAccess(LocalWarehouse.catalogProperties(dir))) {
+      Map<String, String> properties =
+          deleteCodec.equals("table default")
+              ? Map.of(TableProperties.FORMAT_VERSION, "2")
+              : Map.of(
+                  TableProperties.FORMAT_VERSION,
+                  "2",
+                  TableProperties.DELETE_PARQUET_COMPRESSION,
+                  deleteCodec);
+      PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("region").build();
+      Table table =
+          access.catalog().createTable(TableIdentifier.parse("db.t"), SCHEMA, spec, properties);
+      PartitionData partition = new PartitionData(spec.partitionType());
+      partition.set(0, "eu");
+      String dataFile = table.location() + "/data/region=eu/00000-0-data.parquet";
+      long[] positions = new long[30_000];
+      for (int i = 0; i < positions.length; i++) {
+        positions[i] = 3L * i + 1;
+      }
+      OutputFileFactory files =
+          OutputFileFactory.builderFor(table, 1, 1).format(FileFormat.PARQUET).build();
+
+      EncryptedOutputFile ours = files.newOutputFile(spec, partition);
+      DeleteFile written =
+          write(
+              new PositionDeleteWriter<>(
+                  new PositionDeleteAppender<>(ours.encryptingOutputFile(), table.properties()),
+                  FileFormat.PARQUET,
+                  ours.encryptingOutputFile().location(),
+                  spec,
+                  partition,
+                  ours.keyMetadata()),
+              dataFile,
+              positions);
+      DeleteFile icebergs =
+          write(
+              new GenericFileWriterFactory.Builder(table)
+                  .deleteFileFormat(FileFormat.PARQUET)
+                  .build()
+                  .newPositionDeleteWriter(files.newOutputFile(spec, partition), spec, partition),
+              dataFile,
+              positions);
+
+      assertThat(written.content()).isEqualTo(icebergs.content());
+      assertThat(written.format()).isEqualTo(FileFormat.PARQUET);
+      assertThat(written.specId()).isEqualTo(icebergs.specId());
+      assertThat(written.partition().get(0, String.class)).isEqualTo("eu");
+      assertThat(written.recordCount()).isEqualTo(positions.length);
+      assertThat(written.lowerBounds()).isEqualTo(icebergs.lowerBounds());
+      assertThat(written.upperBounds()).isEqualTo(icebergs.upperBounds());
+      assertThat(written.valueCounts()).isEqualTo(icebergs.valueCounts());
+      assertThat(written.nullValueCounts()).isEqualTo(icebergs.nullValueCounts());
+      assertThat(written.columnSizes().keySet()).isEqualTo(icebergs.columnSizes().keySet());
+      assertThat(written.splitOffsets()).isEqualTo(icebergs.splitOffsets());
+      assertThat(ContentFileUtil.referencedDataFileLocation(written)).isEqualTo(dataFile);
+      assertThat(written.fileSizeInBytes())
+          .isEqualTo(table.io().newInputFile(written.location()).getLength());
+
+      ParquetMetadata ourFooter = footer(table, written);
+      ParquetMetadata icebergFooter = footer(table, icebergs);
+      assertThat(ourFooter.getFileMetaData().getSchema())
+          .isEqualTo(icebergFooter.getFileMetaData().getSchema());
+      assertThat(ourFooter.getFileMetaData().getKeyValueMetaData().get("iceberg.schema"))
+          .isEqualTo(icebergFooter.getFileMetaData().getKeyValueMetaData().get("iceberg.schema"));
+      assertThat(ourFooter.getBlocks().get(0).getColumns().get(0).getCodec())
+          .isEqualTo(icebergFooter.getBlocks().get(0).getColumns().get(0).getCodec());
+
+      assertThat(readBack(table, written)).isEqualTo(readBack(table, icebergs));
+      assertThat(readBack(table, written))
+          .hasSize(positions.length)
+          .first()
+          .isEqualTo(dataFile + "@1");
+    }
+  }
+
+  private static DeleteFile write(
+      PositionDeleteWriter<Record> writer, String dataFile, long[] positions) throws IOException {
+    PositionDelete<Record> delete = PositionDelete.create();
+    try (writer) {
+      for (long position : positions) {
+        writer.write(delete.set(dataFile, position));
+      }
+    }
+    return writer.toDeleteFile();
+  }
+
+  private static ParquetMetadata footer(Table table, DeleteFile file) throws IOException {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new ParquetInputOf(table.io().newInputFile(file.location())),
+            ReadOptions.builder().build())) {
+      return reader.getFooter();
+    }
+  }
+
+  private static List<String> readBack(Table table, DeleteFile file) throws IOException {
+    Schema schema = DeleteSchemaUtil.pathPosSchema();
+    List<String> rows = new ArrayList<>();
+    try (CloseableIterable<Record> records =
+        Parquet.read(table.io().newInputFile(file.location()))
+            .project(schema)
+            .createReaderFunc(type -> GenericParquetReaders.buildReader(schema, type))
+            .build()) {
+      records.forEach(record -> rows.add(record.get(0) + "@" + record.get(1)));
+    }
+    return rows;
+  }
+}
