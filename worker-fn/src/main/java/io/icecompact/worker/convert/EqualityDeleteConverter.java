@@ -41,6 +41,7 @@ import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.util.ContentFileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,11 +128,32 @@ public final class EqualityDeleteConverter {
       // to other data files too, so it stays (the DV shadows it for this file)
       replaced = List.copyOf(result.rewrittenDeleteFiles());
     } else {
-      written = writePositionDeletes(file, spec, found);
-      replaced = List.of();
+      // as the v3 writer merges DVs: a position delete file of this data file alone is merged into
+      // the new one and replaced, so a reader opens one delete file per data file, not two
+      List<DeleteFile> fileScoped =
+          positional.stream()
+              .filter(
+                  delete ->
+                      file.location().equals(ContentFileUtil.referencedDataFileLocation(delete)))
+              .toList();
+      written = writePositionDeletes(file, spec, withPositionsOf(fileScoped, file, found));
+      replaced = fileScoped;
     }
     return new ConvertedDeletes(
         file.location(), written, replaced, found.length, input.bytesRead(), equalityFiles);
+  }
+
+  /** {@code found} and the positions {@code deleteFiles} delete in {@code file}, ascending. */
+  private long[] withPositionsOf(List<DeleteFile> deleteFiles, DataFile file, long[] found) {
+    if (deleteFiles.isEmpty()) {
+      return found;
+    }
+    PositionDeleteIndex theirs = deletes.loadPositionDeletes(deleteFiles, file.location());
+    long[] merged = Arrays.copyOf(found, Math.toIntExact(found.length + theirs.cardinality()));
+    int[] count = {found.length};
+    theirs.forEach(position -> merged[count[0]++] = position);
+    Arrays.sort(merged, 0, count[0]);
+    return Arrays.copyOf(merged, count[0]);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.icecompact.worker.deletes;
 
+import io.icecompact.worker.columnar.LongKeyColumn;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -24,6 +25,45 @@ import org.apache.iceberg.parquet.Parquet;
  */
 final class DeleteFileKeys {
   private DeleteFileKeys() {}
+
+  /**
+   * Adds each key of {@code delete}, a one-column integer key, to {@code index} at {@code
+   * sequence}: read as primitive longs ({@link LongKeyColumn}) where the file stores the column as
+   * Iceberg writes it, else through {@link #forEach}.
+   */
+  static void addLongs(
+      DeleteFile delete,
+      Schema keySchema,
+      FileIO io,
+      DeleteLoader loader,
+      LongKeyDeletes index,
+      long sequence) {
+    if (delete.format() == FileFormat.PARQUET) {
+      try {
+        boolean read =
+            LongKeyColumn.forEach(
+                io.newInputFile(delete.location(), delete.fileSizeInBytes()),
+                keySchema,
+                new LongKeyColumn.Values() {
+                  @Override
+                  public void value(long value) {
+                    index.add(value, sequence);
+                  }
+
+                  @Override
+                  public void nullValue() {
+                    index.addNull(sequence);
+                  }
+                });
+        if (read) {
+          return;
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read equality delete file " + delete.location(), e);
+      }
+    }
+    forEach(delete, keySchema, io, loader, key -> index.add(key, sequence));
+  }
 
   /**
    * Hands each key of {@code delete} to {@code keys}: values are fresh, the struct around them is

@@ -105,7 +105,11 @@ public final class EqualityDeleteIndex {
       KeyDeletes index = newIndex(keySchema, recordsByScope.get(entry.getKey()));
       for (DeleteFile delete : entry.getValue().values()) {
         long sequence = delete.dataSequenceNumber();
-        DeleteFileKeys.forEach(delete, keySchema, io, loader, key -> index.add(key, sequence));
+        if (index instanceof LongKeyDeletes longs) {
+          DeleteFileKeys.addLongs(delete, keySchema, io, loader, longs, sequence);
+        } else {
+          DeleteFileKeys.forEach(delete, keySchema, io, loader, key -> index.add(key, sequence));
+        }
       }
       if (index instanceof LongKeyDeletes longs) {
         longs.seal();

@@ -40,10 +40,14 @@ public final class LongKeyDeletes implements KeyDeletes {
   public void add(StructLike key, long sequence) {
     Object value = key.get(0, Object.class);
     if (value == null) {
-      nullSequence = Math.max(nullSequence, sequence);
+      addNull(sequence);
     } else {
       add(((Number) value).longValue(), sequence);
     }
+  }
+
+  void addNull(long sequence) {
+    nullSequence = Math.max(nullSequence, sequence);
   }
 
   void add(long key, long sequence) {
