@@ -63,14 +63,7 @@ class EngineConvertDeleteScopesTest extends EngineTestBase {
    * after it.
    */
   private void createTable(int formatVersion) {
-    table =
-        access
-            .catalog()
-            .createTable(
-                TableIdentifier.parse(TABLE),
-                SCHEMA,
-                PartitionSpec.unpartitioned(),
-                Map.of(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion)));
+    table = newUnpartitionedTable(formatVersion);
     PartitionSpec unpartitioned = table.spec();
     append(
         row(null, 1L, "a", "eu"),
@@ -99,13 +92,8 @@ class EngineConvertDeleteScopesTest extends EngineTestBase {
         .noneMatch(row -> row.contains("|b|") || row.contains("|i|"));
     assertThat(countDeletes(table, FileContent.EQUALITY_DELETES)).isEqualTo(2);
 
-    JobResult result = run(convert(null));
+    JobResult result = convertEverything(before);
 
-    assertStatus(result, JobStatus.COMMITTED);
-    assertAllOutcomes(result, GroupOutcome.Status.CONVERTED);
-    table.refresh();
-    assertThat(LiveRows.multiset(table)).isEqualTo(before);
-    assertThat(countDeletes(table, FileContent.EQUALITY_DELETES)).isZero();
     assertThat(result.conversion().convertedEqualityDeleteFilesCount()).isEqualTo(2);
   }
 
@@ -158,14 +146,7 @@ class EngineConvertDeleteScopesTest extends EngineTestBase {
   @ParameterizedTest(name = "v{0}")
   @ValueSource(ints = {2, 3})
   void aKeyColumnAddedAfterAFileWasWrittenReadsAsNullInIt(int formatVersion) {
-    table =
-        access
-            .catalog()
-            .createTable(
-                TableIdentifier.parse(TABLE),
-                SCHEMA,
-                PartitionSpec.unpartitioned(),
-                Map.of(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion)));
+    table = newUnpartitionedTable(formatVersion);
     append(row("t1", 1L, "a", "eu"), row("t1", 2L, "b", "eu"));
     table.updateSchema().addColumn("source", Types.StringType.get()).commit();
     table.refresh();
@@ -183,13 +164,8 @@ class EngineConvertDeleteScopesTest extends EngineTestBase {
         .as("only the row of source y lives")
         .isEqualTo(1);
 
-    JobResult result = run(convert(null));
+    JobResult result = convertEverything(before);
 
-    assertStatus(result, JobStatus.COMMITTED);
-    assertAllOutcomes(result, GroupOutcome.Status.CONVERTED);
-    table.refresh();
-    assertThat(LiveRows.multiset(table)).isEqualTo(before);
-    assertThat(countDeletes(table, FileContent.EQUALITY_DELETES)).isZero();
     assertThat(result.conversion().addedPositionDeleteFilesCount()).isEqualTo(2);
   }
 
@@ -201,6 +177,30 @@ class EngineConvertDeleteScopesTest extends EngineTestBase {
     record.setField("region", "eu");
     record.setField("source", source);
     return record;
+  }
+
+  /**
+   * Converts the whole table: every group converted, no equality delete left, the live rows still
+   * {@code before}.
+   */
+  private JobResult convertEverything(Map<String, Long> before) {
+    JobResult result = run(convert(null));
+    assertStatus(result, JobStatus.COMMITTED);
+    assertAllOutcomes(result, GroupOutcome.Status.CONVERTED);
+    table.refresh();
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    assertThat(countDeletes(table, FileContent.EQUALITY_DELETES)).isZero();
+    return result;
+  }
+
+  private Table newUnpartitionedTable(int formatVersion) {
+    return access
+        .catalog()
+        .createTable(
+            TableIdentifier.parse(TABLE),
+            SCHEMA,
+            PartitionSpec.unpartitioned(),
+            Map.of(TableProperties.FORMAT_VERSION, Integer.toString(formatVersion)));
   }
 
   /** Live equality delete files, oldest first. */

@@ -114,23 +114,16 @@ class EngineConvertDeletesTest extends EngineTestBase {
    */
   @Test
   void aPartitionIsSplitIntoEqualGroups() {
-    FlinkUpsertTable cdc =
-        FlinkUpsertTable.create(
-            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    FlinkUpsertTable cdc = smallUpsertTable();
     Table table = cdc.table();
     Map<String, Long> before = LiveRows.multiset(table);
     PlanSummary[] planned = new PlanSummary[1];
 
     JobResult result =
-        run(
+        runKeepingPlan(
             job(options("max-file-group-input-files", "3"))
                 .withAction(JobAction.CONVERT_EQUALITY_DELETES),
-            new GroupInterceptor() {
-              @Override
-              public void beforeCommit(PlanSummary summary) {
-                planned[0] = summary;
-              }
-            });
+            planned);
 
     assertStatus(result, JobStatus.COMMITTED);
     table.refresh();
@@ -160,24 +153,17 @@ class EngineConvertDeletesTest extends EngineTestBase {
    */
   @Test
   void aDeleteThatStillAppliesToAnUnconvertedFileStays() {
-    FlinkUpsertTable cdc =
-        FlinkUpsertTable.create(
-            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    FlinkUpsertTable cdc = smallUpsertTable();
     Table table = cdc.table();
     Map<String, Long> before = LiveRows.multiset(table);
     Map<String, Set<String>> dataFilesOfDelete = dataFilesOfEqualityDelete(table);
     PlanSummary[] planned = new PlanSummary[1];
 
     JobResult result =
-        run(
+        runKeepingPlan(
             job(options("max-file-group-input-files", "3", "max-groups-per-job", "1"))
                 .withAction(JobAction.CONVERT_EQUALITY_DELETES),
-            new GroupInterceptor() {
-              @Override
-              public void beforeCommit(PlanSummary summary) {
-                planned[0] = summary;
-              }
-            });
+            planned);
 
     assertThat(result.skippedGroups()).isPositive();
     table.refresh();
@@ -232,9 +218,7 @@ class EngineConvertDeletesTest extends EngineTestBase {
    */
   @Test
   void upsertsCommittedDuringTheJobSurvive() {
-    FlinkUpsertTable cdc =
-        FlinkUpsertTable.create(
-            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    FlinkUpsertTable cdc = smallUpsertTable();
     Table table = cdc.table();
     Set<String> equalityBefore = equalityDeletes(table);
 
@@ -264,9 +248,7 @@ class EngineConvertDeletesTest extends EngineTestBase {
    */
   @Test
   void aConcurrentCompactionOfTheSameFilesRefusesTheConversion() {
-    FlinkUpsertTable cdc =
-        FlinkUpsertTable.create(
-            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    FlinkUpsertTable cdc = smallUpsertTable();
     Table table = cdc.table();
     Map<String, Long> before = LiveRows.multiset(table);
     String[] convertJob = new String[1];
@@ -356,9 +338,7 @@ class EngineConvertDeletesTest extends EngineTestBase {
    */
   @Test
   void aFailedGroupKeepsTheDeletesItsFilesNeed() {
-    FlinkUpsertTable cdc =
-        FlinkUpsertTable.create(
-            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    FlinkUpsertTable cdc = smallUpsertTable();
     Table table = cdc.table();
     Map<String, Long> before = LiveRows.multiset(table);
     long equalityBefore = countDeletes(table, FileContent.EQUALITY_DELETES);
@@ -393,9 +373,7 @@ class EngineConvertDeletesTest extends EngineTestBase {
    */
   @Test
   void aCommitterRunAgainAfterItsCommitReportsThatCommit() {
-    FlinkUpsertTable cdc =
-        FlinkUpsertTable.create(
-            access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    FlinkUpsertTable cdc = smallUpsertTable();
     Table table = cdc.table();
     Map<String, Long> before = LiveRows.multiset(table);
     PlanSummary[] planned = new PlanSummary[1];
@@ -435,10 +413,26 @@ class EngineConvertDeletesTest extends EngineTestBase {
     assertThat(LiveRows.multiset(table)).isEqualTo(before);
   }
 
+  private FlinkUpsertTable smallUpsertTable() {
+    return FlinkUpsertTable.create(
+        access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+  }
+
+  /** Runs {@code spec}, keeping in {@code planned} the plan the committer was given. */
+  private JobResult runKeepingPlan(JobSpec spec, PlanSummary[] planned) {
+    return run(
+        spec,
+        new GroupInterceptor() {
+          @Override
+          public void beforeCommit(PlanSummary summary) {
+            planned[0] = summary;
+          }
+        });
+  }
+
   @Test
   void rewriteOnlyOptionsAreRefusedNamingTheOption() {
-    FlinkUpsertTable.create(
-        access.catalog(), TableIdentifier.parse(TABLE), Shape.small(Mode.UPSERT, 2, false));
+    smallUpsertTable();
     assertThatThrownBy(
             () ->
                 run(
