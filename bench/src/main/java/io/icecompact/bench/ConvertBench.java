@@ -79,6 +79,8 @@ final class ConvertBench {
     List<ChildFigures> scansAfterRewrite = new ArrayList<>();
     List<ContenderRun> converts = new ArrayList<>();
     List<ChildFigures> scansAfterConvert = new ArrayList<>();
+    List<ContenderRun> warmRewrites = new ArrayList<>();
+    List<ContenderRun> warmConverts = new ArrayList<>();
     List<String> checks = new ArrayList<>();
     for (int run = 1; run <= settings.runs(); run++) {
       // interleaved, so a noisy neighbour's minute spreads over both contenders
@@ -91,10 +93,21 @@ final class ConvertBench {
       converts.add(contender(catalog, "convert", Map.of(), run));
       scansAfterConvert.add(scan(catalog, "after convert", run));
       checks.add(check(catalog, "after convert", run, before));
+      // each job again in a JVM that ran it once already (on a registered copy): the per-row costs
+      // without the compiling and class loading every fresh JVM pays
+      TableDirCopy.copy(original, work);
+      warmRewrites.add(
+          contender(catalog, "rewrite" + ConvertBenchChild.WARM, REWRITE_OPTIONS, run));
+      checks.add(check(catalog, "after rewrite in a warm JVM", run, before));
+      TableDirCopy.copy(original, work);
+      warmConverts.add(contender(catalog, "convert" + ConvertBenchChild.WARM, Map.of(), run));
+      checks.add(check(catalog, "after convert in a warm JVM", run, before));
     }
     report.contenders(rewrites, converts);
+    report.warmJobs(warmRewrites, warmConverts);
     report.scans(scansBefore, scansAfterRewrite, scansAfterConvert);
     report.targets(rewrites, converts, scansAfterRewrite, scansAfterConvert);
+    report.warmTarget(warmRewrites, warmConverts);
     report.checks(before, checks, rowsKept);
     return rowsKept && jobsDone;
   }

@@ -33,6 +33,14 @@ public class CountingFileIO extends LocalFileIO {
     deleteFiles = Set.copyOf(deletes);
   }
 
+  /** Forgets what was counted: a warm-up's reads are not the measured job's. */
+  static void reset() {
+    for (int kind = 0; kind < BYTES.length; kind++) {
+      BYTES[kind].set(0);
+      OPENS[kind].set(0);
+    }
+  }
+
   static long bytesRead(Kind kind) {
     return BYTES[kind.ordinal()].get();
   }

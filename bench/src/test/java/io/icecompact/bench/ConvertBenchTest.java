@@ -44,6 +44,12 @@ class ConvertBenchTest {
         .as(run.out())
         .isEqualTo(column(run.out(), "| rewrite | ", 14));
     assertThat(run.out()).contains("  compacted once: 4 data files").contains(", kept 0;");
+    // each job again after a warm-up on a registered copy: it succeeded and kept the live rows
+    assertThat(column(run.out(), "| rewrite (warm JVM) | ", 6)).isEqualTo("COMMITTED");
+    assertThat(column(run.out(), "| convert (warm JVM) | ", 6)).isEqualTo("COMMITTED");
+    assertThat(run.out())
+        .contains("the jobs in a warm JVM")
+        .contains("after convert in a warm JVM: same ");
     assertThat(run.systemOut()).isEmpty();
   }
 
