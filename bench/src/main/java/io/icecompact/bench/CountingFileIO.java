@@ -1,11 +1,10 @@
 package io.icecompact.bench;
 
 import io.icecompact.core.io.LocalFileIO;
-import java.io.IOException;
+import io.icecompact.worker.convert.CountedInputFile;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.SeekableInputStream;
 
 /**
  * The local FileIO counting, for the whole process, the bytes read from its streams and the streams
@@ -58,77 +57,17 @@ public class CountingFileIO extends LocalFileIO {
 
   @Override
   public InputFile newInputFile(String location) {
-    return new CountedFile(super.newInputFile(location));
+    return counted(super.newInputFile(location));
   }
 
   @Override
   public InputFile newInputFile(String location, long length) {
     // LocalFileIO has no sized variant: FileIO's default would wrap this file twice
-    return new CountedFile(super.newInputFile(location));
+    return counted(super.newInputFile(location));
   }
 
-  private static final class CountedFile implements InputFile {
-    private final InputFile file;
-    private final int kind;
-
-    CountedFile(InputFile file) {
-      this.file = file;
-      this.kind = kindOf(file.location()).ordinal();
-    }
-
-    @Override
-    public long getLength() {
-      return file.getLength();
-    }
-
-    @Override
-    public SeekableInputStream newStream() {
-      OPENS[kind].incrementAndGet();
-      SeekableInputStream stream = file.newStream();
-      return new SeekableInputStream() {
-        @Override
-        public long getPos() throws IOException {
-          return stream.getPos();
-        }
-
-        @Override
-        public void seek(long newPos) throws IOException {
-          stream.seek(newPos);
-        }
-
-        @Override
-        public int read() throws IOException {
-          int b = stream.read();
-          if (b >= 0) {
-            BYTES[kind].incrementAndGet();
-          }
-          return b;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-          int read = stream.read(b, off, len);
-          if (read > 0) {
-            BYTES[kind].addAndGet(read);
-          }
-          return read;
-        }
-
-        @Override
-        public void close() throws IOException {
-          stream.close();
-        }
-      };
-    }
-
-    @Override
-    public String location() {
-      return file.location();
-    }
-
-    @Override
-    public boolean exists() {
-      return file.exists();
-    }
+  private static InputFile counted(InputFile file) {
+    int kind = kindOf(file.location()).ordinal();
+    return new CountedInputFile(file, BYTES[kind], OPENS[kind]);
   }
 }

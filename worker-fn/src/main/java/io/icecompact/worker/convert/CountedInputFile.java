@@ -8,14 +8,23 @@ import org.apache.iceberg.io.SeekableInputStream;
 /**
  * An input file that counts the bytes its streams return: what converting a data file really read
  * (the footer and the key columns' chunks Parquet fetched for the projection), not an estimate from
- * column sizes. Hand-written: Iceberg's and Parquet's readers keep no such count.
+ * column sizes. Hand-written: Iceberg's and Parquet's readers keep no such count. The bench's
+ * counting FileIO counts the same way, into its own totals.
  */
-final class CountedInputFile implements InputFile {
+public final class CountedInputFile implements InputFile {
   private final InputFile file;
-  private final AtomicLong bytesRead = new AtomicLong();
+  private final AtomicLong bytesRead;
+  private final AtomicLong streamsOpened;
 
   CountedInputFile(InputFile file) {
+    this(file, new AtomicLong(), new AtomicLong());
+  }
+
+  /** Counts into {@code bytesRead} and {@code streamsOpened}, which other files may share. */
+  public CountedInputFile(InputFile file, AtomicLong bytesRead, AtomicLong streamsOpened) {
     this.file = file;
+    this.bytesRead = bytesRead;
+    this.streamsOpened = streamsOpened;
   }
 
   long bytesRead() {
@@ -39,6 +48,7 @@ final class CountedInputFile implements InputFile {
 
   @Override
   public SeekableInputStream newStream() {
+    streamsOpened.incrementAndGet();
     SeekableInputStream stream = file.newStream();
     return new SeekableInputStream() {
       @Override
