@@ -22,7 +22,7 @@ final class ConversionReport {
   static JobResult of(ConversionRun run, long durationMillis) {
     Snapshot committed = run.committed;
     EqualityDeleteRetirement retirement = run.retirement;
-    int added = run.committedOutputs().size();
+    int added = run.committedDeleteFileCount();
     long positions = 0;
     long bytesRead = 0;
     int dataFiles = 0;

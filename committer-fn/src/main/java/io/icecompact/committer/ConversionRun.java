@@ -105,7 +105,25 @@ final class ConversionRun {
     return files;
   }
 
-  /** Locations of the delete files the commit holds: those of files with a retired delete. */
+  /**
+   * Delete files the commit added, as Iceberg counts them: one per data file with a retired delete
+   * (v3's deletion vectors are one each, though a group's share a Puffin file).
+   */
+  int committedDeleteFileCount() {
+    if (committed == null) {
+      return 0;
+    }
+    return (int)
+        ready.values().stream()
+            .flatMap(group -> group.result().files().stream())
+            .filter(retirement::commits)
+            .count();
+  }
+
+  /**
+   * Locations of the delete files the commit holds: those of files with a retired delete (one for
+   * all of a v3 group's deletion vectors).
+   */
   Set<String> committedOutputs() {
     Set<String> outputs = new HashSet<>();
     if (committed != null) {

@@ -74,6 +74,7 @@ final class ConvertedGroups {
     Set<String> planned = new HashSet<>();
     tasks.forEach(task -> planned.add(task.file().location()));
     Set<String> converted = new HashSet<>();
+    Set<String> seen = new HashSet<>();
     String problem = null;
     if (!plan.jobId().equals(result.jobId())
         || result.pinnedSnapshotId() != plan.pinned().snapshotId()) {
@@ -94,9 +95,12 @@ final class ConvertedGroups {
                   + written.location()
                   + " does not name data file "
                   + file.dataFile();
-        } else if (outputsMustExist && !table.io().newInputFile(written.location()).exists()) {
+        } else if (outputsMustExist
+            && !seen.contains(written.location())
+            && !table.io().newInputFile(written.location()).exists()) {
           problem = "its delete file " + written.location() + " does not exist";
         }
+        seen.add(written.location()); // v3: a group's deletion vectors share one Puffin file
       }
     }
     if (problem == null && !converted.equals(planned)) {

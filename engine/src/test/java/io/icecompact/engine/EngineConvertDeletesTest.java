@@ -95,12 +95,23 @@ class EngineConvertDeletesTest extends EngineTestBase {
     // only key columns were read: far less than the data files' bytes
     long dataBytes = liveDataFiles(table).stream().mapToLong(f -> f.fileSizeInBytes()).sum();
     assertThat(result.conversion().bytesReadCount()).isPositive().isLessThan(dataBytes);
+    Set<String> puffinFiles = new HashSet<>();
     for (FileScanTask task : liveTasks(table)) {
       if (shape.formatVersion() >= 3) {
         assertThat(task.deletes().stream().filter(ContentFileUtil::isDV).count())
             .as("DVs of %s", task.file().location())
             .isLessThanOrEqualTo(1);
+        task.deletes().stream()
+            .filter(ContentFileUtil::isDV)
+            .filter(dv -> dv.location().contains(result.jobId()))
+            .forEach(dv -> puffinFiles.add(dv.location()));
       }
+    }
+    if (shape.formatVersion() >= 3) {
+      // as Iceberg's writers lay out a task's DVs: one Puffin file a group, not one a data file
+      assertThat(puffinFiles).hasSize(result.rewrittenGroups());
+      assertThat(result.conversion().addedPositionDeleteFilesCount())
+          .isGreaterThan(result.rewrittenGroups());
     }
     // a second run finds nothing to convert
     JobResult again = run(convert());

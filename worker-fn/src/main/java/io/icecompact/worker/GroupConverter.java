@@ -9,16 +9,21 @@ import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.worker.convert.ConvertedDeletes;
 import io.icecompact.worker.convert.EqualityDeleteConverter;
+import io.icecompact.worker.convert.FoundDeletes;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DeleteFile;
@@ -109,45 +114,61 @@ final class GroupConverter {
   }
 
   /**
-   * Converts the files {@link #FILES_AT_ONCE} at a time: each costs a few small reads (the footer,
-   * the key columns' chunks), whose latency on S3, not the CPU, bounds a group's time. In plan
-   * order.
+   * Finds the deleted rows of the files {@link #FILES_AT_ONCE} at a time: each costs a few small
+   * reads (the footer, the key columns' chunks), whose latency on S3, not the CPU, bounds a group's
+   * time. Then writes their deletes: v2 a position delete file per data file, as many at once; v3
+   * the group's deletion vectors in one Puffin file. Nothing is written unless every file's rows
+   * were found. In plan order.
    */
   private static List<ConvertedDeletes> convertAll(
       EqualityDeleteConverter converter, List<FileScanTask> tasks, FileIO io) {
     ExecutorService pool =
         Executors.newFixedThreadPool(Math.max(1, Math.min(FILES_AT_ONCE, tasks.size())));
     try {
-      List<Future<ConvertedDeletes>> futures = new ArrayList<>(tasks.size());
-      for (FileScanTask task : tasks) {
-        futures.add(pool.submit(() -> converter.convert(task)));
+      List<FoundDeletes> found = inPool(pool, tasks, converter::find, written -> {});
+      if (converter.writesDeletionVectors()) {
+        return converter.writeDeletionVectors(found);
       }
-      List<ConvertedDeletes> converted = new ArrayList<>(tasks.size());
-      RuntimeException failure = null;
-      for (Future<ConvertedDeletes> future : futures) {
-        try {
-          converted.add(future.get());
-        } catch (ExecutionException e) {
-          // every file's task finishes first, so the caller deletes all that were written
-          if (failure == null) {
-            failure =
-                e.getCause() instanceof RuntimeException runtime
-                    ? runtime
-                    : new IllegalStateException(e.getCause());
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("Interrupted while converting a group", e);
-        }
-      }
-      if (failure != null) {
-        deleteQuietly(io, converted);
-        throw failure;
-      }
-      return converted;
+      return inPool(
+          pool, found, converter::writePositionDeletes, written -> deleteQuietly(io, written));
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /**
+   * {@code work} applied to each of {@code items} on {@code pool}, in their order; on a failure,
+   * once every item's work is done, {@code undo} is given the results of those that succeeded and
+   * the first failure is thrown.
+   */
+  private static <T, R> List<R> inPool(
+      ExecutorService pool, List<T> items, Function<T, R> work, Consumer<List<R>> undo) {
+    List<Future<R>> futures = new ArrayList<>(items.size());
+    for (T item : items) {
+      futures.add(pool.submit(() -> work.apply(item)));
+    }
+    List<R> results = new ArrayList<>(items.size());
+    RuntimeException failure = null;
+    for (Future<R> future : futures) {
+      try {
+        results.add(future.get());
+      } catch (ExecutionException e) {
+        if (failure == null) {
+          failure =
+              e.getCause() instanceof RuntimeException runtime
+                  ? runtime
+                  : new IllegalStateException(e.getCause());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while converting a group", e);
+      }
+    }
+    if (failure != null) {
+      undo.accept(results);
+      throw failure;
+    }
+    return results;
   }
 
   private static ConvertedGroup.File entry(ConvertedDeletes file, Table table) {
@@ -177,13 +198,16 @@ final class GroupConverter {
   }
 
   private static void deleteQuietly(FileIO io, List<ConvertedDeletes> converted) {
-    for (ConvertedDeletes file : converted) {
-      if (file.positionDeletes() != null) {
-        try {
-          io.deleteFile(file.positionDeletes().location());
-        } catch (RuntimeException ignored) {
-          // the committer deletes the attempt's recorded outputs
-        }
+    // v3's deletion vectors share their group's Puffin file
+    Set<String> locations = new LinkedHashSet<>();
+    converted.stream()
+        .filter(file -> file.positionDeletes() != null)
+        .forEach(file -> locations.add(file.positionDeletes().location()));
+    for (String location : locations) {
+      try {
+        io.deleteFile(location);
+      } catch (RuntimeException ignored) {
+        // the committer deletes the attempt's recorded outputs
       }
     }
   }

@@ -28,10 +28,10 @@ public record ConvertedGroup(
    *     snapshot
    * @param positions rows newly deleted by position: matched by one of those equality deletes and
    *     not deleted by position already
-   * @param positionDeletes the new position delete file (v2) or deletion vector (v3); null when no
-   *     row of the file matched
+   * @param positionDeletes the new position delete file (v2) or deletion vector (v3, in the group's
+   *     one Puffin file); null when no row of the file matched
    * @param replacedDeletes the file's previous DV or file-scoped position deletes merged into the
-   *     new DV, which the commit removes (v3; empty on v2)
+   *     new ones, which the commit removes
    */
   public record File(
       String dataFile,
@@ -44,6 +44,10 @@ public record ConvertedGroup(
     return files.stream().mapToLong(File::positions).sum();
   }
 
+  /**
+   * Delete files written, as Iceberg counts them (a snapshot's {@code added-delete-files}): v2's
+   * position delete files, v3's deletion vectors (one Puffin file holds a group's).
+   */
   public int deleteFilesWritten() {
     return (int) files.stream().filter(file -> file.positionDeletes() != null).count();
   }

@@ -112,13 +112,27 @@ public final class EqualityDeletedRows {
     // end)
     for (int index = 0; index < reader.getRowGroups().size(); index++) {
       BlockMetaData block = reader.getRowGroups().get(index);
-      if (integers != null && !mayMatch(integers, statistics(block, keyColumns[0]), fileSequence)) {
+      ColumnChunkMetaData firstChunk = chunk(block, keyColumns[0]);
+      if (integers != null
+          && !mayMatch(
+              integers, firstChunk == null ? null : firstChunk.getStatistics(), fileSequence)) {
         firstRow +=
             block.getRowCount(); // no deleted key within the chunk's bounds: nothing to read
         continue;
       }
       PageReadStore pages = reader.readRowGroup(index);
       int rows = Math.toIntExact(pages.getRowCount());
+      if (integers != null && IntegerPages.supports(keyColumns[0], firstChunk)) {
+        markIntegerPages(
+            new IntegerPages(pages.getPageReader(keyColumns[0]), keyColumns[0]),
+            integers,
+            fileSequence,
+            rows,
+            firstRow,
+            deleted);
+        firstRow += rows;
+        continue;
+      }
       ColumnReadStoreImpl store =
           new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy);
       if (integers != null) {
@@ -188,6 +202,46 @@ public final class EqualityDeletedRows {
     return false;
   }
 
+  /** As {@link #markIntegers}, from the chunk's pages decoded in bulk. */
+  private static void markIntegerPages(
+      IntegerPages keys,
+      List<LongKeyDeletes> indexes,
+      long fileSequence,
+      int rows,
+      long firstRow,
+      BitSet deleted)
+      throws IOException {
+    boolean nullDeleted = false;
+    for (LongKeyDeletes index : indexes) {
+      nullDeleted |= index.nullSequence() > fileSequence;
+    }
+    LongKeyDeletes only = indexes.size() == 1 ? indexes.get(0) : null;
+    int row = 0;
+    for (int count = keys.next(); count > 0; count = keys.next()) {
+      long[] values = keys.values();
+      for (int i = 0; i < count; i++, row++) {
+        boolean match;
+        if (keys.isNull(i)) {
+          match = nullDeleted;
+        } else if (only != null) {
+          match = only.newestSequence(values[i]) > fileSequence;
+        } else {
+          match = false;
+          for (LongKeyDeletes index : indexes) {
+            match |= index.newestSequence(values[i]) > fileSequence;
+          }
+        }
+        if (match) {
+          deleted.set(Math.toIntExact(firstRow + row));
+        }
+      }
+    }
+    if (row != rows) {
+      throw new IllegalStateException(
+          "A key column chunk holds " + row + " values for a row group of " + rows + " rows");
+    }
+  }
+
   private static void markIntegers(
       ColumnReader column,
       List<LongKeyDeletes> indexes,
@@ -234,11 +288,11 @@ public final class EqualityDeletedRows {
     return values;
   }
 
-  private static Statistics<?> statistics(BlockMetaData block, ColumnDescriptor column) {
+  static ColumnChunkMetaData chunk(BlockMetaData block, ColumnDescriptor column) {
     ColumnPath path = ColumnPath.get(column.getPath());
     for (ColumnChunkMetaData chunk : block.getColumns()) {
       if (chunk.getPath().equals(path)) {
-        return chunk.getStatistics();
+        return chunk;
       }
     }
     return null;

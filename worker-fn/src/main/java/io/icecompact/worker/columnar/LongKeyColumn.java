@@ -11,6 +11,7 @@ import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
@@ -57,8 +58,24 @@ public final class LongKeyColumn {
       int maxDefinition = column.getMaxDefinitionLevel();
       String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
       reader.setRequestedSchema(List.of(column));
-      PageReadStore pages;
-      while ((pages = reader.readNextRowGroup()) != null) {
+      for (int index = 0; index < reader.getRowGroups().size(); index++) {
+        ColumnChunkMetaData chunk =
+            EqualityDeletedRows.chunk(reader.getRowGroups().get(index), column);
+        PageReadStore pages = reader.readRowGroup(index);
+        if (IntegerPages.supports(column, chunk)) {
+          IntegerPages keys = new IntegerPages(pages.getPageReader(column), column);
+          for (int count = keys.next(); count > 0; count = keys.next()) {
+            long[] page = keys.values();
+            for (int i = 0; i < count; i++) {
+              if (keys.isNull(i)) {
+                values.nullValue();
+              } else {
+                values.value(page[i]);
+              }
+            }
+          }
+          continue;
+        }
         ColumnReader keys =
             new ColumnReadStoreImpl(pages, NoConverter.forSchema(fileType), fileType, createdBy)
                 .getColumnReader(column);

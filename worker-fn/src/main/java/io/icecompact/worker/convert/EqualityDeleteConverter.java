@@ -8,10 +8,13 @@ import io.icecompact.worker.deletes.GroupDeleteLoader;
 import io.icecompact.worker.input.InputFileRead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -88,11 +91,17 @@ public final class EqualityDeleteConverter {
         .build();
   }
 
+  /** Whether the table's deletes by position are deletion vectors (v3), written per group. */
+  public boolean writesDeletionVectors() {
+    return TableUtil.formatVersion(table) >= 3;
+  }
+
   /**
-   * Converts the equality deletes of {@code task}'s data file. The whole file is read, whatever
-   * split of it the task covers: one task per data file.
+   * Finds the rows of {@code task}'s data file its equality deletes delete and no position delete
+   * already does; writes nothing. The whole file is read, whatever split of it the task covers: one
+   * task per data file. Safe to call from several threads.
    */
-  public ConvertedDeletes convert(FileScanTask task) {
+  public FoundDeletes find(FileScanTask task) {
     DataFile file = task.file();
     List<DeleteFile> equalityFiles =
         task.deletes().stream()
@@ -103,44 +112,101 @@ public final class EqualityDeleteConverter {
             .filter(delete -> delete.content() == FileContent.POSITION_DELETES)
             .toList();
     FileEqualityDeletes equality = deletes.equalityDeletes().forFile(task, table.schema());
+    if (equality.isEmpty()) {
+      return new FoundDeletes(file, new long[0], null, positional, 0, equalityFiles);
+    }
     Set<Integer> keyIds = new HashSet<>();
     equality
         .keys()
         .forEach(key -> key.keySchema().columns().forEach(field -> keyIds.add(field.fieldId())));
-    if (equality.isEmpty()) {
-      return new ConvertedDeletes(file.location(), null, List.of(), 0, 0, equalityFiles);
-    }
     PositionDeleteIndex existing = deletes.loadPositionDeletes(positional, file.location());
     CountedInputFile input =
         new CountedInputFile(table.io().newInputFile(file.location(), file.fileSizeInBytes()));
     long[] found = deletedPositions(task, input, equality, keyIds, existing);
-    if (found.length == 0) {
-      return new ConvertedDeletes(
-          file.location(), null, List.of(), 0, input.bytesRead(), equalityFiles);
+    return new FoundDeletes(file, found, existing, positional, input.bytesRead(), equalityFiles);
+  }
+
+  /**
+   * v2: writes one position delete file for the found rows of a data file. As the v3 writer merges
+   * DVs, a position delete file of this data file alone is merged into the new one and replaced, so
+   * a reader opens one delete file per data file, not two. Safe to call from several threads.
+   */
+  public ConvertedDeletes writePositionDeletes(FoundDeletes found) {
+    if (writesDeletionVectors()) {
+      throw new IllegalStateException("A v3 table's deletes are deletion vectors");
     }
-    PartitionSpec spec = table.specs().get(file.specId());
-    DeleteFile written;
-    List<DeleteFile> replaced;
-    if (TableUtil.formatVersion(table) >= 3) {
-      DeleteWriteResult result = writeDV(file, spec, found, existing);
-      written = result.deleteFiles().get(0);
-      // Iceberg lists only the merged DVs and file-scoped files: a partition-scoped v2 file applies
-      // to other data files too, so it stays (the DV shadows it for this file)
-      replaced = List.copyOf(result.rewrittenDeleteFiles());
-    } else {
-      // as the v3 writer merges DVs: a position delete file of this data file alone is merged into
-      // the new one and replaced, so a reader opens one delete file per data file, not two
-      List<DeleteFile> fileScoped =
-          positional.stream()
-              .filter(
-                  delete ->
-                      file.location().equals(ContentFileUtil.referencedDataFileLocation(delete)))
-              .toList();
-      written = writePositionDeletes(file, spec, withPositionsOf(fileScoped, file, found));
-      replaced = fileScoped;
+    DataFile file = found.dataFile();
+    if (found.positions().length == 0) {
+      return found.converted(null, List.of());
     }
-    return new ConvertedDeletes(
-        file.location(), written, replaced, found.length, input.bytesRead(), equalityFiles);
+    List<DeleteFile> fileScoped =
+        found.positionDeletes().stream()
+            .filter(
+                delete ->
+                    file.location().equals(ContentFileUtil.referencedDataFileLocation(delete)))
+            .toList();
+    DeleteFile written =
+        writePositionDeletes(
+            file,
+            table.specs().get(file.specId()),
+            withPositionsOf(fileScoped, file, found.positions()));
+    return found.converted(written, fileScoped);
+  }
+
+  /**
+   * v3: writes the deletion vectors of all {@code found} data files into one Puffin file, as
+   * Iceberg's writers lay out a task's DVs (one file a group, not one a data file: fewer files to
+   * write, list and open). Each DV holds the file's new positions merged with its existing position
+   * deletes; the merged DVs and file-scoped position delete files are listed as replaced (at most
+   * one DV per data file). A partition-scoped v2 file applies to other data files too, so it stays
+   * (the DV shadows it for this file). In {@code found}'s order.
+   */
+  public List<ConvertedDeletes> writeDeletionVectors(List<FoundDeletes> found) {
+    if (!writesDeletionVectors()) {
+      throw new IllegalStateException("A v2 table's deletes are position delete files");
+    }
+    Map<String, FoundDeletes> byLocation = new HashMap<>();
+    found.forEach(file -> byLocation.put(file.dataFile().location(), file));
+    BaseDVFileWriter writer =
+        new BaseDVFileWriter(
+            puffinFiles,
+            path -> {
+              FoundDeletes file = byLocation.get(path);
+              return file == null || file.existing() == null || file.existing().isEmpty()
+                  ? null
+                  : file.existing();
+            });
+    try (writer) {
+      for (FoundDeletes file : found) {
+        DataFile data = file.dataFile();
+        PartitionSpec spec = table.specs().get(data.specId());
+        for (long position : file.positions()) {
+          writer.delete(data.location(), position, spec, data.partition());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write the deletion vectors of a group", e);
+    }
+    DeleteWriteResult result = writer.result();
+    Map<String, DeleteFile> vectors = new HashMap<>();
+    result.deleteFiles().forEach(dv -> vectors.put(dv.referencedDataFile(), dv));
+    Map<String, List<DeleteFile>> replaced = new HashMap<>();
+    result
+        .rewrittenDeleteFiles()
+        .forEach(
+            delete ->
+                replaced
+                    .computeIfAbsent(
+                        ContentFileUtil.referencedDataFileLocation(delete),
+                        unused -> new ArrayList<>())
+                    .add(delete));
+    List<ConvertedDeletes> converted = new ArrayList<>(found.size());
+    for (FoundDeletes file : found) {
+      String location = file.dataFile().location();
+      converted.add(
+          file.converted(vectors.get(location), replaced.getOrDefault(location, List.of())));
+    }
+    return converted;
   }
 
   /** {@code found} and the positions {@code deleteFiles} delete in {@code file}, ascending. */
@@ -250,28 +316,24 @@ public final class EqualityDeleteConverter {
 
   /**
    * v2: one position delete file for the data file (file_path, pos), positions ascending, written
-   * by {@link PositionDeleteAppender} under Iceberg's {@link PositionDeleteWriter}, which makes its
-   * metadata; an encrypted table's by Iceberg's own Parquet writer.
+   * by {@link PositionDeleteAppender}; an encrypted table's by Iceberg's own writer.
    */
   private DeleteFile writePositionDeletes(DataFile file, PartitionSpec spec, long[] positions) {
     EncryptedOutputFile output = parquetFiles.newOutputFile(spec, file.partition());
-    PositionDeleteWriter<Record> writer;
     if (output.keyMetadata() == null || output.keyMetadata().buffer() == null) {
-      writer =
-          new PositionDeleteWriter<>(
-              new PositionDeleteAppender<>(output.encryptingOutputFile(), table.properties()),
-              FileFormat.PARQUET,
-              output.encryptingOutputFile().location(),
-              spec,
-              file.partition(),
-              output.keyMetadata());
-    } else {
-      writer =
-          new GenericFileWriterFactory.Builder(table)
-              .deleteFileFormat(FileFormat.PARQUET)
-              .build()
-              .newPositionDeleteWriter(output, spec, file.partition());
+      return PositionDeleteAppender.writeOneDataFile(
+          output.encryptingOutputFile(),
+          table.properties(),
+          spec,
+          file.partition(),
+          file.location(),
+          positions);
     }
+    PositionDeleteWriter<Record> writer =
+        new GenericFileWriterFactory.Builder(table)
+            .deleteFileFormat(FileFormat.PARQUET)
+            .build()
+            .newPositionDeleteWriter(output, spec, file.partition());
     PositionDelete<Record> delete = PositionDelete.create();
     try (writer) {
       for (long position : positions) {
@@ -281,25 +343,5 @@ public final class EqualityDeleteConverter {
       throw new UncheckedIOException("Cannot write position deletes of " + file.location(), e);
     }
     return writer.toDeleteFile();
-  }
-
-  /**
-   * v3: a deletion vector holding the new positions and the file's existing position deletes (at
-   * most one DV per data file: Iceberg's writer merges them and lists the files it merged).
-   */
-  private DeleteWriteResult writeDV(
-      DataFile file, PartitionSpec spec, long[] positions, PositionDeleteIndex existing) {
-    BaseDVFileWriter writer =
-        new BaseDVFileWriter(
-            puffinFiles,
-            path -> path.equals(file.location()) && !existing.isEmpty() ? existing : null);
-    try (writer) {
-      for (long position : positions) {
-        writer.delete(file.location(), position, spec, file.partition());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write the deletion vector of " + file.location(), e);
-    }
-    return writer.result();
   }
 }

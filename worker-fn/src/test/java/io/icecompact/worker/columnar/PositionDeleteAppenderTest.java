@@ -73,14 +73,24 @@ class PositionDeleteAppenderTest {
 
       EncryptedOutputFile ours = files.newOutputFile(spec, partition);
       DeleteFile written =
+          PositionDeleteAppender.writeOneDataFile(
+              ours.encryptingOutputFile(),
+              table.properties(),
+              spec,
+              partition,
+              dataFile,
+              positions);
+      DeleteFile underIcebergsWriter =
           write(
               new PositionDeleteWriter<>(
-                  new PositionDeleteAppender<>(ours.encryptingOutputFile(), table.properties()),
+                  new PositionDeleteAppender<>(
+                      files.newOutputFile(spec, partition).encryptingOutputFile(),
+                      table.properties()),
                   FileFormat.PARQUET,
-                  ours.encryptingOutputFile().location(),
+                  files.newOutputFile(spec, partition).encryptingOutputFile().location(),
                   spec,
                   partition,
-                  ours.keyMetadata()),
+                  null),
               dataFile,
               positions);
       DeleteFile icebergs =
@@ -103,6 +113,12 @@ class PositionDeleteAppenderTest {
       assertThat(written.nullValueCounts()).isEqualTo(icebergs.nullValueCounts());
       assertThat(written.columnSizes().keySet()).isEqualTo(icebergs.columnSizes().keySet());
       assertThat(written.splitOffsets()).isEqualTo(icebergs.splitOffsets());
+      assertThat(written.referencedDataFile()).isEqualTo(icebergs.referencedDataFile());
+      assertThat(written.keyMetadata()).isEqualTo(icebergs.keyMetadata());
+      // the appender under Iceberg's writer makes the same metadata as writeOneDataFile
+      assertThat(underIcebergsWriter.valueCounts()).isEqualTo(written.valueCounts());
+      assertThat(underIcebergsWriter.lowerBounds()).isEqualTo(written.lowerBounds());
+      assertThat(underIcebergsWriter.fileSizeInBytes()).isEqualTo(written.fileSizeInBytes());
       assertThat(ContentFileUtil.referencedDataFileLocation(written)).isEqualTo(dataFile);
       assertThat(written.fileSizeInBytes())
           .isEqualTo(table.io().newInputFile(written.location()).getLength());
