@@ -99,6 +99,10 @@ public final class PositionDeleteAppender<T> implements FileAppender<PositionDel
               .withPageRowCountLimit(settings.pageRowLimit)
               .withDictionaryPageSize(settings.dictionaryPageSize)
               .withDictionaryEncoding(true)
+              // a file's positions are distinct, so a dictionary never pays and parquet-java falls
+              // back to PLAIN from the first page, as under Iceberg's writer: without building
+              // one first (hashing every position)
+              .withDictionaryEncoding(POS, false)
               .build();
     } catch (IOException e) {
       output.closeQuietly();

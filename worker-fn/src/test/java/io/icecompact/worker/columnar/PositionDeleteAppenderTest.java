@@ -30,6 +30,7 @@ import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -131,6 +132,15 @@ class PositionDeleteAppenderTest {
           .isEqualTo(icebergFooter.getFileMetaData().getKeyValueMetaData().get("iceberg.schema"));
       assertThat(ourFooter.getBlocks().get(0).getColumns().get(0).getCodec())
           .isEqualTo(icebergFooter.getBlocks().get(0).getColumns().get(0).getCodec());
+      for (int column = 0; column < 2; column++) {
+        ColumnChunkMetaData ourChunk = ourFooter.getBlocks().get(0).getColumns().get(column);
+        ColumnChunkMetaData icebergChunk =
+            icebergFooter.getBlocks().get(0).getColumns().get(column);
+        assertThat(ourChunk.getEncodings())
+            .as("encodings of %s", ourChunk.getPath())
+            .isEqualTo(icebergChunk.getEncodings());
+        assertThat(ourChunk.hasDictionaryPage()).isEqualTo(icebergChunk.hasDictionaryPage());
+      }
 
       assertThat(readBack(table, written)).isEqualTo(readBack(table, icebergs));
       assertThat(readBack(table, written))
