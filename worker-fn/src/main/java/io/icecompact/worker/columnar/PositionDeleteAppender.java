@@ -25,6 +25,7 @@ import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.io.FileAppender;
 import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.parquet.ParquetCodecFactory;
 import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.parquet.column.ParquetProperties;
@@ -69,6 +70,9 @@ public final class PositionDeleteAppender<T> implements FileAppender<PositionDel
           TableProperties.DELETE_PARQUET_PAGE_ROW_LIMIT, TableProperties.PARQUET_PAGE_ROW_LIMIT,
           TableProperties.DELETE_PARQUET_DICT_SIZE_BYTES, TableProperties.PARQUET_DICT_SIZE_BYTES);
 
+  /** Bytes the compressor's buffer starts with; it grows to a page's size when one needs it. */
+  private static final int INITIAL_COMPRESSION_BUFFER = 16 * 1024;
+
   private final ParquetOutputOf output;
   private final ParquetWriter<PositionDelete<T>> writer;
   private ParquetMetadata footer;
@@ -91,6 +95,12 @@ public final class PositionDeleteAppender<T> implements FileAppender<PositionDel
       this.writer =
           new Builder<T>(output)
               .withConf(WriteSettings.codecConf(settings.codec, settings.compressionLevel))
+              // parquet-java's own factory gives the compressor a buffer of a page (1 MB) to start
+              // with, for files of a few kilobytes: 2 GB allocated converting 475 files (profiled)
+              .withCodecFactory(
+                  new ParquetCodecFactory(
+                      WriteSettings.codecConf(settings.codec, settings.compressionLevel),
+                      INITIAL_COMPRESSION_BUFFER))
               .withWriteMode(ParquetFileWriter.Mode.CREATE)
               .withCompressionCodec(settings.codec)
               .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)

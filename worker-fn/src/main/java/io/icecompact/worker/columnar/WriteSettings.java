@@ -20,7 +20,7 @@ final class WriteSettings {
   final int pageSize;
   final int pageRowLimit;
   final CompressionCodecName codec;
-  private final BytesInputCompressor codecCompressor;
+  private BytesInputCompressor codecCompressor; // made on first use: see newCompressor
   final String compressionLevel;
   final int dictionaryPageSize;
   private final int minRowsForSizeCheck;
@@ -65,12 +65,20 @@ final class WriteSettings {
                     TableProperties.PARQUET_COMPRESSION_DEFAULT)
                 .toUpperCase(Locale.ROOT));
     this.compressionLevel = properties.get(TableProperties.PARQUET_COMPRESSION_LEVEL);
-    this.codecCompressor =
-        new ParquetCodecFactory(codecConf(codec, compressionLevel), pageSize).getCompressor(codec);
   }
 
-  /** A compressor for one thread's output; close it when the group is done. */
-  PageCompressor newCompressor() {
+  /**
+   * A compressor for one thread's output; close it when the group is done. parquet-java's
+   * compressor is made on the first call, not with the settings: it allocates a buffer of a page (1
+   * MB), which a writer of small files that compresses through its own (a conversion's position
+   * delete files) would allocate for nothing, once a file.
+   */
+  synchronized PageCompressor newCompressor() {
+    if (codecCompressor == null) {
+      codecCompressor =
+          new ParquetCodecFactory(codecConf(codec, compressionLevel), pageSize)
+              .getCompressor(codec);
+    }
     return new PageCompressor(codec, compressionLevel, codecCompressor);
   }
 
