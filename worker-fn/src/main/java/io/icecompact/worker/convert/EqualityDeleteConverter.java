@@ -49,12 +49,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns the equality deletes that apply to one data file into deletes by position, without
- * rewriting the data file: reads only the file's equality key columns and row positions, matches
- * the keys against the group's {@link io.icecompact.worker.deletes.EqualityDeleteIndex} (sequence
- * numbers and scopes as a rewrite honours them), and writes the matched positions as Iceberg's
- * writers lay them out: on v2 one position delete file for the data file, sorted by position; on v3
- * a deletion vector merged with the file's existing position deletes.
+ * Turns the equality deletes that apply to a group's data files into deletes by position, without
+ * rewriting the data files: for each, reads only its equality key columns and row positions and
+ * matches the keys against the group's {@link io.icecompact.worker.deletes.EqualityDeleteIndex}
+ * (sequence numbers and scopes as a rewrite honours them: {@link #find}), then writes the matched
+ * positions as Iceberg's writers lay them out: on v2 one position delete file per data file, sorted
+ * by position ({@link #writePositionDeletes}); on v3 a deletion vector per data file merged with
+ * its existing position deletes, the group's in one Puffin file ({@link #writeDeletionVectors}).
  *
  * <p>Once every data file an equality delete file applies to is converted, the delete file can be
  * replaced by the new position deletes: the live rows stay the same, and readers no longer join
