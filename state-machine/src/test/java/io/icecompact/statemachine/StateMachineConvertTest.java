@@ -305,6 +305,49 @@ class StateMachineConvertTest extends StateMachineTestBase {
   }
 
   /**
+   * With {@code allow-partial=false}, one group failing (its data file unreadable) commits nothing:
+   * every equality delete stays, no snapshot is made, and the delete files the other groups wrote
+   * are deleted.
+   */
+  @Test
+  void withoutAllowPartialAFailedGroupCommitsNothingAndDeletesTheOthersFiles() {
+    Table table = createUpsertTable(jdbcCatalog(), Shape.small(Mode.UPSERT, 2, false));
+    Before before = Before.of(table);
+    long snapshotBefore = table.currentSnapshot().snapshotId();
+    FileScanTask victim =
+        liveTasks(table).stream().filter(t -> hasEqualityDeletes(t)).findFirst().orElseThrow();
+    faults.inject(
+        S3FaultRule.of(S3Fault.internalError())
+            .onMethod("GET")
+            .onKeys(Pattern.quote(fileName(victim.file().location()))));
+    Map<String, Object> input = convertInput(faultyJdbcCatalog());
+    input.put("options", Map.of("allow-partial", "false"));
+
+    ExecutionResult result = run(input);
+
+    assertSucceeded(result, COMPACTED_PATH);
+    JsonNode output = result.outputJson();
+    String jobId = output.get("job_id").asText();
+    assertJobStatus(output, "FAILED");
+    assertThat(output.get("rewritten_groups").asInt()).isZero();
+    assertThat(output.get("failed_groups").asInt()).isEqualTo(BUCKETS);
+    JobResult whole = assertHolds(jobId, before.rows(), before);
+    assertThat(table().currentSnapshot().snapshotId()).isEqualTo(snapshotBefore);
+    assertThat(liveDeletes(table(), FileContent.EQUALITY_DELETES))
+        .isEqualTo(before.equalityDeletes());
+    assertThat(whole.groups())
+        .filteredOn(group -> group.status() == GroupOutcome.Status.FAILED)
+        .hasSize(1);
+    // the other groups converted their files, then were held back with the job
+    assertThat(whole.groups())
+        .filteredOn(group -> group.status() != GroupOutcome.Status.FAILED)
+        .hasSize(BUCKETS - 1)
+        .allSatisfy(
+            group -> assertThat(group.reason()).contains("allow-partial=false and a group failed"));
+    assertThat(jobFiles(jobId)).as("delete files the job wrote, left in storage").isEmpty();
+  }
+
+  /**
    * A worker stopped at its timeout after writing its deletion vectors and before storing its
    * result, unable to delete them (as a stopped Lambda is): its group fails, its equality deletes
    * stay, and the committer deletes the files it recorded before creating them.
