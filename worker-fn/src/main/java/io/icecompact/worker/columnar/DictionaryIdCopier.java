@@ -10,8 +10,6 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DataPage;
-import org.apache.parquet.column.page.DataPageV1;
-import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
@@ -170,30 +168,11 @@ final class DictionaryIdCopier implements PageCopier {
       definitions = new int[pageValues];
       ids = new int[pageValues];
     }
-    byte[] levels = null;
-    byte[] data;
-    int dataOffset;
-    Encoding encoding;
-    if (page instanceof DataPageV1 v1) {
-      data = v1.getBytes().toByteArray();
-      dataOffset = 0;
-      if (maxDefinition > 0) {
-        if (v1.getDlEncoding() != Encoding.RLE) {
-          throw new IllegalStateException(
-              "Column " + column + " has " + v1.getDlEncoding() + " definition levels");
-        }
-        int length = BytesUtils.readIntLittleEndian(data, 0);
-        levels = Arrays.copyOfRange(data, 4, 4 + length);
-        dataOffset = 4 + length;
-      }
-      encoding = v1.getValueEncoding();
-    } else {
-      DataPageV2 v2 = (DataPageV2) page;
-      levels = maxDefinition > 0 ? v2.getDefinitionLevels().toByteArray() : null;
-      data = v2.getData().toByteArray();
-      dataOffset = 0;
-      encoding = v2.getDataEncoding();
-    }
+    DataPageBytes split = DataPageBytes.of(page, column);
+    byte[] levels = split.levels();
+    byte[] data = split.values();
+    int dataOffset = split.valuesOffset();
+    Encoding encoding = split.encoding();
     if (!encoding.usesDictionary()) {
       throw new IllegalStateException(
           "Column " + column + " has a " + encoding + " page among dictionary ones");

@@ -4,14 +4,10 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 import java.util.Set;
-import org.apache.parquet.bytes.BytesUtils;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DataPage;
-import org.apache.parquet.column.page.DataPageV1;
-import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
@@ -85,28 +81,13 @@ final class IntegerPages {
       values = new long[count];
       nulls = new boolean[count];
     }
-    byte[] data;
-    int offset;
-    Encoding encoding;
-    if (page instanceof DataPageV1 v1) {
-      data = v1.getBytes().toByteArray();
-      offset = 0;
-      if (maxDefinition > 0) {
-        requireEncoding(v1.getDlEncoding() == Encoding.RLE, v1.getDlEncoding() + " levels");
-        int levelBytes = BytesUtils.readIntLittleEndian(data, 0);
-        readDefinitions(Arrays.copyOfRange(data, 4, 4 + levelBytes), count);
-        offset = 4 + levelBytes;
-      }
-      encoding = v1.getValueEncoding();
-    } else {
-      DataPageV2 v2 = (DataPageV2) page;
-      if (maxDefinition > 0) {
-        readDefinitions(v2.getDefinitionLevels().toByteArray(), count);
-      }
-      data = v2.getData().toByteArray();
-      offset = 0;
-      encoding = v2.getDataEncoding();
+    DataPageBytes split = DataPageBytes.of(page, column);
+    if (split.levels() != null) {
+      readDefinitions(split.levels(), count);
     }
+    byte[] data = split.values();
+    int offset = split.valuesOffset();
+    Encoding encoding = split.encoding();
     if (maxDefinition == 0) {
       anyNull = false;
     }

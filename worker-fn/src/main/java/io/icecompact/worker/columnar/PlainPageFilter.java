@@ -12,8 +12,6 @@ import org.apache.parquet.bytes.BytesUtils;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DataPage;
-import org.apache.parquet.column.page.DataPageV1;
-import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
@@ -220,30 +218,11 @@ final class PlainPageFilter implements PageCopier {
           "Column " + column + " has fewer values than its row group's rows");
     }
     pageRemaining = page.getValueCount();
-    byte[] levels;
-    if (page instanceof DataPageV1 v1) {
-      requirePlain(v1.getValueEncoding());
-      byte[] bytes = v1.getBytes().toByteArray();
-      int levelBytes = 0;
-      if (maxDefinition > 0) {
-        if (v1.getDlEncoding() != Encoding.RLE) {
-          throw new IllegalStateException(
-              "Column " + column + " has " + v1.getDlEncoding() + " definition levels");
-        }
-        levelBytes = 4 + BytesUtils.readIntLittleEndian(bytes, 0);
-        levels = Arrays.copyOfRange(bytes, 4, levelBytes);
-      } else {
-        levels = null;
-      }
-      values = bytes;
-      valueOffset = levelBytes;
-    } else {
-      DataPageV2 v2 = (DataPageV2) page;
-      requirePlain(v2.getDataEncoding());
-      levels = maxDefinition > 0 ? v2.getDefinitionLevels().toByteArray() : null;
-      values = v2.getData().toByteArray();
-      valueOffset = 0;
-    }
+    DataPageBytes split = DataPageBytes.of(page, column);
+    requirePlain(split.encoding());
+    byte[] levels = split.levels();
+    values = split.values();
+    valueOffset = split.valuesOffset();
     littleEndian = ByteBuffer.wrap(values).order(ByteOrder.LITTLE_ENDIAN);
     int levelWidth = BytesUtils.getWidthFromMaxInt(maxDefinition);
     definitions =

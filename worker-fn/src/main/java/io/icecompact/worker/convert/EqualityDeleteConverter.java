@@ -141,7 +141,7 @@ public final class EqualityDeleteConverter {
       return found.converted(null, List.of());
     }
     List<DeleteFile> fileScoped =
-        found.positionDeletes().stream()
+        found.appliedPositionDeletes().stream()
             .filter(
                 delete ->
                     file.location().equals(ContentFileUtil.referencedDataFileLocation(delete)))

@@ -14,7 +14,8 @@ import org.apache.iceberg.deletes.PositionDeleteIndex;
  *     deleted by position
  * @param existing the data file's position deletes at the pinned snapshot; null when it has no
  *     equality delete to convert
- * @param positionDeletes the position delete files (and DV) that apply to the data file
+ * @param appliedPositionDeletes the position delete files (and DV) that apply to the data file at
+ *     the pinned snapshot (not the ones the conversion writes)
  * @param bytesRead bytes of the data file read, as counted on its streams
  * @param equalityDeletes the equality delete files applied to the data file
  */
@@ -22,7 +23,7 @@ public record FoundDeletes(
     DataFile dataFile,
     long[] positions,
     PositionDeleteIndex existing,
-    List<DeleteFile> positionDeletes,
+    List<DeleteFile> appliedPositionDeletes,
     long bytesRead,
     List<DeleteFile> equalityDeletes) {
 
