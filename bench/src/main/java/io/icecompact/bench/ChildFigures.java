@@ -23,7 +23,14 @@ record ChildFigures(
   static ChildFigures run(List<String> javaOptions, List<String> args) {
     List<String> options = new ArrayList<>(javaOptions);
     options.add("-D" + ExitFigures.PROPERTY + "=true");
-    ChildJvm.Outcome outcome = ChildJvm.run(options, ConvertBenchChild.class, args);
+    return of(ChildJvm.run(options, ConvertBenchChild.class, args), args);
+  }
+
+  /**
+   * The figures of a child that ran elsewhere than on this JVM's class path (a Spark scan), which
+   * prints them as {@link ConvertBenchChild} does.
+   */
+  static ChildFigures of(ChildJvm.Outcome outcome, List<String> args) {
     Map<String, Long> figures = new HashMap<>();
     JobResult result = null;
     for (String line : outcome.out().lines().toList()) {

@@ -48,8 +48,14 @@ final class ChildJvm {
 
   /** Runs {@code mainClass} to its end, reading its stdout and stderr whole. */
   static Outcome run(List<String> javaOptions, Class<?> mainClass, List<String> args) {
+    return run(javaOptions, System.getProperty("java.class.path"), mainClass.getName(), args);
+  }
+
+  /** Runs {@code mainClass} from {@code classPath} to its end, reading its stdout and stderr. */
+  static Outcome run(
+      List<String> javaOptions, String classPath, String mainClass, List<String> args) {
     long start = System.nanoTime();
-    Process process = start(javaOptions, mainClass.getName(), args);
+    Process process = start(javaOptions, classPath, mainClass, args);
     CompletableFuture<String> err =
         CompletableFuture.supplyAsync(() -> drain(process.getErrorStream()));
     String out = drain(process.getInputStream());
@@ -59,7 +65,7 @@ final class ChildJvm {
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while " + mainClass.getSimpleName() + " ran", e);
+      throw new IllegalStateException("Interrupted while " + mainClass + " ran", e);
     }
     return new Outcome(exit, out, err.join(), (System.nanoTime() - start) / 1e9);
   }

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.io.CloseableIterable;
@@ -48,7 +49,10 @@ final class ConvertBench {
   private final Settings settings;
   private final ConvertReport report;
   private final PrintWriter err;
+  private final Optional<SparkScanner> spark;
+  private final String noSparkBecause;
   private boolean rowsKept = true;
+  private Long firstSparkChecksum;
   private boolean jobsDone = true;
 
   ConvertBench(Path base, Settings settings, PrintWriter out, PrintWriter err) {
@@ -56,6 +60,9 @@ final class ConvertBench {
     this.settings = settings;
     this.report = new ConvertReport(out);
     this.err = err;
+    StringBuilder whyNot = new StringBuilder();
+    this.spark = SparkScanner.built(whyNot);
+    this.noSparkBecause = whyNot.toString();
   }
 
   /** False when a run changed the live rows or a job did not succeed (the report says which). */
@@ -79,6 +86,9 @@ final class ConvertBench {
     List<ChildFigures> scansAfterRewrite = new ArrayList<>();
     List<ContenderRun> converts = new ArrayList<>();
     List<ChildFigures> scansAfterConvert = new ArrayList<>();
+    List<ChildFigures> sparkBefore = new ArrayList<>();
+    List<ChildFigures> sparkAfterRewrite = new ArrayList<>();
+    List<ChildFigures> sparkAfterConvert = new ArrayList<>();
     List<ContenderRun> warmRewrites = new ArrayList<>();
     List<ContenderRun> warmConverts = new ArrayList<>();
     List<String> checks = new ArrayList<>();
@@ -86,12 +96,15 @@ final class ConvertBench {
       // interleaved, so a noisy neighbour's minute spreads over both contenders
       TableDirCopy.copy(original, work);
       scansBefore.add(scan(catalog, "before", run));
+      sparkScan(catalog, "before", run, before, sparkBefore, checks);
       rewrites.add(contender(catalog, "rewrite", REWRITE_OPTIONS, run));
       scansAfterRewrite.add(scan(catalog, "after rewrite", run));
+      sparkScan(catalog, "after rewrite", run, before, sparkAfterRewrite, checks);
       checks.add(check(catalog, "after rewrite", run, before));
       TableDirCopy.copy(original, work);
       converts.add(contender(catalog, "convert", Map.of(), run));
       scansAfterConvert.add(scan(catalog, "after convert", run));
+      sparkScan(catalog, "after convert", run, before, sparkAfterConvert, checks);
       checks.add(check(catalog, "after convert", run, before));
       // each job again in a JVM that ran it once already (on a registered copy): the per-row costs
       // without the compiling and class loading every fresh JVM pays
@@ -106,7 +119,13 @@ final class ConvertBench {
     report.contenders(rewrites, converts);
     report.warmJobs(warmRewrites, warmConverts);
     report.scans(scansBefore, scansAfterRewrite, scansAfterConvert);
+    spark.ifPresentOrElse(
+        scanner ->
+            report.sparkScans(scanner.label(), sparkBefore, sparkAfterRewrite, sparkAfterConvert),
+        () -> report.noSpark(noSparkBecause));
     report.targets(rewrites, converts, scansAfterRewrite, scansAfterConvert);
+    spark.ifPresent(
+        scanner -> report.sparkTarget(scanner.label(), sparkAfterRewrite, sparkAfterConvert));
     report.warmTarget(warmRewrites, warmConverts);
     report.checks(before, checks, rowsKept);
     return rowsKept && jobsDone;
@@ -158,6 +177,42 @@ final class ConvertBench {
   private ChildFigures scan(Map<String, String> catalog, String which, int run) {
     progress("run %d: scan %s...", run, which);
     return ChildFigures.run(settings.javaOptions(), args("scan", catalog, Map.of()));
+  }
+
+  /**
+   * A full scan by Spark, when it is built: its row count must be the live rows', and its checksum
+   * (Spark's own hash of every column) the same in every scan, so Spark reads the deletes each
+   * contender left as Iceberg's generic reader does.
+   */
+  private void sparkScan(
+      Map<String, String> catalog,
+      String which,
+      int run,
+      LiveRowChecksum live,
+      List<ChildFigures> scans,
+      List<String> checks) {
+    if (spark.isEmpty()) {
+      return;
+    }
+    progress("run %d: Spark scan %s...", run, which);
+    // the table before is scanned once: its equality deletes are the slow path the others remove,
+    // and Spark reads them without its delete file cache for minutes
+    ChildFigures scan =
+        spark.get().scan(catalog, TABLE, settings.workers(), !"before".equals(which));
+    scans.add(scan);
+    long firstChecksum = firstSparkChecksum == null ? scan.figure("checksum") : firstSparkChecksum;
+    firstSparkChecksum = firstChecksum;
+    boolean same = scan.figure("rows") == live.rows() && scan.figure("checksum") == firstChecksum;
+    rowsKept &= same;
+    checks.add(
+        String.format(
+            Locale.ROOT,
+            "run %d %s, read by Spark: %s%,d rows, checksum %016x",
+            run,
+            which,
+            same ? "same: " : "CHANGED: ",
+            scan.figure("rows"),
+            scan.figure("checksum")));
   }
 
   private String check(Map<String, String> catalog, String which, int run, LiveRowChecksum before) {

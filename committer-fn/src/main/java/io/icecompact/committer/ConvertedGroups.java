@@ -9,14 +9,22 @@ import io.icecompact.core.job.IcebergFileJson;
 import io.icecompact.core.job.JobPlan;
 import io.icecompact.core.job.PlannedGroup;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.ContentFileUtil;
+import org.apache.iceberg.util.Tasks;
+import org.apache.iceberg.util.ThreadPools;
 
 /**
  * Reads every group's stored conversion and checks it against the plan: a group without one is
@@ -25,6 +33,9 @@ import org.apache.iceberg.util.ContentFileUtil;
  * only the results and the groups' equality delete files, not their scan tasks.
  */
 final class ConvertedGroups {
+  /** Delete files' lengths looked up at once, as {@link GroupReadAhead} reads outputs'. */
+  static final int THREADS = GroupReadAhead.THREADS;
+
   private ConvertedGroups() {}
 
   /**
@@ -32,6 +43,16 @@ final class ConvertedGroups {
    *     cleanup deleted the outputs of the files and groups it left out
    */
   static void read(ConversionRun run, boolean outputsMustExist) {
+    ExecutorService lengths =
+        ThreadPools.newFixedThreadPool("icecompact-committer-lengths", THREADS);
+    try {
+      read(run, outputsMustExist, lengths);
+    } finally {
+      lengths.shutdownNow();
+    }
+  }
+
+  private static void read(ConversionRun run, boolean outputsMustExist, ExecutorService lengths) {
     for (PlannedGroup group : run.plan.groups()) {
       Optional<ConvertedGroup> result;
       try {
@@ -47,7 +68,7 @@ final class ConvertedGroups {
         continue;
       }
       List<FileScanTask> tasks = run.store.readGroupTasks(run.work, run.plan, group.index());
-      check(run.plan, group, result.get(), tasks, run.table, outputsMustExist);
+      check(run.plan, group, result.get(), tasks, run.table, outputsMustExist ? lengths : null);
       for (FileScanTask task : tasks) {
         task.deletes().stream()
             .filter(delete -> delete.content() == FileContent.EQUALITY_DELETES)
@@ -62,7 +83,8 @@ final class ConvertedGroups {
 
   /**
    * A stored result converts exactly the group's planned data files, each once, at the pinned
-   * snapshot; each delete file it wrote exists and names its data file.
+   * snapshot; each delete file it wrote names its data file and, unless {@code lengths} is null,
+   * exists with the size the result records.
    */
   private static void check(
       JobPlan plan,
@@ -70,11 +92,12 @@ final class ConvertedGroups {
       ConvertedGroup result,
       List<FileScanTask> tasks,
       Table table,
-      boolean outputsMustExist) {
+      ExecutorService lengths) {
     Set<String> planned = new HashSet<>();
     tasks.forEach(task -> planned.add(task.file().location()));
     Set<String> converted = new HashSet<>();
-    Set<String> seen = new HashSet<>();
+    // v3: a group's deletion vectors share one Puffin file, checked once
+    Map<String, Long> written = new LinkedHashMap<>();
     String problem = null;
     if (!plan.jobId().equals(result.jobId())
         || result.pinnedSnapshotId() != plan.pinned().snapshotId()) {
@@ -88,20 +111,19 @@ final class ConvertedGroups {
         problem = "data file " + file.dataFile() + " is converted twice";
       }
       if (file.positionDeletes() != null) {
-        DeleteFile written = deleteFile(file.positionDeletes(), table);
-        if (!file.dataFile().equals(ContentFileUtil.referencedDataFileLocation(written))) {
+        DeleteFile delete = deleteFile(file.positionDeletes(), table);
+        if (!file.dataFile().equals(ContentFileUtil.referencedDataFileLocation(delete))) {
           problem =
               "its delete file "
-                  + written.location()
+                  + delete.location()
                   + " does not name data file "
                   + file.dataFile();
-        } else if (outputsMustExist
-            && !seen.contains(written.location())
-            && !table.io().newInputFile(written.location()).exists()) {
-          problem = "its delete file " + written.location() + " does not exist";
         }
-        seen.add(written.location()); // v3: a group's deletion vectors share one Puffin file
+        written.put(delete.location(), delete.fileSizeInBytes());
       }
+    }
+    if (problem == null && lengths != null) {
+      problem = storedLengthProblem(written, table.io(), lengths);
     }
     if (problem == null && !converted.equals(planned)) {
       problem =
@@ -116,6 +138,39 @@ final class ConvertedGroups {
           String.format(
               "Job %s not committed: group %d's result is wrong: %s",
               plan.jobId(), group.index(), problem));
+    }
+  }
+
+  /**
+   * The first delete file that is missing or whose size is not the one recorded, or null. Looked up
+   * in parallel: a v2 group writes a file per data file, hundreds of requests on S3.
+   */
+  private static String storedLengthProblem(
+      Map<String, Long> recorded, FileIO io, ExecutorService pool) {
+    Map<String, Long> stored = new ConcurrentHashMap<>();
+    Tasks.foreach(recorded.keySet())
+        .executeWith(pool)
+        .throwFailureWhenFinished()
+        .run(location -> stored.put(location, storedLength(io, location)));
+    for (Map.Entry<String, Long> file : recorded.entrySet()) {
+      long length = stored.get(file.getKey());
+      if (length < 0) {
+        return "its delete file " + file.getKey() + " does not exist";
+      }
+      if (length != file.getValue()) {
+        return String.format(
+            "its delete file %s has %d bytes, its result records %d",
+            file.getKey(), length, file.getValue());
+      }
+    }
+    return null;
+  }
+
+  private static long storedLength(FileIO io, String location) {
+    try {
+      return io.newInputFile(location).getLength();
+    } catch (NotFoundException e) {
+      return -1;
     }
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icecompact.core.error.InvalidJobInputException;
+import io.icecompact.core.error.JobInvariantViolationException;
 import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.JobAction;
@@ -16,7 +17,12 @@ import io.icecompact.fixtures.FlinkUpsertTable;
 import io.icecompact.fixtures.FlinkUpsertTable.Mode;
 import io.icecompact.fixtures.FlinkUpsertTable.Shape;
 import io.icecompact.fixtures.LiveRows;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -265,6 +271,58 @@ class EngineConvertDeletesTest extends EngineTestBase {
         .isEqualTo(LiveRows.multiset(cdc.expectedLiveRows(), table));
     Set<String> left = equalityDeletes(table);
     assertThat(left).isNotEmpty().doesNotContainAnyElementsOf(equalityBefore);
+  }
+
+  /**
+   * A delete file of the job gone or cut short before the commit (a lifecycle rule, a partial
+   * upload): the committer checks each file's stored size against the group's result, so the job
+   * fails naming the file, and the table keeps its snapshot, its equality deletes and its rows.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"missing", "cut short"})
+  void aDeleteFileMissingOrCutShortFailsTheJobNamingItAndLeavesTheTable(String damage) {
+    FlinkUpsertTable cdc = smallUpsertTable();
+    Table table = cdc.table();
+    Map<String, Long> before = LiveRows.multiset(table);
+    long snapshotBefore = table.currentSnapshot().snapshotId();
+    Set<String> equalityBefore = equalityDeletes(table);
+    Path[] damaged = new Path[1];
+
+    assertThatThrownBy(
+            () ->
+                run(
+                    convert(),
+                    new GroupInterceptor() {
+                      @Override
+                      public void beforeCommit(PlanSummary summary) {
+                        List<Path> written = filesNamedFor(load(), summary.jobId());
+                        assertThat(written).isNotEmpty();
+                        damaged[0] = written.get(written.size() / 2);
+                        damage(damaged[0], damage);
+                      }
+                    }))
+        .isInstanceOf(JobInvariantViolationException.class)
+        .hasMessageContaining(damaged[0].getFileName().toString())
+        .hasMessageContaining(
+            damage.equals("missing") ? " does not exist" : " bytes, its result records ");
+
+    table.refresh();
+    assertThat(table.currentSnapshot().snapshotId()).isEqualTo(snapshotBefore);
+    assertThat(equalityDeletes(table)).isEqualTo(equalityBefore);
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+  }
+
+  private static void damage(Path file, String how) {
+    try {
+      if (how.equals("missing")) {
+        Files.delete(file);
+      } else {
+        byte[] bytes = Files.readAllBytes(file);
+        Files.write(file, Arrays.copyOf(bytes, bytes.length / 2));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**
