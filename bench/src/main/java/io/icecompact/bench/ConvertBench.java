@@ -200,9 +200,11 @@ final class ConvertBench {
     ChildFigures scan =
         spark.get().scan(catalog, TABLE, settings.workers(), !"before".equals(which));
     scans.add(scan);
-    long firstChecksum = firstSparkChecksum == null ? scan.figure("checksum") : firstSparkChecksum;
-    firstSparkChecksum = firstChecksum;
-    boolean same = scan.figure("rows") == live.rows() && scan.figure("checksum") == firstChecksum;
+    if (firstSparkChecksum == null) {
+      firstSparkChecksum = scan.figure("checksum");
+    }
+    boolean same =
+        scan.figure("rows") == live.rows() && scan.figure("checksum") == firstSparkChecksum;
     rowsKept &= same;
     checks.add(
         String.format(

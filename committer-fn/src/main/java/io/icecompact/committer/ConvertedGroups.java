@@ -20,7 +20,6 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.Tasks;
@@ -147,31 +146,26 @@ final class ConvertedGroups {
    */
   private static String storedLengthProblem(
       Map<String, Long> recorded, FileIO io, ExecutorService pool) {
-    Map<String, Long> stored = new ConcurrentHashMap<>();
+    Map<String, Optional<Long>> stored = new ConcurrentHashMap<>();
     Tasks.foreach(recorded.keySet())
         .executeWith(pool)
         .throwFailureWhenFinished()
-        .run(location -> stored.put(location, storedLength(io, location)));
+        .run(
+            location ->
+                stored.put(
+                    location, Optional.ofNullable(GroupReadAhead.storedLength(io, location))));
     for (Map.Entry<String, Long> file : recorded.entrySet()) {
-      long length = stored.get(file.getKey());
-      if (length < 0) {
+      Optional<Long> length = stored.get(file.getKey());
+      if (length.isEmpty()) {
         return "its delete file " + file.getKey() + " does not exist";
       }
-      if (length != file.getValue()) {
+      if (length.get().longValue() != file.getValue()) {
         return String.format(
             "its delete file %s has %d bytes, its result records %d",
-            file.getKey(), length, file.getValue());
+            file.getKey(), length.get(), file.getValue());
       }
     }
     return null;
-  }
-
-  private static long storedLength(FileIO io, String location) {
-    try {
-      return io.newInputFile(location).getLength();
-    } catch (NotFoundException e) {
-      return -1;
-    }
   }
 
   private static String failure(ConversionRun run, PlannedGroup group) {

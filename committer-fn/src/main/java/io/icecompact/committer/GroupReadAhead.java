@@ -118,14 +118,15 @@ final class GroupReadAhead implements Iterator<GroupReadAhead.Read>, AutoCloseab
               file -> {
                 String location = file.path("file-path").asText(null);
                 if (location != null) {
-                  lengths.put(location, length(location));
+                  lengths.put(location, storedLength(io, location));
                 }
               });
     }
     return new Read(group, tasks, tasksError, result, resultError, lengths);
   }
 
-  private Long length(String location) {
+  /** The length of the file stored at {@code location}, or null when there is none. */
+  static Long storedLength(FileIO io, String location) {
     try {
       return io.newInputFile(location).getLength();
     } catch (NotFoundException e) {

@@ -19,7 +19,6 @@ import java.util.TreeSet;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 
 /**
@@ -186,7 +185,7 @@ final class ResultValidator {
       Long length =
           outputLengths.containsKey(file.location())
               ? outputLengths.get(file.location())
-              : lengthOrNull(file.location());
+              : GroupReadAhead.storedLength(io, file.location());
       if (length == null) {
         throw violation(
             "group %d's output %s is missing (no object at that location)", index, file.location());
@@ -206,14 +205,6 @@ final class ResultValidator {
     }
     // the file lists are checked: let them go (a job may hold thousands of groups until it commits)
     return new ReadyGroup(group, tasks, result.withoutFileLists(), outputs);
-  }
-
-  private Long lengthOrNull(String location) {
-    try {
-      return io.newInputFile(location).getLength();
-    } catch (NotFoundException e) {
-      return null;
-    }
   }
 
   /** An output file of a result that Iceberg's parser rejects: that group fails, not the job. */
