@@ -1180,7 +1180,11 @@ class TemplateTest {
     Map<String, Object> filter = props("UnknownOrPartialJobsMetricFilter");
     assertThat(filter.get("LogGroupName")).isEqualTo(Map.of("Ref", "ReleaseLeaseLogGroup"));
     assertThat((String) filter.get("FilterPattern"))
-        .contains("$.icecompact = \"job\"", "$.status = \"UNKNOWN\"", "$.status = \"PARTIAL\"");
+        .contains(
+            "$.icecompact = \"job\"",
+            "$.status = \"UNKNOWN\"",
+            "$.status = \"PARTIAL\"",
+            "$.status = \"CONTENDED\"");
     Map<String, Object> transformation = map(asList(filter.get("MetricTransformations")).get(0));
     Map<String, Object> partial = props("UnknownOrPartialJobsAlarm");
     assertThat(partial.get("Namespace")).isEqualTo(transformation.get("MetricNamespace"));

@@ -84,8 +84,8 @@ public final class ReleaseLeaseHandler
 
   /**
    * One JSON line per job on stdout (the function's log group): infra/template.yaml's metric filter
-   * counts {@code "icecompact": "job"} lines whose status is UNKNOWN or PARTIAL. Keep the field
-   * names.
+   * counts {@code "icecompact": "job"} lines whose status is UNKNOWN, PARTIAL or CONTENDED. Keep
+   * the field names.
    */
   private static void logOutcome(JobLogEntry entry) throws IOException {
     Map<String, Object> line = new java.util.LinkedHashMap<>();

@@ -74,9 +74,13 @@ import software.constructs.Construct;
  * read alike.
  */
 public class IcebergCompaction extends Construct {
-  /** The line ReleaseLeaseHandler prints per job, for the jobs that end UNKNOWN or PARTIAL. */
+  /**
+   * The line ReleaseLeaseHandler prints per job, for the jobs that end UNKNOWN, PARTIAL or
+   * CONTENDED.
+   */
   static final String UNKNOWN_OR_PARTIAL_PATTERN =
-      "{ ($.icecompact = \"job\") && (($.status = \"UNKNOWN\") || ($.status = \"PARTIAL\")) }";
+      "{ ($.icecompact = \"job\") && (($.status = \"UNKNOWN\") || ($.status = \"PARTIAL\")"
+          + " || ($.status = \"CONTENDED\")) }";
 
   private final IcebergCompactionProps props;
   private final String name;
@@ -749,9 +753,9 @@ public class IcebergCompaction extends Construct {
         sweepStateMachine.metricFailed(fiveMinuteSum),
         1);
 
-    // UNKNOWN and PARTIAL jobs end in a *successful* execution, so ExecutionsFailed never sees
-    // them: count the
-    // job lines ReleaseLease prints instead of logging every state's data at level ALL.
+    // UNKNOWN, PARTIAL and CONTENDED jobs end in a *successful* execution, so ExecutionsFailed
+    // never sees them: count the job lines ReleaseLease prints instead of logging every state's
+    // data at level ALL. The ids keep their first names for existing stacks.
     MetricFilter filter =
         MetricFilter.Builder.create(this, "UnknownOrPartialJobsMetricFilter")
             .logGroup(logGroups.get(CompactionFunction.RELEASE_LEASE))
@@ -766,9 +770,9 @@ public class IcebergCompaction extends Construct {
         "UnknownOrPartialJobsAlarm",
         "At least "
             + threshold
-            + " icecompact jobs ended UNKNOWN or PARTIAL within"
-            + " 6 hours (groups failing or conflicting repeatedly). Query the job log (pk = table) or the release-lease"
-            + " logs.",
+            + " icecompact jobs ended UNKNOWN, PARTIAL or CONTENDED within 6 hours (groups failing"
+            + " or conflicting repeatedly, or other writers winning every commit race). Query the job"
+            + " log (pk = table) or the release-lease logs.",
         filter.metric(MetricOptions.builder().statistic("Sum").period(Duration.hours(6)).build()),
         threshold);
   }

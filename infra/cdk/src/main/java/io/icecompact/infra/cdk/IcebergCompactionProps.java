@@ -56,7 +56,8 @@ public final class IcebergCompactionProps {
 
   /**
    * The SAM template's LogLevel values: not WARN or above, since the job line (read by the
-   * UNKNOWN/PARTIAL alarm) and the metric lines carry no level, which Lambda counts as INFO.
+   * UNKNOWN/PARTIAL/CONTENDED alarm) and the metric lines carry no level, which Lambda counts as
+   * INFO.
    */
   public static final Set<ApplicationLogLevel> LOG_LEVELS =
       Set.of(ApplicationLogLevel.TRACE, ApplicationLogLevel.DEBUG, ApplicationLogLevel.INFO);

@@ -1071,7 +1071,11 @@ class IcebergCompactionTest {
     Map<String, Object> filter = props(map(resources.get("UnknownOrPartialJobsMetricFilter")));
     assertThat(filter.get("LogGroupName")).isEqualTo("${ReleaseLeaseLogGroup}");
     assertThat((String) filter.get("FilterPattern"))
-        .contains("$.icecompact = \"job\"", "$.status = \"UNKNOWN\"", "$.status = \"PARTIAL\"");
+        .contains(
+            "$.icecompact = \"job\"",
+            "$.status = \"UNKNOWN\"",
+            "$.status = \"PARTIAL\"",
+            "$.status = \"CONTENDED\"");
     Map<String, Object> transformation = map(list(filter.get("MetricTransformations")).get(0));
     assertThat(transformation)
         .isEqualTo(
