@@ -71,6 +71,30 @@ record ChildFigures(
     return new ChildFigures(outcome.seconds(), figures, process, result);
   }
 
+  /**
+   * This process's figures followed by {@code next}'s, as one contender of two jobs run one after
+   * the other: times, CPU, bytes and streams add up; peak memory is the larger; the result is the
+   * last job's.
+   */
+  ChildFigures then(ChildFigures next) {
+    Map<String, Long> sum = new HashMap<>(figures);
+    next.figures.forEach(
+        (name, value) ->
+            sum.merge(
+                name,
+                value,
+                name.startsWith("heap-")
+                    ? Math::max
+                    : "rows".equals(name) ? (a, b) -> b : Long::sum));
+    return new ChildFigures(
+        wallSeconds + next.wallSeconds,
+        sum,
+        new ExitFigures(
+            process.cpuSeconds() + next.process.cpuSeconds(),
+            Math.max(process.peakRssMb(), next.process.peakRssMb())),
+        next.result);
+  }
+
   long figure(String name) {
     return figures.getOrDefault(name, -1L);
   }

@@ -21,10 +21,11 @@ import org.apache.iceberg.io.CloseableIterable;
 /**
  * {@code bench convert}, issue 27's benchmark: on a Flink upsert table compacted once into big
  * files and then given more checkpoints of upserts ({@link ConvertTable}), a compaction of the
- * whole table (rewrite) against convert-equality-deletes (convert), each on its own copy of the
- * table and in a fresh JVM ({@link ConvertBenchChild}); then a full scan of the table before, after
- * the rewrite and after the conversion, each in a fresh JVM with Iceberg's generic reader. Every
- * run's live rows are checked against the built table's ({@link LiveRowChecksum}).
+ * whole table (rewrite) against convert-equality-deletes (convert) and against a compaction of the
+ * small files followed by a conversion ({@value #SMALL_THEN_CONVERT}), each on its own copy of the
+ * table and in fresh JVMs ({@link ConvertBenchChild}); then a full scan of the table before and
+ * after each, in a fresh JVM with Iceberg's generic reader and with Spark. Every run's live rows
+ * are checked against the built table's ({@link LiveRowChecksum}).
  */
 final class ConvertBench {
   static final String TABLE = "bench.upserts";
@@ -41,9 +42,23 @@ final class ConvertBench {
   record Settings(
       ConvertTable.Size size, int formatVersion, int runs, int workers, List<String> javaOptions) {}
 
-  /** One contender's run: its process, then the table it left. */
+  /**
+   * The third contender's name: the small files compacted (Iceberg's planner picking only files
+   * under half the first compaction's mean file size, their deletes applied as they are merged),
+   * then the equality deletes that still apply, now only to the big files, converted.
+   */
+  static final String SMALL_THEN_CONVERT = "compact small + convert";
+
+  /**
+   * One contender's run: its processes summed ({@code child}) and each ({@code steps}: one per
+   * job), then the table it left.
+   */
   record ContenderRun(
-      ChildFigures child, FlinkUpsertTable.Layout after, long bytesWritten, long filesWritten) {}
+      ChildFigures child,
+      List<ChildFigures> steps,
+      FlinkUpsertTable.Layout after,
+      long bytesWritten,
+      long filesWritten) {}
 
   private final Path base;
   private final Settings settings;
@@ -89,6 +104,10 @@ final class ConvertBench {
     List<ChildFigures> sparkBefore = new ArrayList<>();
     List<ChildFigures> sparkAfterRewrite = new ArrayList<>();
     List<ChildFigures> sparkAfterConvert = new ArrayList<>();
+    List<ContenderRun> smallThenConverts = new ArrayList<>();
+    List<ChildFigures> scansAfterSmallThenConvert = new ArrayList<>();
+    List<ChildFigures> sparkAfterSmallThenConvert = new ArrayList<>();
+    Map<String, String> smallFilesOnly = smallFilesOnly(built);
     List<ContenderRun> warmRewrites = new ArrayList<>();
     List<ContenderRun> warmConverts = new ArrayList<>();
     List<String> checks = new ArrayList<>();
@@ -106,6 +125,17 @@ final class ConvertBench {
       scansAfterConvert.add(scan(catalog, "after convert", run));
       sparkScan(catalog, "after convert", run, before, sparkAfterConvert, checks);
       checks.add(check(catalog, "after convert", run, before));
+      String afterBoth = "after " + SMALL_THEN_CONVERT;
+      TableDirCopy.copy(original, work);
+      smallThenConverts.add(
+          contender(
+              catalog,
+              SMALL_THEN_CONVERT,
+              List.of(Map.entry("rewrite", smallFilesOnly), Map.entry("convert", Map.of())),
+              run));
+      scansAfterSmallThenConvert.add(scan(catalog, afterBoth, run));
+      sparkScan(catalog, afterBoth, run, before, sparkAfterSmallThenConvert, checks);
+      checks.add(check(catalog, afterBoth, run, before));
       // each job again in a JVM that ran it once already (on a registered copy): the per-row costs
       // without the compiling and class loading every fresh JVM pays
       TableDirCopy.copy(original, work);
@@ -116,37 +146,72 @@ final class ConvertBench {
       warmConverts.add(contender(catalog, "convert" + ConvertBenchChild.WARM, Map.of(), run));
       checks.add(check(catalog, "after convert in a warm JVM", run, before));
     }
-    report.contenders(rewrites, converts);
+    report.contenders(rewrites, converts, smallThenConverts, smallFilesOnly);
     report.warmJobs(warmRewrites, warmConverts);
-    report.scans(scansBefore, scansAfterRewrite, scansAfterConvert);
+    report.scans(scansBefore, scansAfterRewrite, scansAfterConvert, scansAfterSmallThenConvert);
     spark.ifPresentOrElse(
         scanner ->
-            report.sparkScans(scanner.label(), sparkBefore, sparkAfterRewrite, sparkAfterConvert),
+            report.sparkScans(
+                scanner.label(),
+                sparkBefore,
+                sparkAfterRewrite,
+                sparkAfterConvert,
+                sparkAfterSmallThenConvert),
         () -> report.noSpark(noSparkBecause));
-    report.targets(rewrites, converts, scansAfterRewrite, scansAfterConvert);
+    report.targets("convert", rewrites, converts, scansAfterRewrite, scansAfterConvert);
     spark.ifPresent(
-        scanner -> report.sparkTarget(scanner.label(), sparkAfterRewrite, sparkAfterConvert));
+        scanner ->
+            report.sparkTarget(scanner.label(), "convert", sparkAfterRewrite, sparkAfterConvert));
     report.warmTarget(warmRewrites, warmConverts);
+    report.targets(
+        SMALL_THEN_CONVERT,
+        rewrites,
+        smallThenConverts,
+        scansAfterRewrite,
+        scansAfterSmallThenConvert);
+    spark.ifPresent(
+        scanner ->
+            report.sparkTarget(
+                scanner.label(),
+                SMALL_THEN_CONVERT,
+                sparkAfterRewrite,
+                sparkAfterSmallThenConvert));
     report.checks(before, checks, rowsKept);
     return rowsKept && jobsDone;
   }
 
   private ContenderRun contender(
       Map<String, String> catalog, String action, Map<String, String> options, int run) {
-    progress("run %d: %s...", run, action);
+    return contender(catalog, action, List.of(Map.entry(action, options)), run);
+  }
+
+  /** A contender of one or more jobs (action, options), each in a fresh JVM, one after another. */
+  private ContenderRun contender(
+      Map<String, String> catalog,
+      String name,
+      List<Map.Entry<String, Map<String, String>>> jobs,
+      int run) {
+    progress("run %d: %s...", run, name);
     Map<String, Long> filesBefore = liveFiles(catalog);
-    ChildFigures child = ChildFigures.run(settings.javaOptions(), args(action, catalog, options));
-    boolean done = child.result() != null && child.result().status().success();
-    if (!done) {
-      err.printf(
-          Locale.ROOT,
-          "error: run %d: %s ended %s: %s%n",
-          run,
-          action,
-          child.result() == null ? "without a result" : child.result().status(),
-          child.result() == null ? "" : child.result().reason());
+    List<ChildFigures> steps = new ArrayList<>();
+    for (Map.Entry<String, Map<String, String>> job : jobs) {
+      ChildFigures child =
+          ChildFigures.run(settings.javaOptions(), args(job.getKey(), catalog, job.getValue()));
+      steps.add(child);
+      boolean done = child.result() != null && child.result().status().success();
+      if (!done) {
+        err.printf(
+            Locale.ROOT,
+            "error: run %d: %s: %s ended %s: %s%n",
+            run,
+            name,
+            job.getKey(),
+            child.result() == null ? "without a result" : child.result().status(),
+            child.result() == null ? "" : child.result().reason());
+      }
+      jobsDone &= done;
     }
-    jobsDone &= done;
+    ChildFigures child = steps.stream().reduce(ChildFigures::then).orElseThrow();
     Map<String, Long> filesAfter = liveFiles(catalog);
     filesAfter.keySet().removeAll(filesBefore.keySet());
     FlinkUpsertTable.Layout layout;
@@ -155,9 +220,24 @@ final class ConvertBench {
     }
     return new ContenderRun(
         child,
+        steps,
         layout,
         filesAfter.values().stream().mapToLong(Long::longValue).sum(),
         filesAfter.size());
+  }
+
+  /**
+   * The small-file compaction's options: the target of the other rewrite, and only files under half
+   * the first compaction's mean size picked (Iceberg's {@code min-file-size-bytes}); the big files,
+   * whose only deletes are equality deletes, are left to the conversion.
+   */
+  private static Map<String, String> smallFilesOnly(ConvertTable.Built built) {
+    long meanCompacted = built.compactedBytes() / Math.max(1, built.compactedFiles());
+    return Map.of(
+        "target-file-size-bytes",
+        ConvertTable.TARGET_FILE_SIZE,
+        "min-file-size-bytes",
+        Long.toString(meanCompacted / 2));
   }
 
   private void compactOnce(Map<String, String> catalog) {

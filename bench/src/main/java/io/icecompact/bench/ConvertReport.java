@@ -5,7 +5,9 @@ import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 
 /**
  * {@code bench convert}'s report: the table built, one row per contender and per scanned table
@@ -55,7 +57,10 @@ final class ConvertReport {
   }
 
   void contenders(
-      List<ConvertBench.ContenderRun> rewrites, List<ConvertBench.ContenderRun> converts) {
+      List<ConvertBench.ContenderRun> rewrites,
+      List<ConvertBench.ContenderRun> converts,
+      List<ConvertBench.ContenderRun> smallThenConverts,
+      Map<String, String> smallFilesOnly) {
     out.println(
         "| contender | wall s | job s | CPU s | job CPU s | peak RSS MB | heap after GC MB | data read MB |"
             + " delete read MB | other read MB | rchar MB | streams opened (data/delete/other) |"
@@ -63,6 +68,16 @@ final class ConvertReport {
     out.println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     contender("rewrite", rewrites);
     contender("convert", converts);
+    contender(ConvertBench.SMALL_THEN_CONVERT, smallThenConverts);
+    out.printf(
+        Locale.ROOT,
+        "%s: a compaction of the small files only (%s), then convert; two fresh JVMs, their"
+            + " figures summed (peak RSS: the larger)%n",
+        ConvertBench.SMALL_THEN_CONVERT,
+        smallFilesOnly.entrySet().stream()
+            .sorted(Map.Entry.comparingByKey())
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(", ")));
     out.flush();
   }
 
@@ -95,12 +110,26 @@ final class ConvertReport {
         left.deletionVectors(),
         String.join(
             ", ",
-            children.stream()
-                .map(c -> c.result() == null ? "no result" : c.result().status().toString())
+            runs.stream()
+                .map(
+                    r ->
+                        r.steps().stream()
+                            .map(
+                                c ->
+                                    c.result() == null
+                                        ? "no result"
+                                        : c.result().status().toString())
+                            .collect(Collectors.joining(" + ")))
                 .distinct()
                 .toList()));
-    if (last.child().result() != null && last.child().result().conversion() != null) {
-      var conversion = last.child().result().conversion();
+    for (ChildFigures step : last.steps()) {
+      ownCounts(name, step);
+    }
+  }
+
+  private void ownCounts(String name, ChildFigures step) {
+    if (step.result() != null && step.result().conversion() != null) {
+      var conversion = step.result().conversion();
       out.printf(
           Locale.ROOT,
           "|   %s's own counts | converted equality delete files %d, kept %d; added position"
@@ -113,8 +142,8 @@ final class ConvertReport {
           conversion.deletedPositionsCount(),
           conversion.convertedDataFilesCount(),
           conversion.bytesReadCount() / MB);
-    } else if (last.child().result() != null) {
-      var result = last.child().result();
+    } else if (step.result() != null) {
+      var result = step.result();
       out.printf(
           Locale.ROOT,
           "|   %s's own counts | rewritten data files %d (%.1f MB), added %d, removed delete files"
@@ -127,7 +156,11 @@ final class ConvertReport {
     }
   }
 
-  void scans(List<ChildFigures> before, List<ChildFigures> rewrite, List<ChildFigures> convert) {
+  void scans(
+      List<ChildFigures> before,
+      List<ChildFigures> rewrite,
+      List<ChildFigures> convert,
+      List<ChildFigures> smallThenConvert) {
     out.println(
         "Full scan with Iceberg's generic reader (IcebergGenerics.read(table).build(), rows"
             + " counted), each in a fresh JVM: a reader that is not Spark, applying each delete"
@@ -139,6 +172,7 @@ final class ConvertReport {
     scan("before", before);
     scan("after rewrite", rewrite);
     scan("after convert", convert);
+    scan("after " + ConvertBench.SMALL_THEN_CONVERT, smallThenConvert);
     out.flush();
   }
 
@@ -163,7 +197,8 @@ final class ConvertReport {
       String label,
       List<ChildFigures> before,
       List<ChildFigures> rewrite,
-      List<ChildFigures> convert) {
+      List<ChildFigures> convert,
+      List<ChildFigures> smallThenConvert) {
     out.printf(
         Locale.ROOT,
         "Full scan with %s, each in a fresh JVM (C2, 1 GB heap): every column of every live row"
@@ -179,6 +214,7 @@ final class ConvertReport {
     sparkScan("before", before);
     sparkScan("after rewrite", rewrite);
     sparkScan("after convert", convert);
+    sparkScan("after " + ConvertBench.SMALL_THEN_CONVERT, smallThenConvert);
     out.flush();
   }
 
@@ -209,9 +245,14 @@ final class ConvertReport {
     out.flush();
   }
 
-  void sparkTarget(String label, List<ChildFigures> afterRewrite, List<ChildFigures> afterConvert) {
+  void sparkTarget(
+      String label,
+      String contender,
+      List<ChildFigures> afterRewrite,
+      List<ChildFigures> afterConvert) {
     sparkTarget(
         label,
+        contender,
         "first query, delete file cache off",
         "first-ns",
         "first-cpu-ns",
@@ -219,6 +260,7 @@ final class ConvertReport {
         afterConvert);
     sparkTarget(
         label,
+        contender,
         "second query, Spark's defaults",
         "action-ns",
         "action-cpu-ns",
@@ -229,6 +271,7 @@ final class ConvertReport {
 
   private void sparkTarget(
       String label,
+      String contender,
       String query,
       String wallFigure,
       String cpuFigure,
@@ -242,8 +285,9 @@ final class ConvertReport {
             / median(afterRewrite, c -> c.figure(cpuFigure));
     out.printf(
         Locale.ROOT,
-        "  Spark scan after convert / Spark scan after rewrite (%s, %s): %.2fx, target <= 1.5x:"
+        "  Spark scan after %s / Spark scan after rewrite (%s, %s): %.2fx, target <= 1.5x:"
             + " %s; by the query's CPU: %.2fx%n",
+        contender,
         label,
         query,
         scan,
@@ -251,7 +295,9 @@ final class ConvertReport {
         scanCpu);
   }
 
+  /** The issue's targets for {@code name} against the whole rewrite. */
   void targets(
+      String name,
       List<ConvertBench.ContenderRun> rewrites,
       List<ConvertBench.ContenderRun> converts,
       List<ChildFigures> scansAfterRewrite,
@@ -275,26 +321,29 @@ final class ConvertReport {
     double scan =
         median(scansAfterConvert, ChildFigures::actionSeconds)
             / median(scansAfterRewrite, ChildFigures::actionSeconds);
-    out.println("Issue 27's targets (medians):");
+    out.printf(Locale.ROOT, "Issue 27's targets for %s (medians):%n", name);
     out.printf(
         Locale.ROOT,
-        "  convert bytes read / rewrite bytes read (data + delete files): %.1f%% (data files"
+        "  %s bytes read / rewrite bytes read (data + delete files): %.1f%% (data files"
             + " only: %.1f%%), target <= 10%%: %s%n",
+        name,
         bytes * 100,
         dataBytes * 100,
         bytes <= 0.10 ? "met" : "NOT met");
     out.printf(
         Locale.ROOT,
-        "  convert CPU / rewrite CPU (whole process): %.1f%%, target <= 20%%: %s; the jobs alone"
+        "  %s CPU / rewrite CPU (whole process): %.1f%%, target <= 20%%: %s; the jobs alone"
             + " (JVM start and table load left out): %.1f%%: %s%n",
+        name,
         cpu * 100,
         cpu <= 0.20 ? "met" : "NOT met",
         jobCpu * 100,
         jobCpu <= 0.20 ? "met" : "NOT met");
     out.printf(
         Locale.ROOT,
-        "  scan after convert / scan after rewrite (generic reader, not Spark): %.2fx, target <="
+        "  scan after %s / scan after rewrite (generic reader, not Spark): %.2fx, target <="
             + " 1.5x: %s; by the scans' CPU: %.2fx%n",
+        name,
         scan,
         scan <= 1.5 ? "met" : "NOT met",
         scanCpu);
@@ -350,7 +399,8 @@ final class ConvertReport {
     checks.forEach(check -> out.println("live rows " + check));
     out.println(
         allSame
-            ? "live rows: identical before, after rewrite and after convert"
+            ? "live rows: identical before, after rewrite, after convert and after "
+                + ConvertBench.SMALL_THEN_CONVERT
             : "live rows: CHANGED (see above)");
     out.flush();
   }

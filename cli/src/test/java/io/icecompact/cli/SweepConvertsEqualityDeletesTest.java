@@ -6,6 +6,8 @@ import io.icecompact.cli.fleet.EqualityDeleteWarehouse;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.LiveRows;
 import io.icecompact.fixtures.TestTables;
+import io.icecompact.planner.fleet.FleetAssessor;
+import io.icecompact.planner.fleet.TableAssessment;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -22,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code icecompact sweep} runs what the fleet decided: the table whose data files are at their
  * target size gets its equality deletes converted (none left, rows unchanged), although its policy
- * holds a rewrite option a conversion does not take; the table of small files is rewritten.
+ * holds a rewrite option a conversion does not take; the table of small files is rewritten. The
+ * next sweep does not rewrite the converted table for the position deletes the conversion left.
  */
 class SweepConvertsEqualityDeletesTest {
   @TempDir Path warehouse;
@@ -60,6 +63,15 @@ class SweepConvertsEqualityDeletesTest {
       assertThat(jobSnapshots(small))
           .isNotEmpty()
           .allSatisfy(snapshot -> assertThat(snapshot.summary()).containsKey("added-data-files"));
+      // the next sweep does not rewrite the converted table's files at target for the position
+      // delete file each carries now, as the v2 default delete-file-threshold=1 would (all 96);
+      // only Iceberg's delete-ratio-threshold picks the files a third deleted
+      TableAssessment next = new FleetAssessor(access).assess(EqualityDeleteWarehouse.SIZED);
+      assertThat(next.reason())
+          .contains("delete-file-threshold=1 left out: 96 of the 96 data files it would rewrite")
+          .contains("delete-ratio-threshold still picks one whose rows are mostly deleted");
+      assertThat(next.policy().options()).doesNotContainKey("delete-file-threshold");
+      assertThat(next.prediction() == null ? 0 : next.prediction().dataFilesRead()).isLessThan(96);
     }
   }
 

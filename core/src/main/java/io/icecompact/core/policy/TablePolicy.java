@@ -89,7 +89,8 @@ public record TablePolicy(
    * about five requests per data file with deletes where v3 pays three (measured: docs/fleet.md,
    * "The health score"), delete files never go away until the data file they apply to is rewritten,
    * and {@code rewrite_position_delete_files} merges nothing when each data file has one. The
-   * measured fix (docs/fleet.md) is exactly this value.
+   * measured fix (docs/fleet.md) is exactly this value. The fleet leaves it out of a plan that it
+   * would fill mostly with files at their target size (planner-fn's {@code V2DeleteThreshold}).
    */
   public static final int DELETE_FILE_THRESHOLD_V2 = 1;
 
@@ -210,18 +211,22 @@ public record TablePolicy(
     options.putIfAbsent(RewriteOptions.PARTIAL_PROGRESS_ENABLED, "true");
     options.putIfAbsent(
         RewriteOptions.PARTIAL_PROGRESS_MAX_COMMITS, Integer.toString(MAX_COMMITS_DEFAULT));
-    // The threshold and the cleanup go together (docs/fleet.md, the decision tree's step 5): a v2
-    // position delete file that is
-    // not file-scoped still applies by sequence number to the files rewritten from the ones it
-    // named
-    // (they keep the starting sequence number), so without the cleanup every rewritten file would
-    // be a
-    // candidate again at the next sweep.
+    // The threshold and the cleanup go together (docs/fleet.md, the decision tree's step 8): a v2
+    // position delete file that is not file-scoped still applies by sequence number to the files
+    // rewritten from the ones it named (they keep the starting sequence number), so without the
+    // cleanup every rewritten file would be a candidate again at the next sweep.
     if (v2WithDeletes && steps.contains(CareStep.DELETE_CLEANUP)) {
       options.putIfAbsent(
           RewriteOptions.DELETE_FILE_THRESHOLD, Integer.toString(DELETE_FILE_THRESHOLD_V2));
     }
     return new TablePolicy(enabled, minInterval, where, options, steps, equalityDeletes);
+  }
+
+  /** This policy without the rewrite option {@code name} (the planner's default applies). */
+  public TablePolicy withoutOption(String name) {
+    Map<String, String> without = new LinkedHashMap<>(options);
+    without.remove(name);
+    return new TablePolicy(enabled, minInterval, where, without, steps, equalityDeletes);
   }
 
   /** The property of the option an error names, or the option prefix when it names none. */

@@ -18,8 +18,9 @@ import java.util.Locale;
  *
  * @param action the job for the equality deletes
  * @param reason why, with the figures it was decided on
+ * @param figures those figures alone (the deletes, the data files they apply to, their size)
  */
-public record EqualityDeleteChoice(JobAction action, String reason) {
+public record EqualityDeleteChoice(JobAction action, String reason, String figures) {
   /** Data files whose mean size is at least this fraction of the target count as at target. */
   public static final double AT_TARGET = 0.75;
 
@@ -40,11 +41,13 @@ public record EqualityDeleteChoice(JobAction action, String reason) {
       case CONVERT ->
           new EqualityDeleteChoice(
               JobAction.CONVERT_EQUALITY_DELETES,
-              figures + "; " + TablePolicy.EQUALITY_DELETES_ACTION + " is convert");
+              figures + "; " + TablePolicy.EQUALITY_DELETES_ACTION + " is convert",
+              figures);
       case REWRITE ->
           new EqualityDeleteChoice(
               JobAction.REWRITE_DATA_FILES,
-              figures + "; " + TablePolicy.EQUALITY_DELETES_ACTION + " is rewrite");
+              figures + "; " + TablePolicy.EQUALITY_DELETES_ACTION + " is rewrite",
+              figures);
       case AUTO ->
           costs.meanOfTarget() >= AT_TARGET
               ? new EqualityDeleteChoice(
@@ -56,14 +59,16 @@ public record EqualityDeleteChoice(JobAction action, String reason) {
                       figures,
                       AT_TARGET * 100,
                       ByteSize.readable(costs.convert().bytesRead()),
-                      ByteSize.readable(costs.rewrite().bytesRead())))
+                      ByteSize.readable(costs.rewrite().bytesRead())),
+                  figures)
               : new EqualityDeleteChoice(
                   JobAction.REWRITE_DATA_FILES,
                   String.format(
                       Locale.ROOT,
                       "%s (under %.0f%%: rewritten with their deletes applied, as compaction)",
                       figures,
-                      AT_TARGET * 100));
+                      AT_TARGET * 100),
+                  figures);
     };
   }
 

@@ -9,8 +9,10 @@ import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlannedGroup;
 import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.policy.CareStep;
+import io.icecompact.core.policy.EqualityDeletesAction;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.core.text.ByteSize;
 import io.icecompact.planner.RewritePlanner;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,10 +23,12 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -213,9 +217,9 @@ public final class FleetAssessor {
     }
     EqualityDeleteCosts equalityDeletes = equalityDeleteCosts(table, health, policy);
     String equalityReason = "";
+    EqualityDeleteChoice choice = null;
     if (equalityDeletes != null) {
-      EqualityDeleteChoice choice =
-          EqualityDeleteChoice.of(policy.equalityDeletes(), equalityDeletes);
+      choice = EqualityDeleteChoice.of(policy.equalityDeletes(), equalityDeletes);
       if (choice.action() == JobAction.CONVERT_EQUALITY_DELETES) {
         return new TableAssessment(
             name,
@@ -229,11 +233,44 @@ public final class FleetAssessor {
       equalityReason = "; equality deletes: " + choice.reason();
     }
     RewritePlanner.PlannedJob planned;
+    String thresholdReason = "";
     try {
-      planned =
-          new RewritePlanner(access)
-              .dryRun(
-                  new JobSpec(null, name, Map.of(), policy.options(), null, policy.where(), null));
+      Planned plan = plan(name, table, policy);
+      policy = plan.policy();
+      planned = plan.job();
+      if (plan.thresholdLeftOut() != null) {
+        thresholdReason = "; " + plan.thresholdLeftOut().reason();
+      }
+      if (choice != null && policy.equalityDeletes() == EqualityDeletesAction.AUTO) {
+        if (planned.plan() == null) {
+          // the tree chose a rewrite, but no compaction would take the files: converting is then
+          // the only job that removes the equality deletes readers join on every scan
+          return new TableAssessment(
+              name,
+              health,
+              policy,
+              Decision.CONVERT_EQUALITY_DELETES,
+              choice.figures()
+                  + "; no compaction to do ("
+                  + planned.reason()
+                  + thresholdReason
+                  + "): converted, reading about "
+                  + ByteSize.readable(equalityDeletes.convert().bytesRead())
+                  + " of key columns and delete files",
+              null,
+              equalityDeletes);
+        }
+        long taken = filesWithEqualityDeletes(planned);
+        if (taken < equalityDeletes.dataFiles()) {
+          equalityReason +=
+              String.format(
+                  Locale.ROOT,
+                  "; this compaction takes %d of those %d data files, the others keep their"
+                      + " equality deletes until a later sweep converts them",
+                  taken,
+                  equalityDeletes.dataFiles());
+        }
+      }
     } catch (InvalidJobInputException e) {
       if (!rejectsAnOption(policy, e)) {
         throw e; // the table itself (e.g. dropped since it was loaded): not its policy
@@ -254,7 +291,7 @@ public final class FleetAssessor {
           health,
           policy,
           Decision.SKIP_NO_OP,
-          planned.reason() + equalityReason,
+          planned.reason() + equalityReason + thresholdReason,
           null,
           equalityDeletes);
     }
@@ -267,9 +304,50 @@ public final class FleetAssessor {
         String.format(
                 "%d groups of %d files would be rewritten into about %d",
                 prediction.groups(), prediction.dataFilesRead(), prediction.filesWrittenEstimate())
-            + equalityReason,
+            + equalityReason
+            + thresholdReason,
         prediction,
         equalityDeletes);
+  }
+
+  /**
+   * The data files of {@code planned} that an equality delete applies to, as Iceberg matched them.
+   */
+  private static long filesWithEqualityDeletes(RewritePlanner.PlannedJob planned) {
+    long files = 0;
+    for (int group = 0; group < planned.plan().groups().size(); group++) {
+      for (FileScanTask task : planned.tasks(group)) {
+        if (task.deletes().stream().anyMatch(d -> d.content() == FileContent.EQUALITY_DELETES)) {
+          files++;
+        }
+      }
+    }
+    return files;
+  }
+
+  /**
+   * The policy a job would run with, its dry run, and the v2 default {@code delete-file-threshold}
+   * when it was left out ({@link V2DeleteThreshold}), else null.
+   */
+  private record Planned(
+      TablePolicy policy, RewritePlanner.PlannedJob job, V2DeleteThreshold thresholdLeftOut) {}
+
+  private Planned plan(String name, Table table, TablePolicy policy) {
+    RewritePlanner.PlannedJob planned = dryRun(name, policy);
+    if (planned.plan() != null && V2DeleteThreshold.isDefault(table.properties(), policy)) {
+      V2DeleteThreshold threshold =
+          V2DeleteThreshold.of(planned, policy, targetFileSize(table, policy));
+      if (threshold.leaveOut()) {
+        TablePolicy without = policy.withoutOption(RewriteOptions.DELETE_FILE_THRESHOLD);
+        return new Planned(without, dryRun(name, without), threshold);
+      }
+    }
+    return new Planned(policy, planned, null);
+  }
+
+  private RewritePlanner.PlannedJob dryRun(String name, TablePolicy policy) {
+    return new RewritePlanner(access)
+        .dryRun(new JobSpec(null, name, Map.of(), policy.options(), null, policy.where(), null));
   }
 
   /**

@@ -1,0 +1,151 @@
+package io.icecompact.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.engine.EmbeddedJobRunner;
+import io.icecompact.engine.ProgressListener;
+import io.icecompact.fixtures.FlinkUpsertTable;
+import io.icecompact.fixtures.LiveRows;
+import io.icecompact.fixtures.TestTables;
+import io.icecompact.planner.fleet.Decision;
+import io.icecompact.planner.fleet.FleetAssessor;
+import io.icecompact.planner.fleet.TableAssessment;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Flink upsert table (v2) compacted once into one big file per bucket, at its target size, then
+ * given more checkpoints of upserts: small new files, and equality deletes applying to both. The
+ * sweep never rewrites the big files to drop their deletes: it first compacts only the small files
+ * (the v2 default {@code delete-file-threshold=1} left out, since the files at target hold most of
+ * the bytes it would rewrite), then converts the equality deletes left on the big files, then finds
+ * nothing to do: the converted files' position deletes do not make them candidates again. The live
+ * rows never change.
+ */
+class SweepCompactsSmallFilesThenConvertsTest {
+  private static final String TABLE = "cdc.mixed";
+
+  @TempDir Path warehouse;
+
+  @Test
+  void theSmallFilesAreCompactedThenTheBigFilesDeletesConvertedAndNothingUndoesIt() {
+    Map<String, Long> rows;
+    Set<String> bigFiles;
+    try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
+      bigFiles = buildMixedTable(access);
+      rows = LiveRows.multiset(access.loadTable(TABLE));
+      assertThat(FlinkUpsertTable.Layout.of(access.loadTable(TABLE)).equalityDeleteFiles())
+          .isPositive();
+
+      // sweep 1: the small files only
+      TableAssessment first = new FleetAssessor(access).assess(TABLE);
+      assertThat(first.decision()).as(first.reason()).isEqualTo(Decision.COMPACT);
+      assertThat(first.reason())
+          .contains("delete-file-threshold=1 left out: 4 of the ")
+          .contains("the others keep their equality deletes until a later sweep converts them");
+      assertThat(first.policy().options()).doesNotContainKey("delete-file-threshold");
+      assertThat(first.prediction().dataFilesRead()).isEqualTo(dataFiles(access).size() - 4);
+    }
+    sweep();
+    try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
+      Table table = access.loadTable(TABLE);
+      assertThat(LiveRows.multiset(table)).isEqualTo(rows);
+      assertThat(dataFiles(access)).containsAll(bigFiles).hasSizeLessThanOrEqualTo(4 + 4);
+      assertThat(FlinkUpsertTable.Layout.of(table).equalityDeleteFiles()).isPositive();
+
+      // sweep 2: the equality deletes, now on the big files only, converted
+      TableAssessment second = new FleetAssessor(access).assess(TABLE);
+      assertThat(second.decision())
+          .as(second.reason())
+          .isEqualTo(Decision.CONVERT_EQUALITY_DELETES);
+    }
+    sweep();
+    try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
+      Table table = access.loadTable(TABLE);
+      assertThat(LiveRows.multiset(table)).isEqualTo(rows);
+      assertThat(dataFiles(access)).containsAll(bigFiles);
+      FlinkUpsertTable.Layout layout = FlinkUpsertTable.Layout.of(table);
+      assertThat(layout.equalityDeleteFiles()).isZero();
+      assertThat(layout.positionDeleteFiles()).isPositive();
+
+      // sweep 3: the big files keep their position deletes; nothing else to do
+      TableAssessment third = new FleetAssessor(access).assess(TABLE);
+      assertThat(third.decision()).as(third.reason()).isEqualTo(Decision.SKIP_NO_OP);
+      assertThat(third.reason()).contains("delete-file-threshold=1 left out: 4 of the ");
+    }
+  }
+
+  /**
+   * The table, with its target size set so that the first compaction's files are at 90% of it;
+   * returns those files' locations.
+   */
+  private Set<String> buildMixedTable(TableAccess access) {
+    FlinkUpsertTable.Shape load =
+        new FlinkUpsertTable.Shape(
+            FlinkUpsertTable.Mode.UPSERT, 2, 2, 2, 4, 20_000, 80_000, false, 0.0, 0.09, 27);
+    FlinkUpsertTable cdc =
+        FlinkUpsertTable.create(access.catalog(), TableIdentifier.parse(TABLE), load);
+    new EmbeddedJobRunner(2, ProgressListener.NONE)
+        .run(
+            new JobSpec(
+                null,
+                TABLE,
+                TestTables.catalog(warehouse),
+                Map.of("target-file-size-bytes", Long.toString(128L << 20), "min-input-files", "1"),
+                null,
+                null,
+                null));
+    Table table = access.loadTable(TABLE);
+    Set<String> big = dataFiles(access);
+    assertThat(big).hasSize(4);
+    long mean =
+        FlinkUpsertTable.Layout.of(table).dataBytes()
+            / FlinkUpsertTable.Layout.of(table).dataFiles();
+    table
+        .updateProperties()
+        .set(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(Math.round(mean / 0.9)))
+        .commit();
+    cdc.table().refresh();
+    for (int i = 0; i < 6; i++) {
+      cdc.checkpoint(200);
+    }
+    return big;
+  }
+
+  private void sweep() {
+    List<String> args = new ArrayList<>(List.of("sweep"));
+    args.addAll(TestTables.catalogArgs(warehouse));
+    args.addAll(List.of("--namespace", "cdc"));
+    CliRun run = CliRun.of(args);
+    assertThat(run.exitCode()).as("%s%n%s", run.out(), run.err()).isZero();
+  }
+
+  private static Set<String> dataFiles(TableAccess access) {
+    Set<String> files = new HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = access.loadTable(TABLE).newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        DataFile file = task.file();
+        files.add(file.location());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
+  }
+}
