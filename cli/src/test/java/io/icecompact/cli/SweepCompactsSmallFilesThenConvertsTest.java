@@ -128,9 +128,8 @@ class SweepCompactsSmallFilesThenConvertsTest {
     Table table = access.loadTable(TABLE);
     Set<String> big = dataFiles(access);
     assertThat(big).hasSize(4);
-    long mean =
-        FlinkUpsertTable.Layout.of(table).dataBytes()
-            / FlinkUpsertTable.Layout.of(table).dataFiles();
+    FlinkUpsertTable.Layout compacted = FlinkUpsertTable.Layout.of(table);
+    long mean = compacted.dataBytes() / compacted.dataFiles();
     table
         .updateProperties()
         .set(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(Math.round(mean / 0.9)))

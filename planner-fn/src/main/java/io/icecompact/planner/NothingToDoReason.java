@@ -40,8 +40,9 @@ final class NothingToDoReason {
                 table.properties(),
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT));
-    long min = longOption(RewriteOptions.MIN_FILE_SIZE_BYTES, (long) (target * 0.75));
-    long max = longOption(RewriteOptions.MAX_FILE_SIZE_BYTES, (long) (target * 1.8));
+    FileSizeRange range = FileSizeRange.of(options, target);
+    long min = range.min();
+    long max = range.max();
     long minInputFiles = longOption(RewriteOptions.MIN_INPUT_FILES, 5);
     long deleteFileThreshold = longOption(RewriteOptions.DELETE_FILE_THRESHOLD, Integer.MAX_VALUE);
     double deleteRatio =
@@ -57,7 +58,7 @@ final class NothingToDoReason {
         table.newScan().useSnapshot(snapshotId).filter(filter).ignoreResiduals().planFiles()) {
       for (FileScanTask task : tasks) {
         files++;
-        boolean bySize = task.length() < min || task.length() > max;
+        boolean bySize = !range.contains(task.length());
         if (bySize) {
           sizeCandidates++;
           String partition = task.file().specId() + "/" + task.file().partition();

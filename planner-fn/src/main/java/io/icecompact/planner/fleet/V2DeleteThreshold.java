@@ -4,11 +4,11 @@ import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.core.policy.EqualityDeletesAction;
 import io.icecompact.core.policy.TablePolicy;
 import io.icecompact.core.text.ByteSize;
+import io.icecompact.planner.FileSizeRange;
 import io.icecompact.planner.RewritePlanner;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.actions.SizeBasedFileRewritePlanner;
 
 /**
  * Whether a plan keeps the v2 default {@code delete-file-threshold=1} (docs/fleet.md, the decision
@@ -43,16 +43,7 @@ public record V2DeleteThreshold(
 
   /** The files of {@code planned} and those of them within the planner's size range. */
   static V2DeleteThreshold of(RewritePlanner.PlannedJob planned, TablePolicy policy, long target) {
-    long min =
-        option(
-            policy,
-            RewriteOptions.MIN_FILE_SIZE_BYTES,
-            (long) (target * SizeBasedFileRewritePlanner.MIN_FILE_SIZE_DEFAULT_RATIO));
-    long max =
-        option(
-            policy,
-            RewriteOptions.MAX_FILE_SIZE_BYTES,
-            (long) (target * SizeBasedFileRewritePlanner.MAX_FILE_SIZE_DEFAULT_RATIO));
+    FileSizeRange range = FileSizeRange.of(policy.options(), target);
     long files = 0;
     long bytes = 0;
     long atTargetFiles = 0;
@@ -61,8 +52,7 @@ public record V2DeleteThreshold(
       for (FileScanTask task : planned.tasks(group)) {
         files++;
         bytes += task.length();
-        // the planner's own test for "outside the desired size range", inverted
-        if (task.length() >= min && task.length() <= max) {
+        if (range.contains(task.length())) {
           atTargetFiles++;
           atTargetBytes += task.length();
         }
@@ -90,10 +80,5 @@ public record V2DeleteThreshold(
         ByteSize.readable(atTargetBytes),
         ByteSize.readable(plannedBytes),
         RewriteOptions.DELETE_RATIO_THRESHOLD);
-  }
-
-  private static long option(TablePolicy policy, String name, long otherwise) {
-    String value = policy.options().get(name);
-    return value == null ? otherwise : Long.parseLong(value.trim());
   }
 }
