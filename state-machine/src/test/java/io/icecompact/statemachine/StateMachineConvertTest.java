@@ -414,13 +414,12 @@ class StateMachineConvertTest extends StateMachineTestBase {
   }
 
   @Test
-  void workerReadsMeetingSeededThrottlesAndResetsStillConvertEveryGroupOfAV3Table() {
+  void workerReadsMeetingThrottlesAndResetsStillConvertEveryGroupOfAV3Table() {
     Table table = createUpsertTable(jdbcCatalog(), Shape.small(Mode.UPSERT, 3, false));
     Before before = Before.of(table);
     for (S3Fault fault :
         List.of(S3Fault.slowDown(), S3Fault.connectionReset(), S3Fault.resetMidResponse())) {
-      faults.inject(
-          S3FaultRule.of(fault).onMethod("GET").onKeys("/data/").withProbability(0.2).times(10));
+      faults.inject(S3FaultRule.of(fault).onMethod("GET").onKeys("/data/").everyNth(4).times(10));
     }
 
     ExecutionResult result = run(convertInput(faultyJdbcCatalog()));

@@ -139,12 +139,11 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
   // ---- rewrite ----
 
   @Test
-  void workerReadsMeetingSeededThrottlesAndResetsStillRewriteEveryGroupOfAV3Table() {
+  void workerReadsMeetingThrottlesAndResetsStillRewriteEveryGroupOfAV3Table() {
     Map<String, Long> model = LiveRows.multiset(createTable(V3));
     for (S3Fault fault :
         List.of(S3Fault.slowDown(), S3Fault.connectionReset(), S3Fault.resetMidResponse())) {
-      faults.inject(
-          S3FaultRule.of(fault).onMethod("GET").onKeys("/data/").withProbability(0.2).times(10));
+      faults.inject(S3FaultRule.of(fault).onMethod("GET").onKeys("/data/").everyNth(4).times(10));
     }
 
     ExecutionResult result = run(input(faultyCatalog()));
@@ -335,17 +334,9 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
         },
         model);
     faults.inject(
-        S3FaultRule.of(S3Fault.slowDown())
-            .onMethod("GET")
-            .onKeys("/data/")
-            .withProbability(0.3)
-            .times(8));
+        S3FaultRule.of(S3Fault.slowDown()).onMethod("GET").onKeys("/data/").everyNth(3).times(8));
     faults.inject(
-        S3FaultRule.of(S3Fault.slowDown())
-            .onMethod("PUT")
-            .onKeys("/data/")
-            .withProbability(0.3)
-            .times(4));
+        S3FaultRule.of(S3Fault.slowDown()).onMethod("PUT").onKeys("/data/").everyNth(3).times(4));
 
     ExecutionResult result = run(input(faultyCatalog()));
 
@@ -384,7 +375,7 @@ class StateMachineS3FaultTest extends StateMachineTestBase {
         S3FaultRule.of(S3Fault.internalError())
             .onMethod("GET")
             .onKeys("/data/")
-            .withProbability(0.3)
+            .everyNth(3)
             .times(6));
 
     ExecutionResult result = run(input(faultyCatalog()));

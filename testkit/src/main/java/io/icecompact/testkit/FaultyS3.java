@@ -241,6 +241,9 @@ public final class FaultyS3 implements AutoCloseable {
   private synchronized Optional<S3Fault> decide(HttpRequestHead head) {
     for (RuleState rule : rules) {
       if (rule.left > 0 && rule.rule.matches(head.method, head.bucket, head.key)) {
+        if (++rule.matched % rule.rule.every() != 0) {
+          continue;
+        }
         String request = head.method + " " + head.bucket + "/" + head.key;
         int occurrence = rule.seen.merge(request, 1, Integer::sum);
         long draw =
@@ -365,6 +368,7 @@ public final class FaultyS3 implements AutoCloseable {
     final S3FaultRule rule;
     final int index;
     final Map<String, Integer> seen = new HashMap<>();
+    int matched;
     int left;
 
     RuleState(S3FaultRule rule, int index) {

@@ -230,4 +230,35 @@ class FaultyS3Test {
     assertThat(runs.get(0)).isNotEmpty().isEqualTo(runs.get(1));
     assertThat(runs.get(0).stream().distinct().count()).isLessThan(keys.size());
   }
+
+  @Test
+  void everyNthFaultsTheNthMatchingRequestsWhateverTheirKeys() {
+    List<String> keys = List.of(key(), key(), key(), key(), key(), key(), key(), key());
+    keys.forEach(key -> put(key, "v"));
+    faults.inject(S3FaultRule.of(S3Fault.internalError()).onMethod("HEAD").everyNth(3).times(2));
+
+    try (S3Client once =
+        S3Client.builder()
+            .endpointOverride(faults.endpoint())
+            .region(Region.of(LocalS3.REGION))
+            .forcePathStyle(true)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
+            .httpClient(UrlConnectionHttpClient.create())
+            .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+            .build()) {
+      for (String key : keys) {
+        try {
+          once.headObject(b -> b.bucket(BUCKET).key(key));
+        } catch (S3Exception expected) {
+          // the 3rd and 6th
+        }
+      }
+    }
+
+    assertThat(faults.injected())
+        .extracting(InjectedFault::key)
+        .containsExactly(keys.get(2), keys.get(5));
+  }
 }
