@@ -235,6 +235,33 @@ class EqualityDeleteDecisionTest {
     assertThat(json).containsOnlyOnce("\"action\":\"convert-equality-deletes\"");
   }
 
+  /**
+   * {@code icecompact.where} scopes the choice as it scopes the jobs: deletes that apply only to
+   * data files outside it start no conversion (which would find nothing, every sweep).
+   */
+  @Test
+  void onlyTheDataFilesTheTablesWhereSelectsCount() {
+    TableAssessment outside = assessWithWhere(SIZED, "id < 0");
+    assertThat(outside.decision()).isEqualTo(Decision.SKIP_NO_OP);
+    assertThat(outside.equalityDeletes()).isNull();
+    assertThat(outside.reason()).doesNotContain("equality delete");
+
+    TableAssessment inside = assessWithWhere(SIZED, "id >= 0");
+    assertThat(inside.decision()).isEqualTo(Decision.CONVERT_EQUALITY_DELETES);
+    assertThat(inside.equalityDeletes().dataFiles()).isEqualTo(expected(SIZED).dataFiles());
+  }
+
+  private static TableAssessment assessWithWhere(String table, String where) {
+    try (TableAccess access = new TableAccess(TestTables.catalog(warehouse))) {
+      access.loadTable(table).updateProperties().set("icecompact.where", where).commit();
+      try {
+        return assess(table);
+      } finally {
+        access.loadTable(table).updateProperties().remove("icecompact.where").commit();
+      }
+    }
+  }
+
   /** In its own namespace, so the sweep plan above does not see it. */
   @Test
   void aTableWithoutEqualityDeletesGetsNoEstimate() {

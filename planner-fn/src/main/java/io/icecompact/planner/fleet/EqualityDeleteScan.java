@@ -17,6 +17,7 @@ import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PartitionMap;
@@ -118,8 +119,12 @@ public record EqualityDeleteScan(
   /**
    * The data files {@code snapshot}'s live equality deletes apply to; null when none applies to any
    * (no equality delete file, or each is older than every data file of its partition).
+   *
+   * @param rowFilter the table's {@code icecompact.where}: only data files it may select count, by
+   *     partition and column bounds as the conversion's scan selects them (Iceberg's manifest row
+   *     filter); a job that cannot reach a table's deletes is not worth choosing
    */
-  public static EqualityDeleteScan of(Table table, Snapshot snapshot) {
+  public static EqualityDeleteScan of(Table table, Snapshot snapshot, Expression rowFilter) {
     FileIO io = table.io();
     Map<Integer, PartitionSpec> specs = table.specs();
     PartitionMap<List<Delete>> deletesByPartition = PartitionMap.create(specs);
@@ -177,7 +182,7 @@ public record EqualityDeleteScan(
     long withSizes = 0;
     for (ManifestFile manifest : snapshot.dataManifests(io)) {
       try (ManifestReader<DataFile> reader =
-          ManifestFiles.read(manifest, io, specs).select(DATA_COLUMNS)) {
+          ManifestFiles.read(manifest, io, specs).filterRows(rowFilter).select(DATA_COLUMNS)) {
         for (DataFile file : reader) {
           long sequence = file.dataSequenceNumber();
           List<Delete> inPartition = deletesByPartition.get(file.specId(), file.partition());

@@ -4,6 +4,7 @@ import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.InvalidTablePolicyException;
+import io.icecompact.core.filter.JobFilter;
 import io.icecompact.core.job.JobAction;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlannedGroup;
@@ -360,7 +361,11 @@ public final class FleetAssessor {
     if (health.equalityDeleteFiles() == 0 || health.snapshotId() == null) {
       return null;
     }
-    EqualityDeleteScan scan = EqualityDeleteScan.of(table, table.snapshot(health.snapshotId()));
+    EqualityDeleteScan scan =
+        EqualityDeleteScan.of(
+            table,
+            table.snapshot(health.snapshotId()),
+            JobFilter.resolve(null, policy.where(), table.schema()));
     return scan == null ? null : EqualityDeleteCosts.of(scan, targetFileSize(table, policy));
   }
 
