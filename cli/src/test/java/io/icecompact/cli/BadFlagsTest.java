@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.options.RewriteOptions;
 import io.icecompact.fixtures.TestTables;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -432,9 +431,9 @@ class BadFlagsTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("badFlags")
-  void exitsTwoNamingTheFlagAndWritesNothing(String name, List<String> args, String expected)
-      throws Exception {
-    Path newDir = Files.createTempDirectory("bad-flags-").resolve("never-created");
+  void exitsTwoNamingTheFlagAndWritesNothing(
+      String name, List<String> args, String expected, @TempDir Path scratch) throws Exception {
+    Path newDir = scratch.resolve("never-created");
     List<String> expanded = expand(args, newDir);
 
     CliRun run = CliRun.of(expanded);
