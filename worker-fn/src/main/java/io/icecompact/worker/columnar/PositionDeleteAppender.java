@@ -32,6 +32,7 @@ import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
@@ -55,6 +56,10 @@ public final class PositionDeleteAppender<T> implements FileAppender<PositionDel
   private static final MessageType FILE_SCHEMA = ParquetSchemaUtil.convert(SCHEMA, "table");
   private static final String PATH = MetadataColumns.DELETE_FILE_PATH.name();
   private static final String POS = MetadataColumns.DELETE_FILE_POS.name();
+
+  /** As Iceberg's {@code Parquet.DeleteWriteBuilder} sets them for position deletes. */
+  private static final Map<String, String> FOOTER_KEY_VALUES =
+      Map.of("iceberg.schema", SchemaParser.toJson(SCHEMA), "delete-type", "position");
 
   /**
    * The delete settings and the data settings each falls back to, as Iceberg's builder reads them.
@@ -82,14 +87,7 @@ public final class PositionDeleteAppender<T> implements FileAppender<PositionDel
    * closes the appender (Iceberg's {@code PositionDeleteWriter} does).
    */
   public PositionDeleteAppender(OutputFile file, Map<String, String> tableProperties) {
-    Map<String, String> properties = new HashMap<>(tableProperties);
-    DELETE_SETTINGS.forEach(
-        (delete, data) -> {
-          if (tableProperties.containsKey(delete)) {
-            properties.put(data, tableProperties.get(delete));
-          }
-        });
-    WriteSettings settings = new WriteSettings(properties);
+    WriteSettings settings = deleteSettings(tableProperties);
     this.output = new ParquetOutputOf(file);
     try {
       this.writer =
@@ -120,13 +118,27 @@ public final class PositionDeleteAppender<T> implements FileAppender<PositionDel
     }
   }
 
+  /** The table's settings for delete files, each falling back to the data files' setting. */
+  private static WriteSettings deleteSettings(Map<String, String> tableProperties) {
+    Map<String, String> properties = new HashMap<>(tableProperties);
+    DELETE_SETTINGS.forEach(
+        (delete, data) -> {
+          if (tableProperties.containsKey(delete)) {
+            properties.put(data, tableProperties.get(delete));
+          }
+        });
+    return new WriteSettings(properties);
+  }
+
   /**
    * Writes the positions, ascending, of one data file ({@code dataFile}) into {@code file} with the
    * table's settings and returns its delete file as Iceberg's {@code PositionDeleteWriter} makes it
    * for a file naming one data file: split offsets, size and the footer's metrics with the bounds
    * (which name the data file) kept and the value counts dropped. Not through that writer, because
    * it hashes every row's path into a set to learn which data files the file names (a fifth of
-   * writing a conversion's delete files, profiled); here there is one. Unencrypted files only.
+   * writing a conversion's delete files, profiled); here there is one. Written page by page ({@link
+   * PositionDeletePages}) when the positions fit one row group, else through this appender.
+   * Unencrypted files only.
    */
   public static DeleteFile writeOneDataFile(
       OutputFile file,
@@ -135,29 +147,64 @@ public final class PositionDeleteAppender<T> implements FileAppender<PositionDel
       StructLike partition,
       String dataFile,
       long[] positions) {
-    PositionDeleteAppender<Object> appender = new PositionDeleteAppender<>(file, tableProperties);
-    PositionDelete<Object> delete = PositionDelete.create();
-    try (appender) {
-      for (long position : positions) {
-        appender.add(delete.set(dataFile, position));
+    WriteSettings settings = deleteSettings(tableProperties);
+    ParquetMetadata footer;
+    long length;
+    if (PositionDeletePages.fits(positions.length, settings)) {
+      ParquetOutputOf output = new ParquetOutputOf(file);
+      try (PageCompressor compressor = compressor(settings)) {
+        footer =
+            PositionDeletePages.write(
+                output, FILE_SCHEMA, FOOTER_KEY_VALUES, settings, compressor, dataFile, positions);
+      } catch (IOException e) {
+        output.closeQuietly();
+        throw new UncheckedIOException("Cannot write position deletes of " + dataFile, e);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write position deletes of " + dataFile, e);
+      length = output.finalLength();
+    } else {
+      PositionDeleteAppender<Object> appender = new PositionDeleteAppender<>(file, tableProperties);
+      PositionDelete<Object> delete = PositionDelete.create();
+      try (appender) {
+        for (long position : positions) {
+          appender.add(delete.set(dataFile, position));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot write position deletes of " + dataFile, e);
+      }
+      footer = appender.footer;
+      length = appender.length();
     }
     return FileMetadata.deleteFileBuilder(spec)
         .ofPositionDeletes()
         .withFormat(FileFormat.PARQUET)
         .withPath(file.location())
         .withPartition(partition)
-        .withSplitOffsets(appender.splitOffsets())
-        .withFileSizeInBytes(appender.length())
+        .withSplitOffsets(ParquetUtil.getSplitOffsets(footer))
+        .withFileSizeInBytes(length)
         .withMetrics(
             MetricsUtil.copyWithoutFieldCounts(
-                appender.metrics(),
+                ParquetUtil.footerMetrics(
+                    footer, Stream.empty(), MetricsConfig.forPositionDelete()),
                 Set.of(
                     MetadataColumns.DELETE_FILE_PATH.fieldId(),
                     MetadataColumns.DELETE_FILE_POS.fieldId())))
         .build();
+  }
+
+  /**
+   * A compressor for one file: parquet-java's for other codecs than ZSTD, with a small buffer to
+   * start with (see the constructor).
+   */
+  private static PageCompressor compressor(WriteSettings settings) {
+    return new PageCompressor(
+        settings.codec,
+        settings.compressionLevel,
+        settings.codec == CompressionCodecName.ZSTD
+            ? null
+            : new ParquetCodecFactory(
+                    WriteSettings.codecConf(settings.codec, settings.compressionLevel),
+                    INITIAL_COMPRESSION_BUFFER)
+                .getCompressor(settings.codec));
   }
 
   @Override
@@ -230,7 +277,7 @@ public final class PositionDeleteAppender<T> implements FileAppender<PositionDel
 
     @Override
     public WriteContext init(Configuration configuration) {
-      return new WriteContext(FILE_SCHEMA, Map.of("iceberg.schema", SchemaParser.toJson(SCHEMA)));
+      return new WriteContext(FILE_SCHEMA, FOOTER_KEY_VALUES);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.icecompact.worker.columnar;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.LocalWarehouse;
@@ -30,16 +31,19 @@ import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The position delete files the conversion writes are Iceberg's: the same delete file metadata
- * (metrics, bounds, the data file they reference), the same Parquet schema and footer key, the
- * table's delete codec, and the positions read back by Iceberg's reader.
+ * (metrics, bounds, the data file they reference), the same Parquet schema and footer keys, the
+ * table's delete codec, encodings, row groups and pages, and the positions read back by Iceberg's
+ * reader; from pages ({@link PositionDeletePages}) and, past a row group, the record writer.
  */
 class PositionDeleteAppenderTest {
   private static final Schema SCHEMA =
@@ -48,17 +52,26 @@ class PositionDeleteAppenderTest {
           Types.NestedField.optional(2, "region", Types.StringType.get()));
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"table default", "gzip", "snappy"})
-  void writesWhatIcebergsWriterWrites(String deleteCodec, @TempDir Path dir) throws IOException {
+  @ValueSource(strings = {"table default", "gzip", "snappy", "uncompressed", "64 KB row groups"})
+  void writesWhatIcebergsWriterWrites(String settings, @TempDir Path dir) throws IOException {
     try (TableAccess access = new TableAccess(LocalWarehouse.catalogProperties(dir))) {
       Map<String, String> properties =
-          deleteCodec.equals("table default")
-              ? Map.of(TableProperties.FORMAT_VERSION, "2")
-              : Map.of(
-                  TableProperties.FORMAT_VERSION,
-                  "2",
-                  TableProperties.DELETE_PARQUET_COMPRESSION,
-                  deleteCodec);
+          switch (settings) {
+            case "table default" -> Map.of(TableProperties.FORMAT_VERSION, "2");
+            // more positions than a row group holds: written through the record writer
+            case "64 KB row groups" ->
+                Map.of(
+                    TableProperties.FORMAT_VERSION,
+                    "2",
+                    TableProperties.DELETE_PARQUET_ROW_GROUP_SIZE_BYTES,
+                    "65536");
+            default ->
+                Map.of(
+                    TableProperties.FORMAT_VERSION,
+                    "2",
+                    TableProperties.DELETE_PARQUET_COMPRESSION,
+                    settings);
+          };
       PartitionSpec spec = PartitionSpec.builderFor(SCHEMA).identity("region").build();
       Table table =
           access.catalog().createTable(TableIdentifier.parse("db.t"), SCHEMA, spec, properties);
@@ -113,13 +126,12 @@ class PositionDeleteAppenderTest {
       assertThat(written.valueCounts()).isEqualTo(icebergs.valueCounts());
       assertThat(written.nullValueCounts()).isEqualTo(icebergs.nullValueCounts());
       assertThat(written.columnSizes().keySet()).isEqualTo(icebergs.columnSizes().keySet());
-      assertThat(written.splitOffsets()).isEqualTo(icebergs.splitOffsets());
       assertThat(written.referencedDataFile()).isEqualTo(icebergs.referencedDataFile());
       assertThat(written.keyMetadata()).isEqualTo(icebergs.keyMetadata());
       // the appender under Iceberg's writer makes the same metadata as writeOneDataFile
       assertThat(underIcebergsWriter.valueCounts()).isEqualTo(written.valueCounts());
       assertThat(underIcebergsWriter.lowerBounds()).isEqualTo(written.lowerBounds());
-      assertThat(underIcebergsWriter.fileSizeInBytes()).isEqualTo(written.fileSizeInBytes());
+      assertThat(underIcebergsWriter.splitOffsets()).isEqualTo(written.splitOffsets());
       assertThat(ContentFileUtil.referencedDataFileLocation(written)).isEqualTo(dataFile);
       assertThat(written.fileSizeInBytes())
           .isEqualTo(table.io().newInputFile(written.location()).getLength());
@@ -128,18 +140,32 @@ class PositionDeleteAppenderTest {
       ParquetMetadata icebergFooter = footer(table, icebergs);
       assertThat(ourFooter.getFileMetaData().getSchema())
           .isEqualTo(icebergFooter.getFileMetaData().getSchema());
-      assertThat(ourFooter.getFileMetaData().getKeyValueMetaData().get("iceberg.schema"))
-          .isEqualTo(icebergFooter.getFileMetaData().getKeyValueMetaData().get("iceberg.schema"));
-      assertThat(ourFooter.getBlocks().get(0).getColumns().get(0).getCodec())
-          .isEqualTo(icebergFooter.getBlocks().get(0).getColumns().get(0).getCodec());
-      for (int column = 0; column < 2; column++) {
-        ColumnChunkMetaData ourChunk = ourFooter.getBlocks().get(0).getColumns().get(column);
-        ColumnChunkMetaData icebergChunk =
-            icebergFooter.getBlocks().get(0).getColumns().get(column);
-        assertThat(ourChunk.getEncodings())
-            .as("encodings of %s", ourChunk.getPath())
-            .isEqualTo(icebergChunk.getEncodings());
-        assertThat(ourChunk.hasDictionaryPage()).isEqualTo(icebergChunk.hasDictionaryPage());
+      assertThat(ourFooter.getFileMetaData().getKeyValueMetaData())
+          .isEqualTo(icebergFooter.getFileMetaData().getKeyValueMetaData());
+      if (settings.equals("64 KB row groups")) {
+        // the record writer ends row groups by its sampled size checks, which see the pos
+        // column's plain pages where Iceberg's first builds a dictionary: not at the same rows
+        assertThat(ourFooter.getBlocks()).hasSizeGreaterThan(1);
+        assertThat(written.splitOffsets()).hasSameSizeAs(ourFooter.getBlocks());
+      } else {
+        assertThat(written.splitOffsets()).isEqualTo(icebergs.splitOffsets());
+        assertThat(ourFooter.getBlocks()).hasSize(1).hasSameSizeAs(icebergFooter.getBlocks());
+        for (int column = 0; column < 2; column++) {
+          ColumnChunkMetaData ourChunk = ourFooter.getBlocks().get(0).getColumns().get(column);
+          ColumnChunkMetaData icebergChunk =
+              icebergFooter.getBlocks().get(0).getColumns().get(column);
+          assertThat(ourChunk.getCodec()).isEqualTo(icebergChunk.getCodec());
+          assertThat(ourChunk.getEncodings())
+              .as("encodings of %s", ourChunk.getPath())
+              .isEqualTo(icebergChunk.getEncodings());
+          assertThat(ourChunk.hasDictionaryPage()).isEqualTo(icebergChunk.hasDictionaryPage());
+          assertThat(ourChunk.getStatistics()).isEqualTo(icebergChunk.getStatistics());
+          assertThat(ourChunk.getTotalUncompressedSize())
+              .as("uncompressed size of %s", ourChunk.getPath())
+              .isCloseTo(icebergChunk.getTotalUncompressedSize(), withinPercentage(20));
+        }
+        // pages where Iceberg's writer ends them, each in the column and offset indexes
+        assertThat(pages(table, written)).isEqualTo(pages(table, icebergs));
       }
 
       assertThat(readBack(table, written)).isEqualTo(readBack(table, icebergs));
@@ -159,6 +185,36 @@ class PositionDeleteAppenderTest {
       }
     }
     return writer.toDeleteFile();
+  }
+
+  /**
+   * Each column chunk's pages: their count, and for the positions the first row of each (the path
+   * column's page ends are parquet-java's sampled estimate; ours fall within a row group of them).
+   */
+  private static List<String> pages(Table table, DeleteFile file) throws IOException {
+    List<String> pages = new ArrayList<>();
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new ParquetInputOf(table.io().newInputFile(file.location())),
+            ReadOptions.builder().build())) {
+      for (BlockMetaData block : reader.getFooter().getBlocks()) {
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+          OffsetIndex offsets = reader.readOffsetIndex(chunk);
+          assertThat(reader.readColumnIndex(chunk)).isNotNull();
+          List<Long> firstRows = new ArrayList<>();
+          for (int page = 0; page < offsets.getPageCount(); page++) {
+            firstRows.add(offsets.getFirstRowIndex(page));
+          }
+          pages.add(
+              chunk.getPath()
+                  + ": "
+                  + (chunk.getPath().toDotString().equals("pos")
+                      ? firstRows.toString()
+                      : firstRows.size() + " pages"));
+        }
+      }
+    }
+    return pages;
   }
 
   private static ParquetMetadata footer(Table table, DeleteFile file) throws IOException {
