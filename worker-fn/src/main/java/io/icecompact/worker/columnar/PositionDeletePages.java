@@ -116,17 +116,20 @@ final class PositionDeletePages {
             dictionary.length,
             1,
             Encoding.PLAIN_DICTIONARY));
+    int width = BytesUtils.getWidthFromMaxInt(0); // one entry: 0 bits an id
     for (int start = 0; start < rows; start += pageRows) {
       int count = Math.min(pageRows, rows - start);
-      // the ids after a byte holding their bit width (0: one entry), as parquet-java lays them out
+      // the ids after a byte holding their bit width, as parquet-java lays them out
       byte[] ids;
       try (RunLengthBitPackingHybridEncoder encoder =
           new RunLengthBitPackingHybridEncoder(
-              BytesUtils.getWidthFromMaxInt(0), 64, 1024, HeapByteBufferAllocator.getInstance())) {
+              width, 64, 1024, HeapByteBufferAllocator.getInstance())) {
         for (int i = 0; i < count; i++) {
           encoder.writeInt(0);
         }
-        ids = BytesInput.concat(BytesInput.from(new byte[] {0}), encoder.toBytes()).toByteArray();
+        ids =
+            BytesInput.concat(BytesInput.from(new byte[] {(byte) width}), encoder.toBytes())
+                .toByteArray();
       }
       Statistics<?> statistics = Statistics.createStats(column.getPrimitiveType());
       statistics.updateStats(path);
