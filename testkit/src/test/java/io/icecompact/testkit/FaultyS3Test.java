@@ -57,6 +57,20 @@ class FaultyS3Test {
     return "t/data/file-" + KEYS.incrementAndGet() + ".bin";
   }
 
+  /** A client through the proxy that sends each request once: every fault reaches the caller. */
+  private static S3Client clientWithoutRetries() {
+    return S3Client.builder()
+        .endpointOverride(faults.endpoint())
+        .region(Region.of(LocalS3.REGION))
+        .forcePathStyle(true)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
+        .httpClient(UrlConnectionHttpClient.create())
+        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+        .build();
+  }
+
   private static void put(String key, String text) {
     s3.client()
         .putObject(
@@ -186,17 +200,7 @@ class FaultyS3Test {
     String key = key();
     faults.inject(S3FaultRule.of(S3Fault.resetMidResponse()).onKeys(key).onMethod("PUT").times(1));
 
-    try (S3Client once =
-        S3Client.builder()
-            .endpointOverride(faults.endpoint())
-            .region(Region.of(LocalS3.REGION))
-            .forcePathStyle(true)
-            .credentialsProvider(
-                StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
-            .httpClient(UrlConnectionHttpClient.create())
-            .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
-            .build()) {
+    try (S3Client once = clientWithoutRetries()) {
       assertThatThrownBy(
               () ->
                   once.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("landed")))
@@ -237,17 +241,7 @@ class FaultyS3Test {
     keys.forEach(key -> put(key, "v"));
     faults.inject(S3FaultRule.of(S3Fault.internalError()).onMethod("HEAD").everyNth(3).times(2));
 
-    try (S3Client once =
-        S3Client.builder()
-            .endpointOverride(faults.endpoint())
-            .region(Region.of(LocalS3.REGION))
-            .forcePathStyle(true)
-            .credentialsProvider(
-                StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
-            .httpClient(UrlConnectionHttpClient.create())
-            .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
-            .build()) {
+    try (S3Client once = clientWithoutRetries()) {
       for (String key : keys) {
         try {
           once.headObject(b -> b.bucket(BUCKET).key(key));
