@@ -101,17 +101,23 @@ class StateMachineConvertTest extends StateMachineTestBase {
 
   static Stream<Arguments> shapes() {
     return Stream.of(
-        Arguments.of("v2, position delete files", Shape.small(Mode.UPSERT, 2, false)),
-        Arguments.of("v3 composite key, deletion vectors", Shape.small(Mode.UPSERT, 3, true)));
+        Arguments.of("v2, position delete files", Shape.small(Mode.UPSERT, 2, false), false),
+        Arguments.of(
+            "v3 composite key, deletion vectors", Shape.small(Mode.UPSERT, 3, true), false),
+        // Iceberg's DynamoDbCatalog commits by a conditional write on its own table
+        Arguments.of(
+            "v2, DynamoDB catalog, position delete files",
+            Shape.small(Mode.UPSERT, 2, false),
+            true));
   }
 
   // ---- the happy path, against the embedded runner ----
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("shapes")
-  void convertsEveryEqualityDeleteOfAnUpsertTableAsTheEmbeddedRunnerDoes(String name, Shape shape)
-      throws Exception {
-    Map<String, String> catalog = jdbcCatalog();
+  void convertsEveryEqualityDeleteOfAnUpsertTableAsTheEmbeddedRunnerDoes(
+      String name, Shape shape, boolean dynamoDbCatalog) throws Exception {
+    Map<String, String> catalog = dynamoDbCatalog ? dynamoDbCatalog() : jdbcCatalog();
     Table table = createUpsertTable(catalog, shape);
     Before before = Before.of(table);
     assertThat(before.equalityDeletes()).isNotEmpty();
