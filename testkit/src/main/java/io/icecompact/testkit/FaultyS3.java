@@ -154,19 +154,23 @@ public final class FaultyS3 implements AutoCloseable {
   public synchronized S3Client client() {
     start();
     if (client == null) {
-      client =
-          S3Client.builder()
-              .endpointOverride(endpoint)
-              .region(Region.of(LocalS3.REGION))
-              .forcePathStyle(true)
-              .credentialsProvider(
-                  StaticCredentialsProvider.create(
-                      AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
-              .httpClient(UrlConnectionHttpClient.create())
-              .overrideConfiguration(o -> o.retryStrategy(fastRetries()))
-              .build();
+      client = newClient(fastRetries());
     }
     return client;
+  }
+
+  /** A new SDK client through this proxy with {@code retries}; the caller closes it. */
+  S3Client newClient(RetryStrategy retries) {
+    return S3Client.builder()
+        .endpointOverride(endpoint())
+        .region(Region.of(LocalS3.REGION))
+        .forcePathStyle(true)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
+        .httpClient(UrlConnectionHttpClient.create())
+        .overrideConfiguration(o -> o.retryStrategy(retries))
+        .build();
   }
 
   private static RetryStrategy fastRetries() {

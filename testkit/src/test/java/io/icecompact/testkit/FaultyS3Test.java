@@ -18,13 +18,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
@@ -59,16 +55,7 @@ class FaultyS3Test {
 
   /** A client through the proxy that sends each request once: every fault reaches the caller. */
   private static S3Client clientWithoutRetries() {
-    return S3Client.builder()
-        .endpointOverride(faults.endpoint())
-        .region(Region.of(LocalS3.REGION))
-        .forcePathStyle(true)
-        .credentialsProvider(
-            StaticCredentialsProvider.create(
-                AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
-        .httpClient(UrlConnectionHttpClient.create())
-        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
-        .build();
+    return faults.newClient(AwsRetryStrategy.doNotRetry());
   }
 
   private static void put(String key, String text) {
