@@ -71,7 +71,7 @@ public final class CareForTableHandler
     List<CareStep> careSteps = require("steps", input.steps());
     scope.check(job);
     scope.checkLocation("work location", workLocation);
-    try (TableAccess access = new TableAccess(job.catalogProperties())) {
+    try (TableAccess access = new TableAccess(scope.catalogProperties(job.catalogProperties()))) {
       // care commits to the table and deletes under its locations: the planner's bounds, checked
       // here too
       scope.checkTableLocations(access.loadTable(job.table()));

@@ -55,7 +55,7 @@ public final class CommitSnapshotHandler
     LeaseGrant held = require("lease", input.lease());
     scope.check(job);
     scope.checkLocation("work location", plan.workLocation());
-    try (TableAccess access = new TableAccess(job.catalogProperties())) {
+    try (TableAccess access = new TableAccess(scope.catalogProperties(job.catalogProperties()))) {
       JobCommitter committer =
           new JobCommitter(
               access,

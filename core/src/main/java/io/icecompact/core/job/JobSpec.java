@@ -57,6 +57,12 @@ public record JobSpec(
         jobId, table, catalogProperties, options, filter, where, workLocation, action);
   }
 
+  /** The same spec reaching its table through {@code catalogProperties}. */
+  public JobSpec withCatalogProperties(Map<String, String> catalogProperties) {
+    return new JobSpec(
+        jobId, table, catalogProperties, options, filter, where, workLocation, action);
+  }
+
   /** The same spec with a fresh job id when none was given. */
   public JobSpec withJobIdIfAbsent() {
     if (jobId != null && !jobId.isBlank()) {

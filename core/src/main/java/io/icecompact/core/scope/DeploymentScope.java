@@ -18,21 +18,35 @@ import org.apache.iceberg.Table;
  * in which a part {@code *} matches any one part ({@code analytics.*}, {@code *.*}); {@code
  * ALLOWED_LOCATIONS}, comma-separated location prefixes ({@code s3://bucket/warehouse/}). An unset
  * or empty variable allows everything: the embedded runner and a deployment that chose no bound.
+ * {@code CATALOG_PROPERTIES}: the deployed catalog ({@link DeployedCatalog}), which an input may
+ * not change; every step reaches the table through {@link #catalogProperties}.
  *
  * @param tablePatterns each pattern split into its parts; empty = any table
  * @param locationPrefixes location prefixes, each ending with "/"; empty = any location
+ * @param catalog the deployed catalog; none = each input names its own
  */
-public record DeploymentScope(List<List<String>> tablePatterns, List<String> locationPrefixes) {
+public record DeploymentScope(
+    List<List<String>> tablePatterns, List<String> locationPrefixes, DeployedCatalog catalog) {
   public static final String ALLOWED_TABLES_ENV = "ALLOWED_TABLES";
   public static final String ALLOWED_LOCATIONS_ENV = "ALLOWED_LOCATIONS";
 
   public DeploymentScope {
     tablePatterns = List.copyOf(tablePatterns);
     locationPrefixes = List.copyOf(locationPrefixes);
+    catalog = catalog == null ? DeployedCatalog.none() : catalog;
+  }
+
+  public DeploymentScope(List<List<String>> tablePatterns, List<String> locationPrefixes) {
+    this(tablePatterns, locationPrefixes, DeployedCatalog.none());
   }
 
   public static DeploymentScope unrestricted() {
     return new DeploymentScope(List.of(), List.of());
+  }
+
+  /** The same bounds with {@code catalog} deployed. */
+  public DeploymentScope withCatalog(DeployedCatalog catalog) {
+    return new DeploymentScope(tablePatterns, locationPrefixes, catalog);
   }
 
   public static DeploymentScope fromEnvironment() {
@@ -40,7 +54,9 @@ public record DeploymentScope(List<List<String>> tablePatterns, List<String> loc
   }
 
   static DeploymentScope fromEnvironment(Map<String, String> environment) {
-    return parse(environment.get(ALLOWED_TABLES_ENV), environment.get(ALLOWED_LOCATIONS_ENV));
+    return parse(environment.get(ALLOWED_TABLES_ENV), environment.get(ALLOWED_LOCATIONS_ENV))
+        .withCatalog(
+            DeployedCatalog.parse(environment.get(DeployedCatalog.CATALOG_PROPERTIES_ENV)));
   }
 
   /**
@@ -55,14 +71,24 @@ public record DeploymentScope(List<List<String>> tablePatterns, List<String> loc
   }
 
   /**
-   * The job's table, and its work location when it names one; the planner checks the rest once it
-   * knows them.
+   * The job's table, its catalog properties and its work location when it names one; the planner
+   * checks the rest once it knows them.
    */
   public void check(JobSpec job) {
     checkTable(job.table());
+    catalogProperties(job.catalogProperties());
     if (job.workLocation() != null && !job.workLocation().isBlank()) {
       checkLocation("work_location", job.workLocation());
     }
+  }
+
+  /**
+   * The catalog properties every step reaches the table with, for an input that asked for {@code
+   * requested}: the deployed catalog's when there is one ({@link DeployedCatalog#resolve}, which
+   * refuses an input that would change them), else the input's.
+   */
+  public Map<String, String> catalogProperties(Map<String, String> requested) {
+    return catalog.resolve(requested, "catalog_properties");
   }
 
   public void checkTable(String table) {

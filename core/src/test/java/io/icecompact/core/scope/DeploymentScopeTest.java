@@ -56,10 +56,12 @@ class DeploymentScopeTest {
 
   @Test
   void aJobIsCheckedOnItsTableAndItsWorkLocationWhenItNamesOne() {
-    JobSpec inScope = new JobSpec("j", "analytics.orders", Map.of(), Map.of(), null, null, null);
+    JobSpec inScope =
+        new JobSpec("j", "analytics.orders", Map.of("type", "glue"), Map.of(), null, null, null);
     assertThatCode(() -> scope.check(inScope)).doesNotThrowAnyException();
     JobSpec elsewhere =
-        new JobSpec("j", "analytics.orders", Map.of(), Map.of(), null, null, "s3://other/w");
+        new JobSpec(
+            "j", "analytics.orders", Map.of("type", "glue"), Map.of(), null, null, "s3://other/w");
     assertThatThrownBy(() -> scope.check(elsewhere)).hasMessageContaining("'s3://other/w'");
   }
 

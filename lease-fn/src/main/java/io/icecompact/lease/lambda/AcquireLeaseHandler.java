@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Lambda entry point of the first state, {@code AcquireLease}: checks the execution input against
  * its schema (a malformed input fails here, naming the field, before anything is written), fixes
- * the job id, and takes the table's lease for this execution. Its output becomes the execution
- * state.
+ * the job id, checks the job against the deployment's scope (its table, work location and catalog:
+ * an input may not choose another catalog than the deployed one, {@code CATALOG_PROPERTIES}) and
+ * takes the table's lease for this execution. Its output becomes the execution state.
  *
  * <p>Each acquisition prints one Embedded Metric Format line ({@link LeaseMetrics}): the lease
  * acquired, taken over from an owner that never released it, or held by another execution.
@@ -68,9 +69,12 @@ public final class AcquireLeaseHandler
   protected Output run(Input request, InvocationLogContext log, Context context) {
     String executionId = require("execution_id", request.executionId());
     ExecutionInput input = ExecutionInput.parse(request.input());
-    JobSpec job = input.jobSpec();
-    log.job(job.jobId(), job.table());
-    scope.check(job);
+    JobSpec requested = input.jobSpec();
+    log.job(requested.jobId(), requested.table());
+    scope.check(requested);
+    // every later state carries the catalog the steps use: the deployed one, when there is one
+    JobSpec job =
+        requested.withCatalogProperties(scope.catalogProperties(requested.catalogProperties()));
     LeaseGrant grant =
         steps
             .lease()

@@ -63,6 +63,18 @@ public record SweepInput(
     careSteps = careSteps == null ? null : careSteps.stream().distinct().toList();
   }
 
+  /** The same sweep reaching its namespaces through {@code catalogProperties}. */
+  public SweepInput withCatalogProperties(Map<String, String> catalogProperties) {
+    return new SweepInput(
+        catalogProperties,
+        namespaces,
+        maxTables,
+        maxConcurrentTables,
+        workLocation,
+        maxConcurrency,
+        careSteps);
+  }
+
   /**
    * The sweep input checked against its schema; the message names each bad field (the first ten).
    */

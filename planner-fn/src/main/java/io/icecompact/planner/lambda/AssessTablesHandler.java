@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.logging.InvocationLogContext;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lambda.LambdaStep;
 import io.icecompact.planner.fleet.Deadline;
@@ -23,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * tables it left: a Lambda timeout would fail the whole sweep with an error nothing retries. A bad
  * sweep input or an unknown namespace is an {@link InvalidJobInputException} naming the field;
  * other errors are icecompact's typed exceptions, whose class names the state machine's Retry and
- * Catch match.
+ * Catch match. The sweep's catalog is the deployment's ({@code CATALOG_PROPERTIES}) when it has
+ * one: a sweep input that names another is refused ({@link DeploymentScope#catalogProperties}), and
+ * the plan passes the deployed catalog to every compaction.
  */
 public final class AssessTablesHandler extends LambdaStep<AssessTablesHandler.Input, SweepPlan> {
   private static final Logger LOG = LoggerFactory.getLogger(AssessTablesHandler.class);
@@ -35,8 +38,15 @@ public final class AssessTablesHandler extends LambdaStep<AssessTablesHandler.In
    */
   record Input(JsonNode sweep, String executionName) {}
 
+  private final DeploymentScope scope;
+
   public AssessTablesHandler() {
+    this(DeploymentScope.fromEnvironment());
+  }
+
+  public AssessTablesHandler(DeploymentScope scope) {
     super("AssessTables", Input.class);
+    this.scope = scope;
   }
 
   @Override
@@ -44,7 +54,9 @@ public final class AssessTablesHandler extends LambdaStep<AssessTablesHandler.In
     Deadline deadline = deadline(context);
     JsonNode sweepInput = require("sweep", input.sweep());
     String name = require("execution_name", input.executionName());
-    SweepInput sweep = SweepInput.parse(sweepInput);
+    SweepInput requested = SweepInput.parse(sweepInput);
+    SweepInput sweep =
+        requested.withCatalogProperties(scope.catalogProperties(requested.catalogProperties()));
     try (TableAccess access = new TableAccess(sweep.catalogProperties())) {
       SweepPlan plan =
           SweepPlan.of(

@@ -39,7 +39,7 @@ public final class PlanRewriteHandler extends LambdaStep<PlanRewriteHandler.Inpu
     JobSpec job = require("job", input.job());
     log.job(job.jobId(), job.table());
     scope.check(job);
-    try (TableAccess access = new TableAccess(job.catalogProperties())) {
+    try (TableAccess access = new TableAccess(scope.catalogProperties(job.catalogProperties()))) {
       return input.recommit()
           ? StoredPlan.summary(access, job, scope)
           : new RewritePlanner(access, scope).plan(job);

@@ -42,7 +42,6 @@ class SweepInputTest {
 
   @Test
   void eachBadFieldIsNamed() {
-    assertInvalid("{\"namespaces\": [\"lab\"]}", "catalog_properties");
     assertInvalid("{\"catalog_properties\": {\"type\": \"glue\"}}", "namespaces");
     assertInvalid(
         "{\"catalog_properties\": {\"type\": \"glue\"}, \"namespaces\": []}", "$.namespaces");
@@ -57,9 +56,6 @@ class SweepInputTest {
     assertInvalid(
         "{\"catalog_properties\": {\"type\": \"glue\"}, \"namespaces\": [\"lab\"], \"max_concurrent_tables\": 41}",
         "$.max_concurrent_tables");
-    assertInvalid(
-        "{\"catalog_properties\": {\"uri\": \"x\"}, \"namespaces\": [\"lab\"]}",
-        "$.catalog_properties");
     assertInvalid(
         "{\"catalog_properties\": {\"type\": \"glue\"}, \"namespaces\": [\"lab\"], \"max_table\": 3}",
         "max_table");

@@ -72,7 +72,7 @@ public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.In
               + group.table());
     }
     heartbeat.beat(input.lease()); // before any read: a job that lost its table stops here
-    GroupRewriter rewriter = rewriterFor(group.catalogProperties());
+    GroupRewriter rewriter = rewriterFor(scope.catalogProperties(group.catalogProperties()));
     int attempt = rewriter.claimAttempt(group.workLocation(), group.groupIndex());
     try {
       return rewriter.rewrite(
