@@ -4,30 +4,44 @@ import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
 import static io.icecompact.statemachine.CompactionDefinition.CARE_FOR_TABLE;
 import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
 import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
+import static io.icecompact.statemachine.CompactionDefinition.RECORD_GROUP_FAILURE;
 import static io.icecompact.statemachine.CompactionDefinition.RELEASE_LEASE;
 import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.care.lambda.CareForTableHandler;
 import io.icecompact.committer.lambda.CommitSnapshotHandler;
 import io.icecompact.core.error.OutsideDeploymentScopeException;
+import io.icecompact.core.scope.DeployedCatalog;
 import io.icecompact.core.scope.DeploymentScope;
+import io.icecompact.core.table.TableAccess;
+import io.icecompact.lambda.LambdaStep;
 import io.icecompact.lease.lambda.AcquireLeaseHandler;
+import io.icecompact.planner.lambda.AssessTablesHandler;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
 import io.icecompact.testkit.EveryTableReaches;
+import io.icecompact.testkit.LocalRestCatalog;
 import io.icecompact.testkit.LocalS3;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.worker.lambda.LeaseHeartbeat;
+import io.icecompact.worker.lambda.RecordGroupFailureHandler;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.s3.model.S3Object;
@@ -48,6 +62,7 @@ class StateMachineSecurityTest extends StateMachineTestBase {
         REWRITE_GROUP, new RewriteGroupHandler(scope, new LeaseHeartbeat(leaseSteps.lease())));
     lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease(), scope));
     lambda.register(CARE_FOR_TABLE, new CareForTableHandler(leaseSteps.lease(), scope));
+    lambda.register(RECORD_GROUP_FAILURE, new RecordGroupFailureHandler(scope));
   }
 
   private DeploymentScope scopeOfThisWarehouse(String tables) {
@@ -268,6 +283,164 @@ class StateMachineSecurityTest extends StateMachineTestBase {
             }
           });
     }
+  }
+
+  /**
+   * The confused deputy of issue 41: a caller allowed to start executions names a REST catalog of
+   * its own, which describes "db.orders" at the real table's folder (registered from its metadata
+   * file), and asks for orphan removal and expiry. The deployment owns its catalog: the input is
+   * refused in the first state, naming the keys; the lying catalog is never asked, and not one
+   * object of the warehouse changes.
+   */
+  @Test
+  void anInputNamingAnotherCatalogIsRefusedBeforeTheLeaseAndTheLyingCatalogIsNeverAsked()
+      throws Exception {
+    Map<String, String> deployed = jdbcCatalog();
+    Table table = createTable(deployed);
+    int snapshotsBefore = snapshots(table).size();
+    Map<String, String> lyingBacking =
+        new TreeMap<>(s3.jdbcCatalogProperties(bucket, testDir.resolve("lying.db")));
+    lyingBacking.put("io-impl", S3FileIO.class.getName());
+    try (TableAccess lyingAccess = new TableAccess(lyingBacking);
+        LocalRestCatalog lying = new LocalRestCatalog(lyingAccess.catalog())) {
+      ((SupportsNamespaces) lyingAccess.catalog()).createNamespace(Namespace.of("db"));
+      lyingAccess
+          .catalog()
+          .registerTable(TableIdentifier.parse(TABLE), TableAccess.metadataLocation(table));
+      List<String> objectsBefore = objects().stream().map(S3Object::key).sorted().toList();
+      registerScopedHandlers(
+          scopeOfThisWarehouse("db.*").withCatalog(new DeployedCatalog(deployed)));
+      Map<String, String> theirs = new TreeMap<>(s3.icebergProperties());
+      theirs.put("type", "rest");
+      theirs.put("uri", lying.uri().toString());
+      Map<String, Object> input = input(theirs);
+      input.put("care", List.of("remove-orphans", "expire-snapshots"));
+
+      ExecutionResult result = run(input);
+
+      assertThat(result.status()).isEqualTo("FAILED");
+      assertThat(result.states()).containsExactly("AcquireLease", "InvalidInput");
+      assertThat(result.error()).isEqualTo(OutsideDeploymentScopeException.class.getName());
+      assertThat(tree(result.cause()).get("errorMessage").asText())
+          .startsWith(
+              "The input's catalog_properties may not set type (differs from the deployed value),"
+                  + " uri (differs from the deployed value): this deployment's catalog is fixed at"
+                  + " deploy time (CATALOG_PROPERTIES)")
+          .endsWith("; nothing was written");
+      assertThat(leaseTableItemCount()).as("no lease, no job log record").isZero();
+      assertInvocations(1, 0, 0, 0, 0, 0);
+      assertThat(lying.requests()).as("the lying catalog was never asked").isEmpty();
+      assertThat(objects().stream().map(S3Object::key).sorted().toList())
+          .as("no object written or deleted")
+          .isEqualTo(objectsBefore);
+      assertThat(snapshots(table)).hasSize(snapshotsBefore);
+    }
+  }
+
+  /**
+   * The schedules' way once the catalog is deployed: no catalog_properties in the input. The job
+   * runs on the deployed catalog, and every later state carries it (AcquireLease put it there).
+   */
+  @Test
+  void withADeployedCatalogAnInputWithoutCatalogPropertiesCompactsOnIt() {
+    Map<String, String> deployed = jdbcCatalog();
+    Table table = createTable(deployed);
+    int snapshotsBefore = snapshots(table).size();
+    registerScopedHandlers(scopeOfThisWarehouse("db.*").withCatalog(new DeployedCatalog(deployed)));
+    Map<String, Object> input = input(Map.of());
+    input.remove("catalog_properties");
+
+    ExecutionResult result = run(input);
+
+    assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    assertThat(snapshots(table())).hasSize(snapshotsBefore + 1);
+    assertThat(lambda.payloads(COMMIT_SNAPSHOT))
+        .allSatisfy(
+            payload ->
+                assertThat(
+                        JSON.convertValue(
+                            tree(payload).at("/job/catalog_properties"), TreeMap.class))
+                    .isEqualTo(new TreeMap<>(deployed)));
+  }
+
+  /**
+   * A caller allowed lambda:InvokeFunction skips AcquireLease: each function that reaches a table
+   * or writes the work location refuses another catalog itself, before any read or write.
+   */
+  @Test
+  void eachFunctionInvokedDirectlyWithAnotherCatalogRefusesIt() throws Exception {
+    Map<String, String> deployed = jdbcCatalog();
+    Table table = createTable(deployed);
+    List<String> objectsBefore = objects().stream().map(S3Object::key).sorted().toList();
+    DeploymentScope scope = scopeOfThisWarehouse("db.*").withCatalog(new DeployedCatalog(deployed));
+    Map<String, String> theirs = Map.of("type", "rest", "uri", "http://127.0.0.1:9/");
+    String work = "s3://" + bucket + "/warehouse/db/orders/_icecompact/job-0123456789ab";
+    Map<String, Object> job =
+        Map.of("job_id", "job-0123456789ab", "table", TABLE, "catalog_properties", theirs);
+    Map<String, Object> group =
+        Map.of(
+            "plan_ref",
+            Map.of("job_id", "job-0123456789ab", "table", TABLE, "work_location", work),
+            "catalog_properties",
+            theirs,
+            "group_index",
+            0,
+            "attempt",
+            1);
+    Map<String, LambdaStep<?, ?>> handlers = new LinkedHashMap<>();
+    Map<String, Object> payloads = new LinkedHashMap<>();
+    handlers.put(PLAN_REWRITE, new PlanRewriteHandler(scope));
+    payloads.put(PLAN_REWRITE, Map.of("job", job));
+    handlers.put(REWRITE_GROUP, new RewriteGroupHandler(scope));
+    payloads.put(REWRITE_GROUP, Map.of("group", group));
+    handlers.put(RECORD_GROUP_FAILURE, new RecordGroupFailureHandler(scope));
+    payloads.put(
+        RECORD_GROUP_FAILURE, Map.of("group", group, "error", Map.of("Error", "X", "Cause", "{}")));
+    handlers.put(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease(), scope));
+    payloads.put(COMMIT_SNAPSHOT, Map.of("job", job, "plan", Map.of(), "lease", Map.of()));
+    handlers.put(CARE_FOR_TABLE, new CareForTableHandler(leaseSteps.lease(), scope));
+    payloads.put(
+        CARE_FOR_TABLE,
+        Map.of(
+            "job",
+            job,
+            "lease",
+            Map.of(),
+            "work_location",
+            work,
+            "steps",
+            List.of("remove-orphans")));
+    handlers.put(SweepDefinition.ASSESS_TABLES, new AssessTablesHandler(scope));
+    payloads.put(
+        SweepDefinition.ASSESS_TABLES,
+        Map.of(
+            "sweep",
+            Map.of("catalog_properties", theirs, "namespaces", List.of("db")),
+            "execution_name",
+            "sweep-1"));
+
+    for (Map.Entry<String, LambdaStep<?, ?>> handler : handlers.entrySet()) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      assertThatThrownBy(
+              () ->
+                  handler
+                      .getValue()
+                      .handleRequest(
+                          new ByteArrayInputStream(
+                              json(payloads.get(handler.getKey()))
+                                  .getBytes(StandardCharsets.UTF_8)),
+                          out,
+                          null))
+          .as(handler.getKey())
+          .isInstanceOf(OutsideDeploymentScopeException.class)
+          .hasMessageStartingWith(
+              "The input's catalog_properties may not set type (differs from the deployed value),"
+                  + " uri (differs from the deployed value):");
+    }
+    assertThat(objects().stream().map(S3Object::key).sorted().toList())
+        .as("no object written or deleted")
+        .isEqualTo(objectsBefore);
   }
 
   private void assertRefusedInTheFirstState(ExecutionResult result, String message) {
