@@ -89,10 +89,19 @@ final class HistoryCommand implements Callable<Integer> {
             seconds(job.durationMillis()),
             dataFiles(job),
             groups(job),
-            job.error() == null ? "" : job.error()
+            reason(job)
           });
     }
     AlignedTable.print(out, rows, Set.of(3));
+  }
+
+  /** The job's error or reason, then what its care steps refused or failed. */
+  static String reason(JobLogEntry job) {
+    String error = job.error() == null ? "" : job.error();
+    if (job.care() == null) {
+      return error;
+    }
+    return (error.isEmpty() ? "" : error + "; ") + "care: " + job.care();
   }
 
   static String startedAt(JobLogEntry job) {

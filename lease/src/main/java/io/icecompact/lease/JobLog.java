@@ -17,7 +17,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * table's partition returns jobs in start order without an index. Attributes: {@code job_id},
  * {@code started_at}, {@code status}, {@code counts} (map of numbers), {@code snapshot_ids} (list
  * of numbers), {@code duration_millis}, and when known {@code error}, {@code execution_arn} and
- * {@code result_location}.
+ * {@code result_location}, and {@code care} when a care step refused or failed.
  *
  * <p>Every entry carries {@value #EXPIRES_AT} (epoch seconds): its end plus the retention, 90 days
  * unless set. DynamoDB deletes expired items only when the table's Time to Live is enabled on that
@@ -79,6 +79,7 @@ public final class JobLog {
     putIfPresent(item, "error", entry.error());
     putIfPresent(item, "execution_arn", entry.executionArn());
     putIfPresent(item, "result_location", entry.resultLocation());
+    putIfPresent(item, "care", entry.care());
     long endedAtSeconds = (entry.startedAtMillis() + Math.max(0, entry.durationMillis())) / 1000;
     item.put(EXPIRES_AT, TableLease.number(endedAtSeconds + retention.toSeconds()));
     try {
@@ -192,6 +193,7 @@ public final class JobLog {
         TableLease.longOf(item, "duration_millis"),
         TableLease.stringOf(item, "error"),
         TableLease.stringOf(item, "execution_arn"),
-        TableLease.stringOf(item, "result_location"));
+        TableLease.stringOf(item, "result_location"),
+        TableLease.stringOf(item, "care"));
   }
 }

@@ -26,6 +26,8 @@ import java.util.TreeMap;
  * @param executionArn the Step Functions execution that ran the job (the lease owner), or null
  *     (embedded)
  * @param resultLocation where the job's whole result (every group's outcome) is stored, or null
+ * @param care the care steps that refused or failed after the job, each with why, or null when none
+ *     did (or none ran): a job can commit and its care still refuse, which its status does not say
  */
 public record JobLogEntry(
     String table,
@@ -37,7 +39,8 @@ public record JobLogEntry(
     long durationMillis,
     String error,
     String executionArn,
-    String resultLocation) {
+    String resultLocation,
+    String care) {
 
   /** The status of an execution that failed before it had a result. */
   public static final String FAILED = "FAILED";
@@ -73,7 +76,24 @@ public record JobLogEntry(
         durationMillis,
         error,
         executionArn,
+        null,
         null);
+  }
+
+  /** The same entry with {@code care}, what its care steps refused or failed (null: nothing). */
+  public JobLogEntry withCare(String care) {
+    return new JobLogEntry(
+        table,
+        jobId,
+        startedAtMillis,
+        status,
+        counts,
+        snapshotIds,
+        durationMillis,
+        error,
+        executionArn,
+        resultLocation,
+        care);
   }
 
   /**
@@ -117,6 +137,7 @@ public record JobLogEntry(
         durationMillis,
         success ? null : result.reason(),
         executionArn,
-        result.resultLocation());
+        result.resultLocation(),
+        null);
   }
 }

@@ -42,6 +42,7 @@ class JobLogTest {
         1000,
         null,
         "arn:aws:states:eu-west-1:123456789012:execution:compaction:" + jobId,
+        null,
         null);
   }
 

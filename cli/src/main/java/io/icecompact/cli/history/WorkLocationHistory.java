@@ -188,6 +188,7 @@ public final class WorkLocationHistory implements JobHistory {
                   folder.newest() - folder.oldest(),
                   "no result.json yet: the job is running, or stopped before its commit",
                   null,
+                  null,
                   null),
               null);
       return new StoredJob(record, plannedTable(store, work), "its plan at " + work.plan(), null);
@@ -215,6 +216,7 @@ public final class WorkLocationHistory implements JobHistory {
                   List.of(),
                   ended - folder.oldest(),
                   reason,
+                  null,
                   null,
                   null),
               null);

@@ -1,6 +1,7 @@
 package io.icecompact.lease.lambda;
 
 import com.amazonaws.services.lambda.runtime.Context;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.error.CaughtError;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
@@ -26,8 +27,27 @@ public final class ReleaseLeaseHandler
     extends LambdaStep<ReleaseLeaseHandler.Input, ReleaseLeaseHandler.Output> {
   private static final Logger LOG = LoggerFactory.getLogger(ReleaseLeaseHandler.class);
 
+  /**
+   * {@code result}: the job's result as the state machine holds it, with {@code care} ({@link
+   * CareOutcome}) added by the care states when care ran; read as a tree so both can be taken from
+   * it.
+   */
   record Input(
-      JobSpec job, LeaseGrant lease, LeaseSettings settings, JobResult result, CaughtError error) {}
+      JobSpec job, LeaseGrant lease, LeaseSettings settings, JsonNode result, CaughtError error) {
+    JobResult jobResult() {
+      return result == null || result.isNull()
+          ? null
+          : JobJson.mapper().convertValue(result, JobResult.class);
+    }
+
+    /** What the care steps did, or null when none ran. */
+    CareOutcome care() {
+      JsonNode care = result == null ? null : result.get("care");
+      return care == null || care.isNull()
+          ? null
+          : JobJson.mapper().convertValue(care, CareOutcome.class);
+    }
+  }
 
   record Output(boolean released) {}
 
@@ -50,14 +70,26 @@ public final class ReleaseLeaseHandler
     LeaseGrant lease = input.lease();
     long started =
         input.settings() == null ? steps.clock().millis() : input.settings().startedAtMillis();
-    JobLogEntry entry = entry(input, started, steps.clock().millis() - started);
+    JobResult result = input.jobResult();
+    CareOutcome care = input.care();
+    JobLogEntry entry = entry(input, result, started, steps.clock().millis() - started);
+    if (care != null) {
+      entry = entry.withCare(care.reason());
+    }
     steps.jobLog().record(entry);
     logOutcome(entry);
+    logCareOutcome(entry, care);
     // one Embedded Metric Format line per execution that got the lease, failed ones too: CloudWatch
     // makes
     // the job's metrics from the log
-    if (input.result() != null && input.result().status() != null) {
-      System.out.println(JobJson.toJson(JobMetrics.emf(input.result(), steps.clock().millis())));
+    if (result != null && result.status() != null) {
+      System.out.println(
+          JobJson.toJson(
+              JobMetrics.emf(
+                  result,
+                  care == null ? 0 : care.refused(),
+                  care == null ? 0 : care.failedSteps(),
+                  steps.clock().millis())));
     } else if (input.job() != null) {
       System.out.println(
           JobJson.toJson(
@@ -98,14 +130,35 @@ public final class ReleaseLeaseHandler
   }
 
   /**
+   * One JSON line per job whose care steps refused or failed: infra/template.yaml's metric filter
+   * counts {@code "icecompact": "care"} lines for the CareRefusedOrFailed alarm. Keep the field
+   * names.
+   */
+  private static void logCareOutcome(JobLogEntry entry, CareOutcome care) throws IOException {
+    if (care == null || care.allDone()) {
+      return;
+    }
+    Map<String, Object> line = new java.util.LinkedHashMap<>();
+    line.put("icecompact", "care");
+    line.put("table", entry.table());
+    line.put("job_id", entry.jobId());
+    line.put("refused", care.refused());
+    line.put("failed", care.failedSteps());
+    line.put("reason", care.reason());
+    System.out.println(JobJson.mapper().writeValueAsString(line));
+    LOG.warn("Care of {} did not finish: {}", entry.table(), care.reason());
+  }
+
+  /**
    * The job's entry: from its result, or, for a failed execution, {@code FAILED} with the error's
    * name and message. The lease's owner is the execution ({@code $$.Execution.Id}, given to
    * AcquireLease).
    */
-  private static JobLogEntry entry(Input input, long startedAt, long durationMillis) {
+  private static JobLogEntry entry(
+      Input input, JobResult result, long startedAt, long durationMillis) {
     String execution = input.lease() == null ? null : input.lease().owner();
-    if (input.result() != null && input.result().status() != null) {
-      return JobLogEntry.of(input.result(), startedAt, durationMillis, execution);
+    if (result != null && result.status() != null) {
+      return JobLogEntry.of(result, startedAt, durationMillis, execution);
     }
     String error =
         input.error() == null

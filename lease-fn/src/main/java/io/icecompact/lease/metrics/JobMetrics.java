@@ -13,8 +13,18 @@ public final class JobMetrics {
 
   private JobMetrics() {}
 
-  /** The EMF document for a finished job; {@code timestampMillis} is when it was recorded. */
+  /** The EMF document for a finished job whose care (if any) all ran. */
   public static Map<String, Object> emf(JobResult result, long timestampMillis) {
+    return emf(result, 0, 0, timestampMillis);
+  }
+
+  /**
+   * The EMF document for a finished job; {@code timestampMillis} is when it was recorded. {@code
+   * careRefused} and {@code careFailed}: its care steps that refused or failed (CareRefused,
+   * CareFailed), which its status does not show.
+   */
+  public static Map<String, Object> emf(
+      JobResult result, int careRefused, int careFailed, long timestampMillis) {
     String status = result.status().name();
     // Null when the job made no commit attempt.
     CommitAttempts commit = result.commit();
@@ -38,6 +48,8 @@ public final class JobMetrics {
         .count("JobsContended", status.equals("CONTENDED") ? 1 : 0)
         .count("CommitAttempts", commit == null ? 0 : commit.attempts())
         .count("LostCommitAttempts", commit == null ? 0 : commit.lost())
+        .count("CareRefused", careRefused)
+        .count("CareFailed", careFailed)
         .toMap(timestampMillis);
   }
 

@@ -144,6 +144,123 @@ class ReleaseLeaseHandlerTest {
     assertThat(emf.get("JobDuration").asLong()).isEqualTo(5_000);
   }
 
+  /**
+   * Issue 41: a job that commits while its orphan removal refuses (a table that may share its files
+   * cannot be read) and its expiry fails looked green; now both are counted, logged as a care line
+   * for the alarm, and kept in the job log with why.
+   */
+  @Test
+  void aCommittedJobWhoseCareRefusedAndFailedCountsBothAndKeepsWhy() throws IOException {
+    LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
+    Map<String, Object> result =
+        new HashMap<>(
+            JobJson.mapper()
+                .convertValue(
+                    JobResult.builder("job-1", table, JobStatus.COMMITTED)
+                        .snapshotIds(List.of(7L))
+                        .verification(new JobResult.Verification(true, List.of()))
+                        .groups(null)
+                        .build(),
+                    Map.class));
+    result.put(
+        "care",
+        Map.of(
+            "failed",
+            2,
+            "steps",
+            List.of(
+                Map.of("step", "delete-cleanup", "status", "DONE", "summary", "nothing to do"),
+                Map.of(
+                    "step", "expire-snapshots", "status", "FAILED", "summary", "S3 503 Slow Down"),
+                Map.of(
+                    "step",
+                    "remove-orphans",
+                    "status",
+                    "REFUSED",
+                    "summary",
+                    "Refusing remove-orphans on " + table + ": table ops.x cannot be loaded")),
+            "location",
+            "s3://work/care.json"));
+
+    release(lease, Map.of("result", result));
+
+    JobLogEntry entry = steps.jobLog().find(table, "job-1").orElseThrow();
+    assertThat(entry.status()).isEqualTo("COMMITTED");
+    assertThat(entry.care())
+        .isEqualTo(
+            "expire-snapshots FAILED: S3 503 Slow Down; remove-orphans REFUSED: Refusing"
+                + " remove-orphans on "
+                + table
+                + ": table ops.x cannot be loaded");
+    JsonNode emf = printedJson("\"_aws\"");
+    assertThat(emf.get("CareRefused").asInt()).isEqualTo(1);
+    assertThat(emf.get("CareFailed").asInt()).isEqualTo(1);
+    assertThat(emf.get("JobsCommitted").asInt()).isEqualTo(1);
+    JsonNode careLine = printedJson("\"icecompact\":\"care\"");
+    assertThat(careLine.get("table").asText()).isEqualTo(table);
+    assertThat(careLine.get("refused").asInt()).isEqualTo(1);
+    assertThat(careLine.get("failed").asInt()).isEqualTo(1);
+  }
+
+  /** The CareFailed state's shape: the function failed as a whole, every listed step counted. */
+  @Test
+  void aCareFunctionThatFailedAsAWholeCountsEveryListedStep() throws IOException {
+    LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
+    Map<String, Object> result =
+        new HashMap<>(
+            JobJson.mapper()
+                .convertValue(
+                    JobResult.builder("job-1", table, JobStatus.COMMITTED)
+                        .verification(new JobResult.Verification(true, List.of()))
+                        .groups(null)
+                        .build(),
+                    Map.class));
+    result.put("care", Map.of("failed", 2, "steps", List.of(), "error", "States.Timeout"));
+
+    release(lease, Map.of("result", result));
+
+    assertThat(steps.jobLog().find(table, "job-1").orElseThrow().care())
+        .isEqualTo("the care function failed (States.Timeout): 2 step(s) did not run");
+    JsonNode emf = printedJson("\"_aws\"");
+    assertThat(emf.get("CareRefused").asInt()).isZero();
+    assertThat(emf.get("CareFailed").asInt()).isEqualTo(2);
+  }
+
+  @Test
+  void aJobWhoseCareWasAllDoneHasNoCareLineAndZeroCounts() throws IOException {
+    LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
+    Map<String, Object> result =
+        new HashMap<>(
+            JobJson.mapper()
+                .convertValue(
+                    JobResult.builder("job-1", table, JobStatus.COMMITTED)
+                        .verification(new JobResult.Verification(true, List.of()))
+                        .groups(null)
+                        .build(),
+                    Map.class));
+    result.put(
+        "care",
+        Map.of(
+            "failed",
+            0,
+            "steps",
+            List.of(Map.of("step", "expire-snapshots", "status", "DONE", "summary", "2 expired"))));
+
+    release(lease, Map.of("result", result));
+
+    assertThat(steps.jobLog().find(table, "job-1").orElseThrow().care()).isNull();
+    assertThat(printed).noneMatch(line -> line.contains("\"icecompact\":\"care\""));
+    assertThat(printedJson("\"_aws\"").get("CareRefused").asInt()).isZero();
+  }
+
+  private JsonNode printedJson(String containing) {
+    return printed.stream()
+        .filter(line -> line.contains(containing))
+        .map(this::json)
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no line with " + containing + " in " + printed));
+  }
+
   private JsonNode json(String line) {
     try {
       return JobJson.mapper().readTree(line);
