@@ -121,6 +121,41 @@ class TemplateTest {
         .isEqualTo("AcquireLease");
   }
 
+  /**
+   * Every function gets the deployment's catalog (DeployedCatalog), from Globals: the same
+   * properties the schedules pass, so an input cannot choose another.
+   */
+  @Test
+  void everyFunctionGetsTheDeployedCatalogFromGlobals() {
+    Map<String, Object> variables =
+        map(
+            map(map(map(template.get("Globals")).get("Function")).get("Environment"))
+                .get("Variables"));
+    assertThat(variables.get("CATALOG_PROPERTIES"))
+        .isEqualTo(
+            Map.of(
+                "Fn::If",
+                List.of(
+                    "HasCatalogPropertiesJson",
+                    Map.of("Ref", "CatalogPropertiesJson"),
+                    Map.of(
+                        "Fn::If",
+                        List.of(
+                            "IsDynamoDbCatalog",
+                            Map.of(
+                                "Fn::Sub",
+                                "{\"catalog-impl\":\"org.apache.iceberg.aws.dynamodb.DynamoDbCatalog\","
+                                    + "\"dynamodb.table-name\":\"${CatalogDynamoDbTable}\","
+                                    + "\"warehouse\":\"s3://${WarehouseBucket}/${WarehousePrefix}\"}"),
+                            Map.of(
+                                "Fn::Sub",
+                                "{\"type\":\"glue\",\"warehouse\":\"s3://${WarehouseBucket}/${WarehousePrefix}\"}"))))));
+    resourcesOfType("AWS::Serverless::Function")
+        .keySet()
+        .forEach(
+            name -> assertThat(environment(name)).as(name).doesNotContainKey("CATALOG_PROPERTIES"));
+  }
+
   @Test
   void theFunctionsUseJava21OnArm64WithTheirHandlersAndJars() {
     Map<String, Object> globals = map(map(template.get("Globals")).get("Function"));

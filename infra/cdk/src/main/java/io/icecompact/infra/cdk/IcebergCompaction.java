@@ -78,6 +78,8 @@ public class IcebergCompaction extends Construct {
    * The line ReleaseLeaseHandler prints per job, for the jobs that end UNKNOWN, PARTIAL or
    * CONTENDED.
    */
+  static final String CARE_REFUSED_OR_FAILED_PATTERN = "{ $.icecompact = \"care\" }";
+
   static final String UNKNOWN_OR_PARTIAL_PATTERN =
       "{ ($.icecompact = \"job\") && (($.status = \"UNKNOWN\") || ($.status = \"PARTIAL\")"
           + " || ($.status = \"CONTENDED\")) }";
@@ -263,6 +265,9 @@ public class IcebergCompaction extends Construct {
             workBucket.getBucketName(),
             props.workPrefix(),
             leaseTable.getTableArn());
+    // The deployment's catalog (core's DeployedCatalog): an input may not change it. Tokens (a
+    // bucket made by the stack) resolve inside the JSON, as in the schedules' inputs.
+    String catalogPropertiesJson = Stack.of(this).toJsonString(scheduleCatalogProperties());
     // Both functions of a module share one Code, hence one asset.
     Map<String, Code> code = new HashMap<>();
     for (CompactionFunction f : CompactionFunction.values()) {
@@ -303,6 +308,7 @@ public class IcebergCompaction extends Construct {
       if (f.usesLeaseTable()) {
         environment.put("LEASE_TABLE", leaseTable.getTableName());
       }
+      environment.put("CATALOG_PROPERTIES", catalogPropertiesJson);
       environment.put("ALLOWED_TABLES", props.catalog().allowedTables());
       environment.put("ALLOWED_LOCATIONS", allowedLocations());
       environment.put("JAVA_TOOL_OPTIONS", f.javaToolOptions());
@@ -775,6 +781,25 @@ public class IcebergCompaction extends Construct {
             + " log (pk = table) or the release-lease logs.",
         filter.metric(MetricOptions.builder().statistic("Sum").period(Duration.hours(6)).build()),
         threshold);
+
+    // A job can commit while its care steps refuse on every run: ReleaseLease's care lines.
+    MetricFilter care =
+        MetricFilter.Builder.create(this, "CareRefusedOrFailedMetricFilter")
+            .logGroup(logGroups.get(CompactionFunction.RELEASE_LEASE))
+            .filterPattern(FilterPattern.literal(CARE_REFUSED_OR_FAILED_PATTERN))
+            .metricNamespace("icecompact")
+            .metricName(name + "-CareRefusedOrFailed")
+            .metricValue("1")
+            .unit(Unit.COUNT)
+            .build();
+    alarm(
+        "CareRefusedOrFailedAlarm",
+        "An icecompact job's care steps (snapshot expiry, orphan removal, delete cleanup,"
+            + " manifests) refused or failed within a day: snapshots and orphans pile up while the"
+            + " jobs commit. Why: the job log's care field (./icecompact history --lease-table ...)"
+            + " or the release-lease log's {\"icecompact\": \"care\"} lines.",
+        care.metric(MetricOptions.builder().statistic("Sum").period(Duration.days(1)).build()),
+        1);
   }
 
   /**

@@ -164,8 +164,8 @@ class IcebergCompactionTest {
                 "AWS::DynamoDB::Table", 1,
                 "AWS::S3::Bucket", 1,
                 "AWS::Scheduler::Schedule", 3,
-                "AWS::CloudWatch::Alarm", 7, // five, and each scheduled table's staleness
-                "AWS::Logs::MetricFilter", 1));
+                "AWS::CloudWatch::Alarm", 8, // six, and each scheduled table's staleness
+                "AWS::Logs::MetricFilter", 2)); // unknown-or-partial jobs, refused-or-failed care
     expected.putAll(
         Map.of(
             "AWS::S3::BucketPolicy", 1, // TLS only
@@ -201,6 +201,9 @@ class IcebergCompactionTest {
       env.put("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + level);
       // the deployment's scope, checked before any write: the Glue database's tables, the
       // IAM-granted prefixes
+      env.put(
+          "CATALOG_PROPERTIES",
+          "{\"type\":\"glue\",\"warehouse\":\"s3://my-warehouse/warehouse/\"}");
       env.put("ALLOWED_TABLES", "analytics.*");
       env.put(
           "ALLOWED_LOCATIONS", "s3://my-warehouse/warehouse/,s3://${WorkBucket}/icecompact/jobs/");
