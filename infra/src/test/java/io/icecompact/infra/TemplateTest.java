@@ -156,6 +156,38 @@ class TemplateTest {
             name -> assertThat(environment(name)).as(name).doesNotContainKey("CATALOG_PROPERTIES"));
   }
 
+  /**
+   * Issue 41: with an SSE-KMS warehouse, a function without the key fails quietly (AssessTables
+   * skipped every table; RecordGroupFailure could not record a failure). Every function that reads
+   * table files may decrypt, every one that writes S3 objects may generate data keys, when keys are
+   * given; the lease steps touch no S3 object and get neither.
+   */
+  @Test
+  void everyFunctionThatReadsOrWritesS3ObjectsGetsTheWarehouseKmsKeys() {
+    Map<String, List<String>> expected = new TreeMap<>();
+    expected.put("PlanRewriteFunction", List.of("kms:Decrypt", "kms:GenerateDataKey"));
+    expected.put("RewriteGroupFunction", List.of("kms:Decrypt", "kms:GenerateDataKey"));
+    expected.put("RecordGroupFailureFunction", List.of("kms:GenerateDataKey"));
+    expected.put("CommitSnapshotFunction", List.of("kms:Decrypt", "kms:GenerateDataKey"));
+    expected.put("CareForTableFunction", List.of("kms:Decrypt", "kms:GenerateDataKey"));
+    expected.put("AssessTablesFunction", List.of("kms:Decrypt"));
+    Map<String, List<String>> actual = new TreeMap<>();
+    resourcesOfType("AWS::Serverless::Function")
+        .keySet()
+        .forEach(
+            name -> {
+              Map<String, Object> kms = bySid(props(name).get("Policies")).get("WarehouseKmsKeys");
+              if (kms != null) {
+                actual.put(name, asStrings(kms.get("Action")));
+                assertThat(kms.get("Resource"))
+                    .as(name)
+                    .isEqualTo(
+                        Map.of("Fn::Split", List.of(",", Map.of("Ref", "WarehouseKmsKeyArns"))));
+              }
+            });
+    assertThat(actual).isEqualTo(expected);
+  }
+
   @Test
   void theFunctionsUseJava21OnArm64WithTheirHandlersAndJars() {
     Map<String, Object> globals = map(map(template.get("Globals")).get("Function"));
@@ -1379,7 +1411,9 @@ class TemplateTest {
             "glue:GetTable",
             "dynamodb:DescribeTable",
             "dynamodb:GetItem",
-            "dynamodb:Query");
+            "dynamodb:Query",
+            // the warehouse's KMS keys, when given: reading is decrypting (it writes nothing)
+            "kms:Decrypt");
     for (Map<String, Object> s : statements(assess.get("Policies"))) {
       if (asStrings(s.get("Action")).contains("s3:GetObject")) {
         assertThat(sub(s.get("Resource"))).endsWith("${WarehousePrefix}*/metadata/*");

@@ -23,6 +23,7 @@ final class FunctionPermissions {
   private final String workBucket;
   private final String workPrefix;
   private final String leaseTableArn;
+  private final List<String> kmsKeyArns;
 
   FunctionPermissions(
       IcebergCatalog catalog,
@@ -30,13 +31,26 @@ final class FunctionPermissions {
       String warehousePrefix,
       String workBucket,
       String workPrefix,
-      String leaseTableArn) {
+      String leaseTableArn,
+      List<String> kmsKeyArns) {
     this.catalog = catalog;
     this.warehouseBucket = warehouseBucket;
     this.warehousePrefix = warehousePrefix;
     this.workBucket = workBucket;
     this.workPrefix = workPrefix;
     this.leaseTableArn = leaseTableArn;
+    this.kmsKeyArns = List.copyOf(kmsKeyArns);
+  }
+
+  /**
+   * The warehouse's KMS keys for a function that reads ({@code kms:Decrypt}) or writes ({@code
+   * kms:GenerateDataKey}) S3 objects: S3 asks KMS with the caller's own permissions. None without
+   * keys.
+   */
+  private void addKmsKeys(List<PolicyStatement> s, String... actions) {
+    if (!kmsKeyArns.isEmpty()) {
+      s.add(allow("WarehouseKmsKeys", kmsKeyArns, actions));
+    }
   }
 
   /**
@@ -75,6 +89,7 @@ final class FunctionPermissions {
                       "DynamoDbCatalogRead", "dynamodb:DescribeTable", "dynamodb:GetItem"));
           default -> {}
         }
+        addKmsKeys(s, "kms:Decrypt", "kms:GenerateDataKey");
       }
       case REWRITE_GROUP -> {
         // Extends the execution's lease, conditional on its owner and token: it can keep the lease,
@@ -92,6 +107,7 @@ final class FunctionPermissions {
                 "s3:DeleteObject"));
         s.add(workLocationList());
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"));
+        addKmsKeys(s, "kms:Decrypt", "kms:GenerateDataKey");
       }
       case RECORD_GROUP_FAILURE -> {
         s.add(workLocationList());
@@ -104,6 +120,7 @@ final class FunctionPermissions {
                 warehouseBucket,
                 warehousePrefix + "*/" + DEFAULT_WORK_FOLDER + "/"));
         s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
+        addKmsKeys(s, "kms:GenerateDataKey");
       }
       case COMMIT_SNAPSHOT -> {
         // The check right before the commit extends the lease: conditional on owner and token,
@@ -146,6 +163,8 @@ final class FunctionPermissions {
                       "dynamodb:UpdateItem"));
           default -> {}
         }
+        // CareForTable takes these statements too.
+        addKmsKeys(s, "kms:Decrypt", "kms:GenerateDataKey");
       }
       case CARE_FOR_TABLE -> {
         // The committer's statements: it commits (delete cleanup, manifest rewrite) and deletes in
@@ -203,6 +222,7 @@ final class FunctionPermissions {
                       "dynamodb:Query"));
           default -> {}
         }
+        addKmsKeys(s, "kms:Decrypt");
       }
       default -> throw new IllegalArgumentException("no permissions defined for " + function);
     }

@@ -264,7 +264,8 @@ public class IcebergCompaction extends Construct {
             props.warehousePrefix(),
             workBucket.getBucketName(),
             props.workPrefix(),
-            leaseTable.getTableArn());
+            leaseTable.getTableArn(),
+            props.warehouseKmsKeyArns());
     // The deployment's catalog (core's DeployedCatalog): an input may not change it. Tokens (a
     // bucket made by the stack) resolve inside the JSON, as in the schedules' inputs.
     String catalogPropertiesJson = Stack.of(this).toJsonString(scheduleCatalogProperties());

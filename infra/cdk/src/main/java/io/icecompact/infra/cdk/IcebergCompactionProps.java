@@ -80,6 +80,7 @@ public final class IcebergCompactionProps {
   private final String warehousePrefix;
   private final IcebergCatalog catalog;
   private final IManagedPolicy catalogAccessPolicy;
+  private final List<String> warehouseKmsKeyArns;
   private final List<ScheduledTable> tables;
   private final String scheduleTimezone;
   private final List<String> sweepNamespaces;
@@ -108,6 +109,7 @@ public final class IcebergCompactionProps {
     this.warehousePrefix = b.warehousePrefix;
     this.catalog = b.catalog;
     this.catalogAccessPolicy = b.catalogAccessPolicy;
+    this.warehouseKmsKeyArns = List.copyOf(b.warehouseKmsKeyArns);
     this.tables = List.copyOf(b.tables);
     this.scheduleTimezone = b.scheduleTimezone;
     this.sweepNamespaces = List.copyOf(b.sweepNamespaces);
@@ -160,6 +162,14 @@ public final class IcebergCompactionProps {
   /** Managed policy for the planner and committer only (CatalogAccessPolicyArn). */
   public Optional<IManagedPolicy> catalogAccessPolicy() {
     return Optional.ofNullable(catalogAccessPolicy);
+  }
+
+  /**
+   * KMS keys of an SSE-KMS warehouse or work bucket (WarehouseKmsKeyArns): kms:Decrypt for every
+   * function that reads table files, kms:GenerateDataKey for every one that writes S3 objects.
+   */
+  public List<String> warehouseKmsKeyArns() {
+    return warehouseKmsKeyArns;
   }
 
   public List<ScheduledTable> tables() {
@@ -292,6 +302,7 @@ public final class IcebergCompactionProps {
     private String warehousePrefix = DEFAULT_WAREHOUSE_PREFIX;
     private IcebergCatalog catalog;
     private IManagedPolicy catalogAccessPolicy;
+    private final List<String> warehouseKmsKeyArns = new ArrayList<>();
     private final List<ScheduledTable> tables = new ArrayList<>();
     private String scheduleTimezone = DEFAULT_SCHEDULE_TIMEZONE;
     private final List<String> sweepNamespaces = new ArrayList<>();
@@ -336,6 +347,19 @@ public final class IcebergCompactionProps {
 
     public Builder catalogAccessPolicy(IManagedPolicy policy) {
       this.catalogAccessPolicy = policy;
+      return this;
+    }
+
+    /** The KMS keys of an SSE-KMS warehouse or work bucket, as ARNs. */
+    public Builder warehouseKmsKeyArns(List<String> keyArns) {
+      keyArns.forEach(
+          arn -> {
+            if (!arn.startsWith("arn:") || !arn.contains(":kms:")) {
+              throw new IllegalArgumentException(
+                  "warehouseKmsKeyArns: '" + arn + "' is not a KMS key ARN (arn:aws:kms:...)");
+            }
+          });
+      this.warehouseKmsKeyArns.addAll(keyArns);
       return this;
     }
 

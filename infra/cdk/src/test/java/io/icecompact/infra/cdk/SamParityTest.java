@@ -39,6 +39,10 @@ class SamParityTest {
   static final String TOPIC = "arn:aws:sns:eu-west-1:123456789012:icecompact-alarms";
   static final String CATALOG_POLICY = "arn:aws:iam::123456789012:policy/icecompact-catalog";
   static final String KMS_POLICY = "arn:aws:iam::123456789012:policy/warehouse-kms";
+  static final String KMS_KEY =
+      "arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+  static final String WORK_KMS_KEY =
+      "arn:aws:kms:eu-west-1:123456789012:key/5678abcd-12ab-34cd-56ef-1234567890ab";
   static final String BASIC_EXECUTION =
       "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole";
 
@@ -138,7 +142,9 @@ class SamParityTest {
                 "StaleAfterDays",
                 7,
                 "SweepCareSteps",
-                "none"),
+                "none",
+                "WarehouseKmsKeyArns",
+                KMS_KEY + "," + WORK_KMS_KEY),
             (stack, p) ->
                 p.warehousePrefix("lake/")
                     .catalog(IcebergCatalog.dynamoDb("iceberg_catalog"))
@@ -166,7 +172,8 @@ class SamParityTest {
                         ManagedPolicy.fromManagedPolicyArn(stack, "WorkerKms", KMS_POLICY))
                     .extraPolicy(
                         CompactionFunction.COMMIT_SNAPSHOT,
-                        ManagedPolicy.fromManagedPolicyArn(stack, "CommitterKms", KMS_POLICY))),
+                        ManagedPolicy.fromManagedPolicyArn(stack, "CommitterKms", KMS_POLICY))
+                    .warehouseKmsKeyArns(List.of(KMS_KEY, WORK_KMS_KEY))),
         new Case(
             "rest catalog with its properties, a Glue database that is not used",
             Map.of(
