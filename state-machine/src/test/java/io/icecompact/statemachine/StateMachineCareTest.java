@@ -193,6 +193,34 @@ class StateMachineCareTest extends StateMachineTestBase {
   }
 
   /**
+   * Issue 41: a care step that refuses (here gc.enabled=false) after a commit that succeeded used
+   * to leave nothing but a green job; the real definition carries the step's outcome to
+   * ReleaseLease, which keeps why in the job log (what {@code history} prints) beside the job's
+   * COMMITTED status.
+   */
+  @Test
+  void aRefusedCareStepIsKeptWithItsReasonInTheJobLog() {
+    Map<String, String> catalog = jdbcCatalog();
+    Table table = createTable(catalog);
+    table.updateProperties().set(TableProperties.GC_ENABLED, "false").commit();
+    int snapshotsBefore = snapshots(table).size();
+    Map<String, Object> input = input(catalog);
+    input.put("care", List.of("expire-snapshots"));
+
+    ExecutionResult result = run(input);
+
+    assertSucceeded(result, CARED_PATH);
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    JsonNode care = result.outputJson().get("care");
+    assertThat(care.get("steps").get(0).get("status").asText()).isEqualTo("REFUSED");
+    String jobId = result.outputJson().get("job_id").asText();
+    var entry = leaseSteps.jobLog().find(TABLE, jobId).orElseThrow();
+    assertThat(entry.status()).isEqualTo("COMMITTED");
+    assertThat(entry.care()).startsWith("expire-snapshots REFUSED: ").contains("gc.enabled");
+    assertThat(snapshots(table)).as("nothing expired").hasSize(snapshotsBefore + 1);
+  }
+
+  /**
    * Issue 24's promise, checked apart from the care code: every file any table of the catalog
    * reaches is there.
    */
