@@ -1,27 +1,39 @@
 package io.icecompact.statemachine;
 
 import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
+import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
+import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
+import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.icecompact.committer.lambda.CommitSnapshotHandler;
+import io.icecompact.core.error.OutsideDeploymentScopeException;
 import io.icecompact.core.job.JobJson;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.policy.TablePolicy;
+import io.icecompact.core.scope.DeployedCatalog;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
+import io.icecompact.lease.lambda.AcquireLeaseHandler;
 import io.icecompact.planner.fleet.Decision;
 import io.icecompact.planner.fleet.SweepInput;
 import io.icecompact.planner.fleet.SweepPlan;
 import io.icecompact.planner.fleet.TableAssessment;
 import io.icecompact.planner.fleet.TableHealth;
+import io.icecompact.planner.lambda.AssessTablesHandler;
+import io.icecompact.planner.lambda.PlanRewriteHandler;
 import io.icecompact.testkit.EveryTableReaches;
 import io.icecompact.testkit.LocalLambda;
 import io.icecompact.testkit.LocalStateMachine;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
+import io.icecompact.worker.lambda.LeaseHeartbeat;
+import io.icecompact.worker.lambda.RewriteGroupHandler;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -119,6 +131,53 @@ class StateMachineSweepTest extends StateMachineTestBase {
     assertThat(result.largestPayloads())
         .as("%s", result.payloads())
         .allSatisfy((state, bytes) -> assertThat(bytes).as(state).isLessThan(8 * 1024L));
+  }
+
+  /**
+   * Issue 41: with a deployed catalog the sweep's input names none; AssessTables lists the deployed
+   * catalog and passes it to each compaction, whose functions all check it again. A sweep input
+   * naming another catalog is refused in its first state, before any table is read.
+   */
+  @Test
+  void aSweepOnTheDeployedCatalogNeedsNoCatalogPropertiesAndRefusesAnother() {
+    Map<String, String> catalog = jdbcCatalog();
+    createTable(catalog);
+    DeploymentScope scope =
+        DeploymentScope.parse("db.*", "s3://" + bucket + "/warehouse/")
+            .withCatalog(new DeployedCatalog(catalog));
+    lambda.register(SweepDefinition.ASSESS_TABLES, new AssessTablesHandler(scope));
+    lambda.register(ACQUIRE_LEASE, new AcquireLeaseHandler(leaseSteps, scope));
+    lambda.register(PLAN_REWRITE, new PlanRewriteHandler(scope));
+    lambda.register(
+        REWRITE_GROUP, new RewriteGroupHandler(scope, new LeaseHeartbeat(leaseSteps.lease())));
+    lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease(), scope));
+    Map<String, Object> input = sweepInput(catalog, List.of("db"));
+    input.remove("catalog_properties");
+
+    ExecutionResult result = runSweep(input);
+
+    assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
+    assertThat(result.outputJson().get("compact_count").asInt()).isEqualTo(1);
+    assertJobStatus(result.outputJson().get("compactions").get(0), "COMMITTED");
+    assertThat(payloads(ACQUIRE_LEASE))
+        .singleElement()
+        .satisfies(
+            p ->
+                assertThat(JSON.convertValue(p.get("input").get("catalog_properties"), Map.class))
+                    .as("the deployed catalog, passed on by the plan")
+                    .isEqualTo(catalog));
+
+    Map<String, Object> another =
+        sweepInput(Map.of("type", "rest", "uri", "http://127.0.0.1:9/"), List.of("db"));
+    ExecutionResult refused = runSweep(another);
+
+    assertThat(refused.status()).isEqualTo("FAILED");
+    assertThat(refused.error()).isEqualTo(OutsideDeploymentScopeException.class.getName());
+    assertThat(tree(refused.cause()).get("errorMessage").asText())
+        .startsWith(
+            "The input's catalog_properties may not set type (differs from the deployed value),"
+                + " uri (differs from the deployed value):");
+    assertThat(payloads(ACQUIRE_LEASE)).as("no compaction started").hasSize(1);
   }
 
   /**
