@@ -183,6 +183,7 @@ public final class SharingTables {
                 + "), so which files it reaches is unknown");
       }
     }
+    notChecked.sort(null); // by table name, whichever pass named it
     Coverage coverage =
         new Coverage(
             listed.size(),
