@@ -33,18 +33,23 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * deleted every data file of the {@code db.b} that wrote into its {@code data/}). Iceberg has no
  * such check; this is icecompact's own.
  *
- * <p>Decided from the catalog's listing and each table's metadata alone: every namespace (nested
- * ones too) and every table in it is listed and loaded. A table whose folders (location, {@code
- * write.data.path}, {@code write.object-storage.path}, {@code write.folder-storage.path}, {@code
- * write.metadata.path}, the folder of its current metadata file) lie inside, contain or equal one
- * of this table's is a sharer; folders compare by path, scheme and bucket aside, so a doubt counts
- * as an overlap. A namespace that cannot be listed, or a table that cannot be loaded or whose
- * metadata cannot be read, may share: {@link #find} refuses ({@link CareRefusedException}, naming
- * it) rather than guess.
+ * <p>Decided from the catalog's listing and the metadata of the tables it picks: the listing
+ * ({@link SharingLookup#listing()}: Glue's with each table's locations, or any catalog's by name)
+ * is screened table by table ({@link SharingScreen}: read, try, name as not checked, refuse, skip);
+ * a listed table is read from the metadata file the listing names, one by name only through the
+ * catalog. A table whose folders (location, {@code write.data.path}, {@code
+ * write.object-storage.path}, {@code write.folder-storage.path}, {@code write.metadata.path}, the
+ * folder of its current metadata file) lie inside, contain or equal one of this table's is a
+ * sharer; folders compare by path, scheme and bucket aside, so a doubt counts as an overlap. A
+ * catalog that cannot be listed, or a table that may share and cannot be read, makes {@link #find}
+ * refuse ({@link CareRefusedException}, naming it) rather than guess; a table outside the
+ * deployment's locations that cannot be read is named in {@link #coverage()} instead. Throttled
+ * calls are retried ({@link io.icecompact.care.catalog.ThrottlingRetry}).
  *
  * <p>What it cannot see: tables of another catalog (or another account's) that use the same
- * folders. docs/fleet.md says so; {@code gc.enabled=false} on such a table makes every destructive
- * step refuse.
+ * folders, and an unreadable table outside the deployment's locations whose {@code write.data.path}
+ * points here. docs/fleet.md says so; {@code gc.enabled=false} on such a table makes every
+ * destructive step refuse.
  */
 public final class SharingTables {
   /**

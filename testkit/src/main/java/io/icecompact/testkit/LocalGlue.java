@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.services.glue.GlueClient;
 
 /**
  * An in-JVM stand-in for the AWS Glue Data Catalog API, enough for Iceberg's real {@code
@@ -100,8 +108,8 @@ public final class LocalGlue implements AutoCloseable {
   /**
    * Catalog properties of Iceberg's GlueCatalog on this stand-in: {@code type=glue}, {@code
    * glue.endpoint}, {@code glue.skip-archive}, static credentials through {@link
-   * LocalAwsCredentials}, {@code client.region}, and {@code warehouse}. Merge a FileIO's properties
-   * (e.g. {@link LocalS3#icebergProperties()}) into them.
+   * LocalAwsCredentials}, {@code client.region}, {@code http-client.type=urlconnection} and {@code
+   * warehouse}. Merge a FileIO's properties (e.g. {@link LocalS3#icebergProperties()}) into them.
    */
   public Map<String, String> icebergProperties(String warehouse) {
     Map<String, String> properties = new TreeMap<>();
@@ -110,10 +118,38 @@ public final class LocalGlue implements AutoCloseable {
     properties.put("glue.skip-archive", "true");
     properties.put("warehouse", warehouse);
     properties.put("client.region", LocalS3.REGION);
+    properties.put("http-client.type", "urlconnection");
     properties.put("client.credentials-provider", LocalAwsCredentials.class.getName());
     properties.put(LocalAwsCredentials.PREFIX + "access-key-id", LocalS3.ACCESS_KEY_ID);
     properties.put(LocalAwsCredentials.PREFIX + "secret-access-key", LocalS3.SECRET_ACCESS_KEY);
     return properties;
+  }
+
+  /**
+   * A Glue client of this stand-in (the caller closes it) that retries as the SDK's standard mode
+   * (3 attempts, throttling included) but waits 10 to 100 ms between attempts instead of the
+   * throttling backoff's second or more, so that tests throttling past the SDK's retries stay fast.
+   * Iceberg's own client ({@link #icebergProperties}) keeps the SDK's waits.
+   */
+  public GlueClient newClient() {
+    BackoffStrategy backoff =
+        BackoffStrategy.exponentialDelay(Duration.ofMillis(10), Duration.ofMillis(100));
+    return GlueClient.builder()
+        .endpointOverride(endpoint())
+        .region(Region.of(LocalS3.REGION))
+        .credentialsProvider(
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(LocalS3.ACCESS_KEY_ID, LocalS3.SECRET_ACCESS_KEY)))
+        .httpClient(UrlConnectionHttpClient.create())
+        .overrideConfiguration(
+            o ->
+                o.retryStrategy(
+                    AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                        .backoffStrategy(backoff)
+                        .throttlingBackoffStrategy(backoff)
+                        .circuitBreakerEnabled(false)
+                        .build()))
+        .build();
   }
 
   // ---- what tests set up and observe ----

@@ -310,7 +310,10 @@ class SharedAccountCareTest {
   }
 
   private SharingLookup lookup(DeploymentScope scope) {
-    return new SharingLookup(catalog, GlueCatalogListing.of(properties, retry), scope, retry);
+    // the Glue client of LocalGlue.newClient: the SDK's retries wait milliseconds, not seconds
+    // (TableCare's test below goes through Iceberg's own client, GlueCatalogListing.of)
+    return new SharingLookup(
+        catalog, new GlueCatalogListing(glue.newClient(), null, retry), scope, retry);
   }
 
   /**
