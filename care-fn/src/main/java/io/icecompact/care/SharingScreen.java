@@ -56,7 +56,7 @@ final class SharingScreen {
   private final DeploymentScope scope;
 
   /**
-   * @param ours this table's folders ({@link SharingTables#folders})
+   * @param ours this table's folders ({@link TableFolders#of})
    */
   SharingScreen(Map<String, String> ours, DeploymentScope scope) {
     this.ours = ours;
@@ -145,7 +145,7 @@ final class SharingScreen {
   }
 
   private String overlap(Map<String, String> theirs) {
-    return theirs.isEmpty() ? null : SharingTables.overlap(ours, theirs);
+    return theirs.isEmpty() ? null : TableFolders.overlap(ours, theirs);
   }
 
   private static String folderOf(String file) {

@@ -18,7 +18,6 @@ import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -105,7 +104,7 @@ public final class SharingTables {
   public static SharingTables find(
       SharingLookup lookup, String tableName, Table table, String step) {
     TableIdentifier self = TableIdentifier.parse(tableName);
-    Map<String, String> ours = folders(metadata(table));
+    Map<String, String> ours = TableFolders.of(metadata(table));
     List<ListedTable> listed;
     try {
       listed = lookup.listing().tablesOtherThan(self);
@@ -169,7 +168,7 @@ public final class SharingTables {
                 + lakeFormationNote(other));
         continue;
       }
-      String overlap = overlap(ours, folders(metadata(read.table())));
+      String overlap = TableFolders.overlap(ours, TableFolders.of(metadata(read.table())));
       if (overlap == null) {
         continue;
       }
@@ -341,66 +340,6 @@ public final class SharingTables {
         + coverage.loaded()
         + " read)"
         + notChecked;
-  }
-
-  /** The folders a table writes to, by the property (or role) that names each. */
-  static Map<String, String> folders(TableMetadata metadata) {
-    Map<String, String> folders = new LinkedHashMap<>();
-    folders.put("location", metadata.location());
-    Map<String, String> properties = metadata.properties();
-    for (String key :
-        List.of(
-            TableProperties.WRITE_DATA_LOCATION,
-            TableProperties.OBJECT_STORE_PATH,
-            TableProperties.WRITE_FOLDER_STORAGE_LOCATION,
-            TableProperties.WRITE_METADATA_LOCATION)) {
-      String value = properties.get(key);
-      if (value != null && !value.isBlank()) {
-        folders.put(key, value);
-      }
-    }
-    String metadataFile = metadata.metadataFileLocation();
-    if (metadataFile != null && metadataFile.lastIndexOf('/') > 0) {
-      folders.put(
-          "current metadata file's folder",
-          metadataFile.substring(0, metadataFile.lastIndexOf('/')));
-    }
-    return folders;
-  }
-
-  /** How two tables' folders overlap (the first pair found), or null when none does. */
-  static String overlap(Map<String, String> ours, Map<String, String> theirs) {
-    for (Map.Entry<String, String> mine : ours.entrySet()) {
-      for (Map.Entry<String, String> other : theirs.entrySet()) {
-        String relation =
-            relation(FileLocations.path(other.getValue()), FileLocations.path(mine.getValue()));
-        if (relation != null) {
-          return String.format(
-              "its %s %s %s this table's %s %s",
-              other.getKey(), other.getValue(), relation, mine.getKey(), mine.getValue());
-        }
-      }
-    }
-    return null;
-  }
-
-  /**
-   * How folder {@code a} relates to folder {@code b} by path: the same, inside, containing; null:
-   * apart.
-   */
-  private static String relation(String a, String b) {
-    String left = a.isEmpty() ? "/" : a;
-    String right = b.isEmpty() ? "/" : b;
-    if (left.equals(right)) {
-      return "is";
-    }
-    if (right.equals("/") || left.startsWith(right + "/")) {
-      return "is inside";
-    }
-    if (left.equals("/") || right.startsWith(left + "/")) {
-      return "contains";
-    }
-    return null;
   }
 
   private static <T> T result(Future<T> load) {
