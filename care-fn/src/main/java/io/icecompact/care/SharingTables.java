@@ -168,7 +168,7 @@ public final class SharingTables {
                 + lakeFormationNote(other));
         continue;
       }
-      String overlap = TableFolders.overlap(ours, TableFolders.of(metadata(read.table())));
+      String overlap = read.overlap();
       if (overlap == null) {
         continue;
       }
@@ -197,8 +197,12 @@ public final class SharingTables {
     return new SharingTables(coverage, sharers, lookup);
   }
 
-  /** A table read, or why it could not be. */
-  private record Read(Table table, RuntimeException failure) {}
+  /**
+   * A table read: how its folders overlap this table's (null: apart) and, only when they do, the
+   * table (a catalog's thousand metadata objects are not held at once); or why it could not be
+   * read.
+   */
+  private record Read(String overlap, Table table, RuntimeException failure) {}
 
   /**
    * Reads each table a few at a time: from the metadata file the listing names when it names one
@@ -206,18 +210,25 @@ public final class SharingTables {
    * the overlap check needs is kept until it is decided.
    */
   private static List<Read> readAll(SharingLookup lookup, Table ours, List<ListedTable> tables) {
+    Map<String, String> folders = TableFolders.of(metadata(ours));
     ExecutorService loaders = Executors.newFixedThreadPool(LOADERS, daemonThreads());
     try {
-      List<Future<Table>> loads = new ArrayList<>();
+      List<Future<Read>> loads = new ArrayList<>();
       for (ListedTable other : tables) {
-        loads.add(loaders.submit(() -> read(lookup, ours, other)));
+        loads.add(
+            loaders.submit(
+                () -> {
+                  Table theirs = read(lookup, ours, other);
+                  String overlap = TableFolders.overlap(folders, TableFolders.of(metadata(theirs)));
+                  return new Read(overlap, overlap == null ? null : theirs, null);
+                }));
       }
       List<Read> reads = new ArrayList<>();
-      for (Future<Table> load : loads) {
+      for (Future<Read> load : loads) {
         try {
-          reads.add(new Read(result(load), null));
+          reads.add(result(load));
         } catch (RuntimeException e) {
-          reads.add(new Read(null, e));
+          reads.add(new Read(null, null, e));
         }
       }
       return reads;
