@@ -143,7 +143,9 @@ public final class TableCare {
     try {
       Table table = access.loadTable(tableName);
       CareReport report;
-      try (SharingLookup lookup = SharingLookup.of(access, scope)) {
+      // only the steps that delete look at the other tables (on Glue, through a client of its own)
+      boolean deletes = step == CareStep.EXPIRE_SNAPSHOTS || step == CareStep.REMOVE_ORPHANS;
+      try (SharingLookup lookup = deletes ? SharingLookup.of(access, scope) : null) {
         TableCareStep<?> careStep = step(step, lookup);
         report = preview ? careStep.preview(table) : careStep.run(table);
       }
