@@ -41,7 +41,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
   private static final String ICEBERG_REFUSAL =
       "Iceberg: \"Cannot expire snapshots: GC is disabled (deleting files may corrupt other tables)\"";
 
-  private final Catalog catalog;
+  private final SharingLookup lookup;
   private final String tableName;
 
   /**
@@ -49,7 +49,16 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
    * @param tableName the table's identifier in it
    */
   public ExpireSnapshotsStep(Catalog catalog, String tableName) {
-    this.catalog = catalog;
+    this(SharingLookup.of(catalog), tableName);
+  }
+
+  /**
+   * @param lookup the table's catalog, how it is listed and the deployment's locations ({@link
+   *     SharingTables})
+   * @param tableName the table's identifier in it
+   */
+  public ExpireSnapshotsStep(SharingLookup lookup, String tableName) {
+    this.lookup = lookup;
     this.tableName = tableName;
   }
 
@@ -64,6 +73,8 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
    * @param sharedFilesKept files Iceberg would have deleted that another table reaches, each with
    *     its table
    * @param sharing which other tables share the table's folders
+   * @param catalogChecked how many of the catalog's tables were listed and read, and those not
+   *     checked with why
    * @param problems a file deleted that still exists or that a remaining snapshot reaches
    */
   public record Report(
@@ -76,6 +87,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
       RemovedFiles filesDeleted,
       RemovedFiles sharedFilesKept,
       String sharing,
+      SharingTables.Coverage catalogChecked,
       List<String> problems)
       implements CareReport {
     @Override
@@ -86,6 +98,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
           sharedFilesKept.count() == 0
               ? ""
               : String.format(", %d files kept that other tables reach", sharedFilesKept.count());
+      shared += SharingTables.notCheckedNote(catalogChecked);
       return dryRun
           ? String.format(
               "would expire %d of %d snapshots%s and delete %d files (%d bytes)%s",
@@ -115,7 +128,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
   public Report run(Table table) {
     table.refresh();
     GcEnabled.require(table, tableName, NAME, ICEBERG_REFUSAL);
-    SharingTables sharing = SharingTables.find(catalog, tableName, table, NAME);
+    SharingTables sharing = SharingTables.find(lookup, tableName, table, NAME);
     Set<Long> before = snapshotIds(table);
     Map<String, SnapshotRef> refsBefore = Map.copyOf(table.refs());
     ReachableFiles reachableBefore = ReachableFiles.of(table);
@@ -124,7 +137,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
     Set<Long> after = snapshotIds(table);
     List<Long> expired = before.stream().filter(id -> !after.contains(id)).sorted().toList();
     ReachableFiles remaining = ReachableFiles.of(table);
-    sharing.refresh(catalog); // a sharer's commit since protects its files too
+    sharing.refresh(lookup.catalog()); // a sharer's commit since protects its files too
     Unreachable unreachable = Unreachable.of(reachableBefore, remaining, sharing);
 
     List<String> problems = new ArrayList<>();
@@ -159,6 +172,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
         RemovedFiles.of(gone, bytes),
         RemovedFiles.of(unreachable.shared(), 0),
         sharing.describeSharers(),
+        sharing.coverage(),
         problems);
   }
 
@@ -171,7 +185,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
   public Report preview(Table table) {
     table.refresh();
     GcEnabled.require(table, tableName, NAME, ICEBERG_REFUSAL);
-    SharingTables sharing = SharingTables.find(catalog, tableName, table, NAME);
+    SharingTables sharing = SharingTables.find(lookup, tableName, table, NAME);
     TableMetadata current = ((HasTableOperations) table).operations().current();
     PreviewOperations operations = new PreviewOperations(current, table.io());
     Table copy = new BaseTable(operations, table.name());
@@ -195,6 +209,7 @@ public final class ExpireSnapshotsStep implements TableCareStep<ExpireSnapshotsS
         RemovedFiles.of(unreachable.deletable(), bytes),
         RemovedFiles.of(unreachable.shared(), 0),
         sharing.describeSharers(),
+        sharing.coverage(),
         List.of());
   }
 

@@ -65,7 +65,7 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
    */
   private static final Pattern JOB_OUTPUT = Pattern.compile("-(job-[0-9a-f]{12})-\\d+\\.[a-z]+$");
 
-  private final Catalog catalog;
+  private final SharingLookup lookup;
   private final String tableName;
   private final Duration minAge;
   private final String workBase;
@@ -97,6 +97,27 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
       String workBase,
       Clock clock,
       Consumer<Table> beforeRecheck) {
+    this(
+        catalog == null ? null : SharingLookup.of(catalog),
+        tableName,
+        minAge,
+        workBase,
+        clock,
+        beforeRecheck);
+  }
+
+  /**
+   * As {@link #OrphanFilesStep(Catalog, String, Duration, String, Clock, Consumer)}, with the
+   * catalog's listing and the deployment's locations the sharing check screens by ({@link
+   * SharingLookup}).
+   */
+  public OrphanFilesStep(
+      SharingLookup lookup,
+      String tableName,
+      Duration minAge,
+      String workBase,
+      Clock clock,
+      Consumer<Table> beforeRecheck) {
     if (minAge == null || minAge.compareTo(SAFE_MIN_AGE) < 0) {
       throw new CareRefusedException(
           String.format(
@@ -106,11 +127,11 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
                   + "commit lands. Use at least 1 day; the default is 3 days.",
               minAge, SAFE_MIN_AGE));
     }
-    if (catalog == null || tableName == null || tableName.isBlank()) {
+    if (lookup == null || tableName == null || tableName.isBlank()) {
       // without the catalog, files other tables share could not be told from orphans
       throw new IllegalArgumentException("the catalog and the table's name are required");
     }
-    this.catalog = catalog;
+    this.lookup = lookup;
     this.tableName = tableName;
     this.minAge = minAge;
     this.workBase = workBase;
@@ -138,6 +159,8 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
    *     under this table's work root (a job run with another {@code --work-location}: it may still
    *     commit them), kept
    * @param sharing which other tables share the table's folders
+   * @param catalogChecked how many of the catalog's tables were listed and read, and those not
+   *     checked with why
    * @param skippedFolders folders not listed, with the reason
    * @param problems a file deleted that still exists, or that the metadata reaches after all
    * @param dryRun true: nothing was deleted, the figures say what would be
@@ -156,6 +179,7 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
       RemovedFiles sharedFilesKept,
       RemovedFiles unseenJobOutputsKept,
       String sharing,
+      SharingTables.Coverage catalogChecked,
       List<String> skippedFolders,
       List<String> problems,
       boolean dryRun)
@@ -173,7 +197,8 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
                       unseenJobOutputsKept.count()))
               + (skippedFolders.isEmpty()
                   ? ""
-                  : String.format(", %d folders skipped", skippedFolders.size()));
+                  : String.format(", %d folders skipped", skippedFolders.size()))
+              + SharingTables.notCheckedNote(catalogChecked);
       return dryRun
           ? String.format(
               "would delete %d orphans (%d bytes) and %d finished jobs' work locations; %d younger than the minimum "
@@ -221,7 +246,7 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     }
     table.refresh();
     GcEnabled.require(table, tableName, NAME, ICEBERG_REFUSAL);
-    SharingTables sharing = SharingTables.find(catalog, tableName, table, NAME);
+    SharingTables sharing = SharingTables.find(lookup, tableName, table, NAME);
     long cutoff = clock.millis() - minAge.toMillis();
     List<String> skipped = new ArrayList<>();
     List<String> problems = new ArrayList<>();
@@ -295,7 +320,7 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
     orphans.removeIf(
         file ->
             reachable.contains(file.location()) || reachable.samePathAs(file.location()) != null);
-    sharing.refresh(catalog); // and the sharers' commits since
+    sharing.refresh(lookup.catalog()); // and the sharers' commits since
     orphans.removeIf(file -> sharing.reachedBy(file.location()) != null);
 
     List<FileInfo> workFiles = new ArrayList<>();
@@ -329,6 +354,7 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
         RemovedFiles.of(shared, 0),
         RemovedFiles.of(unseenJobOutputs, 0),
         sharing.describeSharers(),
+        sharing.coverage(),
         skipped,
         problems,
         dryRun);

@@ -1,8 +1,9 @@
 package io.icecompact.care;
 
-import java.util.ArrayDeque;
+import io.icecompact.care.catalog.CatalogThrottledException;
+import io.icecompact.care.catalog.ListedTable;
+import io.icecompact.care.catalog.ListingFailedException;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,13 +12,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 
 /**
@@ -31,18 +32,23 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * deleted every data file of the {@code db.b} that wrote into its {@code data/}). Iceberg has no
  * such check; this is icecompact's own.
  *
- * <p>Decided from the catalog's listing and each table's metadata alone: every namespace (nested
- * ones too) and every table in it is listed and loaded. A table whose folders (location, {@code
- * write.data.path}, {@code write.object-storage.path}, {@code write.folder-storage.path}, {@code
- * write.metadata.path}, the folder of its current metadata file) lie inside, contain or equal one
- * of this table's is a sharer; folders compare by path, scheme and bucket aside, so a doubt counts
- * as an overlap. A namespace that cannot be listed, or a table that cannot be loaded or whose
- * metadata cannot be read, may share: {@link #find} refuses ({@link CareRefusedException}, naming
- * it) rather than guess.
+ * <p>Decided from the catalog's listing and the metadata of the tables it picks: the listing
+ * ({@link SharingLookup#listing()}: Glue's with each table's locations, or any catalog's by name)
+ * is screened table by table ({@link SharingScreen}: read, try, name as not checked, refuse, skip);
+ * a listed table is read from the metadata file the listing names, one by name only through the
+ * catalog. A table whose folders (location, {@code write.data.path}, {@code
+ * write.object-storage.path}, {@code write.folder-storage.path}, {@code write.metadata.path}, the
+ * folder of its current metadata file) lie inside, contain or equal one of this table's is a
+ * sharer; folders compare by path, scheme and bucket aside, so a doubt counts as an overlap. A
+ * catalog that cannot be listed, or a table that may share and cannot be read, makes {@link #find}
+ * refuse ({@link CareRefusedException}, naming it) rather than guess; a table outside the
+ * deployment's locations that cannot be read is named in {@link #coverage()} instead. Throttled
+ * calls are retried ({@link io.icecompact.care.catalog.ThrottlingRetry}).
  *
  * <p>What it cannot see: tables of another catalog (or another account's) that use the same
- * folders. docs/fleet.md says so; {@code gc.enabled=false} on such a table makes every destructive
- * step refuse.
+ * folders, and an unreadable table outside the deployment's locations whose {@code write.data.path}
+ * points here. docs/fleet.md says so; {@code gc.enabled=false} on such a table makes every
+ * destructive step refuse.
  */
 public final class SharingTables {
   /**
@@ -53,84 +59,206 @@ public final class SharingTables {
    */
   public record Sharer(String table, String overlap) {}
 
-  /** Tables loaded at once. */
+  /**
+   * What the check covered, for the step's report.
+   *
+   * @param listed tables the listing showed, this one aside
+   * @param loaded tables whose metadata was read
+   * @param notCheckedCount tables named as not checked
+   * @param notChecked at most {@link RemovedFiles#SAMPLE} of them, each {@code table: why}
+   */
+  public record Coverage(int listed, int loaded, int notCheckedCount, List<String> notChecked) {
+    public Coverage {
+      notChecked = List.copyOf(notChecked);
+    }
+  }
+
+  /** Tables read at once. */
   private static final int LOADERS = 8;
 
-  private final int tablesChecked;
+  private final Coverage coverage;
   private final Map<Sharer, ReachableFiles> sharers;
+  private final SharingLookup lookup;
 
-  private SharingTables(int tablesChecked, Map<Sharer, ReachableFiles> sharers) {
-    this.tablesChecked = tablesChecked;
+  private SharingTables(
+      Coverage coverage, Map<Sharer, ReachableFiles> sharers, SharingLookup lookup) {
+    this.coverage = coverage;
     this.sharers = sharers;
+    this.lookup = lookup;
+  }
+
+  /** {@link #find(SharingLookup, String, Table, String)} on any catalog, listed by name. */
+  public static SharingTables find(Catalog catalog, String tableName, Table table, String step) {
+    return find(SharingLookup.of(catalog), tableName, table, step);
   }
 
   /**
-   * The tables of {@code catalog} other than {@code tableName} that share {@code table}'s folders.
+   * The tables of the catalog other than {@code tableName} that share {@code table}'s folders: the
+   * listing screened ({@link SharingScreen}), the tables it picks read, the rest named.
    *
    * @param step the step that asks, for the refusal's message
-   * @throws CareRefusedException when the catalog cannot list its tables, or one of them cannot be
-   *     loaded or read: it may share this table's files
+   * @throws CareRefusedException when the catalog cannot be listed, or a table that may share this
+   *     table's files (inside the deployment's locations, or overlapping by its listing) cannot be
+   *     read
    */
-  public static SharingTables find(Catalog catalog, String tableName, Table table, String step) {
+  public static SharingTables find(
+      SharingLookup lookup, String tableName, Table table, String step) {
     TableIdentifier self = TableIdentifier.parse(tableName);
-    Map<String, String> ours = folders(metadata(table));
-    Map<Sharer, ReachableFiles> sharers = new LinkedHashMap<>();
-    List<TableIdentifier> others = otherTables(catalog, self, tableName, step);
-    // loaded a few at a time: each load is a catalog call and a metadata file read (tens of ms on
-    // Glue and
-    // S3), and a catalog holds hundreds of tables; only their folders are kept, not their metadata
-    ExecutorService loaders = Executors.newFixedThreadPool(LOADERS, daemonThreads());
-    List<TableIdentifier> overlapping = new ArrayList<>();
-    List<String> overlaps = new ArrayList<>();
+    Map<String, String> ours = TableFolders.of(metadata(table));
+    List<ListedTable> listed;
     try {
-      List<Future<Map<String, String>>> loads = new ArrayList<>();
-      others.forEach(
-          id -> loads.add(loaders.submit(() -> folders(metadata(catalog.loadTable(id))))));
-      for (int i = 0; i < others.size(); i++) {
-        TableIdentifier id = others.get(i);
-        Map<String, String> theirs;
-        try {
-          theirs = result(loads.get(i));
-        } catch (RuntimeException e) {
+      listed = lookup.listing().tablesOtherThan(self);
+    } catch (ListingFailedException | CatalogThrottledException e) {
+      throw refusal(
+          step,
+          tableName,
+          e.getMessage()
+              + ", so whether another table shares "
+              + tableName
+              + "'s files is unknown");
+    }
+    SharingScreen screen = new SharingScreen(ours, lookup.scope());
+    List<String> notChecked = new ArrayList<>();
+    List<ListedTable> toLoad = new ArrayList<>();
+    List<SharingScreen.Decision> loads = new ArrayList<>();
+    for (ListedTable other : listed) {
+      SharingScreen.Decision decision = screen.decide(other);
+      switch (decision.action()) {
+        case SKIP -> {}
+        case NOT_CHECKED -> notChecked.add(other.id() + ": " + decision.why());
+        case REFUSE ->
+            throw refusal(step, tableName, "table " + other.id() + " is " + decision.why());
+        case LOAD, TRY_LOAD -> {
+          toLoad.add(other);
+          loads.add(decision);
+        }
+      }
+    }
+    List<Read> reads = readAll(lookup, table, toLoad);
+    Map<Sharer, ReachableFiles> sharers = new LinkedHashMap<>();
+    for (int i = 0; i < reads.size(); i++) {
+      ListedTable other = toLoad.get(i);
+      Read read = reads.get(i);
+      if (read.failure() != null) {
+        if (loads.get(i).action() == SharingScreen.Action.LOAD) {
           throw refusal(
               step,
               tableName,
               "table "
-                  + id
+                  + other.id()
                   + " of the catalog cannot be loaded ("
-                  + describe(e)
+                  + describe(read.failure())
+                  + lakeFormationNote(other)
                   + "), so it may share "
                   + tableName
-                  + "'s files");
+                  + "'s files ("
+                  + loads.get(i).why()
+                  + ")");
         }
-        String overlap = overlap(ours, theirs);
-        if (overlap != null) {
-          overlapping.add(id);
-          overlaps.add(overlap);
-        }
+        notChecked.add(
+            other.id()
+                + ": "
+                + SharingScreen.OUTSIDE
+                + " (location "
+                + other.location()
+                + ", metadata "
+                + other.metadataLocation()
+                + "), its metadata cannot be read: "
+                + describe(read.failure())
+                + lakeFormationNote(other));
+        continue;
       }
-    } finally {
-      loaders.shutdownNow();
-    }
-    for (int i = 0; i < overlapping.size(); i++) {
-      TableIdentifier id = overlapping.get(i);
+      String overlap = read.overlap();
+      if (overlap == null) {
+        continue;
+      }
       try {
-        sharers.put(
-            new Sharer(id.toString(), overlaps.get(i)), ReachableFiles.of(catalog.loadTable(id)));
+        sharers.put(new Sharer(other.id().toString(), overlap), ReachableFiles.of(read.table()));
       } catch (RuntimeException e) {
         throw refusal(
             step,
             tableName,
             "table "
-                + id
+                + other.id()
                 + " shares its folders ("
-                + overlaps.get(i)
+                + overlap
                 + ") but its metadata cannot be read ("
                 + describe(e)
                 + "), so which files it reaches is unknown");
       }
     }
-    return new SharingTables(others.size(), sharers);
+    notChecked.sort(null); // by table name, whichever pass named it
+    Coverage coverage =
+        new Coverage(
+            listed.size(),
+            toLoad.size() - (int) reads.stream().filter(r -> r.failure() != null).count(),
+            notChecked.size(),
+            notChecked.subList(0, Math.min(RemovedFiles.SAMPLE, notChecked.size())));
+    return new SharingTables(coverage, sharers, lookup);
+  }
+
+  /**
+   * A table read: how its folders overlap this table's (null: apart) and, only when they do, the
+   * table (a catalog's thousand metadata objects are not held at once); or why it could not be
+   * read.
+   */
+  private record Read(String overlap, Table table, RuntimeException failure) {}
+
+  /**
+   * Reads each table a few at a time: from the metadata file the listing names when it names one
+   * (one S3 read, no catalog call), through the catalog otherwise; throttling retried. Only what
+   * the overlap check needs is kept until it is decided.
+   */
+  private static List<Read> readAll(SharingLookup lookup, Table ours, List<ListedTable> tables) {
+    Map<String, String> folders = TableFolders.of(metadata(ours));
+    ExecutorService loaders = Executors.newFixedThreadPool(LOADERS, daemonThreads());
+    try {
+      List<Future<Read>> loads = new ArrayList<>();
+      for (ListedTable other : tables) {
+        loads.add(
+            loaders.submit(
+                () -> {
+                  Table theirs = read(lookup, ours, other);
+                  String overlap = TableFolders.overlap(folders, TableFolders.of(metadata(theirs)));
+                  return new Read(overlap, overlap == null ? null : theirs, null);
+                }));
+      }
+      List<Read> reads = new ArrayList<>();
+      for (Future<Read> load : loads) {
+        try {
+          reads.add(result(load));
+        } catch (RuntimeException e) {
+          reads.add(new Read(null, null, e));
+        }
+      }
+      return reads;
+    } finally {
+      loaders.shutdownNow();
+    }
+  }
+
+  private static Table read(SharingLookup lookup, Table ours, ListedTable other) {
+    if (other.metadataLocation() != null) {
+      // the listing's metadata file is the catalog's current one: read it with this table's FileIO
+      // (one S3 GET, no catalog call to throttle)
+      TableMetadata metadata =
+          lookup
+              .retry()
+              .call(
+                  "reading " + other.metadataLocation(),
+                  () -> TableMetadataParser.read(ours.io(), other.metadataLocation()));
+      return new BaseTable(new StaticTableOperations(metadata, ours.io()), other.id().toString());
+    }
+    return lookup
+        .retry()
+        .call("loading table " + other.id(), () -> lookup.catalog().loadTable(other.id()));
+  }
+
+  private static String lakeFormationNote(ListedTable table) {
+    return table.lakeFormation()
+        ? "; it is registered with Lake Formation (IsRegisteredWithLakeFormation): reading it needs"
+            + " Lake Formation permissions the care role may lack"
+        : "";
   }
 
   /**
@@ -141,9 +269,11 @@ public final class SharingTables {
   public void refresh(Catalog catalog) {
     for (Map.Entry<Sharer, ReachableFiles> sharer : sharers.entrySet()) {
       try {
+        TableIdentifier id = TableIdentifier.parse(sharer.getKey().table());
         sharer
             .getValue()
-            .addNewSnapshots(catalog.loadTable(TableIdentifier.parse(sharer.getKey().table())));
+            .addNewSnapshots(
+                lookup.retry().call("loading table " + id, () -> catalog.loadTable(id)));
       } catch (RuntimeException e) {
         throw new CareRefusedException(
             "Refusing to delete: table "
@@ -155,9 +285,23 @@ public final class SharingTables {
     }
   }
 
-  /** Tables listed and checked, this one aside. */
+  /**
+   * For a step's one-line summary: {@code , 3 of the catalog's tables not checked} (the report
+   * names them), or nothing.
+   */
+  static String notCheckedNote(Coverage coverage) {
+    return coverage == null || coverage.notCheckedCount() == 0
+        ? ""
+        : ", " + coverage.notCheckedCount() + " of the catalog's tables not checked";
+  }
+
+  /** Tables listed, this one aside. */
   public int tablesChecked() {
-    return tablesChecked;
+    return coverage.listed();
+  }
+
+  public Coverage coverage() {
+    return coverage;
   }
 
   public List<Sharer> sharers() {
@@ -178,119 +322,35 @@ public final class SharingTables {
     return null;
   }
 
-  /** One line for a report: how many tables were checked and which share. */
+  /**
+   * One line for a report: how many tables were listed and read, which share, and how many were not
+   * checked (the report lists them).
+   */
   public String describeSharers() {
+    String notChecked =
+        coverage.notCheckedCount() == 0
+            ? ""
+            : "; "
+                + coverage.notCheckedCount()
+                + " not checked, first: "
+                + coverage.notChecked().get(0);
     if (sharers.isEmpty()) {
-      return "no other table of the " + tablesChecked + " in the catalog shares its folders";
+      return "no other table of the "
+          + coverage.listed()
+          + " in the catalog shares its folders ("
+          + coverage.loaded()
+          + " read)"
+          + notChecked;
     }
     List<String> lines = new ArrayList<>();
     sharers.keySet().forEach(s -> lines.add(s.table() + " (" + s.overlap() + ")"));
-    return String.join("; ", lines) + ": every file they reach is kept";
-  }
-
-  private static List<TableIdentifier> otherTables(
-      Catalog catalog, TableIdentifier self, String tableName, String step) {
-    if (!(catalog instanceof SupportsNamespaces namespaces)) {
-      throw refusal(
-          step,
-          tableName,
-          "the catalog "
-              + catalog.getClass().getName()
-              + " cannot list its namespaces, so whether another table shares "
-              + tableName
-              + "'s files is unknown");
-    }
-    List<TableIdentifier> tables = new ArrayList<>();
-    Deque<Namespace> queue = new ArrayDeque<>();
-    try {
-      queue.addAll(namespaces.listNamespaces());
-    } catch (RuntimeException e) {
-      throw refusal(
-          step, tableName, "the catalog's namespaces cannot be listed (" + describe(e) + ")");
-    }
-    while (!queue.isEmpty()) {
-      Namespace namespace = queue.poll();
-      try {
-        for (TableIdentifier id : catalog.listTables(namespace)) {
-          if (!id.toString().equalsIgnoreCase(self.toString())) {
-            tables.add(id);
-          }
-        }
-        queue.addAll(namespaces.listNamespaces(namespace));
-      } catch (RuntimeException e) {
-        throw refusal(
-            step,
-            tableName,
-            "namespace "
-                + namespace
-                + " cannot be listed ("
-                + describe(e)
-                + "), so a table in it may share "
-                + tableName
-                + "'s files");
-      }
-    }
-    return tables;
-  }
-
-  /** The folders a table writes to, by the property (or role) that names each. */
-  static Map<String, String> folders(TableMetadata metadata) {
-    Map<String, String> folders = new LinkedHashMap<>();
-    folders.put("location", metadata.location());
-    Map<String, String> properties = metadata.properties();
-    for (String key :
-        List.of(
-            TableProperties.WRITE_DATA_LOCATION,
-            TableProperties.OBJECT_STORE_PATH,
-            TableProperties.WRITE_FOLDER_STORAGE_LOCATION,
-            TableProperties.WRITE_METADATA_LOCATION)) {
-      String value = properties.get(key);
-      if (value != null && !value.isBlank()) {
-        folders.put(key, value);
-      }
-    }
-    String metadataFile = metadata.metadataFileLocation();
-    if (metadataFile != null && metadataFile.lastIndexOf('/') > 0) {
-      folders.put(
-          "current metadata file's folder",
-          metadataFile.substring(0, metadataFile.lastIndexOf('/')));
-    }
-    return folders;
-  }
-
-  /** How two tables' folders overlap (the first pair found), or null when none does. */
-  static String overlap(Map<String, String> ours, Map<String, String> theirs) {
-    for (Map.Entry<String, String> mine : ours.entrySet()) {
-      for (Map.Entry<String, String> other : theirs.entrySet()) {
-        String relation =
-            relation(FileLocations.path(other.getValue()), FileLocations.path(mine.getValue()));
-        if (relation != null) {
-          return String.format(
-              "its %s %s %s this table's %s %s",
-              other.getKey(), other.getValue(), relation, mine.getKey(), mine.getValue());
-        }
-      }
-    }
-    return null;
-  }
-
-  /**
-   * How folder {@code a} relates to folder {@code b} by path: the same, inside, containing; null:
-   * apart.
-   */
-  private static String relation(String a, String b) {
-    String left = a.isEmpty() ? "/" : a;
-    String right = b.isEmpty() ? "/" : b;
-    if (left.equals(right)) {
-      return "is";
-    }
-    if (right.equals("/") || left.startsWith(right + "/")) {
-      return "is inside";
-    }
-    if (left.equals("/") || right.startsWith(left + "/")) {
-      return "contains";
-    }
-    return null;
+    return String.join("; ", lines)
+        + ": every file they reach is kept ("
+        + coverage.listed()
+        + " tables listed, "
+        + coverage.loaded()
+        + " read)"
+        + notChecked;
   }
 
   private static <T> T result(Future<T> load) {

@@ -1,6 +1,7 @@
 package io.icecompact.care;
 
 import io.icecompact.core.policy.CareStep;
+import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.core.text.Abbreviated;
 import java.time.Clock;
@@ -69,6 +70,12 @@ public final class TableCare {
   private final String tableName;
   private final String workBase;
   private final Runnable beforeEachStep;
+  private final DeploymentScope scope;
+
+  /** With no location bounds ({@link DeploymentScope#unrestricted()}): the embedded runner. */
+  public TableCare(TableAccess access, String tableName, String workBase, Runnable beforeEachStep) {
+    this(access, tableName, workBase, beforeEachStep, DeploymentScope.unrestricted());
+  }
 
   /**
    * @param access the catalog the table is loaded from before each step
@@ -76,12 +83,21 @@ public final class TableCare {
    * @param workBase the jobs' work location base when they name one (null: {@code
    *     <table>/_icecompact})
    * @param beforeEachStep runs before each step; an exception stops this and the remaining steps
+   * @param scope the deployment's locations: a table of the catalog outside them that cannot be
+   *     read is named as not checked instead of refusing expiry and orphan removal ({@link
+   *     SharingScreen})
    */
-  public TableCare(TableAccess access, String tableName, String workBase, Runnable beforeEachStep) {
+  public TableCare(
+      TableAccess access,
+      String tableName,
+      String workBase,
+      Runnable beforeEachStep,
+      DeploymentScope scope) {
     this.access = access;
     this.tableName = tableName;
     this.workBase = workBase;
     this.beforeEachStep = beforeEachStep;
+    this.scope = scope;
   }
 
   /**
@@ -126,8 +142,13 @@ public final class TableCare {
     String name = step.propertyName();
     try {
       Table table = access.loadTable(tableName);
-      TableCareStep<?> careStep = step(step);
-      CareReport report = preview ? careStep.preview(table) : careStep.run(table);
+      CareReport report;
+      // only the steps that delete look at the other tables (on Glue, through a client of its own)
+      boolean deletes = step == CareStep.EXPIRE_SNAPSHOTS || step == CareStep.REMOVE_ORPHANS;
+      try (SharingLookup lookup = deletes ? SharingLookup.of(access, scope) : null) {
+        TableCareStep<?> careStep = step(step, lookup);
+        report = preview ? careStep.preview(table) : careStep.run(table);
+      }
       Status status =
           !report.problems().isEmpty() ? Status.FAILED : preview ? Status.PREVIEWED : Status.DONE;
       String summary =
@@ -157,13 +178,13 @@ public final class TableCare {
         + Abbreviated.text(String.valueOf(e.getMessage()), 500);
   }
 
-  private TableCareStep<?> step(CareStep step) {
+  private TableCareStep<?> step(CareStep step, SharingLookup lookup) {
     return switch (step) {
-      case EXPIRE_SNAPSHOTS -> new ExpireSnapshotsStep(access.catalog(), tableName);
+      case EXPIRE_SNAPSHOTS -> new ExpireSnapshotsStep(lookup, tableName);
       case REWRITE_MANIFESTS -> new RewriteManifestsStep();
       case REMOVE_ORPHANS ->
           new OrphanFilesStep(
-              access.catalog(),
+              lookup,
               tableName,
               OrphanFilesStep.DEFAULT_MIN_AGE,
               workBase,

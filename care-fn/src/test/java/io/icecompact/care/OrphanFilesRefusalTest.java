@@ -54,7 +54,12 @@ class OrphanFilesRefusalTest {
       assertThatThrownBy(
               () ->
                   new OrphanFilesStep(
-                      null, "db.t", Duration.ofDays(3), "s3://b/work", Clock.systemUTC(), t -> {}))
+                      (org.apache.iceberg.catalog.Catalog) null,
+                      "db.t",
+                      Duration.ofDays(3),
+                      "s3://b/work",
+                      Clock.systemUTC(),
+                      t -> {}))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("the catalog and the table's name are required");
     }

@@ -283,7 +283,11 @@ public final class FaultyS3 implements AutoCloseable {
         "HTTP/1.1 "
             + error.status()
             + " "
-            + (error.status() == 503 ? "Slow Down" : "Internal Server Error")
+            + switch (error.status()) {
+              case 503 -> "Slow Down";
+              case 403 -> "Forbidden";
+              default -> "Internal Server Error";
+            }
             + "\r\nContent-Type: application/xml\r\nx-amz-request-id: "
             + requestId
             + "\r\nContent-Length: "

@@ -19,6 +19,14 @@ public sealed interface S3Fault {
         500, "InternalError", "We encountered an internal error. Please try again.");
   }
 
+  /**
+   * {@code 403 AccessDenied}: S3's answer to a caller whose role (bucket policy, KMS key grant)
+   * does not allow the request; on a whole bucket, another team's bucket this role cannot read.
+   */
+  static S3Fault accessDenied() {
+    return new ErrorResponse(403, "AccessDenied", "Access Denied");
+  }
+
   /** The connection is reset (TCP RST) before any answer, after the request's head was read. */
   static S3Fault connectionReset() {
     return new ConnectionReset();

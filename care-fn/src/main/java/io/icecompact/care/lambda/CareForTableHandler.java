@@ -80,7 +80,8 @@ public final class CareForTableHandler
               access,
               job.table(),
               job.workLocation(),
-              () -> lease.checkHeld(held.table(), held.owner(), held.token()));
+              () -> lease.checkHeld(held.table(), held.owner(), held.token()),
+              scope);
       List<TableCare.Outcome> outcomes = care.run(careSteps, LOG::info);
       String location = new WorkLocation(workLocation).careResult();
       new JobStore(access.fileIO()).writeDocument(location, outcomes);

@@ -129,13 +129,8 @@ public record DeploymentScope(
     if (locationPrefixes.isEmpty()) {
       return;
     }
-    boolean dotSegment =
-        location != null
-            && Arrays.stream(location.split("/")).anyMatch(s -> s.equals("..") || s.equals("."));
-    boolean under =
-        location != null
-            && locationPrefixes.stream().anyMatch(p -> (sameScheme(location) + "/").startsWith(p));
-    if (dotSegment || !under) {
+    boolean dotSegment = hasDotSegment(location);
+    if (dotSegment || !isUnderPrefix(location)) {
       throw new OutsideDeploymentScopeException(
           "The "
               + what
@@ -149,6 +144,28 @@ public record DeploymentScope(
               + (dotSegment ? ": it has a '.' or '..' segment" : "")
               + "; nothing was written");
     }
+  }
+
+  /**
+   * Whether {@code location} is inside this deployment's locations, as {@link #checkLocation}
+   * decides (true for any location when no prefix is set, false for null): the care steps' sharing
+   * check tells the catalog's tables this deployment answers for from those of other teams by it.
+   */
+  public boolean contains(String location) {
+    if (locationPrefixes.isEmpty()) {
+      return location != null;
+    }
+    return !hasDotSegment(location) && isUnderPrefix(location);
+  }
+
+  private static boolean hasDotSegment(String location) {
+    return location != null
+        && Arrays.stream(location.split("/")).anyMatch(s -> s.equals("..") || s.equals("."));
+  }
+
+  private boolean isUnderPrefix(String location) {
+    return location != null
+        && locationPrefixes.stream().anyMatch(p -> (sameScheme(location) + "/").startsWith(p));
   }
 
   /**

@@ -54,6 +54,14 @@ public final class TableAccess implements AutoCloseable {
     this.catalogProperties = Map.copyOf(properties);
   }
 
+  /**
+   * The catalog properties, with the defaults above applied: what a client of the catalog's own
+   * service (the care steps' Glue listing) is built from.
+   */
+  public Map<String, String> catalogProperties() {
+    return catalogProperties;
+  }
+
   /** The catalog, created on first use and kept open until {@link #close()}. */
   public synchronized Catalog catalog() {
     if (catalog == null) {

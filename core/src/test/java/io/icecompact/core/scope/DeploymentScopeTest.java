@@ -1,5 +1,6 @@
 package io.icecompact.core.scope;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -76,5 +77,18 @@ class DeploymentScopeTest {
     assertThatThrownBy(() -> DeploymentScope.parse(null, "bucket/prefix"))
         .hasMessage(
             "ALLOWED_LOCATIONS entry 'bucket/prefix' is not a location such as s3://bucket/prefix/");
+  }
+
+  @Test
+  void containsDecidesAsCheckLocationDoes() {
+    DeploymentScope scope = DeploymentScope.parse(null, "s3://ours/wh");
+    assertThat(scope.contains("s3://ours/wh/db/t")).isTrue();
+    assertThat(scope.contains("s3a://ours/wh/db/t/metadata/1.json")).isTrue();
+    assertThat(scope.contains("s3://ours/wh-other/t")).as("a folder boundary").isFalse();
+    assertThat(scope.contains("s3://ours/wh/../other/t")).as("a '..' segment").isFalse();
+    assertThat(scope.contains("s3://finance/wh/t")).isFalse();
+    assertThat(scope.contains(null)).isFalse();
+    assertThat(DeploymentScope.unrestricted().contains("s3://anywhere/t")).isTrue();
+    assertThat(DeploymentScope.unrestricted().contains(null)).isFalse();
   }
 }
