@@ -153,34 +153,29 @@ class ReleaseLeaseHandlerTest {
   void aCommittedJobWhoseCareRefusedAndFailedCountsBothAndKeepsWhy() throws IOException {
     LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
     Map<String, Object> result =
-        new HashMap<>(
-            JobJson.mapper()
-                .convertValue(
-                    JobResult.builder("job-1", table, JobStatus.COMMITTED)
-                        .snapshotIds(List.of(7L))
-                        .verification(new JobResult.Verification(true, List.of()))
-                        .groups(null)
-                        .build(),
-                    Map.class));
-    result.put(
-        "care",
-        Map.of(
-            "failed",
-            2,
-            "steps",
-            List.of(
-                Map.of("step", "delete-cleanup", "status", "DONE", "summary", "nothing to do"),
-                Map.of(
-                    "step", "expire-snapshots", "status", "FAILED", "summary", "S3 503 Slow Down"),
-                Map.of(
-                    "step",
-                    "remove-orphans",
-                    "status",
-                    "REFUSED",
-                    "summary",
-                    "Refusing remove-orphans on " + table + ": table ops.x cannot be loaded")),
-            "location",
-            "s3://work/care.json"));
+        committedWithCare(
+            Map.of(
+                "failed",
+                2,
+                "steps",
+                List.of(
+                    Map.of("step", "delete-cleanup", "status", "DONE", "summary", "nothing to do"),
+                    Map.of(
+                        "step",
+                        "expire-snapshots",
+                        "status",
+                        "FAILED",
+                        "summary",
+                        "S3 503 Slow Down"),
+                    Map.of(
+                        "step",
+                        "remove-orphans",
+                        "status",
+                        "REFUSED",
+                        "summary",
+                        "Refusing remove-orphans on " + table + ": table ops.x cannot be loaded")),
+                "location",
+                "s3://work/care.json"));
 
     release(lease, Map.of("result", result));
 
@@ -207,15 +202,7 @@ class ReleaseLeaseHandlerTest {
   void aCareFunctionThatFailedAsAWholeCountsEveryListedStep() throws IOException {
     LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
     Map<String, Object> result =
-        new HashMap<>(
-            JobJson.mapper()
-                .convertValue(
-                    JobResult.builder("job-1", table, JobStatus.COMMITTED)
-                        .verification(new JobResult.Verification(true, List.of()))
-                        .groups(null)
-                        .build(),
-                    Map.class));
-    result.put("care", Map.of("failed", 2, "steps", List.of(), "error", "States.Timeout"));
+        committedWithCare(Map.of("failed", 2, "steps", List.of(), "error", "States.Timeout"));
 
     release(lease, Map.of("result", result));
 
@@ -230,27 +217,35 @@ class ReleaseLeaseHandlerTest {
   void aJobWhoseCareWasAllDoneHasNoCareLineAndZeroCounts() throws IOException {
     LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
     Map<String, Object> result =
-        new HashMap<>(
-            JobJson.mapper()
-                .convertValue(
-                    JobResult.builder("job-1", table, JobStatus.COMMITTED)
-                        .verification(new JobResult.Verification(true, List.of()))
-                        .groups(null)
-                        .build(),
-                    Map.class));
-    result.put(
-        "care",
-        Map.of(
-            "failed",
-            0,
-            "steps",
-            List.of(Map.of("step", "expire-snapshots", "status", "DONE", "summary", "2 expired"))));
+        committedWithCare(
+            Map.of(
+                "failed",
+                0,
+                "steps",
+                List.of(
+                    Map.of("step", "expire-snapshots", "status", "DONE", "summary", "2 expired"))));
 
     release(lease, Map.of("result", result));
 
     assertThat(steps.jobLog().find(table, "job-1").orElseThrow().care()).isNull();
     assertThat(printed).noneMatch(line -> line.contains("\"icecompact\":\"care\""));
     assertThat(printedJson("\"_aws\"").get("CareRefused").asInt()).isZero();
+  }
+
+  /** A COMMITTED result as the state machine holds it, with the care states' {@code care}. */
+  private Map<String, Object> committedWithCare(Map<String, Object> care) {
+    Map<String, Object> result =
+        new HashMap<>(
+            JobJson.mapper()
+                .convertValue(
+                    JobResult.builder("job-1", table, JobStatus.COMMITTED)
+                        .snapshotIds(List.of(7L))
+                        .verification(new JobResult.Verification(true, List.of()))
+                        .groups(null)
+                        .build(),
+                    Map.class));
+    result.put("care", care);
+    return result;
   }
 
   private JsonNode printedJson(String containing) {

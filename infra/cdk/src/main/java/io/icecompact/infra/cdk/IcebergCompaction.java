@@ -764,14 +764,8 @@ public class IcebergCompaction extends Construct {
     // never sees them: count the job lines ReleaseLease prints instead of logging every state's
     // data at level ALL. The ids keep their first names for existing stacks.
     MetricFilter filter =
-        MetricFilter.Builder.create(this, "UnknownOrPartialJobsMetricFilter")
-            .logGroup(logGroups.get(CompactionFunction.RELEASE_LEASE))
-            .filterPattern(FilterPattern.literal(UNKNOWN_OR_PARTIAL_PATTERN))
-            .metricNamespace("icecompact")
-            .metricName(name + "-JobsUnknownOrPartial")
-            .metricValue("1")
-            .unit(Unit.COUNT)
-            .build();
+        releaseLeaseLineCount(
+            "UnknownOrPartialJobsMetricFilter", UNKNOWN_OR_PARTIAL_PATTERN, "JobsUnknownOrPartial");
     int threshold = props.unknownOrPartialThreshold();
     alarm(
         "UnknownOrPartialJobsAlarm",
@@ -785,14 +779,10 @@ public class IcebergCompaction extends Construct {
 
     // A job can commit while its care steps refuse on every run: ReleaseLease's care lines.
     MetricFilter care =
-        MetricFilter.Builder.create(this, "CareRefusedOrFailedMetricFilter")
-            .logGroup(logGroups.get(CompactionFunction.RELEASE_LEASE))
-            .filterPattern(FilterPattern.literal(CARE_REFUSED_OR_FAILED_PATTERN))
-            .metricNamespace("icecompact")
-            .metricName(name + "-CareRefusedOrFailed")
-            .metricValue("1")
-            .unit(Unit.COUNT)
-            .build();
+        releaseLeaseLineCount(
+            "CareRefusedOrFailedMetricFilter",
+            CARE_REFUSED_OR_FAILED_PATTERN,
+            "CareRefusedOrFailed");
     alarm(
         "CareRefusedOrFailedAlarm",
         "An icecompact job's care steps (snapshot expiry, orphan removal, delete cleanup,"
@@ -825,6 +815,21 @@ public class IcebergCompaction extends Construct {
     return CfnDashboard.Builder.create(this, "OperationsDashboard")
         .dashboardName("icecompact-" + name)
         .dashboardBody(Fn.sub(OperationsDashboard.body(), variables))
+        .build();
+  }
+
+  /**
+   * Counts the lines of ReleaseLease's log group that match {@code pattern}, as {@code
+   * <name>-<metric>}.
+   */
+  private MetricFilter releaseLeaseLineCount(String id, String pattern, String metric) {
+    return MetricFilter.Builder.create(this, id)
+        .logGroup(logGroups.get(CompactionFunction.RELEASE_LEASE))
+        .filterPattern(FilterPattern.literal(pattern))
+        .metricNamespace("icecompact")
+        .metricName(name + "-" + metric)
+        .metricValue("1")
+        .unit(Unit.COUNT)
         .build();
   }
 
