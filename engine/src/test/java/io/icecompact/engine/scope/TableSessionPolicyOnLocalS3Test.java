@@ -15,6 +15,7 @@ import io.icecompact.core.job.JobStatus;
 import io.icecompact.core.job.PlanSummary;
 import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.core.table.TableAccessRole;
 import io.icecompact.core.table.TableSessionPolicy;
 import io.icecompact.core.table.TableSessionPolicy.Stage;
 import io.icecompact.engine.EmbeddedJobRunner;
@@ -25,6 +26,7 @@ import io.icecompact.planner.RewritePlanner;
 import io.icecompact.testkit.FaultyS3;
 import io.icecompact.testkit.FaultyS3.PolicyDecision;
 import io.icecompact.testkit.LocalS3;
+import io.icecompact.testkit.LocalSts;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -60,6 +62,8 @@ class TableSessionPolicyOnLocalS3Test {
       new FragmentedTable.Shape(2, 4, 100, 2, 2, 6, true);
   private static final List<String> WRITES =
       List.of("s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload");
+
+  private static final String ROLE = "arn:aws:iam::123456789012:role/icecompact-table-access";
 
   @TempDir Path dir;
   private LocalS3 s3;
@@ -229,6 +233,59 @@ class TableSessionPolicyOnLocalS3Test {
                 .status())
         .isEqualTo(JobStatus.COMMITTED);
     assertThat(proxy.decisions()).allMatch(PolicyDecision::allowed);
+  }
+
+  @Test
+  void theCommitterAssumingTheRoleThroughStsWritesUnderItsSessionPolicyOnly() {
+    try (LocalSts sts = new LocalSts(proxy).start()) {
+      JobSpec spec = job(TABLE, "job-sts");
+      Table table = access.loadTable(TABLE);
+      String work = WorkLocation.of(null, table.location(), TABLE, spec.jobId()).jobDirectory();
+      PlanSummary summary = new RewritePlanner(access).plan(spec);
+      assertThat(new EmbeddedJobRunner(2, ProgressListener.NONE).rewriteOnly(spec, summary))
+          .isEmpty();
+      assertThat(proxy.decisions()).as("nothing enforced without a session").isEmpty();
+      TableSessionPolicy policy =
+          TableSessionPolicy.of(access.loadTable(TABLE), work, Stage.COMMITTER).orElseThrow();
+      TableAccessRole role = new TableAccessRole(ROLE, sts.endpoint());
+
+      try (TableAccess scoped = access.scopedTo(role, policy)) {
+        JobResult result =
+            new JobCommitter(scoped)
+                .commit(CommitRequest.of(spec, summary), System.currentTimeMillis());
+        assertThat(result.status()).isEqualTo(JobStatus.COMMITTED);
+        assertEveryWriteAllowedAndUnder(
+            work, table.location() + "/data", table.location() + "/metadata");
+        assertThat(writesUnder(table.location() + "/metadata")).isNotEmpty();
+
+        Table neighbour = access.loadTable(NEIGHBOUR);
+        String neighbourFile = neighbour.newScan().planFiles().iterator().next().file().location();
+        assertThatThrownBy(() -> scoped.fileIO().deleteFile(neighbourFile))
+            .satisfies(
+                e ->
+                    assertThat(rootOrSelf(e))
+                        .isInstanceOfSatisfying(
+                            S3Exception.class, s -> assertThat(s.statusCode()).isEqualTo(403)));
+        assertThat(neighbour.io().newInputFile(neighbourFile).exists()).isTrue();
+      }
+      assertThat(sts.assumed()).isNotEmpty();
+      assertThat(sts.assumed())
+          .allSatisfy(
+              call -> {
+                assertThat(call.roleArn()).isEqualTo(ROLE);
+                assertThat(call.policy()).isEqualTo(policy.json());
+                assertThat(call.durationSeconds()).isEqualTo(TableAccessRole.SESSION_SECONDS);
+                assertThat(call.sessionName()).isEqualTo("icecompact-committer");
+              });
+    }
+  }
+
+  private static Throwable rootOrSelf(Throwable e) {
+    Throwable t = e;
+    while (!(t instanceof S3Exception) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
   }
 
   private JobSpec job(String table, String jobId) {
