@@ -37,6 +37,8 @@ public final class LocalSts implements AutoCloseable {
 
   private final FaultyS3 s3;
   private final List<AssumedRole> assumed = new CopyOnWriteArrayList<>();
+  private final java.util.Queue<String[]> failures =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
   private HttpServer server;
 
   /** An STS whose sessions {@code s3} enforces. */
@@ -63,6 +65,15 @@ public final class LocalSts implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
+  /**
+   * The next call is answered with {@code status} and error {@code code} (e.g. 400 {@code
+   * Throttling}, 403 {@code AccessDenied}), as STS answers it.
+   */
+  public LocalSts failNext(int status, String code) {
+    failures.add(new String[] {Integer.toString(status), code});
+    return this;
+  }
+
   /** Every AssumeRole call answered with credentials, in order. */
   public List<AssumedRole> assumed() {
     return List.copyOf(assumed);
@@ -72,6 +83,11 @@ public final class LocalSts implements AutoCloseable {
     try (exchange) {
       Map<String, String> form =
           form(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+      String[] failure = failures.poll();
+      if (failure != null) {
+        error(exchange, Integer.parseInt(failure[0]), failure[1], "Injected by LocalSts.failNext");
+        return;
+      }
       if (!"AssumeRole".equals(form.get("Action"))) {
         error(exchange, "InvalidAction", "Only AssumeRole is served: " + form.get("Action"));
         return;
@@ -130,9 +146,14 @@ public final class LocalSts implements AutoCloseable {
   }
 
   private static void error(HttpExchange exchange, String code, String message) throws IOException {
+    error(exchange, 400, code, message);
+  }
+
+  private static void error(HttpExchange exchange, int status, String code, String message)
+      throws IOException {
     send(
         exchange,
-        400,
+        status,
         "<ErrorResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><Error><Type>Sender</Type><Code>"
             + code
             + "</Code><Message>"
