@@ -58,8 +58,7 @@ public final class CommitSnapshotHandler
     scope.checkLocation("work location", plan.workLocation());
     try (TableAccess unscoped = new TableAccess(job.catalogProperties());
         TableAccess access =
-            unscoped.scopedFor(
-                unscoped.loadTable(job.table()), plan.workLocation(), Stage.COMMITTER)) {
+            unscoped.scopedFor(job.table(), plan.workLocation(), Stage.COMMITTER)) {
       JobCommitter committer =
           new JobCommitter(
               access,

@@ -97,6 +97,19 @@ public final class TableAccess implements AutoCloseable {
         .orElse(this);
   }
 
+  /**
+   * {@link #scopedFor(Table, String, TableSessionPolicy.Stage)} for the table named {@code
+   * tableName}, loaded through this access only when a role is named: without one, no catalog call
+   * is added to the stage's.
+   */
+  public TableAccess scopedFor(
+      String tableName, String workFolder, TableSessionPolicy.Stage stage) {
+    if (TableAccessRole.fromEnvironment().isEmpty()) {
+      return this;
+    }
+    return scopedFor(loadTable(tableName), workFolder, stage);
+  }
+
   /** The catalog, created on first use and kept open until {@link #close()}. */
   public synchronized Catalog catalog() {
     if (catalog == null) {
