@@ -45,6 +45,12 @@ import software.amazon.awssdk.services.s3.S3Client;
  * is shared by all requests, so which ones it reaches can depend on their order. Every injected
  * fault is recorded ({@link #injected()}).
  *
+ * <p>It can also enforce a session policy ({@link #enforce}, or the policy of the session a {@link
+ * LocalSts} issued, named by the request's {@code X-Amz-Security-Token}): each request is mapped to
+ * the IAM actions and resources S3 would check ({@code S3Authorization}), evaluated ({@link
+ * IamPolicy}), answered 403 AccessDenied when outside, and every decision is recorded ({@link
+ * #decisions()}). Signatures stay s3proxy's to check: the head reaches it as signed.
+ *
  * <p>Each connection carries one request: the proxy asks the server to close after answering
  * ({@code Connection: close}, which SigV4 does not sign), so every request passes the rules.
  */
@@ -52,10 +58,18 @@ public final class FaultyS3 implements AutoCloseable {
   /** A fault the proxy injected: which request got which fault. */
   public record InjectedFault(S3Fault fault, String method, String bucket, String key) {}
 
+  /** What the enforced policy said of one action a request needed. */
+  public record PolicyDecision(String action, String resource, boolean allowed) {}
+
+  static final String SECURITY_TOKEN = "X-Amz-Security-Token";
+
   private final LocalS3 upstream;
   private final long seed;
   private final List<RuleState> rules = new ArrayList<>();
   private final List<InjectedFault> injected = new CopyOnWriteArrayList<>();
+  private final List<PolicyDecision> decisions = new CopyOnWriteArrayList<>();
+  private final Map<String, IamPolicy> sessions = new java.util.concurrent.ConcurrentHashMap<>();
+  private volatile IamPolicy policy;
   private ServerSocket server;
   private ExecutorService connections;
   private URI endpoint;
@@ -123,6 +137,35 @@ public final class FaultyS3 implements AutoCloseable {
 
   public void clearInjected() {
     injected.clear();
+  }
+
+  /**
+   * Enforces {@code policyDocument} on every request that names no session token (one signed with
+   * {@link LocalS3}'s own keys), until {@link #stopEnforcing()}.
+   */
+  public FaultyS3 enforce(String policyDocument) {
+    policy = IamPolicy.parse(policyDocument);
+    return this;
+  }
+
+  /** Requests without a session token pass unchecked again; sessions' policies still hold. */
+  public FaultyS3 stopEnforcing() {
+    policy = null;
+    return this;
+  }
+
+  /** A session {@link LocalSts} issued: requests carrying {@code token} are held to its policy. */
+  void admitSession(String token, String policyDocument) {
+    sessions.put(token, IamPolicy.parse(policyDocument));
+  }
+
+  /** Every decision since start or {@link #clearDecisions()}, in the order made. */
+  public List<PolicyDecision> decisions() {
+    return List.copyOf(decisions);
+  }
+
+  public void clearDecisions() {
+    decisions.clear();
   }
 
   /**
@@ -222,6 +265,25 @@ public final class FaultyS3 implements AutoCloseable {
       if (head == null) {
         return;
       }
+      Optional<String> token = head.header(SECURITY_TOKEN);
+      IamPolicy enforced = token.isPresent() ? sessions.get(token.get()) : policy;
+      if (enforced != null || token.isPresent()) {
+        byte[] body = S3Authorization.needsBody(head) ? head.readBody(in) : null;
+        Optional<String> denied = authorize(enforced, head, body);
+        if (denied.isPresent()) {
+          if (body == null && !head.expectsContinue()) {
+            head.skipBody(in);
+          }
+          answer(
+              client.getOutputStream(),
+              head,
+              new S3Fault.ErrorResponse(403, "AccessDenied", denied.get()));
+          return;
+        }
+        if (body != null) {
+          in = new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(body), in);
+        }
+      }
       Optional<S3Fault> fault = decide(head);
       if (fault.isPresent() && fault.get() instanceof S3Fault.ErrorResponse error) {
         if (!head.expectsContinue()) {
@@ -240,6 +302,29 @@ public final class FaultyS3 implements AutoCloseable {
     } catch (IOException | InterruptedException e) {
       // the client or the server went away: nothing to answer
     }
+  }
+
+  /**
+   * Records a decision for each action the request needs; the first denied one's message, if any. A
+   * session token no {@link LocalSts} issued is denied, as S3 refuses an invalid token.
+   */
+  private Optional<String> authorize(IamPolicy enforced, HttpRequestHead head, byte[] body) {
+    String denied = null;
+    for (S3Authorization.Need need : S3Authorization.of(head, body)) {
+      boolean allowed = enforced != null && enforced.allows(need.action(), need.resource());
+      decisions.add(new PolicyDecision(need.action(), need.resource(), allowed));
+      if (!allowed && denied == null) {
+        denied =
+            "User is not authorized to perform: "
+                + need.action()
+                + " on resource: \""
+                + need.resource()
+                + "\" because no session policy allows the "
+                + need.action()
+                + " action";
+      }
+    }
+    return Optional.ofNullable(denied);
   }
 
   private synchronized Optional<S3Fault> decide(HttpRequestHead head) {

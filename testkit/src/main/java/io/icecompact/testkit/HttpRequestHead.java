@@ -20,11 +20,16 @@ final class HttpRequestHead {
   final String key;
   final List<String> lines;
 
-  private HttpRequestHead(String method, String bucket, String key, List<String> lines) {
+  /** The query string as sent, without the {@code ?}; empty when none. */
+  final String query;
+
+  private HttpRequestHead(
+      String method, String bucket, String key, List<String> lines, String query) {
     this.method = method;
     this.bucket = bucket;
     this.key = key;
     this.lines = lines;
+    this.query = query;
   }
 
   /** The next request's head, or null at the end of the stream. */
@@ -45,7 +50,8 @@ final class HttpRequestHead {
         parts.length > 1
             ? URLDecoder.decode(parts[1].replace("+", "%2B"), StandardCharsets.UTF_8)
             : "";
-    return new HttpRequestHead(requestLine[0], bucket, key, lines);
+    return new HttpRequestHead(
+        requestLine[0], bucket, key, lines, query < 0 ? "" : target.substring(query + 1));
   }
 
   /** The bytes up to and including the blank line that ends a head, or null when none came. */
@@ -79,6 +85,27 @@ final class HttpRequestHead {
         .filter(line -> line.toLowerCase(Locale.ROOT).startsWith(prefix))
         .map(line -> line.substring(prefix.length()).trim())
         .findFirst();
+  }
+
+  /** Whether the query names {@code name} ({@code ?delete}, {@code ?uploadId=...}). */
+  boolean hasQueryParameter(String name) {
+    for (String parameter : query.split("&")) {
+      String parameterName =
+          parameter.contains("=") ? parameter.substring(0, parameter.indexOf('=')) : parameter;
+      if (URLDecoder.decode(parameterName, StandardCharsets.UTF_8).equals(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Reads the body the head announces, as sent (framing included), to be forwarded unchanged: only
+   * for a Content-Length body.
+   */
+  byte[] readBody(InputStream in) throws IOException {
+    long length = header("Content-Length").map(Long::parseLong).orElse(0L);
+    return in.readNBytes((int) length);
   }
 
   boolean expectsContinue() {

@@ -9,11 +9,13 @@ import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.policy.CareStep;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.core.table.TableSessionPolicy.Stage;
 import io.icecompact.lambda.LambdaStep;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.LeaseSteps;
 import io.icecompact.lease.TableLease;
 import java.util.List;
+import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,10 +73,9 @@ public final class CareForTableHandler
     List<CareStep> careSteps = require("steps", input.steps());
     scope.check(job);
     scope.checkLocation("work location", workLocation);
-    try (TableAccess access = new TableAccess(scope.catalogProperties(job.catalogProperties()))) {
-      // care commits to the table and deletes under its locations: the planner's bounds, checked
-      // here too
-      scope.checkTableLocations(access.loadTable(job.table()));
+    try (TableAccess unscoped = new TableAccess(scope.catalogProperties(job.catalogProperties()));
+        TableAccess access =
+            unscoped.scopedFor(checked(unscoped, job), workFolders(workLocation), Stage.CARE)) {
       TableCare care =
           new TableCare(
               access,
@@ -90,5 +91,20 @@ public final class CareForTableHandler
       int failed = (int) outcomes.stream().filter(TableCare.Outcome::failed).count();
       return new Output(failed, steps, location);
     }
+  }
+
+  /**
+   * The table, loaded: care commits to it and deletes under its locations, so the planner's bounds
+   * are checked here too.
+   */
+  private Table checked(TableAccess access, JobSpec job) {
+    Table table = access.loadTable(job.table());
+    scope.checkTableLocations(table);
+    return table;
+  }
+
+  /** The folder of the table's work locations, every job's: care removes old ones. */
+  private static String workFolders(String workLocation) {
+    return workLocation.substring(0, workLocation.lastIndexOf('/'));
   }
 }

@@ -10,6 +10,7 @@ import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.core.table.TableSessionPolicy.Stage;
 import io.icecompact.lambda.LambdaStep;
 import io.icecompact.lease.LeaseGrant;
 import io.icecompact.lease.LeaseSteps;
@@ -55,7 +56,9 @@ public final class CommitSnapshotHandler
     LeaseGrant held = require("lease", input.lease());
     scope.check(job);
     scope.checkLocation("work location", plan.workLocation());
-    try (TableAccess access = new TableAccess(scope.catalogProperties(job.catalogProperties()))) {
+    try (TableAccess unscoped = new TableAccess(scope.catalogProperties(job.catalogProperties()));
+        TableAccess access =
+            unscoped.scopedFor(job.table(), plan.workLocation(), Stage.COMMITTER)) {
       JobCommitter committer =
           new JobCommitter(
               access,

@@ -7,6 +7,7 @@ import io.icecompact.core.job.PinnedSnapshot;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
@@ -60,6 +61,61 @@ public final class TableAccess implements AutoCloseable {
    */
   public Map<String, String> catalogProperties() {
     return catalogProperties;
+  }
+
+  /** Iceberg's {@code AwsClientProperties.CLIENT_CREDENTIALS_PROVIDER}. */
+  static final String CREDENTIALS_PROVIDER = "client.credentials-provider";
+
+  /**
+   * A second access to the same catalog and storage whose AWS calls carry the credentials of {@code
+   * role} assumed with {@code policy}: S3 writes and deletes only under the policy's folders,
+   * everything else as the role allows. Built after the table is loaded (the policy names its
+   * folders); the caller closes it. The temporary keys stay inside the provider Iceberg creates
+   * ({@link SessionPolicyCredentialsProvider}): these properties hold the role and the policy only,
+   * neither of them secret.
+   */
+  public TableAccess scopedTo(TableAccessRole role, TableSessionPolicy policy) {
+    String prefix = CREDENTIALS_PROVIDER + ".";
+    Map<String, String> properties = new HashMap<>(catalogProperties);
+    properties.put(CREDENTIALS_PROVIDER, SessionPolicyCredentialsProvider.class.getName());
+    properties.put(prefix + SessionPolicyCredentialsProvider.ROLE_ARN, role.roleArn());
+    properties.put(prefix + SessionPolicyCredentialsProvider.POLICY, policy.json());
+    properties.put(
+        prefix + SessionPolicyCredentialsProvider.SESSION_NAME,
+        "icecompact-" + policy.stage().name().toLowerCase(Locale.ROOT));
+    if (role.stsEndpoint() != null) {
+      properties.put(
+          prefix + SessionPolicyCredentialsProvider.STS_ENDPOINT, role.stsEndpoint().toString());
+    }
+    return new TableAccess(properties);
+  }
+
+  /**
+   * {@link #scopedTo} with the role of this function's environment ({@link
+   * TableAccessRole#fromEnvironment()}) and the policy {@code stage} needs on {@code table}; this
+   * same access when no role is named or the table is not on S3 (nothing to scope).
+   */
+  public TableAccess scopedFor(Table table, String workFolder, TableSessionPolicy.Stage stage) {
+    Optional<TableAccessRole> role = TableAccessRole.fromEnvironment();
+    if (role.isEmpty()) {
+      return this;
+    }
+    return TableSessionPolicy.of(table, workFolder, stage)
+        .map(policy -> scopedTo(role.get(), policy))
+        .orElse(this);
+  }
+
+  /**
+   * {@link #scopedFor(Table, String, TableSessionPolicy.Stage)} for the table named {@code
+   * tableName}, loaded through this access only when a role is named: without one, no catalog call
+   * is added to the stage's.
+   */
+  public TableAccess scopedFor(
+      String tableName, String workFolder, TableSessionPolicy.Stage stage) {
+    if (TableAccessRole.fromEnvironment().isEmpty()) {
+      return this;
+    }
+    return scopedFor(loadTable(tableName), workFolder, stage);
   }
 
   /** The catalog, created on first use and kept open until {@link #close()}. */

@@ -1,0 +1,34 @@
+package io.icecompact.core.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icecompact.core.table.TableSessionPolicy.Stage;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class TableAccessRoleTest {
+  @Test
+  void theRoleComesFromTheEnvironmentAndUnsetOrBlankMeansNone() {
+    assertThat(TableAccessRole.fromEnvironment(Map.of())).isEmpty();
+    assertThat(TableAccessRole.fromEnvironment(Map.of("TABLE_ACCESS_ROLE_ARN", " "))).isEmpty();
+    assertThat(
+            TableAccessRole.fromEnvironment(
+                Map.of("TABLE_ACCESS_ROLE_ARN", " arn:aws:iam::1:role/t ")))
+        .contains(new TableAccessRole("arn:aws:iam::1:role/t", null));
+  }
+
+  @Test
+  void withoutARoleInTheEnvironmentTheAccessIsNotScoped() {
+    // the test JVM has no TABLE_ACCESS_ROLE_ARN: the embedded runner's and the CLI's behaviour
+    assertThat(System.getenv(TableAccessRole.ROLE_ARN_ENV)).isNull();
+    try (TableAccess access = new TableAccess(Map.of())) {
+      assertThat(
+              access.scopedFor(
+                  TableSessionPolicyTest.table(
+                      "s3://b/wh/t", Map.of(), "s3://b/wh/t/metadata/v1.metadata.json"),
+                  "s3://b/wh/t/_icecompact/j",
+                  Stage.WORKER))
+          .isSameAs(access);
+    }
+  }
+}
