@@ -188,6 +188,51 @@ class TemplateTest {
     assertThat(actual).isEqualTo(expected);
   }
 
+  /**
+   * Issue 41: the stages that delete (CommitSnapshot, CareForTable) assume the table-access role
+   * with a table's session policy. The role carries CareForTable's statements without the lease
+   * table (the session narrows its S3 writes to one table), trusts exactly those two roles, and is
+   * named to exactly those two functions.
+   */
+  @Test
+  void theTableAccessRoleIsCaresGrantsTrustedByTheCommitterAndCareOnly() {
+    Map<String, Object> role = props("TableAccessRole");
+    Map<String, Map<String, Object>> care = bySid(props("CareForTableFunction").get("Policies"));
+    care.remove("LeaseCheck");
+    assertThat(bySid(role.get("Policies"))).isEqualTo(care);
+    assertThat(role.get("AssumeRolePolicyDocument"))
+        .isEqualTo(
+            Map.of(
+                "Version",
+                "2012-10-17",
+                "Statement",
+                List.of(
+                    Map.of(
+                        "Effect",
+                        "Allow",
+                        "Principal",
+                        Map.of(
+                            "AWS",
+                            List.of(
+                                Map.of("Fn::GetAtt", List.of("CommitSnapshotFunctionRole", "Arn")),
+                                Map.of("Fn::GetAtt", List.of("CareForTableFunctionRole", "Arn")))),
+                        "Action",
+                        "sts:AssumeRole"))));
+    Map<String, Object> named = new TreeMap<>();
+    resourcesOfType("AWS::Serverless::Function")
+        .keySet()
+        .forEach(
+            name -> {
+              Object arn = environment(name).get("TABLE_ACCESS_ROLE_ARN");
+              if (arn != null) {
+                named.put(name, arn);
+              }
+            });
+    Object getAtt = Map.of("Fn::GetAtt", List.of("TableAccessRole", "Arn"));
+    assertThat(named)
+        .isEqualTo(Map.of("CommitSnapshotFunction", getAtt, "CareForTableFunction", getAtt));
+  }
+
   @Test
   void theFunctionsUseJava21OnArm64WithTheirHandlersAndJars() {
     Map<String, Object> globals = map(map(template.get("Globals")).get("Function"));

@@ -31,6 +31,8 @@ import software.amazon.awscdk.services.dynamodb.ITable;
 import software.amazon.awscdk.services.dynamodb.PointInTimeRecoverySpecification;
 import software.amazon.awscdk.services.dynamodb.Table;
 import software.amazon.awscdk.services.dynamodb.TableEncryption;
+import software.amazon.awscdk.services.iam.ArnPrincipal;
+import software.amazon.awscdk.services.iam.CfnRole;
 import software.amazon.awscdk.services.iam.Effect;
 import software.amazon.awscdk.services.iam.IManagedPolicy;
 import software.amazon.awscdk.services.iam.IRole;
@@ -88,6 +90,7 @@ public class IcebergCompaction extends Construct {
   private final String name;
   private final ITable leaseTable;
   private final IBucket workBucket;
+  private IRole tableAccessRole;
   private final Map<CompactionFunction, Function> functions =
       new EnumMap<>(CompactionFunction.class);
   private final Map<CompactionFunction, LogGroup> logGroups =
@@ -196,6 +199,11 @@ public class IcebergCompaction extends Construct {
 
   public IFunction function(CompactionFunction function) {
     return functions.get(function);
+  }
+
+  /** The role CommitSnapshot and CareForTable assume with a table's session policy. */
+  public IRole tableAccessRole() {
+    return tableAccessRole;
   }
 
   /** The schedules by table identifier. */
@@ -322,6 +330,61 @@ public class IcebergCompaction extends Construct {
               CfnFunction.TracingConfigProperty.builder().mode("PassThrough").build());
       functions.put(f, function);
     }
+    createTableAccessRole(permissions);
+  }
+
+  /**
+   * The role CommitSnapshot and CareForTable assume again with each table's STS session policy
+   * (core's TableSessionPolicy; docs/deploy.md, "Scoped credentials"), named to them by {@code
+   * TABLE_ACCESS_ROLE_ARN}: CareForTable's statements (which include the committer's) without the
+   * lease table. The trust names the two roles' ARNs, so they need no grant of their own (same
+   * account) and no reference to this role, which would be a cycle.
+   */
+  private void createTableAccessRole(FunctionPermissions permissions) {
+    List<IManagedPolicy> managed = new ArrayList<>();
+    props.catalogAccessPolicy().ifPresent(managed::add);
+    props.extraPolicy(CompactionFunction.COMMIT_SNAPSHOT).ifPresent(managed::add);
+    props.extraPolicy(CompactionFunction.CARE_FOR_TABLE).ifPresent(managed::add);
+    List<PolicyStatement> statements =
+        permissions.statementsOf(CompactionFunction.CARE_FOR_TABLE).stream()
+            .filter(statement -> !"LeaseCheck".equals(statement.getSid()))
+            .toList();
+    List<CompactionFunction> users =
+        List.of(CompactionFunction.COMMIT_SNAPSHOT, CompactionFunction.CARE_FOR_TABLE);
+    Role role =
+        Role.Builder.create(this, "TableAccessRole")
+            .description(
+                "icecompact - assumed by CommitSnapshot and CareForTable with a table's session"
+                    + " policy.")
+            .assumedBy(new ArnPrincipal(functions.get(users.get(0)).getRole().getRoleArn()))
+            .managedPolicies(managed)
+            .inlinePolicies(
+                Map.of(
+                    "TableAccess", PolicyDocument.Builder.create().statements(statements).build()))
+            .build();
+    // One statement naming both roles, as the SAM template writes it (CDK's CompositePrincipal
+    // would
+    // make one statement per principal).
+    ((CfnRole) role.getNode().getDefaultChild())
+        .setAssumeRolePolicyDocument(
+            Map.of(
+                "Version",
+                "2012-10-17",
+                "Statement",
+                List.of(
+                    Map.of(
+                        "Effect",
+                        "Allow",
+                        "Principal",
+                        Map.of(
+                            "AWS",
+                            users.stream()
+                                .map(f -> functions.get(f).getRole().getRoleArn())
+                                .toList()),
+                        "Action",
+                        "sts:AssumeRole"))));
+    users.forEach(f -> functions.get(f).addEnvironment("TABLE_ACCESS_ROLE_ARN", role.getRoleArn()));
+    tableAccessRole = role;
   }
 
   /** The warehouse and work prefixes, as the functions' IAM grants bound them (DeploymentScope). */

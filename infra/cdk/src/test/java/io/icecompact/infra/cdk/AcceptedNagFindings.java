@@ -72,24 +72,29 @@ final class AcceptedNagFindings {
                 "Step Functions' log delivery and X-Ray actions take no resource-level"
                     + " permission (AWS's documented policies for state machine logging and tracing).",
                 exact("Resource::*"))));
-    // CareForTable's role only: read-only Glue actions on every database and table, the
-    // shared-files check
-    NagSuppressions.addResourceSuppressions(
-        compaction.function(CompactionFunction.CARE_FOR_TABLE).getRole(),
+    // CareForTable's role and the table-access role it assumes: read-only Glue actions on every
+    // database and table, the shared-files check
+    for (IConstruct role :
         List.of(
-            suppression(
-                "AwsSolutions-IAM5",
-                "Read only (GetDatabases, GetDatabase, GetTables, GetTable): before"
-                    + " snapshot expiry or orphan removal deletes a file, every table of the catalog is loaded to prove no"
-                    + " other table shares it (a registered copy, a write.data.path into this table's folders); a table it"
-                    + " cannot read makes those steps refuse.",
-                regex(
-                    "^Resource::"
-                        + ARN
-                        + "glue:"
-                        + REGION_ACCOUNT
-                        + "(database/\\*|table/\\*/\\*)$"))),
-        true);
+            compaction.function(CompactionFunction.CARE_FOR_TABLE).getRole(),
+            compaction.tableAccessRole())) {
+      NagSuppressions.addResourceSuppressions(
+          role,
+          List.of(
+              suppression(
+                  "AwsSolutions-IAM5",
+                  "Read only (GetDatabases, GetDatabase, GetTables, GetTable): before"
+                      + " snapshot expiry or orphan removal deletes a file, every table of the catalog is loaded to prove no"
+                      + " other table shares it (a registered copy, a write.data.path into this table's folders); a table it"
+                      + " cannot read makes those steps refuse.",
+                  regex(
+                      "^Resource::"
+                          + ARN
+                          + "glue:"
+                          + REGION_ACCOUNT
+                          + "(database/\\*|table/\\*/\\*)$"))),
+          true);
+    }
     for (CompactionFunction f : CompactionFunction.values()) {
       resource(
           compaction.function(f),

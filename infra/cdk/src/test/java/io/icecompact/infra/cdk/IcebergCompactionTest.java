@@ -158,7 +158,9 @@ class IcebergCompactionTest {
             Map.of(
                 "AWS::Lambda::Function", 8,
                 "AWS::IAM::Role",
-                    12, // one per function, each state machine's, the schedulers' (tables, sweep)
+                    13, // one per function, each state machine's, the schedulers' (tables, sweep),
+                // the
+                // table-access role
                 "AWS::Logs::LogGroup", 10, // each function's and each state machine's
                 "AWS::StepFunctions::StateMachine", 2,
                 "AWS::DynamoDB::Table", 1,
@@ -199,6 +201,10 @@ class IcebergCompactionTest {
       // C2 only where the work is a minutes-long hot loop (docs/deploy.md, "JIT compilers")
       int level = f == CompactionFunction.REWRITE_GROUP ? 4 : 1;
       env.put("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + level);
+      // the stages that delete write through the table's session policy (TableSessionPolicy)
+      if (f == CompactionFunction.COMMIT_SNAPSHOT || f == CompactionFunction.CARE_FOR_TABLE) {
+        env.put("TABLE_ACCESS_ROLE_ARN", "${TableAccessRole.Arn}");
+      }
       // the deployment's scope, checked before any write: the Glue database's tables, the
       // IAM-granted prefixes
       env.put(

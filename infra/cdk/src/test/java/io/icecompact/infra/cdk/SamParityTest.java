@@ -268,9 +268,9 @@ class SamParityTest {
     Map<String, Object> cdkResources = cdk(c);
     List<String> roles = CfnMaps.ofType(samResources, "AWS::IAM::Role").keySet().stream().toList();
     // One per function (8), each state machine's, the table schedules' and, with sweep namespaces,
-    // the sweep's.
+    // the sweep's, and the table-access role.
     assertThat(roles)
-        .hasSize(hasSweepSchedule(c) ? 12 : 11)
+        .hasSize(hasSweepSchedule(c) ? 13 : 12)
         .containsExactlyInAnyOrderElementsOf(
             CfnMaps.ofType(cdkResources, "AWS::IAM::Role").keySet());
     for (String role : roles) {
