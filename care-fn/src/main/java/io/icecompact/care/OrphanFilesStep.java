@@ -434,8 +434,7 @@ public final class OrphanFilesStep implements TableCareStep<OrphanFilesStep.Repo
 
   /** The folder holding every job's work location: WorkLocation's rule, with the job id cut off. */
   private String workRoot(Table table) {
-    String root = WorkLocation.of(workBase, table.location(), tableName, "x").jobDirectory();
-    return root.substring(0, root.length() - 2);
+    return WorkLocation.root(workBase, table.location(), tableName);
   }
 
   /** Files under the work root by job id (the first folder below the root). */

@@ -279,10 +279,11 @@ public final class GroupRewriter {
     if (cached != null
         && cached.location().equals(request.planLocation())
         && cached.sha256().equalsIgnoreCase(String.valueOf(request.planSha256()))
-        && cached.plan().jobId().equals(request.jobId())) {
+        && cached.plan().jobId().equals(request.jobId())
+        && cached.plan().table().equals(request.table())) {
       return cached.plan();
     }
-    JobPlan plan = store.readPlan(request.jobId(), request.planLocation(), request.planSha256());
+    JobPlan plan = store.readPlan(request.planRef());
     lastPlan.set(new CachedPlan(request.planLocation(), request.planSha256(), plan));
     return plan;
   }

@@ -74,8 +74,7 @@ public final class CareForTableHandler
     scope.check(job);
     scope.checkLocation("work location", workLocation);
     try (TableAccess unscoped = new TableAccess(scope.catalogProperties(job.catalogProperties()));
-        TableAccess access =
-            unscoped.scopedFor(checked(unscoped, job), workFolders(workLocation), Stage.CARE)) {
+        TableAccess access = scoped(unscoped, job, workLocation)) {
       TableCare care =
           new TableCare(
               access,
@@ -93,18 +92,27 @@ public final class CareForTableHandler
     }
   }
 
+  private TableAccess scoped(TableAccess unscoped, JobSpec job, String workLocation) {
+    Table table = checked(unscoped, job, workLocation);
+    return unscoped.scopedFor(scope.tableAccessRole(), table, workFolders(table, job), Stage.CARE);
+  }
+
   /**
    * The table, loaded: care commits to it and deletes under its locations, so the planner's bounds
    * are checked here too.
    */
-  private Table checked(TableAccess access, JobSpec job) {
+  private Table checked(TableAccess access, JobSpec job, String workLocation) {
     Table table = access.loadTable(job.table());
     scope.checkTableLocations(table);
+    WorkLocation.requireJobDirectory(workLocation, table.location(), job.table(), null);
     return table;
   }
 
-  /** The folder of the table's work locations, every job's: care removes old ones. */
-  private static String workFolders(String workLocation) {
-    return workLocation.substring(0, workLocation.lastIndexOf('/'));
+  /**
+   * The folder of the table's work locations, every job's: care removes old ones ({@link
+   * WorkLocation#root}, where {@code OrphanFilesStep} looks).
+   */
+  private static String workFolders(Table table, JobSpec job) {
+    return WorkLocation.root(job.workLocation(), table.location(), job.table());
   }
 }

@@ -56,9 +56,12 @@ public final class CommitSnapshotHandler
     LeaseGrant held = require("lease", input.lease());
     scope.check(job);
     scope.checkLocation("work location", plan.workLocation());
+    WorkLocation.requireJobDirectory(
+        plan.workLocation(), null, job.table(), plan.planRef().jobId());
     try (TableAccess unscoped = new TableAccess(scope.catalogProperties(job.catalogProperties()));
         TableAccess access =
-            unscoped.scopedFor(job.table(), plan.workLocation(), Stage.COMMITTER)) {
+            unscoped.scopedFor(
+                scope.tableAccessRole(), job.table(), plan.workLocation(), Stage.COMMITTER)) {
       JobCommitter committer =
           new JobCommitter(
               access,

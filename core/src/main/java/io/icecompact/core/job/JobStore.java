@@ -84,6 +84,21 @@ public final class JobStore {
   }
 
   /**
+   * Reads the plan {@code ref} names ({@link #readPlan(String, String, String)}), refusing it too
+   * when it is another table's: a stage invoked directly is handed the table and the plan
+   * separately, and checks the table against the deployment's bounds.
+   */
+  public JobPlan readPlan(PlanRef ref) {
+    JobPlan plan = readPlan(ref.jobId(), ref.planLocation(), ref.planSha256());
+    if (!plan.table().equals(ref.table())) {
+      throw new PlanIntegrityException(
+          String.format(
+              "Plan %s is for table %s, not %s", ref.planLocation(), plan.table(), ref.table()));
+    }
+    return plan;
+  }
+
+  /**
    * The SHA-256 of the plan stored at {@code planLocation}, empty when there is none: for a re-run
    * of a job's committer, whose execution state (where the planner's digest travelled) is gone. The
    * plan is then trusted as the work location holds it; each group's document is still checked

@@ -1,5 +1,6 @@
 package io.icecompact.core.job;
 
+import io.icecompact.core.error.OutsideDeploymentScopeException;
 import java.util.Locale;
 
 /**
@@ -12,11 +13,52 @@ public record WorkLocation(String jobDirectory) {
   public static final String DEFAULT_FOLDER = "_icecompact";
 
   public static WorkLocation of(String base, String tableLocation, String table, String jobId) {
-    String root =
-        base == null || base.isBlank()
-            ? stripSlash(tableLocation) + "/" + DEFAULT_FOLDER
-            : stripSlash(base) + "/" + table.toLowerCase(Locale.ROOT);
-    return new WorkLocation(root + "/" + jobId);
+    return new WorkLocation(root(base, tableLocation, table) + "/" + jobId);
+  }
+
+  /**
+   * The folder of every job's work location for {@code table}: {@code <base>/<table>}, or {@code
+   * <table location>/_icecompact} when the jobs name no base.
+   */
+  public static String root(String base, String tableLocation, String table) {
+    return base == null || base.isBlank()
+        ? stripSlash(tableLocation) + "/" + DEFAULT_FOLDER
+        : stripSlash(base) + "/" + table.toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * Refuses a work location that {@link #of} could not have given a job of {@code table}: a stage
+   * invoked directly may be handed any location of the deployment, and it writes (and care deletes)
+   * under the one it gets. The job directory is {@code <root>/<jobId>}, its root either {@code
+   * <tableLocation>/_icecompact} or a base's {@code .../<table>}.
+   *
+   * @param tableLocation the table's location; null when the stage has not loaded the table (then
+   *     any {@code .../_icecompact} root is taken)
+   * @param jobId the job's id; null when the stage does not know it (any last segment is taken)
+   */
+  public static void requireJobDirectory(
+      String jobDirectory, String tableLocation, String table, String jobId) {
+    String directory = stripSlash(jobDirectory);
+    int slash = directory.lastIndexOf('/');
+    String parent = slash < 0 ? "" : directory.substring(0, slash);
+    String last = directory.substring(slash + 1);
+    boolean underDefault =
+        tableLocation == null
+            ? parent.endsWith("/" + DEFAULT_FOLDER)
+            : parent.equals(stripSlash(tableLocation) + "/" + DEFAULT_FOLDER);
+    boolean underBase = parent.endsWith("/" + table.toLowerCase(Locale.ROOT));
+    boolean job = jobId == null ? !last.isEmpty() && !last.equals("..") : last.equals(jobId);
+    if (!job || !(underDefault || underBase)) {
+      throw new OutsideDeploymentScopeException(
+          String.format(
+              "Work location %s is not a job directory of table %s%s (<table location>/%s/<job id>"
+                  + " or <work location base>/%s/<job id>): nothing was written",
+              jobDirectory,
+              table,
+              jobId == null ? "" : " for job " + jobId,
+              DEFAULT_FOLDER,
+              table.toLowerCase(Locale.ROOT)));
+    }
   }
 
   public String plan() {

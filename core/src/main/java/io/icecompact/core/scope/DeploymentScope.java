@@ -2,9 +2,11 @@ package io.icecompact.core.scope;
 
 import io.icecompact.core.error.OutsideDeploymentScopeException;
 import io.icecompact.core.job.JobSpec;
+import io.icecompact.core.table.TableAccessRole;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.Table;
 
 /**
@@ -19,14 +21,20 @@ import org.apache.iceberg.Table;
  * ALLOWED_LOCATIONS}, comma-separated location prefixes ({@code s3://bucket/warehouse/}). An unset
  * or empty variable allows everything: the embedded runner and a deployment that chose no bound.
  * {@code CATALOG_PROPERTIES}: the deployed catalog ({@link DeployedCatalog}), which an input may
- * not change; every step reaches the table through {@link #catalogProperties}.
+ * not change; every step reaches the table through {@link #catalogProperties}. {@code
+ * TABLE_ACCESS_ROLE_ARN}: the role every stage writes through, assumed with the table's session
+ * policy ({@link TableAccessRole}); unset, a stage writes with its own credentials.
  *
  * @param tablePatterns each pattern split into its parts; empty = any table
  * @param locationPrefixes location prefixes, each ending with "/"; empty = any location
  * @param catalog the deployed catalog; none = each input names its own
+ * @param tableAccessRole the role writes go through; empty = the function's own credentials
  */
 public record DeploymentScope(
-    List<List<String>> tablePatterns, List<String> locationPrefixes, DeployedCatalog catalog) {
+    List<List<String>> tablePatterns,
+    List<String> locationPrefixes,
+    DeployedCatalog catalog,
+    Optional<TableAccessRole> tableAccessRole) {
   public static final String ALLOWED_TABLES_ENV = "ALLOWED_TABLES";
   public static final String ALLOWED_LOCATIONS_ENV = "ALLOWED_LOCATIONS";
 
@@ -34,10 +42,11 @@ public record DeploymentScope(
     tablePatterns = List.copyOf(tablePatterns);
     locationPrefixes = List.copyOf(locationPrefixes);
     catalog = catalog == null ? DeployedCatalog.none() : catalog;
+    tableAccessRole = tableAccessRole == null ? Optional.empty() : tableAccessRole;
   }
 
   public DeploymentScope(List<List<String>> tablePatterns, List<String> locationPrefixes) {
-    this(tablePatterns, locationPrefixes, DeployedCatalog.none());
+    this(tablePatterns, locationPrefixes, DeployedCatalog.none(), Optional.empty());
   }
 
   public static DeploymentScope unrestricted() {
@@ -46,7 +55,12 @@ public record DeploymentScope(
 
   /** The same bounds with {@code catalog} deployed. */
   public DeploymentScope withCatalog(DeployedCatalog catalog) {
-    return new DeploymentScope(tablePatterns, locationPrefixes, catalog);
+    return new DeploymentScope(tablePatterns, locationPrefixes, catalog, tableAccessRole);
+  }
+
+  /** The same bounds, every stage writing through {@code role}. */
+  public DeploymentScope withTableAccessRole(TableAccessRole role) {
+    return new DeploymentScope(tablePatterns, locationPrefixes, catalog, Optional.of(role));
   }
 
   public static DeploymentScope fromEnvironment() {
@@ -55,8 +69,12 @@ public record DeploymentScope(
 
   static DeploymentScope fromEnvironment(Map<String, String> environment) {
     return parse(environment.get(ALLOWED_TABLES_ENV), environment.get(ALLOWED_LOCATIONS_ENV))
-        .withCatalog(
-            DeployedCatalog.parse(environment.get(DeployedCatalog.CATALOG_PROPERTIES_ENV)));
+        .withCatalog(DeployedCatalog.parse(environment.get(DeployedCatalog.CATALOG_PROPERTIES_ENV)))
+        .withRole(TableAccessRole.fromEnvironment(environment));
+  }
+
+  private DeploymentScope withRole(Optional<TableAccessRole> role) {
+    return new DeploymentScope(tablePatterns, locationPrefixes, catalog, role);
   }
 
   /**

@@ -91,12 +91,15 @@ public final class TableAccess implements AutoCloseable {
   }
 
   /**
-   * {@link #scopedTo} with the role of this function's environment ({@link
-   * TableAccessRole#fromEnvironment()}) and the policy {@code stage} needs on {@code table}; this
-   * same access when no role is named or the table is not on S3 (nothing to scope).
+   * {@link #scopedTo} {@code role} with the policy {@code stage} needs on {@code table}; this same
+   * access when no role is named (the embedded runner, the CLI) or the table is not on S3 (nothing
+   * to scope).
    */
-  public TableAccess scopedFor(Table table, String workFolder, TableSessionPolicy.Stage stage) {
-    Optional<TableAccessRole> role = TableAccessRole.fromEnvironment();
+  public TableAccess scopedFor(
+      Optional<TableAccessRole> role,
+      Table table,
+      String workFolder,
+      TableSessionPolicy.Stage stage) {
     if (role.isEmpty()) {
       return this;
     }
@@ -106,16 +109,32 @@ public final class TableAccess implements AutoCloseable {
   }
 
   /**
-   * {@link #scopedFor(Table, String, TableSessionPolicy.Stage)} for the table named {@code
-   * tableName}, loaded through this access only when a role is named: without one, no catalog call
-   * is added to the stage's.
+   * {@link #scopedFor(Optional, Table, String, TableSessionPolicy.Stage)} for the table named
+   * {@code tableName}, loaded through this access only when a role is named: without one, no
+   * catalog call is added to the stage's.
    */
   public TableAccess scopedFor(
-      String tableName, String workFolder, TableSessionPolicy.Stage stage) {
-    if (TableAccessRole.fromEnvironment().isEmpty()) {
+      Optional<TableAccessRole> role,
+      String tableName,
+      String workFolder,
+      TableSessionPolicy.Stage stage) {
+    if (role.isEmpty()) {
       return this;
     }
-    return scopedFor(loadTable(tableName), workFolder, stage);
+    return scopedFor(role, loadTable(tableName), workFolder, stage);
+  }
+
+  /**
+   * {@link #scopedTo} {@code role} with a policy that writes under {@code workFolder} only: a stage
+   * that writes job documents and no table file ({@code RecordGroupFailure}).
+   */
+  public TableAccess scopedToWorkLocation(Optional<TableAccessRole> role, String workFolder) {
+    if (role.isEmpty()) {
+      return this;
+    }
+    return TableSessionPolicy.ofWorkLocation(workFolder)
+        .map(policy -> scopedTo(role.get(), policy))
+        .orElse(this);
   }
 
   /** The catalog, created on first use and kept open until {@link #close()}. */

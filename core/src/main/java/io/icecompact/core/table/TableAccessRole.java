@@ -24,7 +24,7 @@ public record TableAccessRole(String roleArn, URI stsEndpoint) {
     return fromEnvironment(System.getenv());
   }
 
-  static Optional<TableAccessRole> fromEnvironment(Map<String, String> environment) {
+  public static Optional<TableAccessRole> fromEnvironment(Map<String, String> environment) {
     String arn = environment.get(ROLE_ARN_ENV);
     return arn == null || arn.isBlank()
         ? Optional.empty()

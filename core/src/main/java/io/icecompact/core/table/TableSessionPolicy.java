@@ -28,11 +28,12 @@ import org.apache.iceberg.TableProperties;
  * s3:DeleteObjectVersion}, ACLs, bucket configuration) is outside the session whatever the role
  * says.
  *
- * <p>The folders by stage: the planner writes only plan documents (work location); a worker writes
- * data and delete files (the data locations) and its output entries, and deletes its failed
- * outputs; the committer writes manifests, manifest lists and metadata files (the metadata
- * locations) and deletes the outputs of failed attempts (data locations); care expires, removes
- * orphans and rewrites manifests anywhere under the table's folders, old work locations included.
+ * <p>The folders by stage: the planner writes only plan documents (work location), as does
+ * RecordGroupFailure its failure record; a worker writes data and delete files (the data locations)
+ * and its output entries, and deletes its failed outputs; the committer writes manifests, manifest
+ * lists and metadata files (the metadata locations) and deletes the outputs of failed attempts
+ * (data locations); care expires, removes orphans and rewrites manifests anywhere under the table's
+ * folders, old work locations included.
  *
  * <p>STS takes at most {@value #MAX_CHARACTERS} characters of plaintext policy (and a packed size
  * it does not publish, which compression keeps far below for these few similar ARNs): the document
@@ -63,6 +64,8 @@ public record TableSessionPolicy(Stage stage, List<String> writeFolders) {
   public enum Stage {
     PLANNER(false, false, false),
     WORKER(true, false, false),
+    /** A group's failure record: job documents only. */
+    RECORDER(false, false, false),
     COMMITTER(true, true, false),
     CARE(true, true, true);
 
@@ -142,6 +145,17 @@ public record TableSessionPolicy(Stage stage, List<String> writeFolders) {
         .distinct()
         .filter(f -> folders.stream().noneMatch(other -> f.startsWith(other + "/")))
         .collect(Collectors.toUnmodifiableList());
+  }
+
+  /**
+   * The policy of a stage that writes only under {@code workFolder} ({@link Stage#RECORDER}); empty
+   * when it is not on S3.
+   */
+  public static Optional<TableSessionPolicy> ofWorkLocation(String workFolder) {
+    String folder = s3Folder(workFolder);
+    return folder == null
+        ? Optional.empty()
+        : Optional.of(new TableSessionPolicy(Stage.RECORDER, List.of(folder)));
   }
 
   /**

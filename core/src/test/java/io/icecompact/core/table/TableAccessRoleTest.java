@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icecompact.core.table.TableSessionPolicy.Stage;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class TableAccessRoleTest {
@@ -18,12 +19,14 @@ class TableAccessRoleTest {
   }
 
   @Test
-  void withoutARoleInTheEnvironmentTheAccessIsNotScoped() {
-    // the test JVM has no TABLE_ACCESS_ROLE_ARN: the embedded runner's and the CLI's behaviour
-    assertThat(System.getenv(TableAccessRole.ROLE_ARN_ENV)).isNull();
+  void withoutARoleTheAccessIsNotScoped() {
+    // the embedded runner's and the CLI's behaviour: no TABLE_ACCESS_ROLE_ARN
     try (TableAccess access = new TableAccess(Map.of())) {
+      assertThat(access.scopedToWorkLocation(Optional.empty(), "s3://b/work/db.t/j"))
+          .isSameAs(access);
       assertThat(
               access.scopedFor(
+                  Optional.empty(),
                   TableSessionPolicyTest.table(
                       "s3://b/wh/t", Map.of(), "s3://b/wh/t/metadata/v1.metadata.json"),
                   "s3://b/wh/t/_icecompact/j",

@@ -38,6 +38,17 @@ class TableSessionPolicyTest {
     assertThat(folders(table, Stage.CARE))
         .as("the work location and data and metadata folders are inside the table's")
         .containsExactly(LOCATION);
+    assertThat(folders(table, Stage.RECORDER)).containsExactly(WORK);
+  }
+
+  @Test
+  void aFailureRecordWritesOnlyUnderItsWorkLocation() {
+    TableSessionPolicy policy =
+        TableSessionPolicy.ofWorkLocation("s3a://work/icecompact/db.orders/job-1/").orElseThrow();
+    assertThat(policy.stage()).isEqualTo(Stage.RECORDER);
+    assertThat(policy.writeResources())
+        .containsExactly("arn:aws:s3:::work/icecompact/db.orders/job-1/*");
+    assertThat(TableSessionPolicy.ofWorkLocation("file:/tmp/work/db.orders/job-1")).isEmpty();
   }
 
   @Test

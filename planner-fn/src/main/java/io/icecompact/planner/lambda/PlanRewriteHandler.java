@@ -3,12 +3,15 @@ package io.icecompact.planner.lambda;
 import com.amazonaws.services.lambda.runtime.Context;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.PlanSummary;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
+import io.icecompact.core.table.TableSessionPolicy.Stage;
 import io.icecompact.lambda.LambdaStep;
 import io.icecompact.planner.RewritePlanner;
 import io.icecompact.planner.StoredPlan;
+import org.apache.iceberg.Table;
 
 /**
  * Lambda entry point of the {@code PlanRewrite} state: reads {@code {"job": JobSpec}} from the
@@ -39,10 +42,32 @@ public final class PlanRewriteHandler extends LambdaStep<PlanRewriteHandler.Inpu
     JobSpec job = require("job", input.job());
     log.job(job.jobId(), job.table());
     scope.check(job);
-    try (TableAccess access = new TableAccess(scope.catalogProperties(job.catalogProperties()))) {
-      return input.recommit()
-          ? StoredPlan.summary(access, job, scope)
-          : new RewritePlanner(access, scope).plan(job);
+    try (TableAccess unscoped = new TableAccess(scope.catalogProperties(job.catalogProperties()))) {
+      if (input.recommit()) {
+        return StoredPlan.summary(unscoped, job, scope); // reads the stored plan, writes nothing
+      }
+      JobSpec spec = job.withJobIdIfAbsent(); // the id names the work location the policy bounds
+      try (TableAccess access = scoped(unscoped, spec)) {
+        return new RewritePlanner(access, scope).plan(spec);
+      }
     }
+  }
+
+  /**
+   * The access the planner writes the job's plan through: under the deployment's role, only in the
+   * job's work location. The table is loaded once more for it (one catalog read), only when a role
+   * is named.
+   */
+  private TableAccess scoped(TableAccess unscoped, JobSpec spec) {
+    if (scope.tableAccessRole().isEmpty()) {
+      return unscoped;
+    }
+    Table table = unscoped.loadTable(spec.table());
+    scope.checkTableLocations(table);
+    String work =
+        WorkLocation.of(spec.workLocation(), table.location(), spec.table(), spec.jobId())
+            .jobDirectory();
+    scope.checkLocation("work location", work);
+    return unscoped.scopedFor(scope.tableAccessRole(), table, work, Stage.PLANNER);
   }
 }

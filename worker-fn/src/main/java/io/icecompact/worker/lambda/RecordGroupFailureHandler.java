@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * group's worker gave up next to the results, so the committer reads failures where it reads
  * results and the Map's own output stays empty (far from Step Functions' payload limit). Checks the
  * group against the deployment's scope first, as {@code RewriteGroup} does: it writes where its
- * input says.
+ * input says, and so only in a job directory of the group's table, and under the deployment's role
+ * only there.
  */
 public final class RecordGroupFailureHandler
     extends LambdaStep<RecordGroupFailureHandler.Input, GroupFailure> {
@@ -45,6 +46,7 @@ public final class RecordGroupFailureHandler
     CaughtError error = require("error", input.error());
     scope.checkTable(group.table());
     scope.checkLocation("work location", group.workLocation());
+    WorkLocation.requireJobDirectory(group.workLocation(), null, group.table(), group.jobId());
     Map<String, String> catalog = scope.catalogProperties(group.catalogProperties());
     LOG.warn(
         "Group {} failed after its retries: {}: {}",
@@ -52,7 +54,9 @@ public final class RecordGroupFailureHandler
         error.error(),
         error.message());
     GroupFailure failure = new GroupFailure(group.groupIndex(), error.shortType(), error.message());
-    try (TableAccess access = new TableAccess(catalog)) {
+    try (TableAccess unscoped = new TableAccess(catalog);
+        TableAccess access =
+            unscoped.scopedToWorkLocation(scope.tableAccessRole(), group.workLocation())) {
       new JobStore(access.fileIO())
           .writeGroupFailure(new WorkLocation(group.workLocation()), failure);
     }

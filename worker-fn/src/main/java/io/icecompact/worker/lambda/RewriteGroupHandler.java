@@ -5,13 +5,16 @@ import io.icecompact.core.error.InvalidJobInputException;
 import io.icecompact.core.error.WorkerOutOfMemoryException;
 import io.icecompact.core.job.GroupRequest;
 import io.icecompact.core.job.GroupStatus;
+import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.logging.InvocationLogContext;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lambda.LambdaStep;
 import io.icecompact.lease.LeaseGrant;
+import io.icecompact.worker.GroupAccess;
 import io.icecompact.worker.GroupRewriter;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -31,12 +34,20 @@ public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.In
    */
   record Input(GroupRequest group, LeaseGrant lease) {}
 
-  /** Catalog properties and the rewriter built for them. */
-  private record Cached(Map<String, String> catalogProperties, GroupRewriter rewriter) {}
+  /**
+   * The rewriter built for catalog properties and, under a role, for one job's work location and
+   * plan (its session policy names the pinned table's folders).
+   */
+  private record Cached(
+      Map<String, String> catalogProperties,
+      String workLocation,
+      String plan,
+      GroupRewriter rewriter) {}
 
   // Only the last: a container serves groups of one job at a time, and properties that change per
-  // job
-  // (e.g. vended credentials) must not pile up rewriters for the container's life.
+  // job (e.g. vended credentials) must not pile up rewriters for the container's life. A replaced
+  // rewriter's access is left to the collector, not closed: another thread of a test JVM may be
+  // rewriting with it.
   private static final AtomicReference<Cached> LAST = new AtomicReference<>();
 
   private final DeploymentScope scope;
@@ -64,6 +75,7 @@ public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.In
     scope.checkTable(group.table());
     scope.checkLocation("work location", group.workLocation());
     scope.checkLocation("plan location", group.planLocation());
+    WorkLocation.requireJobDirectory(group.workLocation(), null, group.table(), group.jobId());
     if (input.lease() != null && !group.table().equals(input.lease().table())) {
       throw new InvalidJobInputException(
           "RewriteGroup's lease is on "
@@ -72,7 +84,7 @@ public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.In
               + group.table());
     }
     heartbeat.beat(input.lease()); // before any read: a job that lost its table stops here
-    GroupRewriter rewriter = rewriterFor(scope.catalogProperties(group.catalogProperties()));
+    GroupRewriter rewriter = rewriterFor(scope.catalogProperties(group.catalogProperties()), group);
     int attempt = rewriter.claimAttempt(group.workLocation(), group.groupIndex());
     try {
       return rewriter.rewrite(
@@ -102,13 +114,21 @@ public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.In
         WorkerOutOfMemoryException.LAMBDA_SETTING);
   }
 
-  private static GroupRewriter rewriterFor(Map<String, String> catalogProperties) {
+  private GroupRewriter rewriterFor(Map<String, String> catalogProperties, GroupRequest group) {
+    boolean scoped = scope.tableAccessRole().isPresent();
+    String workLocation = scoped ? group.workLocation() : null;
+    String plan = scoped ? group.planSha256() : null;
     Cached cached = LAST.get();
-    if (cached != null && cached.catalogProperties().equals(catalogProperties)) {
+    if (cached != null
+        && cached.catalogProperties().equals(catalogProperties)
+        && Objects.equals(cached.workLocation(), workLocation)
+        && Objects.equals(cached.plan(), plan)) {
       return cached.rewriter();
     }
-    GroupRewriter rewriter = new GroupRewriter(new TableAccess(catalogProperties));
-    LAST.set(new Cached(catalogProperties, rewriter));
+    TableAccess access = new TableAccess(catalogProperties);
+    GroupRewriter rewriter =
+        new GroupRewriter(GroupAccess.forGroup(access, group, scope.tableAccessRole()));
+    LAST.set(new Cached(catalogProperties, workLocation, plan, rewriter));
     return rewriter;
   }
 }
