@@ -195,11 +195,38 @@ class TemplateTest {
    * named to exactly those two functions.
    */
   @Test
-  void theTableAccessRoleIsCaresGrantsTrustedByTheCommitterAndCareOnly() {
+  void theTableAccessRoleGrantsEveryWriteOfTheStagesThatAssumeItAndIsTrustedByThemOnly() {
     Map<String, Object> role = props("TableAccessRole");
+    Map<String, Map<String, Object>> granted = bySid(role.get("Policies"));
     Map<String, Map<String, Object>> care = bySid(props("CareForTableFunction").get("Policies"));
     care.remove("LeaseCheck");
-    assertThat(bySid(role.get("Policies"))).isEqualTo(care);
+    care.remove("WorkLocationReadWrite");
+    assertThat(granted).as("care's grants, the lease table's aside").containsAllEntriesOf(care);
+    List<String> writers =
+        List.of(
+            "PlanRewriteFunction",
+            "RewriteGroupFunction",
+            "RecordGroupFailureFunction",
+            "CommitSnapshotFunction",
+            "CareForTableFunction");
+    for (String function : writers) {
+      for (Map<String, Object> statement : bySid(props(function).get("Policies")).values()) {
+        for (String action : asStrings(statement.get("Action"))) {
+          if (action.startsWith("s3:Put")
+              || action.startsWith("s3:Delete")
+              || action.equals("s3:AbortMultipartUpload")) {
+            assertThat(
+                    granted.values().stream()
+                        .anyMatch(
+                            g ->
+                                asStrings(g.get("Action")).contains(action)
+                                    && g.get("Resource").equals(statement.get("Resource"))))
+                .as("%s's %s on %s, under its table's session", function, action, statement)
+                .isTrue();
+          }
+        }
+      }
+    }
     assertThat(role.get("AssumeRolePolicyDocument"))
         .isEqualTo(
             Map.of(
@@ -213,9 +240,9 @@ class TemplateTest {
                         "Principal",
                         Map.of(
                             "AWS",
-                            List.of(
-                                Map.of("Fn::GetAtt", List.of("CommitSnapshotFunctionRole", "Arn")),
-                                Map.of("Fn::GetAtt", List.of("CareForTableFunctionRole", "Arn")))),
+                            writers.stream()
+                                .map(f -> Map.of("Fn::GetAtt", List.of(f + "Role", "Arn")))
+                                .toList()),
                         "Action",
                         "sts:AssumeRole"))));
     Map<String, Object> named = new TreeMap<>();
@@ -229,8 +256,8 @@ class TemplateTest {
               }
             });
     Object getAtt = Map.of("Fn::GetAtt", List.of("TableAccessRole", "Arn"));
-    assertThat(named)
-        .isEqualTo(Map.of("CommitSnapshotFunction", getAtt, "CareForTableFunction", getAtt));
+    assertThat(named.keySet()).containsExactlyInAnyOrderElementsOf(writers);
+    assertThat(named.values()).containsOnly(getAtt);
   }
 
   @Test
@@ -334,9 +361,18 @@ class TemplateTest {
           .containsOnly(
               keepsLease
                   ? new String[] {
-                    "JAVA_TOOL_OPTIONS", "ALLOWED_TABLES", "ALLOWED_LOCATIONS", "LEASE_TABLE"
+                    "JAVA_TOOL_OPTIONS",
+                    "ALLOWED_TABLES",
+                    "ALLOWED_LOCATIONS",
+                    "TABLE_ACCESS_ROLE_ARN",
+                    "LEASE_TABLE"
                   }
-                  : new String[] {"JAVA_TOOL_OPTIONS", "ALLOWED_TABLES", "ALLOWED_LOCATIONS"});
+                  : new String[] {
+                    "JAVA_TOOL_OPTIONS",
+                    "ALLOWED_TABLES",
+                    "ALLOWED_LOCATIONS",
+                    "TABLE_ACCESS_ROLE_ARN"
+                  });
     }
   }
 
@@ -1441,9 +1477,14 @@ class TemplateTest {
     Map<String, Object> planner = props("PlanRewriteFunction");
     assertThat(assess.get("Handler"))
         .isEqualTo("io.icecompact.planner.lambda.AssessTablesHandler::handleRequest");
-    for (String key : List.of("CodeUri", "MemorySize", "Timeout", "Environment")) {
+    for (String key : List.of("CodeUri", "MemorySize", "Timeout")) {
       assertThat(assess.get(key)).as(key).isEqualTo(planner.get(key));
     }
+    Map<String, Object> plannersWithoutRole = new TreeMap<>(environment("PlanRewriteFunction"));
+    plannersWithoutRole.remove("TABLE_ACCESS_ROLE_ARN");
+    assertThat(new TreeMap<>(environment("AssessTablesFunction")))
+        .as("the planner's environment but the role it writes through: AssessTables writes nothing")
+        .isEqualTo(plannersWithoutRole);
     assertThat(strings(assess.get("Policies")))
         .as("no lease table, no work location")
         .doesNotContain("LeaseTable", "WorkBucket", "ExistingWorkBucket");

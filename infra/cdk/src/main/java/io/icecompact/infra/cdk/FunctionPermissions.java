@@ -237,6 +237,34 @@ final class FunctionPermissions {
     return listBucket("WarehouseList", warehouseBucket, warehousePrefix);
   }
 
+  /**
+   * TableAccessRole's statements: what every stage that writes a table writes under its session
+   * (CareForTable's statements, which include the committer's, without the lease table; the
+   * workers' data writes; work-location writes that may be multipart, as the planner's and the
+   * workers'). The session policy narrows them to one table's folders.
+   */
+  List<PolicyStatement> tableAccessStatements() {
+    List<PolicyStatement> s = new ArrayList<>();
+    for (PolicyStatement statement : statementsOf(CompactionFunction.CARE_FOR_TABLE)) {
+      switch (String.valueOf(statement.getSid())) {
+        case "LeaseCheck" -> {}
+        case "WorkLocationReadWrite" ->
+            s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"));
+        case "DataCleanup" -> {
+          s.add(statement);
+          s.add(
+              allow(
+                  "DataWrite",
+                  List.of(warehouseObjects("data")),
+                  "s3:PutObject",
+                  "s3:AbortMultipartUpload"));
+        }
+        default -> s.add(statement);
+      }
+    }
+    return s;
+  }
+
   private PolicyStatement warehouseRead() {
     return allow(
         "WarehouseRead",

@@ -334,35 +334,37 @@ public class IcebergCompaction extends Construct {
   }
 
   /**
-   * The role CommitSnapshot and CareForTable assume again with each table's STS session policy
-   * (core's TableSessionPolicy; docs/deploy.md, "Scoped credentials"), named to them by {@code
-   * TABLE_ACCESS_ROLE_ARN}: CareForTable's statements (which include the committer's) without the
-   * lease table. The trust names the two roles' ARNs, so they need no grant of their own (same
-   * account) and no reference to this role, which would be a cycle.
+   * The role every stage that writes a table (PlanRewrite, RewriteGroup, RecordGroupFailure,
+   * CommitSnapshot, CareForTable) assumes again with that table's STS session policy (core's
+   * TableSessionPolicy; docs/deploy.md, "Scoped credentials"), named to them by {@code
+   * TABLE_ACCESS_ROLE_ARN}: {@link FunctionPermissions#tableAccessStatements}. The trust names the
+   * five roles' ARNs, so they need no grant of their own (same account) and no reference to this
+   * role, which would be a cycle.
    */
   private void createTableAccessRole(FunctionPermissions permissions) {
     List<IManagedPolicy> managed = new ArrayList<>();
     props.catalogAccessPolicy().ifPresent(managed::add);
-    props.extraPolicy(CompactionFunction.COMMIT_SNAPSHOT).ifPresent(managed::add);
-    props.extraPolicy(CompactionFunction.CARE_FOR_TABLE).ifPresent(managed::add);
-    List<PolicyStatement> statements =
-        permissions.statementsOf(CompactionFunction.CARE_FOR_TABLE).stream()
-            .filter(statement -> !"LeaseCheck".equals(statement.getSid()))
-            .toList();
     List<CompactionFunction> users =
-        List.of(CompactionFunction.COMMIT_SNAPSHOT, CompactionFunction.CARE_FOR_TABLE);
+        List.of(
+            CompactionFunction.PLAN_REWRITE,
+            CompactionFunction.REWRITE_GROUP,
+            CompactionFunction.RECORD_GROUP_FAILURE,
+            CompactionFunction.COMMIT_SNAPSHOT,
+            CompactionFunction.CARE_FOR_TABLE);
+    users.forEach(f -> props.extraPolicy(f).ifPresent(managed::add));
+    List<PolicyStatement> statements = permissions.tableAccessStatements();
     Role role =
         Role.Builder.create(this, "TableAccessRole")
             .description(
-                "icecompact - assumed by CommitSnapshot and CareForTable with a table's session"
-                    + " policy.")
+                "icecompact - assumed by every stage that writes a table, with that table's"
+                    + " session policy.")
             .assumedBy(new ArnPrincipal(functions.get(users.get(0)).getRole().getRoleArn()))
             .managedPolicies(managed)
             .inlinePolicies(
                 Map.of(
                     "TableAccess", PolicyDocument.Builder.create().statements(statements).build()))
             .build();
-    // One statement naming both roles, as the SAM template writes it (CDK's CompositePrincipal
+    // One statement naming the five roles, as the SAM template writes it (CDK's CompositePrincipal
     // would
     // make one statement per principal).
     ((CfnRole) role.getNode().getDefaultChild())

@@ -201,8 +201,14 @@ class IcebergCompactionTest {
       // C2 only where the work is a minutes-long hot loop (docs/deploy.md, "JIT compilers")
       int level = f == CompactionFunction.REWRITE_GROUP ? 4 : 1;
       env.put("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + level);
-      // the stages that delete write through the table's session policy (TableSessionPolicy)
-      if (f == CompactionFunction.COMMIT_SNAPSHOT || f == CompactionFunction.CARE_FOR_TABLE) {
+      // the stages that write a table write through its session policy (TableSessionPolicy)
+      if (Set.of(
+              CompactionFunction.PLAN_REWRITE,
+              CompactionFunction.REWRITE_GROUP,
+              CompactionFunction.RECORD_GROUP_FAILURE,
+              CompactionFunction.COMMIT_SNAPSHOT,
+              CompactionFunction.CARE_FOR_TABLE)
+          .contains(f)) {
         env.put("TABLE_ACCESS_ROLE_ARN", "${TableAccessRole.Arn}");
       }
       // the deployment's scope, checked before any write: the Glue database's tables, the
