@@ -189,19 +189,23 @@ class TemplateTest {
   }
 
   /**
-   * Issue 41: the stages that delete (CommitSnapshot, CareForTable) assume the table-access role
-   * with a table's session policy. The role carries CareForTable's statements without the lease
-   * table (the session narrows its S3 writes to one table), trusts exactly those two roles, and is
-   * named to exactly those two functions.
+   * Issue 41: every stage that writes a table (PlanRewrite, RewriteGroup, RecordGroupFailure,
+   * CommitSnapshot, CareForTable) writes through the table-access role assumed with the table's
+   * session policy, and no function's own role may write or delete in S3 at all: a write that skips
+   * the session is denied. The role holds every write (the session narrows them to one table),
+   * CareForTable's reads and catalog calls, trusts exactly those five roles, and is named to
+   * exactly those five functions.
    */
   @Test
-  void theTableAccessRoleGrantsEveryWriteOfTheStagesThatAssumeItAndIsTrustedByThemOnly() {
+  void theTableAccessRoleHoldsEveryS3WriteAndNoFunctionRoleHoldsAny() {
     Map<String, Object> role = props("TableAccessRole");
     Map<String, Map<String, Object>> granted = bySid(role.get("Policies"));
     Map<String, Map<String, Object>> care = bySid(props("CareForTableFunction").get("Policies"));
     care.remove("LeaseCheck");
-    care.remove("WorkLocationReadWrite");
-    assertThat(granted).as("care's grants, the lease table's aside").containsAllEntriesOf(care);
+    care.remove("WorkLocationRead");
+    assertThat(granted)
+        .as("care's reads and catalog calls, the lease table's aside")
+        .containsAllEntriesOf(care);
     List<String> writers =
         List.of(
             "PlanRewriteFunction",
@@ -209,24 +213,34 @@ class TemplateTest {
             "RecordGroupFailureFunction",
             "CommitSnapshotFunction",
             "CareForTableFunction");
-    for (String function : writers) {
-      for (Map<String, Object> statement : bySid(props(function).get("Policies")).values()) {
-        for (String action : asStrings(statement.get("Action"))) {
-          if (action.startsWith("s3:Put")
-              || action.startsWith("s3:Delete")
-              || action.equals("s3:AbortMultipartUpload")) {
-            assertThat(
-                    granted.values().stream()
-                        .anyMatch(
-                            g ->
-                                asStrings(g.get("Action")).contains(action)
-                                    && g.get("Resource").equals(statement.get("Resource"))))
-                .as("%s's %s on %s, under its table's session", function, action, statement)
-                .isTrue();
-          }
+    resourcesOfType("AWS::Serverless::Function")
+        .forEach(
+            (name, resource) ->
+                assertThat(actions(map(map(resource).get("Properties")).get("Policies")))
+                    .as("%s writes only through TableAccessRole's session, if at all", name)
+                    .noneMatch(TemplateTest::writesS3));
+    String warehouse = "arn:${AWS::Partition}:s3:::${WarehouseBucket}/${WarehousePrefix}*/";
+    String work = "arn:${AWS::Partition}:s3:::${Bucket}/${WorkPrefix}*";
+    String defaultWork = warehouse + WorkLocation.DEFAULT_FOLDER + "/*";
+    Map<String, Set<String>> writes = new TreeMap<>();
+    for (Map<String, Object> statement : statements(role.get("Policies"))) {
+      for (String action : asStrings(statement.get("Action"))) {
+        if (writesS3(action)) {
+          asList(statement.get("Resource"))
+              .forEach(r -> writes.computeIfAbsent(action, a -> new TreeSet<>()).add(subText(r)));
         }
       }
     }
+    assertThat(writes)
+        .as("writes in data/, metadata/ and the work location only, never bucket-wide")
+        .isEqualTo(
+            Map.of(
+                "s3:PutObject",
+                Set.of(warehouse + "data/*", warehouse + "metadata/*", work, defaultWork),
+                "s3:AbortMultipartUpload",
+                Set.of(warehouse + "data/*", warehouse + "metadata/*", work, defaultWork),
+                "s3:DeleteObject",
+                Set.of(warehouse + "data/*", warehouse + "metadata/*", work, defaultWork)));
     assertThat(role.get("AssumeRolePolicyDocument"))
         .isEqualTo(
             Map.of(
@@ -529,12 +543,11 @@ class TemplateTest {
 
   /**
    * CareForTable commits through the catalog like the committer and so gets exactly its statements,
-   * size and environment, plus deleting in the work location (finished jobs' work locations, by
-   * orphan removal), and reading the whole catalog, read only, to prove no other table shares a
-   * file it would delete (issue 24).
+   * size and environment, plus reading the whole catalog, read only, to prove no other table shares
+   * a file it would delete (issue 24). Its deletes go through TableAccessRole.
    */
   @Test
-  void careForTableHasTheCommittersPermissionsPlusWorkLocationCleanup() {
+  void careForTableHasTheCommittersPermissionsPlusTheCatalogReadForSharedFiles() {
     Map<String, Object> care = props("CareForTableFunction");
     Map<String, Object> committer = props("CommitSnapshotFunction");
     for (String key : List.of("MemorySize", "Timeout", "Environment")) {
@@ -548,7 +561,6 @@ class TemplateTest {
         .isEqualTo(asList(committer.get("Policies")).get(0));
 
     Map<String, Map<String, Object>> careBySid = bySid(care.get("Policies"));
-    Map<String, Object> cleanup = careBySid.remove("WorkLocationCleanup");
     Map<String, Object> glueRead = careBySid.remove("GlueCatalogReadForSharedFiles");
     Map<String, Object> dynamoDbRead = careBySid.remove("DynamoDbCatalogReadForSharedFiles");
     assertThat(careBySid).isEqualTo(bySid(committer.get("Policies")));
@@ -562,45 +574,6 @@ class TemplateTest {
             "arn:${AWS::Partition}:glue:${AWS::Region}:${AWS::AccountId}:table/*/*");
     assertThat(asStrings(dynamoDbRead.get("Action")))
         .containsExactlyInAnyOrder("dynamodb:DescribeTable", "dynamodb:GetItem", "dynamodb:Query");
-    assertThat(asStrings(cleanup.get("Action"))).containsExactly("s3:DeleteObject");
-    assertThat(cleanup.get("Resource"))
-        .isEqualTo(careBySid.get("WorkLocationReadWrite").get("Resource"));
-  }
-
-  /**
-   * s3:DeleteObject only where a function removes what it or a dead commit left: the worker its
-   * failed attempt's output, the committer groups it does not commit, care expired snapshots'
-   * files, orphans and finished jobs' work locations; and only in the tables' data/ and metadata/
-   * folders and the work location, never bucket-wide.
-   */
-  @Test
-  void onlyTheWorkerTheCommitterAndCareMayDeleteAndOnlyInDataMetadataAndTheWorkLocation() {
-    Map<String, Set<String>> deletes = new TreeMap<>();
-    resourcesOfType("AWS::Serverless::Function")
-        .forEach(
-            (name, resource) -> {
-              for (Map<String, Object> s :
-                  statements(map(map(resource).get("Properties")).get("Policies"))) {
-                if (asStrings(s.get("Action")).contains("s3:DeleteObject")) {
-                  asList(s.get("Resource"))
-                      .forEach(
-                          r -> deletes.computeIfAbsent(name, n -> new TreeSet<>()).add(subText(r)));
-                }
-              }
-            });
-    String warehouse = "arn:${AWS::Partition}:s3:::${WarehouseBucket}/${WarehousePrefix}*/";
-    String work = "arn:${AWS::Partition}:s3:::${Bucket}/${WorkPrefix}*";
-    assertThat(deletes)
-        .isEqualTo(
-            Map.of(
-                "RewriteGroupFunction", Set.of(warehouse + "data/*"),
-                "CommitSnapshotFunction", Set.of(warehouse + "data/*", warehouse + "metadata/*"),
-                "CareForTableFunction",
-                    Set.of(
-                        warehouse + "data/*",
-                        warehouse + "metadata/*",
-                        work,
-                        warehouse + WorkLocation.DEFAULT_FOLDER + "/*")));
   }
 
   // ------------------------------------------------------------------ where jobs keep their
@@ -674,16 +647,20 @@ class TemplateTest {
     String directory = work.jobDirectory().replaceFirst("^s3://", "");
     String bucket = directory.substring(0, directory.indexOf('/'));
     String key = directory.substring(bucket.length() + 1) + "/";
+    List<Map<String, Object>> tableAccess = statements(props("TableAccessRole").get("Policies"));
     for (String function : JOB_ARTEFACT_FUNCTIONS) {
       List<Map<String, Object>> statements = statements(props(function).get("Policies"));
       for (String artefact : artefacts) {
-        for (String action : List.of("s3:GetObject", "s3:PutObject")) {
-          assertThat(
-                  PolicyStatements.allows(
-                      statements, action, arn(artefact), TemplateTest::rendered))
-              .as("%s: %s on %s", function, action, artefact)
-              .isTrue();
-        }
+        assertThat(
+                PolicyStatements.allows(
+                    statements, "s3:GetObject", arn(artefact), TemplateTest::rendered))
+            .as("%s: s3:GetObject on %s", function, artefact)
+            .isTrue();
+        assertThat(
+                PolicyStatements.allows(
+                    tableAccess, "s3:PutObject", arn(artefact), TemplateTest::rendered))
+            .as("TableAccessRole (%s's session): s3:PutObject on %s", function, artefact)
+            .isTrue();
       }
       assertThat(
               PolicyStatements.allowsListing(
@@ -691,13 +668,10 @@ class TemplateTest {
           .as("%s: s3:ListBucket under %s", function, key)
           .isTrue();
     }
-    // Orphan removal deletes finished jobs' work locations.
+    // Orphan removal deletes finished jobs' work locations (care's session).
     assertThat(
             PolicyStatements.allows(
-                statements(props("CareForTableFunction").get("Policies")),
-                "s3:DeleteObject",
-                arn(work.plan()),
-                TemplateTest::rendered))
+                tableAccess, "s3:DeleteObject", arn(work.plan()), TemplateTest::rendered))
         .isTrue();
   }
 
@@ -1901,6 +1875,13 @@ class TemplateTest {
   /** Every policy statement under a value (Policies list, policy document, Fn::If branches). */
   static List<Map<String, Object>> statements(Object value) {
     return PolicyStatements.under(value);
+  }
+
+  private static boolean writesS3(String action) {
+    return action.startsWith("s3:Put")
+        || action.startsWith("s3:Delete")
+        || action.equals("s3:AbortMultipartUpload")
+        || action.equals("s3:*");
   }
 
   /** A policy's statements by Sid. */

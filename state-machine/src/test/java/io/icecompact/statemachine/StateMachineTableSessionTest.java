@@ -23,6 +23,8 @@ import io.icecompact.planner.lambda.PlanRewriteHandler;
 import io.icecompact.testkit.FaultyS3.PolicyDecision;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.testkit.LocalSts;
+import io.icecompact.testkit.S3Fault;
+import io.icecompact.testkit.S3FaultRule;
 import io.icecompact.worker.lambda.LeaseHeartbeat;
 import io.icecompact.worker.lambda.RecordGroupFailureHandler;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
@@ -31,6 +33,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterEach;
@@ -49,6 +52,10 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 class StateMachineTableSessionTest extends StateMachineTestBase {
   private static final String ROLE = "arn:aws:iam::123456789012:role/icecompact-table-access";
   private static final String NEIGHBOUR = "db.orders_archive";
+
+  /** The SDK's attempts at one request (S3FileIO's retries included), as the fault tests count. */
+  private static final int SDK_ATTEMPTS = 6;
+
   private static final List<String> WRITES =
       List.of("s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload");
 
@@ -125,6 +132,79 @@ class StateMachineTableSessionTest extends StateMachineTestBase {
     assertThat(snapshots(table())).hasSizeGreaterThan(snapshotsBefore);
     assertThat(LiveRows.multiset(table())).isEqualTo(rows);
     assertThat(location).isEqualTo(table().location());
+  }
+
+  /**
+   * The failure paths write too: a group whose input cannot be read fails after its retries and
+   * RecordGroupFailure stores why (its own session, the job directory only); the job commits the
+   * other groups.
+   */
+  @Test
+  void aFailedGroupIsRecordedThroughItsOwnSessionAndTheRestCommits() {
+    Table table = table();
+    Map<String, Long> rows = LiveRows.multiset(table);
+    String victim = table.newScan().planFiles().iterator().next().file().location();
+    faults.inject(
+        S3FaultRule.of(S3Fault.internalError())
+            .onMethod("GET")
+            .onKeys(Pattern.quote(victim.substring(victim.lastIndexOf('/')))));
+    Map<String, Object> input = input(Map.of());
+    input.remove("catalog_properties");
+    faults.enforce(FUNCTION_ROLE_READS_ONLY);
+
+    ExecutionResult result = run(input);
+
+    faults.stopEnforcing();
+    assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
+    assertJobStatus(result.outputJson(), "PARTIAL");
+    assertThat(result.outputJson().get("failed_groups").asInt()).isEqualTo(1);
+    assertThat(faults.decisions()).allMatch(PolicyDecision::allowed);
+    assertThat(sts.assumed())
+        .filteredOn(a -> a.sessionName().equals("icecompact-recorder"))
+        .singleElement()
+        .satisfies(a -> assertThat(a.policy()).contains("/_icecompact/"));
+    assertThat(faults.decisions())
+        .filteredOn(d -> WRITES.contains(d.action()))
+        .anyMatch(d -> d.resource().endsWith(".failed.json"))
+        .allSatisfy(
+            d ->
+                assertThat(d.resource())
+                    .startsWith("arn:aws:s3:::" + bucket + "/warehouse/db/orders/"));
+    faults.clearRules();
+    assertThat(LiveRows.multiset(table())).isEqualTo(rows);
+  }
+
+  /**
+   * A worker attempt that fails after it recorded an output is retried; the committer deletes what
+   * the failed attempt may have written, under the committer's session.
+   */
+  @Test
+  void aFailedAttemptsOutputsAreDeletedUnderTheSession() {
+    Map<String, Long> rows = LiveRows.multiset(table());
+    faults.inject(
+        S3FaultRule.of(S3Fault.slowDown())
+            .onMethod("PUT")
+            .onKeys("/data/.*/00001-1-.*-00001\\.parquet$")
+            .times(SDK_ATTEMPTS));
+    Map<String, Object> input = input(Map.of());
+    input.remove("catalog_properties");
+    faults.enforce(FUNCTION_ROLE_READS_ONLY);
+
+    ExecutionResult result = run(input);
+
+    faults.stopEnforcing();
+    assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
+    assertJobStatus(result.outputJson(), "COMMITTED");
+    assertThat(faults.injected()).hasSize(SDK_ATTEMPTS);
+    assertThat(faults.decisions()).allMatch(PolicyDecision::allowed);
+    assertThat(faults.decisions())
+        .as("the failed attempt's output deleted")
+        .anyMatch(
+            d ->
+                d.action().equals("s3:DeleteObject")
+                    && d.resource().contains("/db/orders/data/")
+                    && d.resource().contains("00001-1-"));
+    assertThat(LiveRows.multiset(table())).isEqualTo(rows);
   }
 
   /**

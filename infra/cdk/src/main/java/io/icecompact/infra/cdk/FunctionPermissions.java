@@ -79,7 +79,8 @@ final class FunctionPermissions {
         s.add(warehouseList());
         s.add(warehouseRead());
         s.add(workLocationList());
-        s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"));
+        // Writes (the plan) go through TableAccessRole with the job's session policy.
+        s.add(workLocationRead());
         switch (catalog.type()) {
           case GLUE -> s.add(glue("GlueCatalogRead", "glue:GetDatabase", "glue:GetTable"));
           // DescribeTable: DynamoDbCatalog.initialize checks that its table exists.
@@ -97,16 +98,10 @@ final class FunctionPermissions {
         s.add(leaseTable("LeaseHeartbeat", "dynamodb:GetItem", "dynamodb:UpdateItem"));
         s.add(warehouseList());
         s.add(warehouseRead());
-        // DeleteObject: a failed attempt removes the output files it wrote (never committed ones).
-        s.add(
-            allow(
-                "DataWrite",
-                List.of(warehouseObjects("data")),
-                "s3:PutObject",
-                "s3:AbortMultipartUpload",
-                "s3:DeleteObject"));
         s.add(workLocationList());
-        s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"));
+        // Writes (outputs, markers, results) go through TableAccessRole with the table's session
+        // policy.
+        s.add(workLocationRead());
         addKmsKeys(s, "kms:Decrypt", "kms:GenerateDataKey");
       }
       case RECORD_GROUP_FAILURE -> {
@@ -119,7 +114,9 @@ final class FunctionPermissions {
                 "DefaultWorkLocationList",
                 warehouseBucket,
                 warehousePrefix + "*/" + DEFAULT_WORK_FOLDER + "/"));
-        s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
+        // The failure record is written through TableAccessRole with the job directory's session
+        // policy.
+        s.add(workLocationRead());
         addKmsKeys(s, "kms:GenerateDataKey");
       }
       case COMMIT_SNAPSHOT -> {
@@ -128,78 +125,19 @@ final class FunctionPermissions {
         s.add(leaseTable("LeaseCheck", "dynamodb:GetItem", "dynamodb:UpdateItem"));
         s.add(warehouseList());
         s.add(warehouseRead());
-        // DeleteObject: Iceberg removes the manifests of a failed commit attempt (and old metadata
-        // files if
-        // write.metadata.delete-after-commit.enabled is set).
-        s.add(
-            allow(
-                "MetadataWrite",
-                List.of(warehouseObjects("metadata")),
-                "s3:PutObject",
-                "s3:AbortMultipartUpload",
-                "s3:DeleteObject"));
-        // The committer deletes output files of groups it does not commit (conflicts, failures).
-        s.add(allow("DataCleanup", List.of(warehouseObjects("data")), "s3:DeleteObject"));
         s.add(workLocationList());
-        s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject"));
-        switch (catalog.type()) {
-          // GlueTableOperations: GetTable to refresh, UpdateTable (with the version id) to swap the
-          // metadata location.
-          case GLUE ->
-              s.add(
-                  glue(
-                      "GlueCatalogCommit",
-                      "glue:GetDatabase",
-                      "glue:GetTable",
-                      "glue:UpdateTable"));
-          // DynamoDbTableOperations commits with a conditional write on the table's item.
-          case DYNAMODB ->
-              s.add(
-                  dynamoDbCatalog(
-                      "DynamoDbCatalogCommit",
-                      "dynamodb:DescribeTable",
-                      "dynamodb:GetItem",
-                      "dynamodb:PutItem",
-                      "dynamodb:UpdateItem"));
-          default -> {}
-        }
+        // Writes and deletes go through TableAccessRole with the table's session policy.
+        s.add(workLocationRead());
+        addCatalogCommit(s);
         // CareForTable takes these statements too.
         addKmsKeys(s, "kms:Decrypt", "kms:GenerateDataKey");
       }
       case CARE_FOR_TABLE -> {
-        // The committer's statements: it commits (delete cleanup, manifest rewrite) and deletes in
-        // data/ and
-        // metadata/ the files only expired snapshots reached and orphans older than the minimum age
-        // (3 days).
+        // The committer's statements (it commits: delete cleanup, manifest rewrite), and reading
+        // the
+        // whole catalog for the shared-files check; its deletes go through TableAccessRole.
         s.addAll(statementsOf(CompactionFunction.COMMIT_SNAPSHOT));
-        // Orphan removal also deletes finished jobs' work locations older than that age.
-        s.add(allow("WorkLocationCleanup", workLocationObjects(), "s3:DeleteObject"));
-        // Read only: before expiry or orphan removal deletes a file, every table of the catalog is
-        // listed and
-        // loaded to prove none shares it (docs/fleet.md); a table it cannot read makes those steps
-        // refuse.
-        switch (catalog.type()) {
-          case GLUE ->
-              s.add(
-                  allow(
-                      "GlueCatalogReadForSharedFiles",
-                      List.of(glueArn("catalog"), glueArn("database/*"), glueArn("table/*/*")),
-                      "glue:GetDatabases",
-                      "glue:GetDatabase",
-                      "glue:GetTables",
-                      "glue:GetTable"));
-          case DYNAMODB ->
-              s.add(
-                  allow(
-                      "DynamoDbCatalogReadForSharedFiles",
-                      List.of(
-                          dynamoDbCatalogArn(),
-                          dynamoDbCatalogArn() + "/index/namespace-identifier"),
-                      "dynamodb:DescribeTable",
-                      "dynamodb:GetItem",
-                      "dynamodb:Query"));
-          default -> {}
-        }
+        addCatalogReadForSharedFiles(s);
       }
       case ASSESS_TABLES -> {
         s.add(warehouseList());
@@ -238,31 +176,95 @@ final class FunctionPermissions {
   }
 
   /**
-   * TableAccessRole's statements: what every stage that writes a table writes under its session
-   * (CareForTable's statements, which include the committer's, without the lease table; the
-   * workers' data writes; work-location writes that may be multipart, as the planner's and the
-   * workers'). The session policy narrows them to one table's folders.
+   * TableAccessRole's statements: every S3 write and delete of the stages that assume it, which
+   * their own roles no longer hold, with the reads and catalog calls they make under the session.
+   * The session policy narrows the writes to one table's folders.
    */
   List<PolicyStatement> tableAccessStatements() {
     List<PolicyStatement> s = new ArrayList<>();
-    for (PolicyStatement statement : statementsOf(CompactionFunction.CARE_FOR_TABLE)) {
-      switch (String.valueOf(statement.getSid())) {
-        case "LeaseCheck" -> {}
-        case "WorkLocationReadWrite" ->
-            s.add(workLocationReadWrite("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"));
-        case "DataCleanup" -> {
-          s.add(statement);
+    s.add(warehouseList());
+    s.add(warehouseRead());
+    // PutObject: the manifests and metadata files of commits. DeleteObject: a failed commit's
+    // manifests, the manifests and manifest lists only expired snapshots reached, unreachable
+    // metadata files older than 3 days (orphans).
+    s.add(
+        allow(
+            "MetadataWrite",
+            List.of(warehouseObjects("metadata")),
+            "s3:PutObject",
+            "s3:AbortMultipartUpload",
+            "s3:DeleteObject"));
+    // The output of groups not committed, files only expired snapshots reached, orphans.
+    s.add(allow("DataCleanup", List.of(warehouseObjects("data")), "s3:DeleteObject"));
+    // The workers' output files (multipart included).
+    s.add(
+        allow(
+            "DataWrite",
+            List.of(warehouseObjects("data")),
+            "s3:PutObject",
+            "s3:AbortMultipartUpload"));
+    s.add(workLocationList());
+    // Plans, attempt markers, results, failure records, commit intents, care.json.
+    s.add(
+        allow(
+            "WorkLocationReadWrite",
+            workLocationObjects(),
+            "s3:GetObject",
+            "s3:PutObject",
+            "s3:AbortMultipartUpload"));
+    // Orphan removal deletes finished jobs' work locations older than 3 days.
+    s.add(allow("WorkLocationCleanup", workLocationObjects(), "s3:DeleteObject"));
+    addCatalogCommit(s);
+    addCatalogReadForSharedFiles(s);
+    addKmsKeys(s, "kms:Decrypt", "kms:GenerateDataKey");
+    return s;
+  }
+
+  private void addCatalogCommit(List<PolicyStatement> s) {
+    switch (catalog.type()) {
+      // GlueTableOperations: GetTable to refresh, UpdateTable (with the version id) to swap the
+      // metadata location.
+      case GLUE ->
+          s.add(glue("GlueCatalogCommit", "glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"));
+      // DynamoDbTableOperations commits with a conditional write on the table's item.
+      case DYNAMODB ->
+          s.add(
+              dynamoDbCatalog(
+                  "DynamoDbCatalogCommit",
+                  "dynamodb:DescribeTable",
+                  "dynamodb:GetItem",
+                  "dynamodb:PutItem",
+                  "dynamodb:UpdateItem"));
+      default -> {}
+    }
+  }
+
+  /**
+   * Read only: before expiry or orphan removal deletes a file, the catalog's tables whose folders
+   * could overlap are loaded to prove none shares it (docs/fleet.md).
+   */
+  private void addCatalogReadForSharedFiles(List<PolicyStatement> s) {
+    switch (catalog.type()) {
+      case GLUE ->
           s.add(
               allow(
-                  "DataWrite",
-                  List.of(warehouseObjects("data")),
-                  "s3:PutObject",
-                  "s3:AbortMultipartUpload"));
-        }
-        default -> s.add(statement);
-      }
+                  "GlueCatalogReadForSharedFiles",
+                  List.of(glueArn("catalog"), glueArn("database/*"), glueArn("table/*/*")),
+                  "glue:GetDatabases",
+                  "glue:GetDatabase",
+                  "glue:GetTables",
+                  "glue:GetTable"));
+      case DYNAMODB ->
+          s.add(
+              allow(
+                  "DynamoDbCatalogReadForSharedFiles",
+                  List.of(
+                      dynamoDbCatalogArn(), dynamoDbCatalogArn() + "/index/namespace-identifier"),
+                  "dynamodb:DescribeTable",
+                  "dynamodb:GetItem",
+                  "dynamodb:Query"));
+      default -> {}
     }
-    return s;
   }
 
   private PolicyStatement warehouseRead() {
@@ -276,8 +278,8 @@ final class FunctionPermissions {
     return listBucket("WorkLocationList", workBucket, workPrefix);
   }
 
-  private PolicyStatement workLocationReadWrite(String... actions) {
-    return allow("WorkLocationReadWrite", workLocationObjects(), actions);
+  private PolicyStatement workLocationRead() {
+    return allow("WorkLocationRead", workLocationObjects(), "s3:GetObject");
   }
 
   /**

@@ -63,36 +63,30 @@ class IcebergCompactionTest {
                   "WarehouseList", Set.of("s3:ListBucket"),
                   "WarehouseRead", Set.of("s3:GetObject"),
                   "WorkLocationList", Set.of("s3:ListBucket"),
-                  "WorkLocationReadWrite",
-                      Set.of("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"),
+                  "WorkLocationRead", Set.of("s3:GetObject"),
                   "GlueCatalogRead", Set.of("glue:GetDatabase", "glue:GetTable")),
           CompactionFunction.REWRITE_GROUP,
               Map.of(
                   "LeaseHeartbeat", Set.of("dynamodb:GetItem", "dynamodb:UpdateItem"),
                   "WarehouseList", Set.of("s3:ListBucket"),
                   "WarehouseRead", Set.of("s3:GetObject"),
-                  "DataWrite", Set.of("s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"),
                   "WorkLocationList", Set.of("s3:ListBucket"),
-                  "WorkLocationReadWrite",
-                      Set.of("s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload")),
+                  "WorkLocationRead", Set.of("s3:GetObject")),
           CompactionFunction.RECORD_GROUP_FAILURE,
               Map.of(
                   "WorkLocationList", Set.of("s3:ListBucket"),
                   "DefaultWorkLocationList", Set.of("s3:ListBucket"),
-                  "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject")),
+                  "WorkLocationRead", Set.of("s3:GetObject")),
           CompactionFunction.COMMIT_SNAPSHOT,
               Map.of(
                   "LeaseCheck", Set.of("dynamodb:GetItem", "dynamodb:UpdateItem"),
                   "WarehouseList", Set.of("s3:ListBucket"),
                   "WarehouseRead", Set.of("s3:GetObject"),
-                  "MetadataWrite",
-                      Set.of("s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"),
-                  "DataCleanup", Set.of("s3:DeleteObject"),
                   "WorkLocationList", Set.of("s3:ListBucket"),
-                  "WorkLocationReadWrite", Set.of("s3:GetObject", "s3:PutObject"),
+                  "WorkLocationRead", Set.of("s3:GetObject"),
                   "GlueCatalogCommit",
                       Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable")),
-          // The committer's, plus deleting finished jobs' work locations.
+          // The committer's, plus reading the catalog for the shared-files check.
           CompactionFunction.CARE_FOR_TABLE,
               Map.of(
                   "LeaseCheck",
@@ -101,16 +95,10 @@ class IcebergCompactionTest {
                   Set.of("s3:ListBucket"),
                   "WarehouseRead",
                   Set.of("s3:GetObject"),
-                  "MetadataWrite",
-                  Set.of("s3:PutObject", "s3:AbortMultipartUpload", "s3:DeleteObject"),
-                  "DataCleanup",
-                  Set.of("s3:DeleteObject"),
                   "WorkLocationList",
                   Set.of("s3:ListBucket"),
-                  "WorkLocationReadWrite",
-                  Set.of("s3:GetObject", "s3:PutObject"),
-                  "WorkLocationCleanup",
-                  Set.of("s3:DeleteObject"),
+                  "WorkLocationRead",
+                  Set.of("s3:GetObject"),
                   "GlueCatalogCommit",
                   Set.of("glue:GetDatabase", "glue:GetTable", "glue:UpdateTable"),
                   "GlueCatalogReadForSharedFiles",
@@ -632,10 +620,8 @@ class IcebergCompactionTest {
                     Set.of(
                         s3 + "my-warehouse/warehouse/*/metadata/*",
                         s3 + "my-warehouse/warehouse/*/data/*"),
-                "MetadataWrite", Set.of(s3 + "my-warehouse/warehouse/*/metadata/*"),
-                "DataCleanup", Set.of(s3 + "my-warehouse/warehouse/*/data/*"),
                 "WorkLocationList", Set.of(s3 + "${WorkBucket}"),
-                "WorkLocationReadWrite",
+                "WorkLocationRead",
                     Set.of(
                         s3 + "${WorkBucket}/icecompact/jobs/*",
                         s3 + "my-warehouse/warehouse/*/_icecompact/*"),
@@ -656,33 +642,54 @@ class IcebergCompactionTest {
   }
 
   /**
-   * s3:DeleteObject only for the worker (its failed attempt's output), the committer (groups it
-   * does not commit) and CareForTable (expired snapshots' files, orphans, finished jobs' work
-   * locations), and only in the tables' data/ and metadata/ folders and the work location.
+   * No function role writes or deletes in S3: every stage that does assumes TableAccessRole with
+   * the table's session policy. The role writes and deletes only in the tables' data/ and metadata/
+   * folders and the work location; it holds the statements of the stages that assume it.
    */
   @Test
-  void onlyTheWorkerTheCommitterAndCareMayDeleteAndOnlyInDataMetadataAndTheWorkLocation() {
-    Map<CompactionFunction, Set<String>> deletes = new TreeMap<>();
+  void onlyTheTableAccessRoleWritesAndOnlyInDataMetadataAndTheWorkLocation() {
     for (CompactionFunction f : CompactionFunction.values()) {
-      for (Map<String, Object> s : statements(role(f.step() + "FunctionRole").get("Policies"))) {
-        if (strings(s.get("Action")).contains("s3:DeleteObject")) {
-          deletes.computeIfAbsent(f, k -> new TreeSet<>()).addAll(strings(s.get("Resource")));
+      assertThat(statementActionsOf(role(f.step() + "FunctionRole")).values())
+          .as(f.name())
+          .allSatisfy(
+              actions ->
+                  assertThat(actions)
+                      .noneMatch(
+                          a ->
+                              a.startsWith("s3:Put")
+                                  || a.startsWith("s3:Delete")
+                                  || a.equals("s3:AbortMultipartUpload")));
+    }
+    Map<String, Object> tableAccess = role("TableAccessRole");
+    Map<String, Set<String>> writes = new TreeMap<>();
+    for (Map<String, Object> s : statements(tableAccess.get("Policies"))) {
+      for (String action : strings(s.get("Action"))) {
+        if (action.startsWith("s3:Put")
+            || action.startsWith("s3:Delete")
+            || action.equals("s3:AbortMultipartUpload")) {
+          writes.computeIfAbsent(action, k -> new TreeSet<>()).addAll(strings(s.get("Resource")));
         }
       }
     }
     String warehouse = "arn:${AWS::Partition}:s3:::my-warehouse/warehouse/*/";
-    assertThat(deletes)
+    Set<String> folders =
+        Set.of(
+            warehouse + "data/*",
+            warehouse + "metadata/*",
+            "arn:${AWS::Partition}:s3:::${WorkBucket}/icecompact/jobs/*",
+            warehouse + "_icecompact/*");
+    assertThat(writes)
         .isEqualTo(
             Map.of(
-                CompactionFunction.REWRITE_GROUP, Set.of(warehouse + "data/*"),
-                CompactionFunction.COMMIT_SNAPSHOT,
-                    Set.of(warehouse + "data/*", warehouse + "metadata/*"),
-                CompactionFunction.CARE_FOR_TABLE,
-                    Set.of(
-                        warehouse + "data/*",
-                        warehouse + "metadata/*",
-                        "arn:${AWS::Partition}:s3:::${WorkBucket}/icecompact/jobs/*",
-                        warehouse + "_icecompact/*")));
+                "s3:PutObject", folders,
+                "s3:AbortMultipartUpload", folders,
+                "s3:DeleteObject", folders));
+    Map<String, Set<String>> granted = statementActionsOf(tableAccess);
+    Map<String, Set<String>> care =
+        new TreeMap<>(GLUE_ACTIONS.get(CompactionFunction.CARE_FOR_TABLE));
+    care.remove("LeaseCheck");
+    care.remove("WorkLocationRead");
+    assertThat(granted).containsAllEntriesOf(care);
   }
 
   /**
@@ -712,6 +719,7 @@ class IcebergCompactionTest {
             "care.json");
     java.util.function.Function<Object, String> render =
         r -> r instanceof String t ? t.replace("${AWS::Partition}", "aws") : null;
+    List<Map<String, Object>> tableAccess = statements(role("TableAccessRole").get("Policies"));
     for (CompactionFunction f :
         List.of(
             CompactionFunction.PLAN_REWRITE,
@@ -722,13 +730,16 @@ class IcebergCompactionTest {
       List<Map<String, Object>> statements =
           statements(role(f.step() + "FunctionRole").get("Policies"));
       for (String artefact : artefacts) {
-        for (String action : List.of("s3:GetObject", "s3:PutObject")) {
-          assertThat(
-                  io.icecompact.infra.PolicyStatements.allows(
-                      statements, action, "arn:aws:s3:::" + job + artefact, render))
-              .as("%s: %s on %s", f, action, artefact)
-              .isTrue();
-        }
+        assertThat(
+                io.icecompact.infra.PolicyStatements.allows(
+                    statements, "s3:GetObject", "arn:aws:s3:::" + job + artefact, render))
+            .as("%s: s3:GetObject on %s", f, artefact)
+            .isTrue();
+        assertThat(
+                io.icecompact.infra.PolicyStatements.allows(
+                    tableAccess, "s3:PutObject", "arn:aws:s3:::" + job + artefact, render))
+            .as("TableAccessRole (%s's session): s3:PutObject on %s", f, artefact)
+            .isTrue();
       }
       assertThat(
               io.icecompact.infra.PolicyStatements.allowsListing(
@@ -741,10 +752,7 @@ class IcebergCompactionTest {
     }
     assertThat(
             io.icecompact.infra.PolicyStatements.allows(
-                statements(role("CareForTableFunctionRole").get("Policies")),
-                "s3:DeleteObject",
-                "arn:aws:s3:::" + job + "plan.json",
-                render))
+                tableAccess, "s3:DeleteObject", "arn:aws:s3:::" + job + "plan.json", render))
         .isTrue();
     for (CompactionFunction f :
         List.of(
