@@ -7,6 +7,7 @@ import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.worker.deletes.FileEqualityDeletes;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
 import io.icecompact.worker.input.InputFileRead;
+import io.icecompact.worker.input.TableFormats;
 import io.icecompact.worker.sort.ColumnSortedRows;
 import io.icecompact.worker.sort.ExternalSortedRows;
 import io.icecompact.worker.sort.RowSorter;
@@ -19,7 +20,6 @@ import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.Predicate;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.PartitionKey;
@@ -35,19 +35,18 @@ import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.util.PartitionUtil;
 
 /**
- * The generic rewrite: decode each row with Iceberg's Parquet reader, drop deleted rows (v2
- * position deletes and v3 deletion vectors with Iceberg's delete filter, equality deletes against
- * the group's {@link io.icecompact.worker.deletes.EqualityDeleteIndex}), and encode the rest with
- * Iceberg's writer, rolling files at the group's maximum output size. Rows stream through; nothing
- * is buffered beyond the writer's open row group.
+ * The generic rewrite: decode each row with Iceberg's reader for the file's format (Parquet, ORC or
+ * Avro: {@link TableFormats}), drop deleted rows (v2 position deletes and v3 deletion vectors with
+ * Iceberg's delete filter, equality deletes against the group's {@link
+ * io.icecompact.worker.deletes.EqualityDeleteIndex}), and encode the rest with Iceberg's writer in
+ * the table's {@code write.format.default}, rolling files at the group's maximum output size. Rows
+ * stream through; nothing is buffered beyond the writer's open row group.
  *
  * <p>On a v3 table the row lineage columns are read (stored value, or derived from the file's first
  * row id and position) and written, so {@code _row_id} and {@code _last_updated_sequence_number}
@@ -106,7 +105,7 @@ final class GenericRewritePath implements GroupRewritePath {
     InternalRecordWrapper wrapper = new InternalRecordWrapper(projection.asStruct());
     GenericFileWriterFactory.Builder writerSettings =
         new GenericFileWriterFactory.Builder(table)
-            .dataFileFormat(FileFormat.PARQUET)
+            .dataFileFormat(TableFormats.dataFormat(table))
             .dataSchema(projection);
     if (sorting != null) {
       writerSettings.dataSortOrder(outputSortOrder(sorting.order()));
@@ -211,13 +210,14 @@ final class GenericRewritePath implements GroupRewritePath {
           long[] read = {0};
           long kept = 0;
           try (CloseableIterable<Record> rows =
-                  Parquet.read(table.io().newInputFile(location))
-                      .project(readSchema)
-                      .createReaderFunc(
-                          fileSchema ->
-                              GenericParquetReaders.buildReader(readSchema, fileSchema, constants))
-                      .split(task.start(), task.length())
-                      .build();
+                  TableFormats.read(
+                      table,
+                      table.io(),
+                      task.file(),
+                      task.start(),
+                      task.length(),
+                      readSchema,
+                      constants);
               CloseableIterable<Record> counted =
                   CloseableIterable.transform(
                       rows,

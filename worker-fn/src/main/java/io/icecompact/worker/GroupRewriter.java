@@ -12,12 +12,12 @@ import io.icecompact.core.job.WorkLocation;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
+import io.icecompact.worker.input.TableFormats;
 import io.icecompact.worker.sort.SortSpill;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.StaticTableOperations;
@@ -182,7 +182,7 @@ public final class GroupRewriter {
     OutputFileFactory files =
         OutputFileFactory.builderFor(writing, group.index(), request.attempt())
             .operationId(plan.jobId())
-            .format(FileFormat.PARQUET)
+            .format(TableFormats.dataFormat(table))
             .defaultSpec(table.specs().get(plan.pinned().outputSpecId()))
             .build();
     RewriteOutput output;

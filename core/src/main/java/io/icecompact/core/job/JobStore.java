@@ -4,6 +4,7 @@ import io.icecompact.core.error.AttemptClaimException;
 import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.PlanIntegrityException;
 import io.icecompact.core.io.CreateIfAbsent;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -217,7 +218,15 @@ public final class JobStore {
   public List<String> outputEntries(WorkLocation work) {
     List<String> entries = new ArrayList<>();
     if (io instanceof SupportsPrefixOperations listing) {
-      listing.listPrefix(work.outputEntries()).forEach(info -> entries.add(info.location()));
+      try {
+        listing.listPrefix(work.outputEntries()).forEach(info -> entries.add(info.location()));
+      } catch (UncheckedIOException e) {
+        // HadoopFileIO lists a folder, which exists only once an attempt recorded an output: when
+        // no group wrote anything, there are no outputs, not an error (S3 lists an empty prefix)
+        if (!(e.getCause() instanceof FileNotFoundException)) {
+          throw e;
+        }
+      }
     }
     return entries;
   }

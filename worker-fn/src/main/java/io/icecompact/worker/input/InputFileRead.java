@@ -4,13 +4,15 @@ import io.icecompact.core.error.CorruptInputFileException;
 import io.icecompact.core.error.FailureClassifier;
 import io.icecompact.core.error.IcecompactException;
 import io.icecompact.core.error.RowCountMismatchException;
+import io.icecompact.core.error.UnsupportedFileFormatException;
 import java.io.IOException;
 import org.apache.iceberg.FileScanTask;
 
 /**
  * What both rewrite paths owe each input data file they read: a failure to read it is typed as the
- * file's ({@link CorruptInputFileException}, or transient when the environment failed), unless the
- * path already typed it; and every row its metadata counts was read, else {@link
+ * file's ({@link CorruptInputFileException}, or transient when the environment failed; {@link
+ * UnsupportedFileFormatException} when no reader of its format is registered), unless the path
+ * already typed it; and every row its metadata counts was read, else {@link
  * RowCountMismatchException}.
  */
 public final class InputFileRead {
@@ -40,6 +42,10 @@ public final class InputFileRead {
     } catch (IcecompactException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
+      UnsupportedFileFormatException unsupported = UnsupportedFileFormatException.in(e, location);
+      if (unsupported != null) {
+        throw unsupported; // not "corrupt": the file is fine, this build cannot read its format
+      }
       throw FailureClassifier.classify(
           e, "Cannot rewrite data file " + location, CorruptInputFileException::new);
     }
