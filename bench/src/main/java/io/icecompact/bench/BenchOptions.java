@@ -111,6 +111,25 @@ final class BenchOptions {
     int formatVersion;
 
     @Option(
+        names = "--file-format",
+        defaultValue = "parquet",
+        description =
+            "write.format.default of the generated tables: parquet, orc or avro; its data and delete"
+                + " files are written in it, and so are the rewrite's outputs (default: ${DEFAULT-VALUE})")
+    String fileFormat;
+
+    /** The generated table's properties for {@link #fileFormat}, refused when it names none. */
+    java.util.Map<String, String> tableProperties() {
+      String format = fileFormat.trim().toLowerCase(java.util.Locale.ROOT);
+      if (!java.util.List.of("parquet", "orc", "avro").contains(format)) {
+        throw new picocli.CommandLine.ParameterException(
+            new picocli.CommandLine(this),
+            "--file-format must be parquet, orc or avro, not '" + fileFormat + "'");
+      }
+      return java.util.Map.of(org.apache.iceberg.TableProperties.DEFAULT_FILE_FORMAT, format);
+    }
+
+    @Option(
         names = "--column-threads",
         split = ",",
         defaultValue = "1",

@@ -52,13 +52,15 @@ abstract class RewriteCommand implements Callable<Integer> {
     int warmups = this.warmups.warmups;
     int rounds = this.rounds.rounds;
     BenchReport report = new BenchReport(out);
+    Map<String, String> tableProperties = rewrite.tableProperties();
     for (String shape : shapes()) {
       FragmentedTable.Shape tableShape = shape(shape);
       Path dir = Files.createDirectories(base.resolve(memory ? "memory" : shape));
       Map<String, String> catalog = LocalWarehouse.catalogProperties(dir);
       long genStart = System.nanoTime();
       try (TableAccess access = new TableAccess(catalog)) {
-        FragmentedTable.create(access.catalog(), TableIdentifier.parse(PathRuns.TABLE), tableShape);
+        FragmentedTable.create(
+            access.catalog(), TableIdentifier.parse(PathRuns.TABLE), tableShape, tableProperties);
       }
       err.printf(
           Locale.ROOT,
@@ -82,7 +84,11 @@ abstract class RewriteCommand implements Callable<Integer> {
               path, limits(rewrite.prefetch.get(0)), 1, 1, warmups, rounds, rewrite.sortHeapBytes);
         }
       }
-      PathRuns runs = new PathRuns(readCatalog(catalog), shape, report);
+      String label =
+          "parquet".equals(tableProperties.values().iterator().next())
+              ? shape
+              : shape + ", " + tableProperties.values().iterator().next();
+      PathRuns runs = new PathRuns(readCatalog(catalog), label, report);
       for (int threadCount : threads()) {
         for (RewritePathChoice path : paths.paths) {
           for (String setting : rewrite.prefetch) {

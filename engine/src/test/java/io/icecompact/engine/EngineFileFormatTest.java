@@ -6,8 +6,10 @@ import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
+import io.icecompact.worker.RewritePathChoice;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -16,15 +18,29 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.avro.generic.GenericData;
+import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.hadoop.HadoopFileIO;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.mapping.MappingUtil;
+import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.iceberg.types.Types;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.io.LocalOutputFile;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -132,6 +148,78 @@ class EngineFileFormatTest extends EngineTestBase {
         .allSatisfy(reason -> assertThat(reason).startsWith("CorruptInputFileException: "));
     assertThat(String.valueOf(result.reason())).doesNotContain("recommit");
     assertThat(snapshots(load())).hasSize(snapshotsBefore);
+  }
+
+  /**
+   * Files written without Iceberg field ids, as a table migrated from Hive holds them ({@code
+   * migrate}, {@code add_files}): read through the table's {@code schema.name-mapping.default}, on
+   * whichever path the group takes, so no column comes back null.
+   */
+  @ParameterizedTest
+  @EnumSource(RewritePathChoice.class)
+  void filesWithoutFieldIdsAreReadThroughTheNameMapping(RewritePathChoice choice)
+      throws IOException {
+    Schema schema =
+        new Schema(
+            Types.NestedField.optional(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "name", Types.StringType.get()));
+    Table table =
+        access
+            .catalog()
+            .createTable(
+                TableIdentifier.parse(TABLE),
+                schema,
+                PartitionSpec.unpartitioned(),
+                Map.of(
+                    TableProperties.FORMAT_VERSION,
+                    "2",
+                    TableProperties.DEFAULT_NAME_MAPPING,
+                    NameMappingParser.toJson(MappingUtil.create(schema))));
+    org.apache.avro.Schema avro =
+        org.apache.avro.SchemaBuilder.record("row")
+            .fields()
+            .optionalString("name") // not the table's order: positions would mismatch the columns
+            .optionalLong("id")
+            .endRecord();
+    Map<Long, String> expected = new java.util.TreeMap<>();
+    AppendFiles append = table.newAppend();
+    for (int file = 0; file < 5; file++) { // min-input-files
+      Path path = localPath(table.location()).resolve("data/hive-" + file + ".parquet");
+      Files.createDirectories(path.getParent());
+      try (ParquetWriter<GenericData.Record> writer =
+          AvroParquetWriter.<GenericData.Record>builder(new LocalOutputFile(path))
+              .withSchema(avro)
+              .build()) {
+        for (long i = 0; i < 50; i++) {
+          long id = file * 100L + i;
+          GenericData.Record row = new GenericData.Record(avro);
+          row.put("id", id);
+          row.put("name", "name-" + id);
+          writer.write(row);
+          expected.put(id, "name-" + id);
+        }
+      }
+      append.appendFile(
+          DataFiles.builder(table.spec())
+              .withPath(path.toString())
+              .withFormat(FileFormat.PARQUET)
+              .withFileSizeInBytes(Files.size(path))
+              .withRecordCount(50)
+              .build());
+    }
+    append.commit();
+
+    JobResult result =
+        new EmbeddedJobRunner(2, ProgressListener.NONE, GroupInterceptor.NONE, choice).run(job());
+
+    assertThat(result.status()).as("%s", result).isEqualTo(JobStatus.COMMITTED);
+    assertThat(liveDataFiles(load())).hasSize(1);
+    Map<Long, String> read = new java.util.TreeMap<>();
+    try (CloseableIterable<org.apache.iceberg.data.Record> rows =
+        IcebergGenerics.read(load()).build()) {
+      rows.forEach(r -> read.put((Long) r.getField("id"), (String) r.getField("name")));
+    }
+    assertThat(read).isEqualTo(expected);
   }
 
   private static Path localPath(String location) {
