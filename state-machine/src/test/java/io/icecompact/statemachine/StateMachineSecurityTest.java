@@ -18,14 +18,12 @@ import io.icecompact.core.scope.DeployedCatalog;
 import io.icecompact.core.scope.DeploymentScope;
 import io.icecompact.core.table.TableAccess;
 import io.icecompact.lambda.LambdaStep;
-import io.icecompact.lease.lambda.AcquireLeaseHandler;
 import io.icecompact.planner.lambda.AssessTablesHandler;
 import io.icecompact.planner.lambda.PlanRewriteHandler;
 import io.icecompact.testkit.EveryTableReaches;
 import io.icecompact.testkit.LocalRestCatalog;
 import io.icecompact.testkit.LocalS3;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
-import io.icecompact.worker.lambda.LeaseHeartbeat;
 import io.icecompact.worker.lambda.RecordGroupFailureHandler;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
 import java.io.ByteArrayInputStream;
@@ -53,17 +51,6 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * document it writes.
  */
 class StateMachineSecurityTest extends StateMachineTestBase {
-
-  /** Every function with the deployment's scope, as the template's environment gives it. */
-  private void registerScopedHandlers(DeploymentScope scope) {
-    lambda.register(ACQUIRE_LEASE, new AcquireLeaseHandler(leaseSteps, scope));
-    lambda.register(PLAN_REWRITE, new PlanRewriteHandler(scope));
-    lambda.register(
-        REWRITE_GROUP, new RewriteGroupHandler(scope, new LeaseHeartbeat(leaseSteps.lease())));
-    lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease(), scope));
-    lambda.register(CARE_FOR_TABLE, new CareForTableHandler(leaseSteps.lease(), scope));
-    lambda.register(RECORD_GROUP_FAILURE, new RecordGroupFailureHandler(scope));
-  }
 
   private DeploymentScope scopeOfThisWarehouse(String tables) {
     return DeploymentScope.parse(tables, "s3://" + bucket + "/warehouse/");

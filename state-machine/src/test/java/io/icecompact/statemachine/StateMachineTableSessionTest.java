@@ -1,9 +1,7 @@
 package io.icecompact.statemachine;
 
-import static io.icecompact.statemachine.CompactionDefinition.ACQUIRE_LEASE;
 import static io.icecompact.statemachine.CompactionDefinition.CARE_FOR_TABLE;
 import static io.icecompact.statemachine.CompactionDefinition.COMMIT_SNAPSHOT;
-import static io.icecompact.statemachine.CompactionDefinition.PLAN_REWRITE;
 import static io.icecompact.statemachine.CompactionDefinition.RECORD_GROUP_FAILURE;
 import static io.icecompact.statemachine.CompactionDefinition.REWRITE_GROUP;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,14 +16,11 @@ import io.icecompact.core.table.TableAccessRole;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
 import io.icecompact.lambda.LambdaStep;
-import io.icecompact.lease.lambda.AcquireLeaseHandler;
-import io.icecompact.planner.lambda.PlanRewriteHandler;
 import io.icecompact.testkit.FaultyS3.PolicyDecision;
 import io.icecompact.testkit.LocalStateMachine.ExecutionResult;
 import io.icecompact.testkit.LocalSts;
 import io.icecompact.testkit.S3Fault;
 import io.icecompact.testkit.S3FaultRule;
-import io.icecompact.worker.lambda.LeaseHeartbeat;
 import io.icecompact.worker.lambda.RecordGroupFailureHandler;
 import io.icecompact.worker.lambda.RewriteGroupHandler;
 import java.io.ByteArrayInputStream;
@@ -79,13 +74,7 @@ class StateMachineTableSessionTest extends StateMachineTestBase {
         DeploymentScope.parse("db.*", "s3://" + bucket + "/warehouse/")
             .withCatalog(new DeployedCatalog(catalog))
             .withTableAccessRole(new TableAccessRole(ROLE, sts.endpoint()));
-    lambda.register(ACQUIRE_LEASE, new AcquireLeaseHandler(leaseSteps, scope));
-    lambda.register(PLAN_REWRITE, new PlanRewriteHandler(scope));
-    lambda.register(
-        REWRITE_GROUP, new RewriteGroupHandler(scope, new LeaseHeartbeat(leaseSteps.lease())));
-    lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease(), scope));
-    lambda.register(CARE_FOR_TABLE, new CareForTableHandler(leaseSteps.lease(), scope));
-    lambda.register(RECORD_GROUP_FAILURE, new RecordGroupFailureHandler(scope));
+    registerScopedHandlers(scope);
   }
 
   @AfterEach
@@ -101,14 +90,11 @@ class StateMachineTableSessionTest extends StateMachineTestBase {
     Map<String, Long> rows = LiveRows.multiset(table);
     int snapshotsBefore = snapshots(table).size();
     String location = table.location();
-    Map<String, Object> input = input(Map.of());
-    input.remove("catalog_properties");
-    input.put("care", List.of("rewrite-manifests", "expire-snapshots", "remove-orphans"));
-    faults.enforce(FUNCTION_ROLE_READS_ONLY);
 
-    ExecutionResult result = run(input);
+    ExecutionResult result =
+        runWithReadOnlyFunctionRoles(
+            List.of("rewrite-manifests", "expire-snapshots", "remove-orphans"));
 
-    faults.stopEnforcing();
     assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
     assertJobStatus(result.outputJson(), "COMMITTED");
     assertThat(result.outputJson().at("/care/failed").asInt())
@@ -148,13 +134,9 @@ class StateMachineTableSessionTest extends StateMachineTestBase {
         S3FaultRule.of(S3Fault.internalError())
             .onMethod("GET")
             .onKeys(Pattern.quote(victim.substring(victim.lastIndexOf('/')))));
-    Map<String, Object> input = input(Map.of());
-    input.remove("catalog_properties");
-    faults.enforce(FUNCTION_ROLE_READS_ONLY);
 
-    ExecutionResult result = run(input);
+    ExecutionResult result = runWithReadOnlyFunctionRoles(List.of());
 
-    faults.stopEnforcing();
     assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
     assertJobStatus(result.outputJson(), "PARTIAL");
     assertThat(result.outputJson().get("failed_groups").asInt()).isEqualTo(1);
@@ -186,13 +168,9 @@ class StateMachineTableSessionTest extends StateMachineTestBase {
             .onMethod("PUT")
             .onKeys("/data/.*/00001-1-.*-00001\\.parquet$")
             .times(SDK_ATTEMPTS));
-    Map<String, Object> input = input(Map.of());
-    input.remove("catalog_properties");
-    faults.enforce(FUNCTION_ROLE_READS_ONLY);
 
-    ExecutionResult result = run(input);
+    ExecutionResult result = runWithReadOnlyFunctionRoles(List.of());
 
-    faults.stopEnforcing();
     assertThat(result.status()).as("%s %s", result.error(), result.cause()).isEqualTo("SUCCEEDED");
     assertJobStatus(result.outputJson(), "COMMITTED");
     assertThat(faults.injected()).hasSize(SDK_ATTEMPTS);
@@ -274,6 +252,24 @@ class StateMachineTableSessionTest extends StateMachineTestBase {
           .hasMessageEndingWith("nothing was written");
     }
     assertThat(objects()).as("no object written or deleted").isEqualTo(objectsBefore);
+  }
+
+  /**
+   * One execution on the deployed catalog (no catalog_properties) with {@code care} steps, while
+   * the stand-in holds the functions' own credentials to reads.
+   */
+  private ExecutionResult runWithReadOnlyFunctionRoles(List<String> care) {
+    Map<String, Object> input = input(Map.of());
+    input.remove("catalog_properties");
+    if (!care.isEmpty()) {
+      input.put("care", care);
+    }
+    faults.enforce(FUNCTION_ROLE_READS_ONLY);
+    try {
+      return run(input);
+    } finally {
+      faults.stopEnforcing();
+    }
   }
 
   private List<String> objects() {

@@ -171,6 +171,17 @@ abstract class StateMachineTestBase {
     lambda.register(SweepDefinition.ASSESS_TABLES, new AssessTablesHandler());
   }
 
+  /** Every function with the deployment's scope, as the template's environment gives it. */
+  void registerScopedHandlers(DeploymentScope scope) {
+    lambda.register(ACQUIRE_LEASE, new AcquireLeaseHandler(leaseSteps, scope));
+    lambda.register(PLAN_REWRITE, new PlanRewriteHandler(scope));
+    lambda.register(
+        REWRITE_GROUP, new RewriteGroupHandler(scope, new LeaseHeartbeat(leaseSteps.lease())));
+    lambda.register(COMMIT_SNAPSHOT, new CommitSnapshotHandler(leaseSteps.lease(), scope));
+    lambda.register(CARE_FOR_TABLE, new CareForTableHandler(leaseSteps.lease(), scope));
+    lambda.register(RECORD_GROUP_FAILURE, new RecordGroupFailureHandler(scope));
+  }
+
   /** The worker as deployed: it keeps the execution's lease alive in this test's lease table. */
   RewriteGroupHandler rewriteGroupHandler() {
     return new RewriteGroupHandler(

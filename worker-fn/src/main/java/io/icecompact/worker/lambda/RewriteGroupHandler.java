@@ -125,9 +125,12 @@ public final class RewriteGroupHandler extends LambdaStep<RewriteGroupHandler.In
         && Objects.equals(cached.plan(), plan)) {
       return cached.rewriter();
     }
-    TableAccess access = new TableAccess(catalogProperties);
-    GroupRewriter rewriter =
-        new GroupRewriter(GroupAccess.forGroup(access, group, scope.tableAccessRole()));
+    TableAccess unscoped = new TableAccess(catalogProperties);
+    TableAccess access = GroupAccess.forGroup(unscoped, group, scope.tableAccessRole());
+    if (access != unscoped) {
+      unscoped.close(); // it read the plan and the pinned metadata the policy names; no more use
+    }
+    GroupRewriter rewriter = new GroupRewriter(access);
     LAST.set(new Cached(catalogProperties, workLocation, plan, rewriter));
     return rewriter;
   }

@@ -1,4 +1,4 @@
-package io.icecompact.worker.input;
+package io.icecompact.core.table;
 
 import java.util.Map;
 import org.apache.iceberg.ContentFile;

@@ -1,4 +1,4 @@
-package io.icecompact.worker.input;
+package io.icecompact.core.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
