@@ -206,13 +206,7 @@ class TemplateTest {
     assertThat(granted)
         .as("care's reads and catalog calls, the lease table's aside")
         .containsAllEntriesOf(care);
-    List<String> writers =
-        List.of(
-            "PlanRewriteFunction",
-            "RewriteGroupFunction",
-            "RecordGroupFailureFunction",
-            "CommitSnapshotFunction",
-            "CareForTableFunction");
+    List<String> writers = JOB_ARTEFACT_FUNCTIONS; // the stages that write a table
     resourcesOfType("AWS::Serverless::Function")
         .forEach(
             (name, resource) ->
