@@ -31,9 +31,11 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.junit.jupiter.api.Test;
@@ -77,14 +79,7 @@ class EngineConvertDeletesTest extends EngineTestBase {
 
     JobResult result = run(convert());
 
-    assertStatus(result, JobStatus.COMMITTED);
-    assertAllOutcomes(result, GroupOutcome.Status.CONVERTED);
-    table.refresh();
-    assertThat(LiveRows.multiset(table)).isEqualTo(before);
-    assertThat(LiveRows.multiset(table))
-        .isEqualTo(LiveRows.multiset(cdc.expectedLiveRows(), table));
-    assertThat(Set.copyOf(liveDataPaths(table))).isEqualTo(dataBefore);
-    assertThat(countDeletes(table, FileContent.EQUALITY_DELETES)).isZero();
+    assertConvertedKeeping(result, cdc, before, dataBefore);
     List<Snapshot> added = newSnapshots(table, snapshotsBefore);
     assertThat(added).hasSize(1);
     assertThat(added.get(0).operation()).isEqualTo("replace");
@@ -124,6 +119,72 @@ class EngineConvertDeletesTest extends EngineTestBase {
     JobResult again = run(convert());
     assertStatus(again, JobStatus.NOTHING_TO_DO);
     assertThat(again.reason()).contains("no equality delete applies");
+  }
+
+  /**
+   * The job committed converting every group; the table holds the rows it held and the writer
+   * expects, the same data files, and no equality delete.
+   */
+  private static void assertConvertedKeeping(
+      JobResult result, FlinkUpsertTable cdc, Map<String, Long> before, Set<String> dataBefore) {
+    assertStatus(result, JobStatus.COMMITTED);
+    assertAllOutcomes(result, GroupOutcome.Status.CONVERTED);
+    Table table = cdc.table();
+    table.refresh();
+    assertThat(LiveRows.multiset(table)).isEqualTo(before);
+    assertThat(LiveRows.multiset(table))
+        .isEqualTo(LiveRows.multiset(cdc.expectedLiveRows(), table));
+    assertThat(Set.copyOf(liveDataPaths(table))).isEqualTo(dataBefore);
+    assertThat(countDeletes(table, FileContent.EQUALITY_DELETES)).isZero();
+  }
+
+  static Stream<Arguments> formats() {
+    return Stream.of(
+        Arguments.of("orc", Shape.small(Mode.UPSERT, 2, false)),
+        Arguments.of("orc", Shape.small(Mode.CHANGELOG, 2, true)),
+        Arguments.of("orc", Shape.small(Mode.UPSERT, 3, false)),
+        Arguments.of("avro", Shape.small(Mode.UPSERT, 2, false)),
+        Arguments.of("avro", Shape.small(Mode.UPSERT, 3, true)));
+  }
+
+  /**
+   * An ORC or Avro table as Flink writes it (data, equality and position deletes all in the table's
+   * format): the keys are read with Iceberg's reader for the format, and the new position deletes
+   * are written in the table's delete format (v2) or as deletion vectors (v3).
+   */
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("formats")
+  void convertsTheEqualityDeletesOfOrcAndAvroTablesInTheirFormat(String format, Shape shape) {
+    FlinkUpsertTable cdc =
+        FlinkUpsertTable.create(
+            access.catalog(),
+            TableIdentifier.parse(TABLE),
+            shape,
+            Map.of(TableProperties.DEFAULT_FILE_FORMAT, format));
+    Table table = cdc.table();
+    FileFormat tableFormat = FileFormat.fromString(format);
+    assertThat(liveDataFiles(table)).allMatch(file -> file.format() == tableFormat);
+    assertThat(liveTasks(table).stream().flatMap(task -> task.deletes().stream()))
+        .filteredOn(delete -> delete.content() == FileContent.EQUALITY_DELETES)
+        .isNotEmpty()
+        .allMatch(delete -> delete.format() == tableFormat);
+    Map<String, Long> before = LiveRows.multiset(table);
+    Set<String> dataBefore = Set.copyOf(liveDataPaths(table));
+
+    JobResult result = run(convert());
+
+    assertConvertedKeeping(result, cdc, before, dataBefore);
+    FileFormat written = shape.formatVersion() >= 3 ? FileFormat.PUFFIN : tableFormat;
+    List<DeleteFile> ours =
+        liveTasks(table).stream()
+            .flatMap(task -> task.deletes().stream())
+            .filter(delete -> delete.location().contains(result.jobId()))
+            .toList();
+    assertThat(ours).isNotEmpty().allMatch(delete -> delete.format() == written);
+    assertThat(result.conversion().deletedPositionsCount()).isPositive();
+    assertThat(result.verification().verified())
+        .as("%s", result.verification().problems())
+        .isTrue();
   }
 
   /**

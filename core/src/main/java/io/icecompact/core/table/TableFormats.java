@@ -11,6 +11,7 @@ import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.mapping.NameMappingParser;
 
 /**
@@ -57,18 +58,34 @@ public final class TableFormats {
       long length,
       Schema projection,
       Map<Integer, ?> constants) {
+    return readBuilder(
+            table,
+            io.newInputFile(file.location(), file.fileSizeInBytes()),
+            file.format(),
+            projection)
+        .idToConstant(constants)
+        .split(start, length)
+        .build();
+  }
+
+  /**
+   * Every row of {@code input}, a {@code format} file of {@code table}, projected to {@code
+   * projection}; metadata columns such as {@code _pos} are filled in by the format's reader.
+   */
+  public static CloseableIterable<Record> read(
+      Table table, InputFile input, FileFormat format, Schema projection) {
+    return readBuilder(table, input, format, projection).build();
+  }
+
+  private static ReadBuilder<Record, ?> readBuilder(
+      Table table, InputFile input, FileFormat format, Schema projection) {
     ReadBuilder<Record, ?> read =
-        FormatModelRegistry.<Record, Object>readBuilder(
-                file.format(),
-                Record.class,
-                io.newInputFile(file.location(), file.fileSizeInBytes()))
-            .project(projection)
-            .idToConstant(constants)
-            .split(start, length);
+        FormatModelRegistry.<Record, Object>readBuilder(format, Record.class, input)
+            .project(projection);
     String mapping = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
     if (mapping != null) {
       read.withNameMapping(NameMappingParser.fromJson(mapping));
     }
-    return read.build();
+    return read;
   }
 }

@@ -1,6 +1,6 @@
 package io.icecompact.worker.convert;
 
-import io.icecompact.core.error.GroupRewriteException;
+import io.icecompact.core.table.TableFormats;
 import io.icecompact.worker.columnar.EqualityDeletedRows;
 import io.icecompact.worker.columnar.PositionDeleteAppender;
 import io.icecompact.worker.deletes.FileEqualityDeletes;
@@ -22,6 +22,7 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.PartitionSpec;
@@ -32,7 +33,6 @@ import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
 import org.apache.iceberg.deletes.PositionDelete;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
@@ -42,7 +42,6 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.util.ContentFileUtil;
 import org.slf4j.Logger;
@@ -66,7 +65,8 @@ public final class EqualityDeleteConverter {
 
   private final Table table;
   private final GroupDeleteLoader deletes;
-  private final OutputFileFactory parquetFiles;
+  private final FileFormat deleteFormat;
+  private final OutputFileFactory deleteFiles;
   private final OutputFileFactory puffinFiles;
 
   /**
@@ -80,7 +80,8 @@ public final class EqualityDeleteConverter {
       Table table, GroupDeleteLoader deletes, int partitionId, long taskId, String jobId) {
     this.table = table;
     this.deletes = deletes;
-    this.parquetFiles = outputFiles(table, partitionId, taskId, jobId, FileFormat.PARQUET);
+    this.deleteFormat = TableFormats.deleteFormat(table);
+    this.deleteFiles = outputFiles(table, partitionId, taskId, jobId, deleteFormat);
     this.puffinFiles = outputFiles(table, partitionId, taskId, jobId, FileFormat.PUFFIN);
   }
 
@@ -225,10 +226,10 @@ public final class EqualityDeleteConverter {
 
   /**
    * The positions, ascending, of the rows an equality delete newer than the file deletes and no
-   * position delete already does. The key columns are read with parquet-java's column readers
-   * ({@link EqualityDeletedRows}); a file whose key columns need Iceberg's schema projection (a key
-   * column added after the file was written, a promoted type) is read with Iceberg's generic
-   * reader.
+   * position delete already does. A Parquet file's key columns are read with parquet-java's column
+   * readers ({@link EqualityDeletedRows}); an ORC or Avro file, or a Parquet file whose key columns
+   * need Iceberg's schema projection (a key column added after the file was written, a promoted
+   * type), is read with Iceberg's generic reader for its format.
    */
   private long[] deletedPositions(
       FileScanTask task,
@@ -237,18 +238,18 @@ public final class EqualityDeleteConverter {
       Set<Integer> keyIds,
       PositionDeleteIndex existing) {
     DataFile file = task.file();
-    if (file.format() != FileFormat.PARQUET) {
-      throw new GroupRewriteException(
-          "Cannot convert the equality deletes of "
-              + file.location()
-              + ": it is a "
-              + file.format()
-              + " file, and the conversion reads Parquet data files only");
-    }
     long[][] positions = {new long[0]};
     InputFileRead.checked(
         task,
         () -> {
+          if (file.format() != FileFormat.PARQUET) {
+            LOG.debug(
+                "Reading the keys of {} with the generic reader: it is a {} file",
+                file.location(),
+                file.format());
+            return genericDeletedPositions(
+                input, file.format(), equality, keyIds, existing, positions);
+          }
           Optional<EqualityDeletedRows.Found> found =
               EqualityDeletedRows.find(
                   input,
@@ -260,7 +261,8 @@ public final class EqualityDeleteConverter {
                           file.location(),
                           why));
           if (found.isEmpty()) {
-            return genericDeletedPositions(input, equality, keyIds, existing, positions);
+            return genericDeletedPositions(
+                input, FileFormat.PARQUET, equality, keyIds, existing, positions);
           }
           BitSet deleted = found.get().deleted();
           long[] kept = new long[deleted.cardinality()];
@@ -278,9 +280,13 @@ public final class EqualityDeleteConverter {
     return positions[0];
   }
 
-  /** {@link #deletedPositions} through Iceberg's generic reader, which projects the schema. */
+  /**
+   * {@link #deletedPositions} through Iceberg's generic reader for {@code format}, which projects
+   * the schema and fills in {@code _pos}.
+   */
   private InputFileRead.Rows genericDeletedPositions(
       InputFile input,
+      FileFormat format,
       FileEqualityDeletes equality,
       Set<Integer> keyIds,
       PositionDeleteIndex existing,
@@ -294,12 +300,7 @@ public final class EqualityDeleteConverter {
     long[] found = new long[16];
     int count = 0;
     long read = 0;
-    try (CloseableIterable<Record> rows =
-        Parquet.read(input)
-            .project(readSchema)
-            .createReaderFunc(
-                fileSchema -> GenericParquetReaders.buildReader(readSchema, fileSchema))
-            .build()) {
+    try (CloseableIterable<Record> rows = TableFormats.read(table, input, format, readSchema)) {
       for (Record row : rows) {
         read++;
         long position = (Long) row.get(positionField);
@@ -316,12 +317,14 @@ public final class EqualityDeleteConverter {
   }
 
   /**
-   * v2: one position delete file for the data file (file_path, pos), positions ascending, written
-   * by {@link PositionDeleteAppender}; an encrypted table's by Iceberg's own writer.
+   * v2: one position delete file for the data file (file_path, pos), positions ascending, in the
+   * table's delete format: Parquet by {@link PositionDeleteAppender}; ORC, Avro or an encrypted
+   * table's by Iceberg's own writer.
    */
   private DeleteFile writePositionDeletes(DataFile file, PartitionSpec spec, long[] positions) {
-    EncryptedOutputFile output = parquetFiles.newOutputFile(spec, file.partition());
-    if (output.keyMetadata() == null || output.keyMetadata().buffer() == null) {
+    EncryptedOutputFile output = deleteFiles.newOutputFile(spec, file.partition());
+    if (deleteFormat == FileFormat.PARQUET
+        && (output.keyMetadata() == null || output.keyMetadata().buffer() == null)) {
       return PositionDeleteAppender.writeOneDataFile(
           output.encryptingOutputFile(),
           table.properties(),
@@ -332,7 +335,7 @@ public final class EqualityDeleteConverter {
     }
     PositionDeleteWriter<Record> writer =
         new GenericFileWriterFactory.Builder(table)
-            .deleteFileFormat(FileFormat.PARQUET)
+            .deleteFileFormat(deleteFormat)
             .build()
             .newPositionDeleteWriter(output, spec, file.partition());
     PositionDelete<Record> delete = PositionDelete.create();
@@ -343,6 +346,11 @@ public final class EqualityDeleteConverter {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write position deletes of " + file.location(), e);
     }
-    return writer.toDeleteFile();
+    // Iceberg's writer names the data file only through file_path's bounds, which Avro files do
+    // not keep: without the name, readers would apply the file to every data file of the partition
+    return FileMetadata.deleteFileBuilder(spec)
+        .copy(writer.toDeleteFile())
+        .withReferencedDataFile(file.location())
+        .build();
   }
 }
