@@ -1,5 +1,8 @@
 package io.icecompact.statemachine.coldstart;
 
+import static io.icecompact.statemachine.StatePayloads.each;
+import static io.icecompact.statemachine.StatePayloads.select;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -7,6 +10,8 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.lease.LeaseTableSchema;
 import io.icecompact.statemachine.ClassPathJars;
+import io.icecompact.statemachine.LocalFunctionEnvironment;
+import io.icecompact.statemachine.StatePayloads;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalS3;
 import java.io.IOException;
@@ -18,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Function;
 import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.catalog.TableIdentifier;
 
@@ -139,7 +143,7 @@ public final class ColdStartBenchmark {
             "AcquireLease",
             "lease-fn",
             "io.icecompact.lease.lambda.AcquireLeaseHandler",
-            List.of(acquireInput(tableA, catalog, round), acquireInput(tableB, catalog, round)));
+            List.of(acquireInput(tableA, catalog), acquireInput(tableB, catalog)));
     measured.add(acquire);
     List<ObjectNode> states = answers(acquire);
 
@@ -157,14 +161,14 @@ public final class ColdStartBenchmark {
     }
 
     List<JsonNode> groups = new ArrayList<>();
-    states.forEach(state -> groups.addAll(groupRequests(state)));
+    states.forEach(state -> groups.addAll(StatePayloads.mapItems(state)));
     measured.add(
         run(
             roundDir,
             "RewriteGroup",
             "worker-fn",
             "io.icecompact.worker.lambda.RewriteGroupHandler",
-            each(groups, group -> object("group", group))));
+            each(groups, StatePayloads::rewriteGroup)));
 
     ExecutionEnvironment.Measured commit =
         run(
@@ -213,7 +217,9 @@ public final class ColdStartBenchmark {
             "RecordGroupFailure",
             "worker-fn",
             "io.icecompact.worker.lambda.RecordGroupFailureHandler",
-            each(groups.subList(0, 2), group -> object("group", group).set("error", error))));
+            each(
+                groups.subList(0, 2),
+                group -> StatePayloads.rewriteGroup(group).set("error", error))));
     return measured;
   }
 
@@ -247,18 +253,12 @@ public final class ColdStartBenchmark {
    * keys.
    */
   private Map<String, String> environment(String function) {
-    Map<String, String> env = new TreeMap<>();
+    Map<String, String> env =
+        LocalFunctionEnvironment.of(dynamo.endpoint().toString(), LEASES, "INFO");
     env.put(
         "JAVA_TOOL_OPTIONS",
         "-XX:+TieredCompilation -XX:TieredStopAtLevel=" + tieredStopAtLevel(function));
     env.put("AWS_LAMBDA_LOG_FORMAT", "JSON");
-    env.put("AWS_LAMBDA_LOG_LEVEL", "INFO");
-    env.put("AWS_REGION", LocalS3.REGION);
-    env.put("AWS_DEFAULT_REGION", LocalS3.REGION);
-    env.put("AWS_ACCESS_KEY_ID", LocalS3.ACCESS_KEY_ID);
-    env.put("AWS_SECRET_ACCESS_KEY", LocalS3.SECRET_ACCESS_KEY);
-    env.put("AWS_ENDPOINT_URL_DYNAMODB", dynamo.endpoint().toString());
-    env.put("LEASE_TABLE", LEASES);
     return env;
   }
 
@@ -280,32 +280,6 @@ public final class ColdStartBenchmark {
     return properties;
   }
 
-  private JsonNode acquireInput(String table, Map<String, String> catalog, int round) {
-    ObjectNode input = JSON.createObjectNode();
-    input.put("table", table);
-    input.set("catalog_properties", JSON.valueToTree(catalog));
-    input.put("work_location", "s3://" + bucket + "/work/" + table);
-    input.set("care", JSON.valueToTree(CARE_STEPS));
-    return object("input", input)
-        .put(
-            "execution_id",
-            "arn:aws:states:us-east-1:123456789012:execution:compaction:" + table + "-" + round);
-  }
-
-  /** The Map's items for one job, as the state machine's ItemSelector builds them. */
-  private static List<JsonNode> groupRequests(ObjectNode state) {
-    JsonNode plan = state.get("plan");
-    List<JsonNode> groups = new ArrayList<>();
-    for (JsonNode index : plan.get("group_indexes")) {
-      ObjectNode group = JSON.createObjectNode();
-      group.set("plan_ref", plan.get("plan_ref"));
-      group.set("catalog_properties", state.get("job").get("catalog_properties"));
-      group.set("group_index", index);
-      groups.add(group);
-    }
-    return groups;
-  }
-
   /** CareForTable's parameters, as the state machine's CareForTable state selects them. */
   private static JsonNode careRequest(ObjectNode state) {
     ObjectNode request = select(state, "job", "lease");
@@ -323,22 +297,14 @@ public final class ColdStartBenchmark {
     return answers;
   }
 
-  private static <T extends JsonNode> List<JsonNode> each(
-      List<T> items, Function<T, JsonNode> payload) {
-    return items.stream().map(payload).toList();
+  private JsonNode acquireInput(String table, Map<String, String> catalog) {
+    return StatePayloads.acquireLease(
+        table, catalog, "s3://" + bucket + "/work/" + table, CARE_STEPS);
   }
 
   private static ObjectNode object(String name, JsonNode value) {
     ObjectNode node = JSON.createObjectNode();
     node.set(name, value);
-    return node;
-  }
-
-  private static ObjectNode select(ObjectNode state, String... names) {
-    ObjectNode node = JSON.createObjectNode();
-    for (String name : names) {
-      node.set(name, state.get(name));
-    }
     return node;
   }
 }

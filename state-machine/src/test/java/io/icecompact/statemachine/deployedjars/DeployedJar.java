@@ -8,19 +8,21 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * A function's deployable jar ({@code <module>/target/icecompact-<module>-lambda.jar}, built by the
- * module's {@code package} phase) run in a fresh JVM with {@link CatalogProbe}: the class path is
- * the jar, the probe's own class files and any jar a deployment adds next to it (a JDBC driver),
- * never this test's class path.
+ * module's {@code package} phase) run in a fresh JVM with {@link CatalogProbe} or {@link
+ * HandlerProbe}: the class path is the jar, the probe's own class files and any jar a deployment
+ * adds next to it (a JDBC driver), never this test's class path.
  */
 final class DeployedJar {
   private final Path jar;
@@ -71,20 +73,74 @@ final class DeployedJar {
       }
     }
     Path outcomes = workDir.resolve("outcomes.properties");
-    Path log = workDir.resolve("probe.log");
+    run(CatalogProbe.class, List.of(caseDir.toString(), outcomes.toString()), environment, workDir);
+    if (!Files.isRegularFile(outcomes)) {
+      throw new IllegalStateException("the probe on " + jar.getFileName() + " wrote no outcome");
+    }
+    Properties result = new Properties();
+    try (InputStream in = Files.newInputStream(outcomes)) {
+      result.load(in);
+    }
+    return result;
+  }
 
+  /** What one invocation answered: its output, or its failure (cause classes, stack trace). */
+  record Answer(String output, String error) {
+    boolean failed() {
+      return error != null;
+    }
+  }
+
+  /**
+   * Invokes Lambda handler {@code handler} of the jar once per payload, in order, in one fresh JVM
+   * ({@link HandlerProbe}: a warm container), and returns the answers in the payloads' order.
+   */
+  List<Answer> invoke(
+      String handler, List<byte[]> payloads, Map<String, String> environment, Path workDir)
+      throws IOException, InterruptedException {
+    Path folder = Files.createDirectories(workDir.resolve("invocations"));
+    for (int i = 0; i < payloads.size(); i++) {
+      Files.write(folder.resolve(String.format("%05d.payload.json", i)), payloads.get(i));
+    }
+    run(HandlerProbe.class, List.of(handler, folder.toString()), environment, workDir);
+    List<Answer> answers = new ArrayList<>();
+    for (int i = 0; i < payloads.size(); i++) {
+      Path output = folder.resolve(String.format("%05d.answer.json", i));
+      Path error = folder.resolve(String.format("%05d.error.txt", i));
+      answers.add(
+          new Answer(
+              Files.isRegularFile(output) ? Files.readString(output) : null,
+              Files.isRegularFile(error)
+                  ? Files.readString(error)
+                  : Files.isRegularFile(output) ? null : "no answer"));
+    }
+    return answers;
+  }
+
+  /**
+   * Runs {@code main}, a probe class of this package, in a fresh JVM whose class path is the jar,
+   * the extra jars and the probe's own class files.
+   */
+  private void run(
+      Class<?> main, List<String> arguments, Map<String, String> environment, Path workDir)
+      throws IOException, InterruptedException {
+    Path log = workDir.resolve(main.getSimpleName() + ".log");
     List<String> classPath = new ArrayList<>();
     classPath.add(jar.toString());
     extraJars.forEach(extra -> classPath.add(extra.toString()));
-    classPath.add(probeClasses(workDir.resolve("probe-classes")).toString());
-    List<String> command =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp",
-            String.join(File.pathSeparator, classPath),
-            CatalogProbe.class.getName(),
-            caseDir.toString(),
-            outcomes.toString());
+    classPath.add(probeClasses(main, workDir.resolve("probe-classes")).toString());
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // e.g. -Ddeployed-jars.jvm-args=-Xlog:class+load:file=/tmp/classes-%p.log: which classes a
+    // function loads, the evidence for trimming a jar (docs/deploy.md, "Artifacts")
+    String jvmArgs = System.getProperty("deployed-jars.jvm-args", "").trim();
+    if (!jvmArgs.isEmpty()) {
+      command.addAll(List.of(jvmArgs.split("\\s+")));
+    }
+    command.add("-cp");
+    command.add(String.join(File.pathSeparator, classPath));
+    command.add(main.getName());
+    command.addAll(arguments);
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().remove("JAVA_TOOL_OPTIONS");
@@ -94,45 +150,44 @@ final class DeployedJar {
     if (!process.waitFor(3, TimeUnit.MINUTES)) {
       process.destroyForcibly().waitFor();
       throw new IllegalStateException(
-          "the probe on " + jar.getFileName() + " did not end in 3 minutes; " + log);
+          main.getSimpleName() + " on " + jar.getFileName() + " did not end in 3 minutes; " + log);
     }
-    if (process.exitValue() != 0 || !Files.isRegularFile(outcomes)) {
+    if (process.exitValue() != 0) {
       throw new IllegalStateException(
-          "the probe on "
+          main.getSimpleName()
+              + " on "
               + jar.getFileName()
               + " exited with "
               + process.exitValue()
               + ":\n"
               + Files.readString(log, StandardCharsets.UTF_8));
     }
-    Properties result = new Properties();
-    try (InputStream in = Files.newInputStream(outcomes)) {
-      result.load(in);
-    }
-    return result;
   }
 
-  /** CatalogProbe's class files alone, copied out of the test classes. */
-  private static Path probeClasses(Path target) throws IOException {
+  /** {@code main}'s class files alone (and its nested classes'), copied out of the test classes. */
+  private static Path probeClasses(Class<?> main, Path target) throws IOException {
     Path classes;
     try {
-      classes =
-          Path.of(CatalogProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      classes = Path.of(main.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IOException(e);
     }
-    String packagePath = CatalogProbe.class.getPackageName().replace('.', '/');
+    String packagePath = main.getPackageName().replace('.', '/');
     Path from = classes.resolve(packagePath);
-    Path to = Files.createDirectories(target.resolve(packagePath));
+    Path to = Files.createDirectories(target.resolve(main.getSimpleName()).resolve(packagePath));
     Map<Path, Path> copies = new LinkedHashMap<>();
     try (Stream<Path> files = Files.list(from)) {
       files
-          .filter(f -> f.getFileName().toString().matches("CatalogProbe(\\$.*)?\\.class"))
+          .filter(
+              f ->
+                  f.getFileName()
+                      .toString()
+                      .matches(Pattern.quote(main.getSimpleName()) + "(\\$.*)?\\.class"))
           .forEach(f -> copies.put(f, to.resolve(f.getFileName())));
     }
     for (Map.Entry<Path, Path> copy : copies.entrySet()) {
-      Files.copy(copy.getKey(), copy.getValue());
+      Files.copy(copy.getKey(), copy.getValue(), StandardCopyOption.REPLACE_EXISTING);
     }
-    return target;
+    return target.resolve(main.getSimpleName());
   }
 }
