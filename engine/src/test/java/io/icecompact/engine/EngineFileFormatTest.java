@@ -222,6 +222,214 @@ class EngineFileFormatTest extends EngineTestBase {
     assertThat(read).isEqualTo(expected);
   }
 
+  /**
+   * Each format's write properties reach the outputs, as Iceberg's writers apply them: ORC's codec
+   * and stripe size, Avro's codec, and the target file size, which splits a partition's rows over
+   * several files.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"orc", "avro"})
+  void theFormatsWritePropertiesApplyToTheOutputs(String format) throws IOException {
+    Map<String, String> properties = new HashMap<>();
+    properties.put(TableProperties.DEFAULT_FILE_FORMAT, format);
+    properties.put(TableProperties.ORC_COMPRESSION, "lz4");
+    properties.put(TableProperties.ORC_STRIPE_SIZE_BYTES, "65536");
+    properties.put(TableProperties.AVRO_COMPRESSION, "snappy");
+    Table table =
+        FragmentedTable.create(
+            access.catalog(),
+            TableIdentifier.parse(TABLE),
+            new FragmentedTable.Shape(1, 6, 20_000, 2, 0, 0, true),
+            properties);
+    Map<String, Long> rows = LiveRows.multiset(table);
+    long inputBytes = liveDataFiles(table).stream().mapToLong(DataFile::fileSizeInBytes).sum();
+
+    JobResult result =
+        run(
+            job(
+                options(
+                    "target-file-size-bytes",
+                    Long.toString(inputBytes / 3),
+                    "min-input-files",
+                    "2")));
+
+    assertThat(result.status()).as("%s", result).isEqualTo(JobStatus.COMMITTED);
+    Table after = load();
+    List<DataFile> outputs = liveDataFiles(after);
+    assertThat(LiveRows.multiset(after)).isEqualTo(rows);
+    assertThat(outputs).extracting(DataFile::format).containsOnly(FileFormat.fromString(format));
+    assertThat(outputs).as("the target size splits the partition's rows").hasSizeGreaterThan(1);
+    for (DataFile output : outputs) {
+      Path path = localPath(output.location());
+      if (format.equals("orc")) {
+        try (org.apache.orc.Reader orc =
+            org.apache.orc.OrcFile.createReader(
+                new org.apache.hadoop.fs.Path(path.toUri()),
+                org.apache.orc.OrcFile.readerOptions(new org.apache.hadoop.conf.Configuration()))) {
+          assertThat(orc.getCompressionKind()).isEqualTo(org.apache.orc.CompressionKind.LZ4);
+          assertThat(orc.getStripes().size())
+              .as("stripes of %s (write.orc.stripe-size-bytes=65536)", path)
+              .isGreaterThan(1);
+        }
+      } else {
+        try (org.apache.avro.file.DataFileReader<Object> avro =
+            new org.apache.avro.file.DataFileReader<>(
+                path.toFile(), new org.apache.avro.generic.GenericDatumReader<>())) {
+          assertThat(avro.getMetaString("avro.codec")).isEqualTo("snappy");
+        }
+      }
+    }
+  }
+
+  /**
+   * A wide ORC table with nested columns (a struct within a struct, a list of structs, a map),
+   * nulls at every level, and rows deleted by position: compacted to ORC with every row, nested
+   * value and null as it was.
+   */
+  @ParameterizedTest(name = "v{0}")
+  @ValueSource(ints = {2, 3})
+  void aWideNestedOrcTableKeepsEveryValue(int formatVersion) {
+    List<Types.NestedField> fields = new java.util.ArrayList<>();
+    fields.add(Types.NestedField.required(1, "id", Types.LongType.get()));
+    org.apache.iceberg.types.Type[] types = {
+      Types.IntegerType.get(),
+      Types.LongType.get(),
+      Types.DoubleType.get(),
+      Types.StringType.get(),
+      Types.BooleanType.get(),
+      Types.DateType.get(),
+      Types.TimestampType.withZone(),
+      Types.DecimalType.of(18, 4),
+      Types.BinaryType.get(),
+      Types.FloatType.get()
+    };
+    int id = 2;
+    for (int i = 0; i < 40; i++) {
+      fields.add(Types.NestedField.optional(id++, "c" + i, types[i % types.length]));
+    }
+    Types.StructType geo =
+        Types.StructType.of(
+            Types.NestedField.optional(id++, "lat", Types.DoubleType.get()),
+            Types.NestedField.optional(id++, "lon", Types.DoubleType.get()));
+    Types.StructType address =
+        Types.StructType.of(
+            Types.NestedField.optional(id++, "street", Types.StringType.get()),
+            Types.NestedField.optional(id++, "zip", Types.IntegerType.get()),
+            Types.NestedField.optional(id++, "geo", geo));
+    Types.StructType item =
+        Types.StructType.of(
+            Types.NestedField.required(id++, "sku", Types.StringType.get()),
+            Types.NestedField.optional(id++, "qty", Types.IntegerType.get()));
+    fields.add(Types.NestedField.optional(id++, "address", address));
+    fields.add(Types.NestedField.optional(id++, "items", Types.ListType.ofOptional(id++, item)));
+    fields.add(
+        Types.NestedField.optional(
+            id++,
+            "attrs",
+            Types.MapType.ofOptional(id++, id++, Types.StringType.get(), Types.LongType.get())));
+    Schema schema = new Schema(fields);
+    Table table =
+        access
+            .catalog()
+            .createTable(
+                TableIdentifier.parse(TABLE),
+                schema,
+                PartitionSpec.unpartitioned(),
+                Map.of(
+                    TableProperties.FORMAT_VERSION,
+                    Integer.toString(formatVersion),
+                    TableProperties.DEFAULT_FILE_FORMAT,
+                    "orc"));
+    java.util.Random random = new java.util.Random(7);
+    List<DataFile> written = new java.util.ArrayList<>();
+    for (int file = 0; file < 5; file++) {
+      List<org.apache.iceberg.data.Record> rows = new java.util.ArrayList<>();
+      for (int r = 0; r < 300; r++) {
+        rows.add(wideRow(schema, file * 1000L + r, random));
+      }
+      DataFile data = FragmentedTable.dataFile(table, rows);
+      table.newAppend().appendFile(data).commit();
+      written.add(data);
+    }
+    table
+        .newRowDelta()
+        .addDeletes(FragmentedTable.positionDelete(table, written.get(1), 0, 7, 299))
+        .addDeletes(FragmentedTable.positionDelete(table, written.get(3), 150))
+        .commit();
+    Map<String, Long> rows = LiveRows.multiset(load());
+    assertThat(LiveRows.count(rows)).isEqualTo(5 * 300 - 4);
+
+    JobResult result = run(job());
+
+    assertThat(result.status()).as("%s", result).isEqualTo(JobStatus.COMMITTED);
+    Table after = load();
+    assertThat(liveDataFiles(after))
+        .hasSize(1)
+        .extracting(DataFile::format)
+        .containsOnly(FileFormat.ORC);
+    assertThat(countDeletes(after, FileContent.POSITION_DELETES)).isZero();
+    assertThat(LiveRows.multiset(after)).isEqualTo(rows);
+  }
+
+  /** A row of the wide schema: about one value in five null, at every level. */
+  private static org.apache.iceberg.data.Record wideRow(
+      Schema schema, long id, java.util.Random random) {
+    org.apache.iceberg.data.GenericRecord row =
+        org.apache.iceberg.data.GenericRecord.create(schema);
+    row.setField("id", id);
+    for (Types.NestedField field : schema.columns()) {
+      if (field.fieldId() == 1 || random.nextInt(5) == 0) {
+        continue;
+      }
+      row.setField(field.name(), value(field.type(), random));
+    }
+    return row;
+  }
+
+  private static Object value(org.apache.iceberg.types.Type type, java.util.Random random) {
+    return switch (type.typeId()) {
+      case INTEGER -> random.nextInt(1000);
+      case LONG -> random.nextLong();
+      case DOUBLE -> random.nextDouble();
+      case FLOAT -> random.nextFloat();
+      case STRING -> "s" + random.nextInt(100_000);
+      case BOOLEAN -> random.nextBoolean();
+      case DATE -> java.time.LocalDate.of(2026, 1, 1).plusDays(random.nextInt(365));
+      case TIMESTAMP ->
+          java.time.OffsetDateTime.of(2026, 6, 1, 0, 0, 0, 0, java.time.ZoneOffset.UTC)
+              .plusSeconds(random.nextInt(1_000_000));
+      case DECIMAL -> java.math.BigDecimal.valueOf(random.nextInt(1_000_000), 4);
+      case BINARY -> java.nio.ByteBuffer.wrap(new byte[] {(byte) random.nextInt(), 1, 2});
+      case STRUCT -> {
+        org.apache.iceberg.data.GenericRecord struct =
+            org.apache.iceberg.data.GenericRecord.create(type.asStructType());
+        for (Types.NestedField field : type.asStructType().fields()) {
+          if (field.isRequired() || random.nextInt(5) != 0) {
+            struct.setField(field.name(), value(field.type(), random));
+          }
+        }
+        yield struct;
+      }
+      case LIST -> {
+        List<Object> list = new java.util.ArrayList<>();
+        for (int i = random.nextInt(4); i > 0; i--) {
+          list.add(random.nextInt(5) == 0 ? null : value(type.asListType().elementType(), random));
+        }
+        yield list;
+      }
+      case MAP -> {
+        Map<Object, Object> map = new java.util.HashMap<>();
+        for (int i = random.nextInt(4); i > 0; i--) {
+          map.put(
+              value(type.asMapType().keyType(), random),
+              random.nextInt(5) == 0 ? null : value(type.asMapType().valueType(), random));
+        }
+        yield map;
+      }
+      default -> throw new IllegalArgumentException("no value for " + type);
+    };
+  }
+
   private static Path localPath(String location) {
     return location.startsWith("file:") ? Path.of(URI.create(location)) : Path.of(location);
   }
