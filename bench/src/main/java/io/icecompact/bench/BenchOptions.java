@@ -118,6 +118,15 @@ final class BenchOptions {
                 + " files are written in it, and so are the rewrite's outputs (default: ${DEFAULT-VALUE})")
     String fileFormat;
 
+    @Option(
+        names = "--orc-stripe-size-bytes",
+        defaultValue = "0",
+        converter = WholeNumber.NonNegativeLong.class,
+        description =
+            "write.orc.stripe-size-bytes of the generated tables, 0 for Iceberg's default (64 MB):"
+                + " stripes averaging an eighth of it are copied whole (default: ${DEFAULT-VALUE})")
+    long orcStripeSizeBytes;
+
     /** The generated table's properties for {@link #fileFormat}, refused when it names none. */
     java.util.Map<String, String> tableProperties() {
       String format = fileFormat.trim().toLowerCase(java.util.Locale.ROOT);
@@ -126,7 +135,14 @@ final class BenchOptions {
             new picocli.CommandLine(this),
             "--file-format must be parquet, orc or avro, not '" + fileFormat + "'");
       }
-      return java.util.Map.of(org.apache.iceberg.TableProperties.DEFAULT_FILE_FORMAT, format);
+      java.util.Map<String, String> properties = new java.util.TreeMap<>();
+      properties.put(org.apache.iceberg.TableProperties.DEFAULT_FILE_FORMAT, format);
+      if (orcStripeSizeBytes > 0) {
+        properties.put(
+            org.apache.iceberg.TableProperties.ORC_STRIPE_SIZE_BYTES,
+            Long.toString(orcStripeSizeBytes));
+      }
+      return properties;
     }
 
     @Option(

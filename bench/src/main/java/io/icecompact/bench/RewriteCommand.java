@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -84,10 +85,8 @@ abstract class RewriteCommand implements Callable<Integer> {
               path, limits(rewrite.prefetch.get(0)), 1, 1, warmups, rounds, rewrite.sortHeapBytes);
         }
       }
-      String label =
-          "parquet".equals(tableProperties.values().iterator().next())
-              ? shape
-              : shape + ", " + tableProperties.values().iterator().next();
+      String format = tableProperties.get(TableProperties.DEFAULT_FILE_FORMAT);
+      String label = "parquet".equals(format) ? shape : shape + ", " + format;
       PathRuns runs = new PathRuns(readCatalog(catalog), label, report);
       for (int threadCount : threads()) {
         for (RewritePathChoice path : paths.paths) {

@@ -6,6 +6,7 @@ import io.icecompact.core.job.GroupOutcome;
 import io.icecompact.core.job.JobResult;
 import io.icecompact.core.job.JobSpec;
 import io.icecompact.core.job.JobStatus;
+import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.engine.EmbeddedJobRunner.GroupInterceptor;
 import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
@@ -38,6 +39,7 @@ import org.apache.iceberg.types.Types;
 import org.apache.parquet.avro.AvroParquetWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.io.LocalOutputFile;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -220,6 +222,110 @@ class EngineFileFormatTest extends EngineTestBase {
       rows.forEach(r -> read.put((Long) r.getField("id"), (String) r.getField("name")));
     }
     assertThat(read).isEqualTo(expected);
+  }
+
+  /**
+   * An ORC table without deletes whose files hold full enough stripes is merged by copying the
+   * stripes whole, as ORC's file merge does: the same rows, every input stripe in the outputs, and
+   * each output's metrics read from its footer.
+   */
+  @Test
+  void orcFilesWithoutDeletesAreMergedByCopyingTheirStripes() throws IOException {
+    Table table =
+        FragmentedTable.create(
+            access.catalog(),
+            TableIdentifier.parse(TABLE),
+            new FragmentedTable.Shape(2, 6, 3000, 2, 0, 0, true),
+            Map.of(
+                TableProperties.DEFAULT_FILE_FORMAT,
+                "orc",
+                TableProperties.ORC_STRIPE_SIZE_BYTES,
+                "65536"));
+    Map<String, Long> rows = LiveRows.multiset(table);
+    int stripesBefore = 0;
+    for (DataFile file : liveDataFiles(table)) {
+      stripesBefore += orcStripes(file);
+    }
+
+    JobResult result = run(job());
+
+    assertThat(result.status()).as("%s", result).isEqualTo(JobStatus.COMMITTED);
+    assertThat(result.groups())
+        .allSatisfy(
+            g -> {
+              assertThat(g.rewritePath()).isEqualTo(RewritePath.ORC_STRIPES);
+              assertThat(g.rewritePathReason()).contains("ORC stripes copied whole");
+            });
+    Table after = load();
+    List<DataFile> outputs = liveDataFiles(after);
+    assertThat(outputs).hasSize(2).extracting(DataFile::format).containsOnly(FileFormat.ORC);
+    assertThat(LiveRows.multiset(after)).isEqualTo(rows);
+    int stripesAfter = 0;
+    for (DataFile output : outputs) {
+      stripesAfter += orcStripes(output);
+      assertThat(output.recordCount()).isEqualTo(6 * 3000);
+      assertThat(output.splitOffsets()).hasSize(orcStripes(output));
+    }
+    assertThat(stripesAfter).isEqualTo(stripesBefore);
+    try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
+        after.newScan().includeColumnStats().planFiles()) {
+      for (org.apache.iceberg.FileScanTask task : tasks) {
+        assertThat(task.file().lowerBounds()).as("metrics from the footer").containsKey(1);
+        assertThat(task.file().valueCounts()).containsEntry(1, 6L * 3000);
+      }
+    }
+  }
+
+  /**
+   * Where a stripe copy would not write what Spark's rewrite writes, or would not pay, the group
+   * takes the generic path and its reason says why.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"deletes", "small stripes", "v3", "codec"})
+  void anOrcGroupTheStripeCopyDoesNotFitIsRewrittenAndSaysWhy(String why) {
+    Map<String, String> properties = new HashMap<>();
+    properties.put(TableProperties.DEFAULT_FILE_FORMAT, "orc");
+    if (!why.equals("small stripes")) {
+      properties.put(TableProperties.ORC_STRIPE_SIZE_BYTES, "65536");
+    }
+    Table table =
+        FragmentedTable.create(
+            access.catalog(),
+            TableIdentifier.parse(TABLE),
+            new FragmentedTable.Shape(
+                2, 6, 3000, why.equals("v3") ? 3 : 2, why.equals("deletes") ? 12 : 0, 0, true),
+            properties);
+    if (why.equals("codec")) {
+      table.updateProperties().set(TableProperties.ORC_COMPRESSION, "zstd").commit();
+    }
+    Map<String, Long> rows = LiveRows.multiset(load());
+
+    JobResult result = run(job());
+
+    assertThat(result.status()).as("%s", result).isEqualTo(JobStatus.COMMITTED);
+    String expected =
+        switch (why) {
+          case "deletes" -> "deletes apply to";
+          case "small stripes" -> "less than an eighth of write.orc.stripe-size-bytes";
+          case "v3" -> "row lineage";
+          default -> "the table writes ZSTD";
+        };
+    assertThat(result.groups())
+        .allSatisfy(
+            g -> {
+              assertThat(g.rewritePath()).isEqualTo(RewritePath.GENERIC);
+              assertThat(g.rewritePathReason()).contains("ORC stripes not copied", expected);
+            });
+    assertThat(LiveRows.multiset(load())).isEqualTo(rows);
+  }
+
+  private static int orcStripes(DataFile file) throws IOException {
+    try (org.apache.orc.Reader orc =
+        org.apache.orc.OrcFile.createReader(
+            new org.apache.hadoop.fs.Path(localPath(file.location()).toUri()),
+            org.apache.orc.OrcFile.readerOptions(new org.apache.hadoop.conf.Configuration()))) {
+      return orc.getStripes().size();
+    }
   }
 
   /**

@@ -13,6 +13,7 @@ import io.icecompact.core.table.TableAccess;
 import io.icecompact.core.table.TableFormats;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.deletes.GroupDeleteLoader;
+import io.icecompact.worker.orc.OrcStripeCopyPath;
 import io.icecompact.worker.sort.SortSpill;
 import java.util.List;
 import java.util.Optional;
@@ -242,22 +243,28 @@ public final class GroupRewriter {
       OutputFileFactory files) {
     int outputSpecId = plan.pinned().outputSpecId();
     GroupDeleteLoader deleteLoader = new GroupDeleteLoader(table, tasks, group.index());
-    GroupRewritePath path =
-        route instanceof GroupRoute.Columnar columnar
-            ? new ColumnarRewritePath(
-                table,
-                outputSpecId,
-                group.maxOutputFileSize(),
-                deleteLoader,
-                settings.columnThreads(),
-                columnar.group())
-            : new GenericRewritePath(
-                table,
-                outputSpecId,
-                group.maxOutputFileSize(),
-                tasks,
-                deleteLoader,
-                (GroupRoute.Generic) route);
+    GroupRewritePath path;
+    if (route instanceof GroupRoute.Columnar columnar) {
+      path =
+          new ColumnarRewritePath(
+              table,
+              outputSpecId,
+              group.maxOutputFileSize(),
+              deleteLoader,
+              settings.columnThreads(),
+              columnar.group());
+    } else if (route instanceof GroupRoute.OrcStripes orc) {
+      path = new OrcStripeCopyPath(table, outputSpecId, group.maxOutputFileSize(), orc.group());
+    } else {
+      path =
+          new GenericRewritePath(
+              table,
+              outputSpecId,
+              group.maxOutputFileSize(),
+              tasks,
+              deleteLoader,
+              (GroupRoute.Generic) route);
+    }
     RewriteOutput output = path.rewrite(files, table.io(), done -> {}, route.reason());
     if (route instanceof GroupRoute.SortedInSpilledRuns spilledRuns) {
       SortSpill.Spilled runs = new SortSpill.Spilled(output.spilledRuns(), output.spilledBytes());

@@ -2,6 +2,8 @@ package io.icecompact.worker;
 
 import io.icecompact.core.job.RowOrder;
 import io.icecompact.worker.columnar.PreparedGroup;
+import io.icecompact.worker.orc.OrcStripeCopyPath;
+import io.icecompact.worker.orc.OrcStripeGroup;
 import io.icecompact.worker.sort.ColumnSortedRows;
 import io.icecompact.worker.sort.ExternalSortedRows;
 import io.icecompact.worker.sort.SortSpill;
@@ -12,7 +14,8 @@ import io.icecompact.worker.sort.SortedRows;
  * Chosen once per group, by {@link GroupRouteChooser}; {@link #reason} is what the group's result
  * records as its path's reason.
  */
-public sealed interface GroupRoute permits GroupRoute.Columnar, GroupRoute.Generic {
+public sealed interface GroupRoute
+    permits GroupRoute.Columnar, GroupRoute.OrcStripes, GroupRoute.Generic {
   /** The end of a group's path reason when its rows were sorted in memory as columns. */
   String SORTED_IN_COLUMNS = "sorted in memory as columns";
 
@@ -21,6 +24,9 @@ public sealed interface GroupRoute permits GroupRoute.Columnar, GroupRoute.Gener
 
   /** The columnar copy of a group whose footers were read and checked: rows in input order. */
   record Columnar(PreparedGroup group, String reason) implements GroupRoute {}
+
+  /** ORC files merged by copying their stripes ({@link OrcStripeCopyPath}): rows in input order. */
+  record OrcStripes(OrcStripeGroup group, String reason) implements GroupRoute {}
 
   /**
    * Iceberg's generic reader and writer ({@link GenericRewritePath}), in one of these row orders.

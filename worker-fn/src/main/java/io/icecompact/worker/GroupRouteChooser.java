@@ -9,6 +9,7 @@ import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.worker.columnar.ColumnarRewritePath;
 import io.icecompact.worker.columnar.Preparation;
 import io.icecompact.worker.columnar.PreparedGroup;
+import io.icecompact.worker.orc.OrcStripeEligibility;
 import io.icecompact.worker.sort.ExternalSortedRows;
 import io.icecompact.worker.sort.InMemorySortLimit;
 import io.icecompact.worker.sort.SortSpill;
@@ -24,9 +25,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place a group's {@link GroupRoute} is chosen. A group the job does not order takes the
- * columnar path where it is eligible (judged from metadata, then from the files' footers), the
- * generic path otherwise. A group the job orders takes the generic path (the columnar path keeps
- * input order): sorted in memory when it fits the sort heap (as columns, or as records under {@link
+ * columnar path where it is eligible (judged from metadata, then from the files' footers), an ORC
+ * group the stripe copy where it is ({@link OrcStripeEligibility}), the generic path otherwise. A
+ * group the job orders takes the generic path (the columnar path keeps input order): sorted in
+ * memory when it fits the sort heap (as columns, or as records under {@link
  * RewritePathChoice#GENERIC}), else in sorted runs spilled to the spill directory. A group whose
  * runs would not fit on that disk fails under {@code strategy=sort}; under bin-pack, which keeps a
  * sorted table's order only where it can, it is written in input order and its reason says so.
@@ -64,7 +66,13 @@ final class GroupRouteChooser {
       return sorted(plan, group, order, expected.reason());
     }
     if (!expected.isColumnar()) {
-      return new GroupRoute.InputOrder(expected.reason());
+      OrcStripeEligibility.Decision orc =
+          OrcStripeEligibility.judge(table, footerIO, tasks, plan.pinned().outputSpecId());
+      if (orc.group() != null) {
+        return new GroupRoute.OrcStripes(orc.group(), orc.reason());
+      }
+      return new GroupRoute.InputOrder(
+          orc.orc() ? expected.reason() + "; " + orc.reason() : expected.reason());
     }
     Preparation preparation = ColumnarRewritePath.prepare(table, tasks, footerIO);
     if (preparation instanceof PreparedGroup prepared) {

@@ -19,6 +19,11 @@ public record RewritePath(String name, String reason) {
    */
   public static final String GENERIC = "generic";
 
+  /**
+   * ORC files merged by copying their stripes whole, no value decoded (worker package {@code orc}).
+   */
+  public static final String ORC_STRIPES = "orc-stripes";
+
   public static RewritePath columnar(String reason) {
     return new RewritePath(COLUMNAR, reason);
   }

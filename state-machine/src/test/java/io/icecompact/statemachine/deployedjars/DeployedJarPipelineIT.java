@@ -16,6 +16,7 @@ import io.icecompact.statemachine.LocalFunctionEnvironment;
 import io.icecompact.statemachine.StatePayloads;
 import io.icecompact.testkit.LocalDynamoDb;
 import io.icecompact.testkit.LocalS3;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,12 +40,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One compaction job per file format (Parquet, ORC and Avro, v2 and v3, every kind of delete to
- * apply), each stage run by its deployable jar's Lambda handler in a fresh JVM ({@link
- * HandlerProbe}), the payloads passed between them as the state machine passes them: AcquireLease
- * and ReleaseLease from the lease jar, PlanRewrite from the planner's, RewriteGroup (with the lease
- * heartbeat) from the worker's, CommitSnapshot from the committer's. A class a jar leaves out, or a
- * format whose reader or writer is trimmed away, fails here, not in Lambda; the rows are then read
- * back by Iceberg's reader on this class path.
+ * apply; ORC without deletes, merged by copying stripes), each stage run by its deployable jar's
+ * Lambda handler in a fresh JVM ({@link HandlerProbe}), the payloads passed between them as the
+ * state machine passes them: AcquireLease and ReleaseLease from the lease jar, PlanRewrite from the
+ * planner's, RewriteGroup (with the lease heartbeat) from the worker's, CommitSnapshot from the
+ * committer's. A class a jar leaves out, or a format whose reader or writer is trimmed away, fails
+ * here, not in Lambda; the rows are then read back by Iceberg's reader on this class path.
  *
  * <p>Runs in the integration-test phase, after the function modules' {@code package}.
  */
@@ -52,13 +53,29 @@ class DeployedJarPipelineIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String LEASES = "icecompact-leases";
 
-  /** Table name to its format and format version. */
-  private static final Map<String, Object[]> TABLES =
+  /**
+   * A table of the test: its format, format version, and whether it has deletes (ORC without:
+   * merged by the stripe copy, its stripes made big enough for it by a small stripe size).
+   */
+  private record Kind(String format, int version, boolean deletes) {
+    Map<String, String> properties() {
+      return deletes
+          ? Map.of(TableProperties.DEFAULT_FILE_FORMAT, format)
+          : Map.of(
+              TableProperties.DEFAULT_FILE_FORMAT,
+              format,
+              TableProperties.ORC_STRIPE_SIZE_BYTES,
+              "16384");
+    }
+  }
+
+  private static final Map<String, Kind> TABLES =
       Map.of(
-          "db.parquet_v2", new Object[] {"parquet", 2},
-          "db.orc_v2", new Object[] {"orc", 2},
-          "db.orc_v3", new Object[] {"orc", 3},
-          "db.avro_v2", new Object[] {"avro", 2});
+          "db.parquet_v2", new Kind("parquet", 2, true),
+          "db.orc_v2", new Kind("orc", 2, true),
+          "db.orc_v3", new Kind("orc", 3, true),
+          "db.orc_stripes", new Kind("orc", 2, false),
+          "db.avro_v2", new Kind("avro", 2, true));
 
   private static Path root;
   private static LocalS3 s3;
@@ -92,14 +109,19 @@ class DeployedJarPipelineIT {
     Map<String, Map<String, Long>> rowsBefore = new TreeMap<>();
     Map<String, Integer> filesBefore = new TreeMap<>();
     try (TableAccess access = new TableAccess(catalog)) {
-      for (Map.Entry<String, Object[]> table : new TreeMap<>(TABLES).entrySet()) {
+      for (Map.Entry<String, Kind> table : new TreeMap<>(TABLES).entrySet()) {
+        Kind kind = table.getValue();
         Table created =
             FragmentedTable.create(
                 access.catalog(),
                 TableIdentifier.parse(table.getKey()),
-                new FragmentedTable.Shape(2, 6, 100, (Integer) table.getValue()[1], 2, 5, true),
-                Map.of(TableProperties.DEFAULT_FILE_FORMAT, (String) table.getValue()[0]));
-        assertThat(deletes(created)).as("%s has deletes to apply", table.getKey()).isPositive();
+                kind.deletes()
+                    ? new FragmentedTable.Shape(2, 6, 100, kind.version(), 2, 5, true)
+                    : new FragmentedTable.Shape(2, 6, 1000, kind.version(), 0, 0, true),
+                kind.properties());
+        assertThat(deletes(created) > 0)
+            .as("%s has deletes to apply", table.getKey())
+            .isEqualTo(kind.deletes());
         rowsBefore.put(table.getKey(), LiveRows.multiset(created));
         filesBefore.put(table.getKey(), dataFiles(created).size());
       }
@@ -152,7 +174,25 @@ class DeployedJarPipelineIT {
             .as("%s: %s", name, results.get(i))
             .isEqualTo("COMMITTED");
         Table after = access.loadTable(name);
-        FileFormat format = FileFormat.fromString((String) TABLES.get(name)[0]);
+        FileFormat format = FileFormat.fromString(TABLES.get(name).format());
+        JsonNode stored;
+        try (InputStream in =
+            access
+                .fileIO()
+                .newInputFile(results.get(i).path("result_location").asText())
+                .newStream()) {
+          stored = JSON.readTree(in); // the whole result: the answer leaves the groups out
+        }
+        assertThat(stored.path("groups"))
+            .as("%s: %s", name, stored)
+            .isNotEmpty()
+            .allSatisfy(
+                group ->
+                    assertThat(group.path("rewrite_path").asText())
+                        .isEqualTo(
+                            TABLES.get(name).deletes()
+                                ? format == FileFormat.PARQUET ? "columnar" : "generic"
+                                : "orc-stripes"));
         assertThat(dataFiles(after)).extracting(DataFile::format).containsOnly(format);
         assertThat(dataFiles(after).size()).as(name).isLessThan(filesBefore.get(name));
         assertThat(deletes(after)).as("%s: every delete applied", name).isZero();
