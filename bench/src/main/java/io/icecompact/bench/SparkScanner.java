@@ -24,6 +24,8 @@ final class SparkScanner {
 
   private static final String MAIN = "io.icecompact.bench.spark.SparkScan";
 
+  private static final String WRITE_MAIN = "io.icecompact.bench.spark.SparkWrite";
+
   /**
    * The JDK packages Spark's launcher opens on Java 17 (its {@code JavaModuleOptions}): the child
    * is started with plain java, not spark-submit. The heap is Spark's default driver memory.
@@ -106,6 +108,20 @@ final class SparkScanner {
         new ArrayList<>(List.of(table, Integer.toString(threads), Boolean.toString(again)));
     catalog.forEach((key, value) -> args.add(key + "=" + value));
     return ChildFigures.of(ChildJvm.run(JAVA_OPTIONS, classPath, MAIN, args), args);
+  }
+
+  /**
+   * Creates {@code table} in {@code format} and {@code formatVersion} and writes it with Spark SQL
+   * (inserts, a delete and an update, merge-on-read: {@code SparkWrite}); fails unless it ends.
+   */
+  void write(Map<String, String> catalog, String table, String format, int formatVersion) {
+    List<String> args = new ArrayList<>(List.of(table, format, Integer.toString(formatVersion)));
+    catalog.forEach((key, value) -> args.add(key + "=" + value));
+    ChildJvm.Outcome outcome = ChildJvm.run(JAVA_OPTIONS, classPath, WRITE_MAIN, args);
+    if (outcome.exitCode() != 0 || !outcome.out().contains("spark-write: done")) {
+      throw new IllegalStateException(
+          "Spark did not write " + table + " (exit " + outcome.exitCode() + "): " + outcome.err());
+    }
   }
 
   private static String version(Pattern jar, String classPath) {

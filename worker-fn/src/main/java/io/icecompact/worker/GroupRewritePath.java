@@ -17,7 +17,8 @@ import org.apache.iceberg.io.OutputFileFactory;
  */
 public interface GroupRewritePath {
   /**
-   * {@link RewritePath#COLUMNAR} or {@link RewritePath#GENERIC}, as the group result records it.
+   * {@link RewritePath#COLUMNAR}, {@link RewritePath#ORC_STRIPES} or {@link RewritePath#GENERIC},
+   * as the group result records it.
    */
   String name();
 

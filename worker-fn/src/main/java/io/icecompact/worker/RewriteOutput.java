@@ -6,7 +6,8 @@ import org.apache.iceberg.DataFile;
 /**
  * What one rewrite of a group produced, with the counts that prove no row was lost or invented.
  *
- * @param path {@link RewritePath#COLUMNAR} or {@link RewritePath#GENERIC}
+ * @param path {@link RewritePath#COLUMNAR}, {@link RewritePath#ORC_STRIPES} or {@link
+ *     RewritePath#GENERIC}
  * @param pathReason why the group took that path
  * @param spilledRuns sorted runs written to local disk to sort the group beyond memory (0 if none)
  * @param spilledBytes their bytes
