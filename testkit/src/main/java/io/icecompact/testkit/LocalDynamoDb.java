@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -99,7 +100,21 @@ public final class LocalDynamoDb implements AutoCloseable {
 
   /** A new client for this endpoint, owned by the caller. */
   public DynamoDbClient newClient() {
+    return newClient(new ExecutionInterceptor[0]);
+  }
+
+  /**
+   * A new client whose requests pass through {@code interceptors} (the SDK's hook) on their way to
+   * this endpoint: a test fails a chosen call there, the rest reach the server.
+   */
+  public DynamoDbClient newClient(ExecutionInterceptor... interceptors) {
     return DynamoDbClient.builder()
+        .overrideConfiguration(
+            c -> {
+              for (ExecutionInterceptor interceptor : interceptors) {
+                c.addExecutionInterceptor(interceptor);
+              }
+            })
         .endpointOverride(endpoint())
         .region(Region.of(REGION))
         .credentialsProvider(

@@ -77,11 +77,25 @@ public final class ReleaseLeaseHandler
       entry = entry.withCare(care.reason());
     }
     steps.jobLog().record(entry);
+    boolean released =
+        lease != null
+            && lease.acquired()
+            && steps.lease().release(lease.table(), lease.owner(), lease.token());
+    if (lease != null && lease.acquired() && !released) {
+      LOG.warn(
+          "The lease on {} (token {}) was no longer {}'s: left to its new holder",
+          lease.table(),
+          lease.token(),
+          lease.owner());
+    }
+    // Printed last, once the record and the release are done: Step Functions retries this state on
+    // a failure, and lines printed before it would be printed again, counting the job twice in the
+    // metric filters and EMF metrics. A retry of an invocation that released finds the lease no
+    // longer its own, and prints them once.
     logOutcome(entry);
     logCareOutcome(entry, care);
     // one Embedded Metric Format line per execution that got the lease, failed ones too: CloudWatch
-    // makes
-    // the job's metrics from the log
+    // makes the job's metrics from the log
     if (result != null && result.status() != null) {
       System.out.println(
           JobJson.toJson(
@@ -99,17 +113,6 @@ public final class ReleaseLeaseHandler
                   input.error() == null ? "unknown error" : input.error().error(),
                   entry.durationMillis(),
                   steps.clock().millis())));
-    }
-    boolean released =
-        lease != null
-            && lease.acquired()
-            && steps.lease().release(lease.table(), lease.owner(), lease.token());
-    if (lease != null && lease.acquired() && !released) {
-      LOG.warn(
-          "The lease on {} (token {}) was no longer {}'s: left to its new holder",
-          lease.table(),
-          lease.token(),
-          lease.owner());
     }
     return new Output(released);
   }

@@ -2,6 +2,7 @@ package io.icecompact.lease.lambda;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.icecompact.core.error.CaughtError;
@@ -27,11 +28,18 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * ReleaseLease and ReleaseLeaseAfterFailure against dynalite: the job log entry names the execution
@@ -282,6 +290,48 @@ class ReleaseLeaseHandlerTest {
             });
   }
 
+  /**
+   * Step Functions retries ReleaseLease when an invocation fails: the job's line and its EMF
+   * metrics are printed by the invocation that released the lease, once, not by the one that failed
+   * to, so the metric filters count the job once.
+   */
+  @Test
+  void aReleaseRetriedAfterAFailurePrintsTheJobsLinesOnce() throws IOException {
+    LeaseGrant lease = steps.lease().acquire(table, EXECUTION, Duration.ofHours(2));
+    AtomicInteger updates = new AtomicInteger();
+    ExecutionInterceptor firstReleaseFails =
+        new ExecutionInterceptor() {
+          @Override
+          public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes a) {
+            if (context.request() instanceof UpdateItemRequest && updates.getAndIncrement() == 0) {
+              throw SdkClientException.create("connection reset (injected)");
+            }
+          }
+        };
+    JobResult result =
+        JobResult.builder("job-1", table, JobStatus.COMMITTED)
+            .verification(new JobResult.Verification(true, List.of()))
+            .groups(null)
+            .build()
+            .summary("s3://work/" + table + "/job-1/result.json");
+    List<String> lines = new java.util.ArrayList<>();
+    try (DynamoDbClient failing = dynamo.newClient(firstReleaseFails)) {
+      LeaseSteps failingSteps = LeaseSteps.of(failing, LEASES, clock);
+      assertThatThrownBy(() -> release(failingSteps, lease, Map.of("result", result)))
+          .hasMessageContaining("connection reset (injected)");
+      lines.addAll(printed);
+      JsonNode output = release(failingSteps, lease, Map.of("result", result));
+      lines.addAll(printed);
+      assertThat(output.get("released").asBoolean()).isTrue();
+    }
+
+    assertThat(lines).filteredOn(line -> line.contains("\"icecompact\":\"job\"")).hasSize(1);
+    assertThat(lines).filteredOn(line -> line.contains("\"_aws\"")).hasSize(1);
+    assertThat(steps.lease().acquire(table, "another execution", Duration.ofHours(2)).acquired())
+        .as("the lease was released")
+        .isTrue();
+  }
+
   /** The lines the last {@link #release} printed on stdout (the function's log group). */
   private List<String> printed = List.of();
 
@@ -290,6 +340,12 @@ class ReleaseLeaseHandlerTest {
    * {@code more}.
    */
   private JsonNode release(LeaseGrant lease, Map<String, Object> more) throws IOException {
+    return release(steps, lease, more);
+  }
+
+  /** {@link #release(LeaseGrant, Map)} by a handler over {@code handlerSteps}. */
+  private JsonNode release(LeaseSteps handlerSteps, LeaseGrant lease, Map<String, Object> more)
+      throws IOException {
     Map<String, Object> input = new HashMap<>(more);
     input.put(
         "job", new JobSpec("job-1", table, Map.of("type", "glue"), Map.of(), null, null, null));
@@ -302,7 +358,7 @@ class ReleaseLeaseHandlerTest {
     ByteArrayOutputStream logged = new ByteArrayOutputStream();
     System.setOut(new PrintStream(logged, true, UTF_8));
     try {
-      new ReleaseLeaseHandler(steps)
+      new ReleaseLeaseHandler(handlerSteps)
           .handleRequest(
               new ByteArrayInputStream(JobJson.mapper().writeValueAsBytes(input)),
               out,
