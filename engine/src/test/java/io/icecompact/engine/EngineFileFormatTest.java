@@ -12,30 +12,47 @@ import io.icecompact.fixtures.FragmentedTable;
 import io.icecompact.fixtures.LiveRows;
 import io.icecompact.worker.RewritePathChoice;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.stream.Stream;
+import org.apache.avro.file.DataFileReader;
 import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
 import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.mapping.MappingUtil;
 import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.orc.CompressionKind;
+import org.apache.orc.OrcFile;
+import org.apache.orc.Reader;
 import org.apache.parquet.avro.AvroParquetWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.io.LocalOutputFile;
@@ -217,8 +234,7 @@ class EngineFileFormatTest extends EngineTestBase {
     assertThat(result.status()).as("%s", result).isEqualTo(JobStatus.COMMITTED);
     assertThat(liveDataFiles(load())).hasSize(1);
     Map<Long, String> read = new java.util.TreeMap<>();
-    try (CloseableIterable<org.apache.iceberg.data.Record> rows =
-        IcebergGenerics.read(load()).build()) {
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(load()).build()) {
       rows.forEach(r -> read.put((Long) r.getField("id"), (String) r.getField("name")));
     }
     assertThat(read).isEqualTo(expected);
@@ -267,9 +283,8 @@ class EngineFileFormatTest extends EngineTestBase {
       assertThat(output.splitOffsets()).hasSize(orcStripes(output));
     }
     assertThat(stripesAfter).isEqualTo(stripesBefore);
-    try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
-        after.newScan().includeColumnStats().planFiles()) {
-      for (org.apache.iceberg.FileScanTask task : tasks) {
+    try (CloseableIterable<FileScanTask> tasks = after.newScan().includeColumnStats().planFiles()) {
+      for (FileScanTask task : tasks) {
         assertThat(task.file().lowerBounds()).as("metrics from the footer").containsKey(1);
         assertThat(task.file().valueCounts()).containsEntry(1, 6L * 3000);
       }
@@ -281,7 +296,7 @@ class EngineFileFormatTest extends EngineTestBase {
    * takes the generic path and its reason says why.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"deletes", "small stripes", "v3", "codec"})
+  @ValueSource(strings = {"deletes", "small stripes", "small stripes in big files", "v3", "codec"})
   void anOrcGroupTheStripeCopyDoesNotFitIsRewrittenAndSaysWhy(String why) {
     Map<String, String> properties = new HashMap<>();
     properties.put(TableProperties.DEFAULT_FILE_FORMAT, "orc");
@@ -293,8 +308,18 @@ class EngineFileFormatTest extends EngineTestBase {
             access.catalog(),
             TableIdentifier.parse(TABLE),
             new FragmentedTable.Shape(
-                2, 6, 3000, why.equals("v3") ? 3 : 2, why.equals("deletes") ? 12 : 0, 0, true),
+                2,
+                6,
+                why.equals("small stripes in big files") ? 20_000 : 3000,
+                why.equals("v3") ? 3 : 2,
+                why.equals("deletes") ? 12 : 0,
+                0,
+                true),
             properties);
+    if (why.equals("small stripes in big files")) {
+      // files of several 64 KB stripes each, and now a stripe size they fall far short of
+      table.updateProperties().set(TableProperties.ORC_STRIPE_SIZE_BYTES, "4194304").commit();
+    }
     if (why.equals("codec")) {
       table.updateProperties().set(TableProperties.ORC_COMPRESSION, "zstd").commit();
     }
@@ -306,7 +331,8 @@ class EngineFileFormatTest extends EngineTestBase {
     String expected =
         switch (why) {
           case "deletes" -> "deletes apply to";
-          case "small stripes" -> "less than an eighth of write.orc.stripe-size-bytes";
+          case "small stripes" -> "files average";
+          case "small stripes in big files" -> "stripes average";
           case "v3" -> "row lineage";
           default -> "the table writes ZSTD";
         };
@@ -320,10 +346,10 @@ class EngineFileFormatTest extends EngineTestBase {
   }
 
   private static int orcStripes(DataFile file) throws IOException {
-    try (org.apache.orc.Reader orc =
-        org.apache.orc.OrcFile.createReader(
+    try (Reader orc =
+        OrcFile.createReader(
             new org.apache.hadoop.fs.Path(localPath(file.location()).toUri()),
-            org.apache.orc.OrcFile.readerOptions(new org.apache.hadoop.conf.Configuration()))) {
+            OrcFile.readerOptions(new Configuration()))) {
       return orc.getStripes().size();
     }
   }
@@ -368,19 +394,18 @@ class EngineFileFormatTest extends EngineTestBase {
     for (DataFile output : outputs) {
       Path path = localPath(output.location());
       if (format.equals("orc")) {
-        try (org.apache.orc.Reader orc =
-            org.apache.orc.OrcFile.createReader(
+        try (Reader orc =
+            OrcFile.createReader(
                 new org.apache.hadoop.fs.Path(path.toUri()),
-                org.apache.orc.OrcFile.readerOptions(new org.apache.hadoop.conf.Configuration()))) {
-          assertThat(orc.getCompressionKind()).isEqualTo(org.apache.orc.CompressionKind.LZ4);
+                OrcFile.readerOptions(new Configuration()))) {
+          assertThat(orc.getCompressionKind()).isEqualTo(CompressionKind.LZ4);
           assertThat(orc.getStripes().size())
               .as("stripes of %s (write.orc.stripe-size-bytes=65536)", path)
               .isGreaterThan(1);
         }
       } else {
-        try (org.apache.avro.file.DataFileReader<Object> avro =
-            new org.apache.avro.file.DataFileReader<>(
-                path.toFile(), new org.apache.avro.generic.GenericDatumReader<>())) {
+        try (DataFileReader<Object> avro =
+            new DataFileReader<>(path.toFile(), new GenericDatumReader<>())) {
           assertThat(avro.getMetaString("avro.codec")).isEqualTo("snappy");
         }
       }
@@ -395,9 +420,9 @@ class EngineFileFormatTest extends EngineTestBase {
   @ParameterizedTest(name = "v{0}")
   @ValueSource(ints = {2, 3})
   void aWideNestedOrcTableKeepsEveryValue(int formatVersion) {
-    List<Types.NestedField> fields = new java.util.ArrayList<>();
+    List<Types.NestedField> fields = new ArrayList<>();
     fields.add(Types.NestedField.required(1, "id", Types.LongType.get()));
-    org.apache.iceberg.types.Type[] types = {
+    Type[] types = {
       Types.IntegerType.get(),
       Types.LongType.get(),
       Types.DoubleType.get(),
@@ -446,10 +471,10 @@ class EngineFileFormatTest extends EngineTestBase {
                     Integer.toString(formatVersion),
                     TableProperties.DEFAULT_FILE_FORMAT,
                     "orc"));
-    java.util.Random random = new java.util.Random(7);
-    List<DataFile> written = new java.util.ArrayList<>();
+    Random random = new Random(7);
+    List<DataFile> written = new ArrayList<>();
     for (int file = 0; file < 5; file++) {
-      List<org.apache.iceberg.data.Record> rows = new java.util.ArrayList<>();
+      List<Record> rows = new ArrayList<>();
       for (int r = 0; r < 300; r++) {
         rows.add(wideRow(schema, file * 1000L + r, random));
       }
@@ -478,10 +503,8 @@ class EngineFileFormatTest extends EngineTestBase {
   }
 
   /** A row of the wide schema: about one value in five null, at every level. */
-  private static org.apache.iceberg.data.Record wideRow(
-      Schema schema, long id, java.util.Random random) {
-    org.apache.iceberg.data.GenericRecord row =
-        org.apache.iceberg.data.GenericRecord.create(schema);
+  private static Record wideRow(Schema schema, long id, Random random) {
+    GenericRecord row = GenericRecord.create(schema);
     row.setField("id", id);
     for (Types.NestedField field : schema.columns()) {
       if (field.fieldId() == 1 || random.nextInt(5) == 0) {
@@ -492,7 +515,7 @@ class EngineFileFormatTest extends EngineTestBase {
     return row;
   }
 
-  private static Object value(org.apache.iceberg.types.Type type, java.util.Random random) {
+  private static Object value(Type type, Random random) {
     return switch (type.typeId()) {
       case INTEGER -> random.nextInt(1000);
       case LONG -> random.nextLong();
@@ -500,15 +523,14 @@ class EngineFileFormatTest extends EngineTestBase {
       case FLOAT -> random.nextFloat();
       case STRING -> "s" + random.nextInt(100_000);
       case BOOLEAN -> random.nextBoolean();
-      case DATE -> java.time.LocalDate.of(2026, 1, 1).plusDays(random.nextInt(365));
+      case DATE -> LocalDate.of(2026, 1, 1).plusDays(random.nextInt(365));
       case TIMESTAMP ->
-          java.time.OffsetDateTime.of(2026, 6, 1, 0, 0, 0, 0, java.time.ZoneOffset.UTC)
+          OffsetDateTime.of(2026, 6, 1, 0, 0, 0, 0, ZoneOffset.UTC)
               .plusSeconds(random.nextInt(1_000_000));
-      case DECIMAL -> java.math.BigDecimal.valueOf(random.nextInt(1_000_000), 4);
-      case BINARY -> java.nio.ByteBuffer.wrap(new byte[] {(byte) random.nextInt(), 1, 2});
+      case DECIMAL -> BigDecimal.valueOf(random.nextInt(1_000_000), 4);
+      case BINARY -> ByteBuffer.wrap(new byte[] {(byte) random.nextInt(), 1, 2});
       case STRUCT -> {
-        org.apache.iceberg.data.GenericRecord struct =
-            org.apache.iceberg.data.GenericRecord.create(type.asStructType());
+        GenericRecord struct = GenericRecord.create(type.asStructType());
         for (Types.NestedField field : type.asStructType().fields()) {
           if (field.isRequired() || random.nextInt(5) != 0) {
             struct.setField(field.name(), value(field.type(), random));
@@ -517,14 +539,14 @@ class EngineFileFormatTest extends EngineTestBase {
         yield struct;
       }
       case LIST -> {
-        List<Object> list = new java.util.ArrayList<>();
+        List<Object> list = new ArrayList<>();
         for (int i = random.nextInt(4); i > 0; i--) {
           list.add(random.nextInt(5) == 0 ? null : value(type.asListType().elementType(), random));
         }
         yield list;
       }
       case MAP -> {
-        Map<Object, Object> map = new java.util.HashMap<>();
+        Map<Object, Object> map = new HashMap<>();
         for (int i = random.nextInt(4); i > 0; i--) {
           map.put(
               value(type.asMapType().keyType(), random),

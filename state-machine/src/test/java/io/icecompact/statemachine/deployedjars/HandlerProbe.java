@@ -50,7 +50,10 @@ public final class HandlerProbe {
     System.exit(0);
   }
 
-  /** A Context with a request id and Lambda's longest time left; nothing else is read. */
+  /**
+   * A Context with a request id and Lambda's longest time left; nothing else is read. Made here:
+   * the testkit's LocalLambda is not on the jar's class path.
+   */
   private static Context context(String requestId) {
     return (Context)
         Proxy.newProxyInstance(

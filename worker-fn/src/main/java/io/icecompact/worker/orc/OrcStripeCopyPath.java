@@ -2,6 +2,7 @@ package io.icecompact.worker.orc;
 
 import io.icecompact.core.rewrite.RewritePath;
 import io.icecompact.worker.GroupRewritePath;
+import io.icecompact.worker.input.InputFileRead;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.function.Consumer;
@@ -56,52 +57,83 @@ public final class OrcStripeCopyPath implements GroupRewritePath {
   @Override
   public RowCounts write(
       OutputFileFactory files, Consumer<DataFile> completed, IntConsumer progress) {
-    StructLike partition = group.inputs().get(0).file().partition();
-    Output current = null;
-    byte[] buffer = new byte[0];
+    Merge merge = new Merge(files, completed);
     int done = 0;
     try {
       for (OrcStripeGroup.Input input : group.inputs()) {
-        try (SeekableInputStream in =
-            table
-                .io()
-                .newInputFile(input.file().location(), input.file().fileSizeInBytes())
-                .newStream()) {
-          for (int i = 0; i < input.stripes().size(); i++) {
-            StripeInformation stripe = input.stripes().get(i);
-            if (current != null && current.bytes + stripe.getLength() > maxFileSize) {
-              Output full = current;
-              current = null;
-              completed.accept(full.close());
-            }
-            if (current == null) {
-              current = new Output(files.newOutputFile(spec, partition), partition);
-            }
-            int length = Math.toIntExact(stripe.getLength());
-            if (buffer.length < length) {
-              buffer = new byte[length];
-            }
-            in.seek(stripe.getOffset());
-            IOUtil.readFully(in, buffer, 0, length);
-            current.writer.appendStripe(buffer, 0, length, stripe, input.stripeStatistics().get(i));
-            current.bytes += length;
-          }
-        }
+        // typed as the file's when it cannot be read; its rows checked against its metadata
+        InputFileRead.checked(input.task(), () -> merge.copy(input));
         progress.accept(++done);
       }
-      if (current != null) {
-        Output last = current;
-        current = null;
-        completed.accept(last.close());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot copy the ORC stripes of the group", e);
+      merge.finish();
     } finally {
-      if (current != null) {
-        current.abort();
-      }
+      merge.abortOpen();
     }
     return new RowCounts(group.rows(), 0);
+  }
+
+  /** The merged file being filled, rolled over at the group's output size. */
+  private final class Merge {
+    private final OutputFileFactory files;
+    private final Consumer<DataFile> completed;
+    // the group's one partition (the planner groups by partition; every input is in the output
+    // spec)
+    private final StructLike partition = group.inputs().get(0).task().file().partition();
+    private Output current;
+    private byte[] buffer = new byte[0];
+
+    Merge(OutputFileFactory files, Consumer<DataFile> completed) {
+      this.files = files;
+      this.completed = completed;
+    }
+
+    /** Appends every stripe of {@code input}; its rows, all kept. */
+    InputFileRead.Rows copy(OrcStripeGroup.Input input) throws IOException {
+      DataFile file = input.task().file();
+      try (SeekableInputStream in =
+          table.io().newInputFile(file.location(), file.fileSizeInBytes()).newStream()) {
+        for (int i = 0; i < input.stripes().size(); i++) {
+          StripeInformation stripe = input.stripes().get(i);
+          if (current != null && current.bytes + stripe.getLength() > maxFileSize) {
+            finish();
+          }
+          if (current == null) {
+            current = new Output(files.newOutputFile(spec, partition), partition);
+          }
+          int length = Math.toIntExact(stripe.getLength());
+          if (buffer.length < length) {
+            buffer = new byte[length];
+          }
+          in.seek(stripe.getOffset());
+          IOUtil.readFully(in, buffer, 0, length);
+          current.writer.appendStripe(buffer, 0, length, stripe, input.stripeStatistics().get(i));
+          current.bytes += length;
+        }
+      }
+      return new InputFileRead.Rows(input.rows(), input.rows());
+    }
+
+    /** Closes the open file, if any, and hands it on. */
+    void finish() {
+      if (current != null) {
+        Output full = current;
+        current = null;
+        try {
+          completed.accept(full.close());
+        } catch (IOException e) {
+          full.abort();
+          throw new UncheckedIOException("Cannot write " + full.location(), e);
+        }
+      }
+    }
+
+    /** Deletes a file left open by a failure. */
+    void abortOpen() {
+      if (current != null) {
+        current.abort();
+        current = null;
+      }
+    }
   }
 
   /** One merged file being written. */
@@ -119,21 +151,27 @@ public final class OrcStripeCopyPath implements GroupRewritePath {
       OrcFile.WriterOptions options =
           OrcFile.writerOptions(new Configuration(false))
               .fileSystem(fileSystem)
-              .setSchema(group.schema())
-              .compress(group.compression())
-              .rowIndexStride(group.rowIndexStride())
+              .setSchema(group.layout().schema())
+              .compress(group.layout().compression())
+              .rowIndexStride(group.layout().rowIndexStride())
               .version(OrcFile.Version.CURRENT);
-      if (group.compression() != CompressionKind.NONE) {
-        options.enforceBufferSize().bufferSize(group.compressionBlockSize());
+      if (group.layout().compression() != CompressionKind.NONE) {
+        options.enforceBufferSize().bufferSize(group.layout().compressionBlockSize());
       }
       this.writer = OrcFile.createWriter(new Path(file.encryptingOutputFile().location()), options);
     }
 
+    String location() {
+      return file.encryptingOutputFile().location();
+    }
+
     DataFile close() throws IOException {
-      writer.appendUserMetadata(group.userMetadata());
+      writer.appendUserMetadata(group.layout().userMetadata());
       writer.close();
-      String location = file.encryptingOutputFile().location();
+      String location = location();
       long length = fileSystem.writtenLength();
+      // read back from the footer: Iceberg's metrics of a live ORC writer (OrcMetrics.fromWriter)
+      // are package-private
       Metrics metrics =
           OrcMetrics.fromInputFile(
               table.io().newInputFile(location, length), MetricsConfig.forTable(table), mapping());
@@ -155,7 +193,7 @@ public final class OrcStripeCopyPath implements GroupRewritePath {
         // the failure being raised matters more
       }
       try {
-        table.io().deleteFile(file.encryptingOutputFile().location());
+        table.io().deleteFile(location());
       } catch (RuntimeException ignored) {
         // an undeletable orphan is left for remove_orphan_files
       }

@@ -1,7 +1,6 @@
 package io.icecompact.worker.orc;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -72,76 +71,73 @@ public final class OrcStripeEligibility {
       return Decision.refused(metadataRefusal);
     }
     CompressionKind tableCodec = tableCodec(table);
-    long minStripe =
+    long stripeSize =
         PropertyUtil.propertyAsLong(
-                table.properties(),
-                TableProperties.ORC_STRIPE_SIZE_BYTES,
-                TableProperties.ORC_STRIPE_SIZE_BYTES_DEFAULT)
-            / STRIPE_SIZE_DIVISOR;
+            table.properties(),
+            TableProperties.ORC_STRIPE_SIZE_BYTES,
+            TableProperties.ORC_STRIPE_SIZE_BYTES_DEFAULT);
+    long minStripe = stripeSize / STRIPE_SIZE_DIVISOR;
+    // a stripe is no bigger than its file: small files are refused without reading a footer
+    long fileBytes = tasks.stream().mapToLong(task -> task.file().fileSizeInBytes()).sum();
+    if (fileBytes / tasks.size() < minStripe) {
+      return Decision.refused(
+          smallStripes("files", tasks.size(), fileBytes / tasks.size(), stripeSize));
+    }
     List<OrcStripeGroup.Input> inputs = new ArrayList<>();
-    OrcStripeGroup first = null;
+    OrcStripeGroup.Layout layout = null;
     long stripeBytes = 0;
     int stripes = 0;
     for (FileScanTask task : tasks) {
       DataFile file = (DataFile) task.file();
       try (Reader reader = open(footerIO, file)) {
-        String refusal = fileRefusal(reader, file, tableCodec, first);
+        String refusal = fileRefusal(reader, file, tableCodec, layout);
         if (refusal != null) {
           return Decision.refused(refusal);
         }
-        if (first == null) {
-          first =
-              new OrcStripeGroup(
-                  List.of(),
-                  reader.getSchema(),
-                  reader.getCompressionKind(),
-                  reader.getCompressionSize(),
-                  reader.getRowIndexStride(),
-                  reader.getFileTail().getFooter().getMetadataList());
+        if (layout == null) {
+          layout = OrcStripeGroup.Layout.of(reader);
         }
-        for (StripeInformation stripe : reader.getStripes()) {
+        List<StripeInformation> fileStripes = List.copyOf(reader.getStripes());
+        for (StripeInformation stripe : fileStripes) {
           stripeBytes += stripe.getLength();
-          stripes++;
         }
+        stripes += fileStripes.size();
         inputs.add(
             new OrcStripeGroup.Input(
-                file,
+                task,
                 reader.getNumberOfRows(),
-                List.copyOf(reader.getStripes()),
+                fileStripes,
                 List.copyOf(reader.getOrcProtoStripeStatistics())));
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot read the ORC footer of " + file.location(), e);
+      } catch (IOException | RuntimeException e) {
+        // the generic path reads it, and types the failure as the file's
+        return Decision.refused("cannot read the footer of " + file.location() + ": " + e);
       }
     }
     long average = stripes == 0 ? 0 : stripeBytes / stripes;
     if (average < minStripe) {
-      return Decision.refused(
-          String.format(
-              Locale.ROOT,
-              "its %d stripes average %d bytes, less than an eighth of write.orc.stripe-size-bytes"
-                  + " (%d): the files are rewritten into full stripes",
-              stripes,
-              average,
-              minStripe * STRIPE_SIZE_DIVISOR));
+      return Decision.refused(smallStripes("stripes", stripes, average, stripeSize));
     }
-    OrcStripeGroup group =
-        new OrcStripeGroup(
-            List.copyOf(inputs),
-            first.schema(),
-            first.compression(),
-            first.compressionBlockSize(),
-            first.rowIndexStride(),
-            first.userMetadata());
     return new Decision(
-        group,
+        new OrcStripeGroup(List.copyOf(inputs), layout),
         true,
         String.format(
             Locale.ROOT,
             "ORC stripes copied whole: no deletes, one schema, codec %s, %d stripes of %d bytes on"
                 + " average",
-            group.compression().name().toLowerCase(Locale.ROOT),
+            layout.compression().name().toLowerCase(Locale.ROOT),
             stripes,
             average));
+  }
+
+  private static String smallStripes(String what, int count, long average, long stripeSize) {
+    return String.format(
+        Locale.ROOT,
+        "its %d %s average %d bytes, less than an eighth of write.orc.stripe-size-bytes (%d): the"
+            + " files are rewritten into full stripes",
+        count,
+        what,
+        average,
+        stripeSize);
   }
 
   private static String metadataRefusal(Table table, List<FileScanTask> tasks, int outputSpecId) {
@@ -169,8 +165,9 @@ public final class OrcStripeEligibility {
     return null;
   }
 
+  /** Why {@code file} cannot be copied, or null; {@code first}: the group's first file's layout. */
   private static String fileRefusal(
-      Reader reader, DataFile file, CompressionKind tableCodec, OrcStripeGroup first) {
+      Reader reader, DataFile file, CompressionKind tableCodec, OrcStripeGroup.Layout first) {
     if (reader.getFileVersion() != OrcFile.Version.CURRENT
         || reader.getWriterVersion() != OrcFile.CURRENT_WRITER) {
       return String.format(
